@@ -1,0 +1,64 @@
+// RAII scopes that mirror PyTorch's context managers. They nest and restore on exit; state is
+// per thread (like PyTorch's TLS modes), never a process-wide switch.
+#pragma once
+#include <optional>
+
+#include "fakeexport/core/device.h"
+#include "fakeexport/core/dtype.h"
+#include "fakeexport/core/tensor.h"
+
+namespace fe {
+
+/// `with FakeTensorMode():` every tensor created inside (factories, parameters, op results) is fake.
+class FakeTensorMode {
+ public:
+  FakeTensorMode();
+  ~FakeTensorMode();
+  FakeTensorMode(const FakeTensorMode&) = delete;
+  FakeTensorMode& operator=(const FakeTensorMode&) = delete;
+  /// Whether a FakeTensorMode is active on this thread.
+  static bool active();
+
+ private:
+  bool prev_;
+};
+
+/// `with torch.device(d):` default device for factories and module construction.
+class DeviceScope {
+ public:
+  explicit DeviceScope(Device d);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  std::optional<Device> prev_;
+};
+
+/// `torch.set_default_dtype` for a scope: default floating dtype of factories.
+class DTypeScope {
+ public:
+  explicit DTypeScope(DType t);
+  ~DTypeScope();
+  DTypeScope(const DTypeScope&) = delete;
+  DTypeScope& operator=(const DTypeScope&) = delete;
+
+ private:
+  DType prev_;
+};
+
+/// The innermost DeviceScope's device, or cpu.
+Device default_device();
+/// Whether a DeviceScope is active (factories then record its device explicitly).
+std::optional<Device> scoped_device();
+/// The innermost DTypeScope's dtype, or float32.
+DType default_dtype();
+
+/// Whether t is a fake tensor (no data).
+inline bool is_fake(const Tensor& t) { return t.is_fake(); }
+/// A `meta`-device twin of t: same sizes/strides/dtype, no data.
+Tensor meta_like(const Tensor& t);
+/// A fake twin of t on the same device (what FakeTensorMode.from_tensor gives).
+Tensor fake_like(const Tensor& t);
+
+}  // namespace fe

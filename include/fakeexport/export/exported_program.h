@@ -1,0 +1,86 @@
+// ExportedProgram: a functional ATen graph + typed signature + state, as torch.export returns it.
+#pragma once
+#include <map>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fakeexport/export/graph.h"
+
+namespace fe {
+namespace nn { class Module; }
+
+enum class InputKind : uint8_t { UserInput, Parameter, Buffer, ConstantTensor, CustomObj, Token };
+enum class OutputKind : uint8_t {
+  UserOutput, LossOutput, BufferMutation, ParameterMutation, GradientToParameter, GradientToUserInput,
+  UserInputMutation, Token
+};
+std::string_view input_kind_name(InputKind k);    ///< "PARAMETER"
+std::string_view output_kind_name(OutputKind k);  ///< "USER_OUTPUT"
+
+/// One graph input: its placeholder name, kind and, for state, the state_dict key.
+struct InputSpec {
+  InputKind kind;
+  std::string name;
+  std::string target;      ///< "fc1.weight"; empty for user inputs
+  bool persistent = true;  ///< buffers only
+};
+struct OutputSpec {
+  OutputKind kind;
+  std::string name;
+  std::string target;  ///< mutated buffer / input name; empty for user outputs
+};
+struct GraphSignature {
+  std::vector<InputSpec> inputs;
+  std::vector<OutputSpec> outputs;
+};
+
+/// Value range of a symbol, [lo, hi] (hi = INT64_MAX means int_oo). Filled by symbolic shapes.
+struct ValueRange {
+  int64_t lo, hi;
+};
+
+/// One entry of the module call graph (root only unless signatures are preserved).
+struct ModuleCallEntry {
+  std::string fqn;
+  std::vector<std::string> inputs, outputs;
+};
+
+struct ExportedProgram {
+  Graph graph;
+  GraphSignature signature;
+  /// state_dict of the exported module (parameters and persistent buffers), in PyTorch order.
+  std::vector<std::pair<std::string, Tensor>> state_dict;
+  /// Non-persistent buffers and lifted constants, by target name.
+  std::vector<std::pair<std::string, Tensor>> constants;
+  std::map<std::string, ValueRange> range_constraints;
+  std::vector<ModuleCallEntry> module_call_graph;
+};
+
+struct ExportOptions {
+  /// Placeholder names of user inputs; default: the module's forward_arg_names(), else args_0, ...
+  std::vector<std::string> input_names;
+  /// Run the verifier (re-runs every node's meta) before returning.
+  bool verify = true;
+};
+
+/// Traces `module.forward_dyn(args)` under FakeTensorMode into an ExportedProgram. Real parameters
+/// and inputs are swapped for fake twins while tracing, so export never reads or allocates data.
+ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& args,
+                               const ExportOptions& options = {});
+
+struct PrintOptions {
+  /// Read source files to fill `code: ...` in `# File:` comments.
+  bool read_source = true;
+};
+/// Prints exactly as str(ExportedProgram) in PyTorch 2.14.
+void print_program(std::ostream& os, const ExportedProgram& ep, const PrintOptions& opts = {});
+std::ostream& operator<<(std::ostream& os, const ExportedProgram& ep);
+std::string to_string(const ExportedProgram& ep, const PrintOptions& opts = {});
+
+/// Checks the program: graph lint, signature consistency with placeholders/outputs, and every
+/// call_function node's metadata equal to its meta function's re-run. Throws InternalError.
+void verify(const ExportedProgram& ep);
+
+}  // namespace fe

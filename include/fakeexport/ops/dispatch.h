@@ -1,0 +1,42 @@
+// The single path of every op call: meta (device check, promotion, sizes/strides), then the
+// reference kernel for real tensors or nothing for fake ones, then trace recording.
+#pragma once
+#include <span>
+#include <vector>
+
+#include "fakeexport/core/source_location.h"
+#include "fakeexport/ops/registry.h"
+
+namespace fe {
+
+/// Receives every dispatched call while installed (the export tracer implements it).
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  /// `outs` are the freshly produced tensors (empty for ops returning nothing).
+  virtual void record(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs,
+                      const SrcLocArg& loc) = 0;
+};
+
+/// Installs a TraceSink for this thread for the scope's lifetime.
+class TraceScope {
+ public:
+  explicit TraceScope(TraceSink* sink);
+  ~TraceScope();
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+
+ private:
+  TraceSink* prev_;
+};
+TraceSink* active_trace_sink();
+
+/// Calls op with a full argument list in schema order; returns its tensor outputs.
+std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const SrcLocArg& loc);
+/// Single-output convenience.
+Tensor dispatch1(const OpDef& op, std::vector<IValue> args, const SrcLocArg& loc);
+
+/// Fills omitted trailing arguments with schema defaults; ValueError if a required one is missing.
+void complete_args(const OpDef& op, std::vector<IValue>& args);
+
+}  // namespace fe

@@ -1,0 +1,108 @@
+// The operator registry: every ATen op we know, declared once (schema + meta + optional kernel).
+#pragma once
+#include <span>
+#include <string_view>
+#include <unordered_map>
+#include <memory>
+#include <vector>
+
+#include "fakeexport/ops/schema.h"
+
+namespace fe {
+
+struct OpDef;
+
+/// Read access to the arguments of a call during meta computation; errors name the op.
+class MetaArgs {
+ public:
+  MetaArgs(const OpDef& op, std::span<const MetaValue> v) : op_(op), v_(v) {}
+  const OpDef& op() const { return op_; }
+  size_t size() const { return v_.size(); }
+  const MetaValue& operator[](size_t i) const { return v_[i]; }
+
+  bool is_none(size_t i) const { return kind_of(v_[i]) == ValueKind::None; }
+  /// Whether slot i holds a tensor (not a Python number standing in a Tensor slot).
+  bool is_tensor(size_t i) const { return kind_of(v_[i]) == ValueKind::Tensor; }
+  const TensorMeta& tensor(size_t i) const;
+  const TensorMeta* opt_tensor(size_t i) const { return is_none(i) ? nullptr : &tensor(i); }
+  int64_t to_int(size_t i) const;
+  double to_double(size_t i) const;
+  bool to_bool(size_t i) const;
+  const std::string& str(size_t i) const;
+  const std::vector<SymInt>& int_list(size_t i) const;
+  std::optional<DType> opt_dtype(size_t i) const;
+  std::optional<Layout> opt_layout(size_t i) const;
+  std::optional<Device> opt_device(size_t i) const;
+  std::optional<MemoryFormat> opt_memory_format(size_t i) const;
+  /// Category of a Python number in slot i (bool/int/float).
+  TypeCategory scalar_category(size_t i) const;
+
+ private:
+  const OpDef& op_;
+  std::span<const MetaValue> v_;
+};
+
+/// What a meta function computes: output metadata, and whether output 0 aliases input 0.
+struct MetaOut {
+  std::vector<TensorMeta> outs;
+  bool alias_input0 = false;  ///< view ops / no-op `to`: output shares input 0's storage
+  void push(TensorMeta m) { outs.push_back(std::move(m)); }
+};
+
+/// Pure shape/stride/dtype/device inference. The only place output metadata is computed.
+using MetaFn = void (*)(const MetaArgs& args, MetaOut& out);
+/// Reference CPU kernel: fills pre-allocated outputs (never called for aliasing outputs).
+using KernelFn = void (*)(const OpDef& op, std::span<const IValue> args, std::span<Tensor> outs);
+
+/// How the dispatcher checks devices before meta runs.
+enum class DeviceRule : uint8_t {
+  SameDevice,  ///< PyTorch's rule: one device for all tensors, 0-dim cpu tensors exempt
+  None,        ///< the op decides (factories, `to`, `_to_copy`, copies)
+};
+
+/// One operator. Declared once in its family file (src/ops/<family>.cpp).
+struct OpDef {
+  FunctionSchema schema;
+  std::string qualified;   ///< "aten::linear.default"
+  std::string node_name;   ///< FX node name base: the overload packet name, "linear"
+  MetaFn meta = nullptr;
+  KernelFn cpu = nullptr;
+  DeviceRule device_rule = DeviceRule::SameDevice;
+  bool side_effect = false;  ///< kept by dead-code elimination even without users
+  bool may_return_self = false;  ///< `to`: a no-op conversion returns the input tensor itself
+};
+
+/// Declaration record used by the family files: `{schema text, meta, cpu kernel, device rule}`.
+struct OpDecl {
+  const char* schema;
+  MetaFn meta;
+  KernelFn cpu = nullptr;
+  DeviceRule device_rule = DeviceRule::SameDevice;
+  bool may_return_self = false;
+  const char* node_name = nullptr;  ///< FX node name base when not the op's name
+};
+
+class Registry {
+ public:
+  /// Adds an op; InternalError if declared twice or the schema fails to parse.
+  const OpDef& add(const OpDecl& d);
+  /// Looks up "aten::linear.default" / "aten::linear" (default overload); UnknownOpError if absent.
+  const OpDef& get(std::string_view qualified) const;
+  const OpDef* find(std::string_view qualified) const;
+  std::span<const OpDef* const> all() const { return order_; }
+
+ private:
+  std::vector<std::unique_ptr<OpDef>> ops_;
+  std::vector<const OpDef*> order_;
+  std::unordered_map<std::string, const OpDef*> by_name_;
+};
+
+/// The process registry, filled on first use by each op family's register function.
+const Registry& registry();
+/// Shorthand: registry().get(qualified).
+inline const OpDef& op(std::string_view qualified) { return registry().get(qualified); }
+
+/// Runs the device rule and the meta function of `op` over metadata-only arguments.
+void run_meta(const OpDef& op, std::span<const MetaValue> args, MetaOut& out);
+
+}  // namespace fe

@@ -1,0 +1,40 @@
+#include "fakeexport/core/scopes.h"
+
+namespace fe {
+namespace {
+thread_local bool t_fake_mode = false;
+thread_local std::optional<Device> t_device;
+thread_local DType t_dtype = DType::Float32;
+}  // namespace
+
+FakeTensorMode::FakeTensorMode() : prev_(t_fake_mode) { t_fake_mode = true; }
+FakeTensorMode::~FakeTensorMode() { t_fake_mode = prev_; }
+bool FakeTensorMode::active() { return t_fake_mode; }
+
+DeviceScope::DeviceScope(Device d) : prev_(t_device) { t_device = d; }
+DeviceScope::~DeviceScope() { t_device = prev_; }
+
+DTypeScope::DTypeScope(DType t) : prev_(t_dtype) { t_dtype = t; }
+DTypeScope::~DTypeScope() { t_dtype = prev_; }
+
+Device default_device() { return t_device.value_or(kCPU); }
+std::optional<Device> scoped_device() { return t_device; }
+DType default_dtype() { return t_dtype; }
+
+Tensor meta_like(const Tensor& t) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->meta = t.meta();
+  impl->meta.device = kMeta;
+  return Tensor(std::move(impl));
+}
+
+Tensor fake_like(const Tensor& t) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->meta = t.meta();
+  impl->meta.device = t.device().normalized();
+  impl->fake = true;
+  impl->is_parameter = t.is_parameter();
+  return Tensor(std::move(impl));
+}
+
+}  // namespace fe

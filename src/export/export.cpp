@@ -1,0 +1,184 @@
+// export_program: swaps state for fake twins, traces forward through the dispatcher into a Graph,
+// and builds the typed signature (PyTorch's non-strict torch.export, without Python).
+#include <atomic>
+#include <unordered_map>
+
+#include "fakeexport/core/error.h"
+#include "fakeexport/core/scopes.h"
+#include "fakeexport/export/exported_program.h"
+#include "fakeexport/export/passes.h"
+#include "fakeexport/nn/module.h"
+#include "fakeexport/ops/dispatch.h"
+
+namespace fe {
+namespace {
+
+std::atomic<uint64_t> g_next_trace_id{1};
+
+/// "fc1.weight" -> "fc1_weight" (placeholder names of lifted state).
+std::string flat_name(const std::string& dotted) {
+  std::string s = dotted;
+  for (char& c : s)
+    if (c == '.') c = '_';
+  return s;
+}
+
+/// Records dispatched ops as call_function nodes; maps tensors to the nodes that produced them.
+class Tracer : public TraceSink {
+ public:
+  Tracer(Graph& g, std::unordered_map<const nn::Module*, std::string> paths)
+      : g_(g), id_(g_next_trace_id++), paths_(std::move(paths)) {}
+
+  void bind(const Tensor& t, Node* n) {
+    t.impl()->trace_node = n;
+    t.impl()->trace_id = id_;
+  }
+
+  Node* node_of(const Tensor& t) {
+    if (t.impl()->trace_id == id_) return static_cast<Node*>(t.impl()->trace_node);
+    return lift_constant(t);
+  }
+
+  void record(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs,
+              const SrcLocArg& loc) override {
+    std::vector<NodeArg> nargs;
+    nargs.reserve(args.size());
+    for (const IValue& a : args) nargs.push_back(map_tensors<Node*>(a, [&](const Tensor& t) { return node_of(t); }));
+    Node* n = g_.call(op, std::move(nargs));
+    n->val.reserve(outs.size());
+    for (const Tensor& t : outs) n->val.push_back(t.meta());
+    n->loc = loc;
+    n->module_stack = module_stack();
+    // A no-op `to` returns its input object: later uses of that tensor now refer to this node.
+    for (const Tensor& t : outs) bind(t, n);
+  }
+
+  /// Tensors the program reads but that are neither state nor inputs become lifted constants.
+  struct Lifted {
+    std::string target, node_name;
+    Tensor value;
+  };
+  std::vector<Lifted> constants;
+  Node* first_user_input = nullptr;
+
+ private:
+  Node* lift_constant(const Tensor& t) {
+    std::string target = "lifted_tensor_" + std::to_string(constants.size());
+    Node* n = g_.placeholder("c_" + target, t.meta(), first_user_input);
+    constants.push_back({target, n->name(), t});
+    bind(t, n);
+    return n;
+  }
+
+  std::shared_ptr<const ModuleStack> module_stack() {
+    if (stack_ && epoch_ == nn::module_call_epoch()) return stack_;
+    auto s = std::make_shared<ModuleStack>();
+    for (const nn::Module* m : nn::module_call_stack()) {
+      auto it = paths_.find(m);
+      s->push_back({it == paths_.end() ? "?" : it->second, m->type_name()});
+    }
+    epoch_ = nn::module_call_epoch();
+    stack_ = std::move(s);
+    return stack_;
+  }
+
+  Graph& g_;
+  uint64_t id_;
+  std::unordered_map<const nn::Module*, std::string> paths_;
+  std::shared_ptr<const ModuleStack> stack_;
+  uint64_t epoch_ = ~uint64_t{0};
+};
+
+/// Puts fake twins into real state slots for the trace; restores the originals on scope exit.
+class StateSwap {
+ public:
+  void fakify(Tensor& slot) {
+    if (!slot.defined() || slot.is_fake()) return;
+    saved_.emplace_back(&slot, slot);
+    slot = fake_like(slot);
+  }
+  ~StateSwap() {
+    for (auto& [slot, orig] : saved_) *slot = orig;
+  }
+
+ private:
+  std::vector<std::pair<Tensor*, Tensor>> saved_;
+};
+
+}  // namespace
+
+ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& args, const ExportOptions& options) {
+  ExportedProgram ep;
+  Graph& g = ep.graph;
+  std::unordered_map<const nn::Module*, std::string> paths;
+  for (auto& [p, m] : module.named_modules()) paths.emplace(m, p);
+  Tracer tracer(g, std::move(paths));
+
+  ep.state_dict = module.state_dict();  // the module's own tensors, before fake twins replace them
+  FakeTensorMode fake_mode;
+  StateSwap swap;
+  auto params = module.named_parameters();
+  auto buffers = module.named_buffers();
+  for (auto& [name, slot] : params) {
+    swap.fakify(*slot);
+    Node* n = g.placeholder("p_" + flat_name(name), slot->meta());
+    tracer.bind(*slot, n);
+    ep.signature.inputs.push_back({InputKind::Parameter, n->name(), name, true});
+  }
+  for (auto& [name, slot] : buffers) {
+    const bool persistent = module.is_persistent_buffer(name);
+    if (!persistent) ep.constants.emplace_back(name, *slot);
+    swap.fakify(*slot);
+    Node* n = g.placeholder("b_" + flat_name(name), slot->meta());
+    tracer.bind(*slot, n);
+    ep.signature.inputs.push_back({InputKind::Buffer, n->name(), name, persistent});
+  }
+
+  std::vector<std::string> names = options.input_names.empty() ? module.forward_arg_names() : options.input_names;
+  std::vector<Tensor> fake_args;
+  for (size_t i = 0; i < args.size(); ++i) {
+    FE_CHECK(args[i].defined(), ValueError, "export: example input ", i, " is an undefined tensor");
+    Tensor a = args[i].is_fake() ? args[i] : fake_like(args[i]);
+    Node* n = g.placeholder(i < names.size() ? names[i] : "args_" + std::to_string(i), a.meta());
+    if (!tracer.first_user_input) tracer.first_user_input = n;
+    tracer.bind(a, n);
+    fake_args.push_back(a);
+    ep.signature.inputs.push_back({InputKind::UserInput, n->name(), "", true});
+  }
+
+  std::vector<Tensor> outs;
+  {
+    TraceScope scope(&tracer);
+    outs = module.forward_dyn(fake_args);
+  }
+  std::vector<Node*> out_nodes;
+  for (const Tensor& t : outs) {
+    FE_CHECK(t.defined(), ValueError, "export: forward returned an undefined tensor");
+    out_nodes.push_back(tracer.node_of(t));
+  }
+  g.output(out_nodes);
+  for (Node* n : out_nodes) ep.signature.outputs.push_back({OutputKind::UserOutput, n->name(), ""});
+
+  // Lifted constants sit between buffers and user inputs, like PyTorch's CONSTANT_TENSOR inputs.
+  if (!tracer.constants.empty()) {
+    size_t pos = 0;
+    while (pos < ep.signature.inputs.size() && ep.signature.inputs[pos].kind != InputKind::UserInput) ++pos;
+    for (size_t i = 0; i < tracer.constants.size(); ++i) {
+      const auto& c = tracer.constants[i];
+      ep.signature.inputs.insert(ep.signature.inputs.begin() + static_cast<long>(pos + i),
+                                 {InputKind::ConstantTensor, c.node_name, c.target, true});
+      ep.constants.emplace_back(c.target, c.value);
+    }
+  }
+
+  DeadCodeElimination{}.run(g);
+  ModuleCallEntry root{"", {}, {}};
+  for (const auto& s : ep.signature.inputs)
+    if (s.kind == InputKind::UserInput) root.inputs.push_back(s.name);
+  for (const auto& s : ep.signature.outputs) root.outputs.push_back(s.name);
+  ep.module_call_graph.push_back(std::move(root));
+  if (options.verify) verify(ep);
+  return ep;
+}
+
+}  // namespace fe

@@ -1,0 +1,187 @@
+#include "fakeexport/export/graph.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "fakeexport/core/error.h"
+
+namespace fe {
+namespace {
+
+// Names FX refuses for values: Python keywords, builtins, and FX codegen's own globals.
+const std::unordered_set<std::string>& illegal_names() {
+  static const std::unordered_set<std::string> s = {
+      // keywords
+      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+      "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
+      "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+      // builtins
+      "abs", "aiter", "all", "anext", "any", "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes",
+      "callable", "chr", "classmethod", "compile", "complex", "copyright", "credits", "delattr", "dict", "dir",
+      "divmod", "enumerate", "eval", "exec", "exit", "filter", "float", "format", "frozenset", "getattr",
+      "globals", "hasattr", "hash", "help", "hex", "id", "input", "int", "isinstance", "issubclass", "iter",
+      "len", "license", "list", "locals", "map", "max", "memoryview", "min", "next", "object", "oct", "open",
+      "ord", "pow", "print", "property", "quit", "range", "repr", "reversed", "round", "set", "setattr",
+      "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "type", "vars", "zip", "Ellipsis",
+      "NotImplemented", "__import__", "__build_class__", "__debug__", "__doc__", "__name__", "__loader__",
+      "__package__", "__spec__",
+      // FX codegen globals
+      "inf", "nan", "NoneType", "torch", "device", "fx_pytree", "pytree",
+  };
+  return s;
+}
+
+}  // namespace
+
+std::vector<Node*> Node::inputs() const {
+  std::vector<Node*> out;
+  for (const NodeArg& a : args_)
+    for_each_node(a, [&](Node* n) {
+      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+    });
+  return out;
+}
+
+std::string Graph::unique_name(std::string_view cand) {
+  std::string c;
+  bool in_illegal_run = false;
+  for (char ch : cand) {
+    // Each run of characters illegal in identifiers becomes one '_' (FX's regex substitution).
+    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') {
+      c += ch;
+      in_illegal_run = false;
+    } else if (!in_illegal_run) {
+      c += '_';
+      in_illegal_run = true;
+    }
+  }
+  if (c.empty()) c = "_unnamed";
+  if (std::isdigit(static_cast<unsigned char>(c[0]))) c = "_" + c;
+  // Split a trailing _<digits> into base and number.
+  std::string base = c;
+  int64_t num = 0;
+  size_t us = c.rfind('_');
+  if (us != std::string::npos && us + 1 < c.size() &&
+      std::all_of(c.begin() + static_cast<long>(us) + 1, c.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
+    base = c.substr(0, us);
+    num = std::stoll(c.substr(us + 1));
+  }
+  std::string name = num ? base + "_" + std::to_string(num) : base;
+  if (!num) num = base_count_[base];
+  while (used_names_.count(name) || illegal_names().count(name)) name = base + "_" + std::to_string(++num);
+  used_names_.insert(name);
+  base_count_[base] = num;
+  return name;
+}
+
+void Graph::add_uses(Node* n) {
+  for (Node* in : n->inputs()) in->users_.push_back(n);
+}
+
+void Graph::drop_uses(Node* n) {
+  for (Node* in : n->inputs()) std::erase(in->users_, n);
+}
+
+Node* Graph::insert(std::unique_ptr<Node> n, Node* before) {
+  Node* raw = n.get();
+  if (!before) {
+    nodes_.push_back(std::move(n));
+  } else {
+    auto it = std::find_if(nodes_.begin(), nodes_.end(), [&](const auto& p) { return p.get() == before; });
+    FE_INTERNAL_ASSERT(it != nodes_.end(), "insert before a node not in this graph");
+    nodes_.insert(it, std::move(n));
+  }
+  add_uses(raw);
+  return raw;
+}
+
+Node* Graph::placeholder(std::string_view name, TensorMeta val, Node* before) {
+  auto n = std::make_unique<Node>();
+  n->op_ = NodeOp::Placeholder;
+  n->name_ = unique_name(name);
+  n->val.push_back(std::move(val));
+  return insert(std::move(n), before);
+}
+
+Node* Graph::call(const OpDef& op, std::vector<NodeArg> args, std::string_view name_hint, Node* before) {
+  auto n = std::make_unique<Node>();
+  n->op_ = NodeOp::CallFunction;
+  n->target_ = &op;
+  n->name_ = unique_name(name_hint.empty() ? std::string_view(op.node_name) : name_hint);
+  n->args_ = std::move(args);
+  return insert(std::move(n), before);
+}
+
+Node* Graph::output(std::vector<Node*> values) {
+  auto n = std::make_unique<Node>();
+  n->op_ = NodeOp::Output;
+  n->name_ = unique_name("output");
+  n->args_.push_back(std::move(values));
+  return insert(std::move(n), nullptr);
+}
+
+void Graph::replace_all_uses_with(Node* from, Node* to) {
+  FE_INTERNAL_ASSERT(from != to, "replace_all_uses_with a node by itself");
+  std::vector<Node*> users = from->users_;
+  for (Node* u : users) {
+    drop_uses(u);
+    for (NodeArg& a : u->args_) {
+      if (auto* p = std::get_if<Node*>(&a); p && *p == from) *p = to;
+      if (auto* l = std::get_if<std::vector<Node*>>(&a))
+        std::replace(l->begin(), l->end(), from, to);
+    }
+    add_uses(u);
+  }
+  FE_INTERNAL_ASSERT(from->users_.empty(), "users left after replace_all_uses_with");
+}
+
+void Graph::erase(Node* n) {
+  FE_INTERNAL_ASSERT(n->users_.empty(), "erasing node '", n->name_, "' which still has ", n->users_.size(), " users");
+  drop_uses(n);
+  used_names_.erase(n->name_);
+  std::erase_if(nodes_, [&](const auto& p) { return p.get() == n; });
+}
+
+std::vector<Node*> Graph::placeholders() const {
+  std::vector<Node*> out;
+  for (const auto& n : nodes_)
+    if (n->op() == NodeOp::Placeholder) out.push_back(n.get());
+  return out;
+}
+
+Node* Graph::output_node() const {
+  return !nodes_.empty() && nodes_.back()->op() == NodeOp::Output ? nodes_.back().get() : nullptr;
+}
+
+void Graph::lint() const {
+  std::unordered_set<const Node*> seen;
+  std::unordered_set<std::string> names;
+  bool past_placeholders = false;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const Node* n = nodes_[i].get();
+    FE_INTERNAL_ASSERT(names.insert(n->name()).second, "lint: duplicate node name '", n->name(), "'");
+    if (n->op() == NodeOp::Placeholder) {
+      FE_INTERNAL_ASSERT(!past_placeholders, "lint: placeholder '", n->name(), "' after non-placeholder nodes");
+    } else {
+      past_placeholders = true;
+    }
+    FE_INTERNAL_ASSERT(n->op() != NodeOp::Output || i + 1 == nodes_.size(), "lint: output node is not last");
+    FE_INTERNAL_ASSERT(n->op() != NodeOp::CallFunction || n->target(), "lint: call_function '", n->name(),
+                       "' without target");
+    for (const Node* in : n->inputs()) {
+      FE_INTERNAL_ASSERT(seen.count(in), "lint: node '", n->name(), "' uses '", in->name(),
+                         "' before its definition");
+      FE_INTERNAL_ASSERT(std::count(in->users().begin(), in->users().end(), n) == 1, "lint: '", in->name(),
+                         "' does not list user '", n->name(), "' exactly once");
+    }
+    for (const Node* u : n->users()) {
+      auto ins = u->inputs();
+      FE_INTERNAL_ASSERT(std::find(ins.begin(), ins.end(), n) != ins.end(), "lint: '", n->name(),
+                         "' lists user '", u->name(), "' which does not use it");
+    }
+    seen.insert(n);
+  }
+  FE_INTERNAL_ASSERT(output_node(), "lint: graph has no output node");
+}
+
+}  // namespace fe

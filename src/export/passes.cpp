@@ -1,0 +1,17 @@
+#include "fakeexport/export/passes.h"
+
+namespace fe {
+
+bool DeadCodeElimination::run(Graph& g) {
+  bool changed = false;
+  // Reverse order removes whole dead chains in one sweep.
+  for (size_t i = g.nodes().size(); i-- > 0;) {
+    Node* n = g.nodes()[i].get();
+    if (n->op() != NodeOp::CallFunction || !n->users().empty() || n->target()->side_effect) continue;
+    g.erase(n);
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace fe

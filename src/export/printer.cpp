@@ -1,0 +1,204 @@
+// Prints an ExportedProgram exactly as str(ExportedProgram) does in PyTorch 2.14 (FX's
+// print_readable codegen: annotations, stack-trace comments, `x = None` deletion suffixes).
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include "fakeexport/export/exported_program.h"
+
+namespace fe {
+namespace {
+
+/// "forward" from a std::source_location::function_name() such as
+/// "virtual fe::Tensor fe::nn::Linear::forward(const fe::Tensor&)".
+std::string short_function_name(std::string_view f) {
+  size_t paren = f.find("operator()");
+  paren = paren != std::string_view::npos ? paren + 8 : f.find('(');
+  std::string_view head = f.substr(0, paren);
+  size_t cut = head.find_last_of(": ");
+  return std::string(cut == std::string_view::npos ? head : head.substr(cut + 1));
+}
+
+/// Source lines, read once per file per print.
+class SourceCache {
+ public:
+  explicit SourceCache(bool enabled) : enabled_(enabled) {}
+  std::string line(const char* file, unsigned n) {
+    if (!enabled_) return "";
+    auto it = files_.find(file);
+    if (it == files_.end()) {
+      std::vector<std::string> lines;
+      std::ifstream in(file);
+      for (std::string l; std::getline(in, l);) lines.push_back(l);
+      it = files_.emplace(file, std::move(lines)).first;
+    }
+    if (n == 0 || n > it->second.size()) return "";
+    std::string_view l = it->second[n - 1];
+    while (!l.empty() && (l.front() == ' ' || l.front() == '\t')) l.remove_prefix(1);
+    while (!l.empty() && (l.back() == ' ' || l.back() == '\r')) l.remove_suffix(1);
+    return std::string(l);
+  }
+
+ private:
+  bool enabled_;
+  std::unordered_map<std::string, std::vector<std::string>> files_;
+};
+
+std::string arg_str(const NodeArg& a) {
+  if (auto* n = std::get_if<Node*>(&a)) return (*n)->name();
+  if (auto* l = std::get_if<std::vector<Node*>>(&a)) {
+    std::string s = "[";
+    for (size_t i = 0; i < l->size(); ++i) s += (i ? ", " : "") + (*l)[i]->name();
+    return s + "]";
+  }
+  return python_repr(a);
+}
+
+std::string call_str(const Node& n) {
+  const FunctionSchema& s = n.target()->schema;
+  std::string out = "torch.ops." + s.ns + "." + s.name + "." + s.overload + "(";
+  const size_t npos = positional_count(s, n.args());
+  bool first = true;
+  for (size_t i = 0; i < n.args().size(); ++i) {
+    const Argument& p = s.arguments[i];
+    const bool positional = i < npos;
+    if (!positional && p.default_value && equals_constant(n.args()[i], *p.default_value)) continue;
+    out += first ? "" : ", ";
+    first = false;
+    if (!positional) out += p.name + " = ";
+    out += arg_str(n.args()[i]);
+  }
+  return out + ")";
+}
+
+std::string annotation(const Node& n) {
+  if (n.val.size() != 1) return "";
+  return ": \"" + n.val[0].annotation() + "\"";
+}
+
+}  // namespace
+
+void print_program(std::ostream& os, const ExportedProgram& ep, const PrintOptions& opts) {
+  const Graph& g = ep.graph;
+  SourceCache src(opts.read_source);
+  const std::string ind = "            ";  // 4 (program) + 4 (class) + 4 (def)
+
+  // For each node, the values whose last use it is (FX: scan in reverse, args in order).
+  std::unordered_map<const Node*, std::vector<const Node*>> last_uses;
+  {
+    std::unordered_map<const Node*, bool> seen;
+    for (auto it = g.nodes().rbegin(); it != g.nodes().rend(); ++it) {
+      for (Node* in : (*it)->inputs())
+        if (!seen[in]) {
+          seen[in] = true;
+          last_uses[it->get()].push_back(in);
+        }
+    }
+  }
+
+  os << "ExportedProgram:\n    class GraphModule(torch.nn.Module):\n        def forward(self";
+  for (Node* p : g.placeholders()) os << ", " << p->name() << annotation(*p);
+  os << "):\n";
+
+  bool body_empty = true;
+  std::string prev_trace;
+  for (const auto& up : g.nodes()) {
+    const Node& n = *up;
+    if (n.op() == NodeOp::Placeholder) continue;
+    if (n.op() == NodeOp::Output) {
+      const auto& vals = std::get<std::vector<Node*>>(n.args()[0]);
+      os << ind << "return (";
+      for (size_t i = 0; i < vals.size(); ++i) os << (i ? ", " : "") << vals[i]->name();
+      os << (vals.size() == 1 ? ",)" : ")") << "\n";
+      continue;
+    }
+    // FX: a comment whenever the stack trace changes, and once when traces stop; a blank line
+    // precedes each comment unless it opens the body.
+    if (n.loc) {
+      std::ostringstream key;
+      key << n.loc->file_name() << ':' << n.loc->line() << ':' << n.loc->function_name();
+      if (key.str() != prev_trace) {
+        prev_trace = key.str();
+        if (!body_empty) os << "    \n";
+        os << ind << "# File: " << n.loc->file_name() << ":" << n.loc->line() << " in "
+           << short_function_name(n.loc->function_name()) << ", code: " << src.line(n.loc->file_name(), n.loc->line())
+           << "\n";
+      }
+    } else if (!prev_trace.empty()) {
+      prev_trace.clear();
+      if (!body_empty) os << "    \n";
+      os << ind << "# No stacktrace found for following nodes\n";
+    }
+    body_empty = false;
+    os << ind << n.name() << annotation(n) << " = " << call_str(n);
+    std::vector<const Node*> dels;
+    if (auto it = last_uses.find(&n); it != last_uses.end()) dels = it->second;
+    if (n.users().empty()) dels.push_back(&n);
+    if (!dels.empty()) {
+      os << ";  ";
+      for (const Node* d : dels) os << d->name() << " = ";
+      os << "None";
+    }
+    os << "\n";
+  }
+  os << "    \nGraph signature:\n    # inputs\n";
+  for (const InputSpec& s : ep.signature.inputs) {
+    os << "    " << s.name << ": " << input_kind_name(s.kind);
+    if (s.kind != InputKind::UserInput) os << " target='" << s.target << "'";
+    if (s.kind == InputKind::Buffer) os << " persistent=" << (s.persistent ? "True" : "False");
+    os << "\n";
+  }
+  os << "    \n    # outputs\n";
+  for (const OutputSpec& s : ep.signature.outputs) {
+    os << "    " << s.name << ": " << output_kind_name(s.kind);
+    if (!s.target.empty()) os << " target='" << s.target << "'";
+    os << "\n";
+  }
+  os << "    \nRange constraints: {";
+  bool first = true;
+  for (const auto& [sym, r] : ep.range_constraints) {
+    os << (first ? "" : ", ") << sym << ": VR[" << r.lo << ", "
+       << (r.hi == INT64_MAX ? std::string("int_oo") : std::to_string(r.hi)) << "]";
+    first = false;
+  }
+  os << "}\n";
+}
+
+std::ostream& operator<<(std::ostream& os, const ExportedProgram& ep) {
+  print_program(os, ep);
+  return os;
+}
+
+std::string to_string(const ExportedProgram& ep, const PrintOptions& opts) {
+  std::ostringstream os;
+  print_program(os, ep, opts);
+  return os.str();
+}
+
+std::string_view input_kind_name(InputKind k) {
+  switch (k) {
+    case InputKind::UserInput: return "USER_INPUT";
+    case InputKind::Parameter: return "PARAMETER";
+    case InputKind::Buffer: return "BUFFER";
+    case InputKind::ConstantTensor: return "CONSTANT_TENSOR";
+    case InputKind::CustomObj: return "CUSTOM_OBJ";
+    case InputKind::Token: return "TOKEN";
+  }
+  return "?";
+}
+
+std::string_view output_kind_name(OutputKind k) {
+  switch (k) {
+    case OutputKind::UserOutput: return "USER_OUTPUT";
+    case OutputKind::LossOutput: return "LOSS_OUTPUT";
+    case OutputKind::BufferMutation: return "BUFFER_MUTATION";
+    case OutputKind::ParameterMutation: return "PARAMETER_MUTATION";
+    case OutputKind::GradientToParameter: return "GRADIENT_TO_PARAMETER";
+    case OutputKind::GradientToUserInput: return "GRADIENT_TO_USER_INPUT";
+    case OutputKind::UserInputMutation: return "USER_INPUT_MUTATION";
+    case OutputKind::Token: return "TOKEN";
+  }
+  return "?";
+}
+
+}  // namespace fe

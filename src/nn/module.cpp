@@ -1,0 +1,142 @@
+#include "fakeexport/nn/module.h"
+
+#include <algorithm>
+
+#include "fakeexport/core/error.h"
+
+namespace fe::nn {
+namespace {
+thread_local std::vector<const Module*> t_call_stack;
+thread_local uint64_t t_call_epoch = 0;
+}  // namespace
+
+ModuleCallScope::ModuleCallScope(const Module& m) {
+  t_call_stack.push_back(&m);
+  ++t_call_epoch;
+}
+ModuleCallScope::~ModuleCallScope() {
+  t_call_stack.pop_back();
+  ++t_call_epoch;
+}
+const std::vector<const Module*>& module_call_stack() { return t_call_stack; }
+uint64_t module_call_epoch() { return t_call_epoch; }
+
+std::vector<Tensor> Module::forward_dyn(const std::vector<Tensor>&) {
+  throw UserError(detail::cat(type_name(), " has no generic forward (override forward_dyn to export it)"));
+}
+
+void Module::check_new_name(const std::string& name) const {
+  FE_CHECK(!name.empty() && name.find('.') == std::string::npos, ValueError, type_name(),
+           ": attribute name can't be empty or contain \".\", got '", name, "'");
+  auto taken = [&](const auto& v) {
+    return std::any_of(v.begin(), v.end(), [&](const auto& s) { return s->name == name; });
+  };
+  bool child = std::any_of(children_.begin(), children_.end(), [&](const auto& c) { return c.first == name; });
+  FE_CHECK(!taken(params_) && !taken(buffers_) && !child, ValueError, type_name(), ": attribute '", name,
+           "' already exists");
+}
+
+Tensor& Module::register_parameter(std::string name, Tensor t, bool requires_grad) {
+  check_new_name(name);
+  if (t.defined()) t = make_parameter(std::move(t), requires_grad);
+  params_.push_back(std::make_unique<Slot>(Slot{std::move(name), std::move(t), true}));
+  return params_.back()->value;
+}
+
+Tensor& Module::register_buffer(std::string name, Tensor t, bool persistent) {
+  check_new_name(name);
+  buffers_.push_back(std::make_unique<Slot>(Slot{std::move(name), std::move(t), persistent}));
+  return buffers_.back()->value;
+}
+
+void Module::add_child(std::string name, std::shared_ptr<Module> m) {
+  check_new_name(name);
+  FE_CHECK(m, ValueError, type_name(), ": submodule '", name, "' is null");
+  children_.emplace_back(std::move(name), std::move(m));
+}
+
+template <class F>
+void Module::walk(const std::string& prefix, F&& f) {
+  f(prefix, *this);
+  for (auto& [name, child] : children_) child->walk(prefix.empty() ? name : prefix + "." + name, f);
+}
+
+std::vector<NamedModule> Module::named_modules() {
+  std::vector<NamedModule> out;
+  // Like PyTorch, a module reachable twice is listed once (first path wins).
+  walk("", [&](const std::string& p, Module& m) {
+    if (std::none_of(out.begin(), out.end(), [&](const auto& e) { return e.second == &m; })) out.emplace_back(p, &m);
+  });
+  return out;
+}
+
+std::vector<NamedTensor> Module::named_parameters(bool recurse) {
+  std::vector<NamedTensor> out;
+  auto add = [&](const std::string& prefix, Module& m) {
+    for (auto& s : m.params_) {
+      if (!s->value.defined()) continue;
+      // Shared parameters (tied weights) appear once, under their first name.
+      if (std::any_of(out.begin(), out.end(), [&](const auto& e) { return e.second->is_same(s->value); })) continue;
+      out.emplace_back(prefix.empty() ? s->name : prefix + "." + s->name, &s->value);
+    }
+  };
+  if (!recurse) {
+    add("", *this);
+    return out;
+  }
+  for (auto& [p, m] : named_modules()) add(p, *m);
+  return out;
+}
+
+std::vector<NamedTensor> Module::named_buffers(bool recurse) {
+  std::vector<NamedTensor> out;
+  auto add = [&](const std::string& prefix, Module& m) {
+    for (auto& s : m.buffers_)
+      if (s->value.defined()) out.emplace_back(prefix.empty() ? s->name : prefix + "." + s->name, &s->value);
+  };
+  if (!recurse) {
+    add("", *this);
+    return out;
+  }
+  for (auto& [p, m] : named_modules()) add(p, *m);
+  return out;
+}
+
+std::vector<Tensor> Module::parameters() {
+  std::vector<Tensor> out;
+  for (auto& [n, t] : named_parameters()) out.push_back(*t);
+  return out;
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::state_dict() {
+  std::vector<std::pair<std::string, Tensor>> out;
+  // Per module (pre-order): its parameters, then its persistent buffers; tied tensors under every name.
+  walk("", [&](const std::string& prefix, Module& m) {
+    auto full = [&](const std::string& n) { return prefix.empty() ? n : prefix + "." + n; };
+    for (auto& s : m.params_)
+      if (s->value.defined()) out.emplace_back(full(s->name), s->value);
+    for (auto& s : m.buffers_)
+      if (s->value.defined() && s->persistent) out.emplace_back(full(s->name), s->value);
+  });
+  return out;
+}
+
+bool Module::is_persistent_buffer(std::string_view dotted) {
+  for (auto& [p, m] : named_modules())
+    for (auto& s : m->buffers_)
+      if ((p.empty() ? s->name : p + "." + s->name) == dotted) return s->persistent;
+  throw ValueError(detail::cat(type_name(), ": no buffer named '", dotted, "'"));
+}
+
+Module& Module::train(bool on) {
+  walk("", [&](const std::string&, Module& m) { m.training_ = on; });
+  return *this;
+}
+
+std::vector<Tensor> UnaryModule::forward_dyn(const std::vector<Tensor>& args) {
+  FE_CHECK(args.size() == 1, ValueError, type_name(), ".forward() takes 1 tensor argument but ", args.size(),
+           " were given");
+  return {(*this)(args[0])};
+}
+
+}  // namespace fe::nn

@@ -1,0 +1,99 @@
+#include "fakeexport/ops/dispatch.h"
+
+#include "fakeexport/core/error.h"
+#include "fakeexport/core/scopes.h"
+
+namespace fe {
+namespace {
+thread_local TraceSink* t_sink = nullptr;
+
+std::string op_label(const OpDef& op) { return op.schema.ns + "::" + op.schema.name; }
+}  // namespace
+
+TraceScope::TraceScope(TraceSink* sink) : prev_(t_sink) { t_sink = sink; }
+TraceScope::~TraceScope() { t_sink = prev_; }
+TraceSink* active_trace_sink() { return t_sink; }
+
+void complete_args(const OpDef& op, std::vector<IValue>& args) {
+  const auto& params = op.schema.arguments;
+  FE_INTERNAL_ASSERT(args.size() <= params.size(), op.qualified, ": ", args.size(), " arguments for ",
+                     params.size(), " parameters");
+  for (size_t i = args.size(); i < params.size(); ++i) {
+    FE_CHECK(params[i].default_value, ValueError, op_label(op), ": missing required argument '",
+             params[i].name, "'");
+    args.push_back(map_tensors<Tensor>(*params[i].default_value, [](NoTensor) { return Tensor(); }));
+  }
+}
+
+std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const SrcLocArg& loc) {
+  complete_args(op, args);
+  // Metadata view of the arguments; note whether any input is fake or real.
+  bool any_fake = false;
+  const Tensor* real_input = nullptr;
+  std::vector<MetaValue> margs;
+  margs.reserve(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    margs.push_back(map_tensors<const TensorMeta*>(args[i], [&](const Tensor& t) -> const TensorMeta* {
+      FE_CHECK(t.defined(), ValueError, op_label(op), ": argument '", op.schema.arguments[i].name,
+               "' is an undefined tensor");
+      if (t.is_fake()) any_fake = true;
+      else if (t.has_storage()) real_input = &t;
+      return &t.meta();
+    }));
+  }
+  const bool fake = any_fake || FakeTensorMode::active();
+  FE_CHECK(!(fake && real_input), UserError, op_label(op),
+           ": Please convert all Tensors to FakeTensors first or instantiate FakeTensorMode with "
+           "'allow_non_fake_inputs'. Found a real tensor (",
+           real_input->meta().annotation(), ") among the inputs of a fake computation");
+
+  MetaOut mo;
+  run_meta(op, margs, mo);
+
+  std::vector<Tensor> outs;
+  outs.reserve(mo.outs.size());
+  for (size_t k = 0; k < mo.outs.size(); ++k) {
+    TensorMeta& m = mo.outs[k];
+    if (k == 0 && mo.alias_input0) {
+      const Tensor& self = std::get<Tensor>(args[0]);
+      if (op.may_return_self && m == self.meta()) {  // PyTorch returns `self` itself
+        outs.push_back(self);
+        continue;
+      }
+      auto impl = std::make_shared<TensorImpl>();
+      impl->meta = std::move(m);
+      impl->storage = self.impl()->storage;
+      impl->fake = self.is_fake();
+      outs.emplace_back(std::move(impl));
+      continue;
+    }
+    auto impl = std::make_shared<TensorImpl>();
+    impl->fake = fake;
+    if (!fake && !m.device.is_meta()) {
+      FE_CHECK(m.device.is_cpu(), DeviceUnavailableError, op_label(op), ": cannot create a real tensor on ",
+               m.device, ": this machine computes on cpu only; construct the model and inputs under "
+               "FakeTensorMode to work with ", m.device, " tensors");
+      impl->storage = std::make_shared<Storage>(static_cast<size_t>(m.storage_nbytes()));
+    }
+    impl->meta = std::move(m);
+    outs.emplace_back(std::move(impl));
+  }
+  // Real computation: only when some output owns fresh storage.
+  bool compute = false;
+  for (size_t k = 0; k < outs.size(); ++k)
+    if (!(k == 0 && mo.alias_input0) && outs[k].has_storage()) compute = true;
+  if (compute) {
+    FE_CHECK(op.cpu, UnknownOpError, op_label(op), ": no reference CPU kernel; run it under FakeTensorMode");
+    op.cpu(op, args, outs);
+  }
+  if (t_sink) t_sink->record(op, args, outs, loc);
+  return outs;
+}
+
+Tensor dispatch1(const OpDef& op, std::vector<IValue> args, const SrcLocArg& loc) {
+  auto outs = dispatch(op, std::move(args), loc);
+  FE_INTERNAL_ASSERT(outs.size() == 1, op.qualified, " returned ", outs.size(), " tensors, expected 1");
+  return std::move(outs[0]);
+}
+
+}  // namespace fe

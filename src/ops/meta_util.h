@@ -1,0 +1,28 @@
+// Shared pieces of meta functions: broadcasting, elementwise result dtype, layout of new outputs.
+#pragma once
+#include <string>
+
+#include "fakeexport/core/error.h"
+#include "fakeexport/core/scopes.h"
+#include "fakeexport/ops/registry.h"
+
+namespace fe::ops {
+
+/// "aten::linear": the prefix of every error message an op raises.
+inline std::string label(const MetaArgs& a) { return a.op().schema.ns + "::" + a.op().schema.name; }
+
+/// Broadcast shape of a and b (torch.broadcast_shapes); ShapeError names the op and both shapes.
+DimVector broadcast_shapes(const MetaArgs& a, IntSpan x, IntSpan y);
+
+/// Output of an elementwise op over tensor/number arguments at `idx`: broadcast sizes, promoted
+/// dtype, device of the tensors (the device rule already ran), strides following the first
+/// full-size dense input's layout (TensorIterator's choice for the common cases) else contiguous.
+TensorMeta elementwise_meta(const MetaArgs& a, std::initializer_list<size_t> idx);
+
+/// Strides a `preserve_format` copy of `m` gets: m's own when non-overlapping and dense, else contiguous.
+DimVector preserved_strides(const TensorMeta& m);
+
+/// "[4, 128]" for messages.
+std::string shape_str(IntSpan s);
+
+}  // namespace fe::ops

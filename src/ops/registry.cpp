@@ -1,0 +1,145 @@
+#include "fakeexport/ops/registry.h"
+
+#include <unordered_map>
+
+#include "fakeexport/core/error.h"
+#include "ops/families.h"
+
+namespace fe {
+
+// ---- MetaArgs accessors: a wrong kind is an internal error (the API built a bad call) unless the
+// value came from a user-facing path, where the op name and argument name say what was wrong.
+namespace {
+template <class T>
+const T& get_as(const MetaArgs& a, size_t i, const char* want) {
+  FE_INTERNAL_ASSERT(i < a.size(), a.op().qualified, ": argument ", i, " missing");
+  const T* v = std::get_if<T>(&a[i]);
+  FE_CHECK(v, ValueError, a.op().schema.ns, "::", a.op().schema.name, ": argument '",
+           a.op().schema.arguments[i].name, "' must be ", want);
+  return *v;
+}
+}  // namespace
+
+const TensorMeta& MetaArgs::tensor(size_t i) const { return *get_as<const TensorMeta*>(*this, i, "a Tensor"); }
+int64_t MetaArgs::to_int(size_t i) const { return get_as<SymInt>(*this, i, "an int").expect_int(); }
+double MetaArgs::to_double(size_t i) const {
+  if (auto* s = std::get_if<SymInt>(&v_[i])) return static_cast<double>(s->expect_int());
+  if (auto* b = std::get_if<bool>(&v_[i])) return *b;
+  return get_as<double>(*this, i, "a number");
+}
+bool MetaArgs::to_bool(size_t i) const { return get_as<bool>(*this, i, "a bool"); }
+const std::string& MetaArgs::str(size_t i) const { return get_as<std::string>(*this, i, "a str"); }
+const std::vector<SymInt>& MetaArgs::int_list(size_t i) const {
+  return get_as<std::vector<SymInt>>(*this, i, "a list of ints");
+}
+std::optional<DType> MetaArgs::opt_dtype(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return get_as<DType>(*this, i, "a dtype");
+}
+std::optional<Layout> MetaArgs::opt_layout(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return get_as<Layout>(*this, i, "a layout");
+}
+std::optional<Device> MetaArgs::opt_device(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return get_as<Device>(*this, i, "a device");
+}
+std::optional<MemoryFormat> MetaArgs::opt_memory_format(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return get_as<MemoryFormat>(*this, i, "a memory format");
+}
+TypeCategory MetaArgs::scalar_category(size_t i) const {
+  switch (kind_of(v_[i])) {
+    case ValueKind::Bool: return TypeCategory::Bool;
+    case ValueKind::Int: return TypeCategory::Integral;
+    case ValueKind::Double: return TypeCategory::Floating;
+    default: break;
+  }
+  throw ValueError(detail::cat(op_.schema.ns, "::", op_.schema.name, ": argument '",
+                               op_.schema.arguments[i].name, "' must be a Tensor or a number"));
+}
+
+// ---- Registry
+const OpDef& Registry::add(const OpDecl& d) {
+  auto op = std::make_unique<OpDef>();
+  op->schema = parse_schema(d.schema);
+  op->qualified = op->schema.qualified_name();
+  op->node_name = d.node_name ? d.node_name : op->schema.name;
+  op->meta = d.meta;
+  op->cpu = d.cpu;
+  op->device_rule = d.device_rule;
+  op->may_return_self = d.may_return_self;
+  // Ops returning nothing exist for their effect (asserts): dead-code elimination keeps them.
+  op->side_effect = op->schema.returns.empty();
+  FE_INTERNAL_ASSERT(op->meta, op->qualified, " declared without a meta function");
+  FE_INTERNAL_ASSERT(!find(op->qualified), op->qualified, " declared twice");
+  order_.push_back(op.get());
+  by_name_.emplace(op->qualified, op.get());
+  if (op->schema.overload == "default") by_name_.emplace(op->schema.ns + "::" + op->schema.name, op.get());
+  ops_.push_back(std::move(op));
+  return *ops_.back();
+}
+
+const OpDef* Registry::find(std::string_view q) const {
+  // "aten::linear" also names the default overload.
+  auto it = by_name_.find(std::string(q));
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+const OpDef& Registry::get(std::string_view q) const {
+  if (const OpDef* op = find(q)) return *op;
+  throw UnknownOpError(detail::cat("unknown operator '", q, "' (not in the fakeexport registry of ",
+                                   order_.size(), " ops)"));
+}
+
+const Registry& registry() {
+  static const Registry r = [] {
+    Registry reg;
+    ops::register_factory_ops(reg);
+    ops::register_linalg_ops(reg);
+    ops::register_elementwise_ops(reg);
+    ops::register_conversion_ops(reg);
+    return reg;
+  }();
+  return r;
+}
+
+// ---- Device rule (eager PyTorch): the dispatch device is the first non-cpu tensor's device;
+// every other tensor must be on it, except 0-dim cpu tensors (auto-transferred scalars).
+namespace {
+void check_same_device(const OpDef& op, std::span<const MetaValue> args) {
+  const Device* common = nullptr;
+  auto visit = [&](const TensorMeta* m, auto&& check) {
+    if (m->device.is_cpu() && m->dim() == 0) return;
+    check(m);
+  };
+  auto find_common = [&](const TensorMeta* m) {
+    if (!common && !m->device.is_cpu()) common = &m->device;
+  };
+  for (const MetaValue& v : args) {
+    if (auto* t = std::get_if<const TensorMeta*>(&v)) visit(*t, find_common);
+    else if (auto* l = std::get_if<std::vector<const TensorMeta*>>(&v))
+      for (auto* t2 : *l) visit(t2, find_common);
+  }
+  if (!common) return;
+  auto check = [&](const TensorMeta* m) {
+    FE_CHECK(m->device == *common, DeviceMismatchError, op.schema.ns, "::", op.schema.name,
+             ": Expected all tensors to be on the same device, but found at least two devices, ", *common,
+             " and ", m->device, "!");
+  };
+  for (const MetaValue& v : args) {
+    if (auto* t = std::get_if<const TensorMeta*>(&v)) visit(*t, check);
+    else if (auto* l = std::get_if<std::vector<const TensorMeta*>>(&v))
+      for (auto* t2 : *l) visit(t2, check);
+  }
+}
+}  // namespace
+
+void run_meta(const OpDef& op, std::span<const MetaValue> args, MetaOut& out) {
+  FE_INTERNAL_ASSERT(args.size() == op.schema.arguments.size(), op.qualified, ": got ", args.size(),
+                     " arguments, schema has ", op.schema.arguments.size());
+  if (op.device_rule == DeviceRule::SameDevice) check_same_device(op, args);
+  op.meta(MetaArgs(op, args), out);
+}
+
+}  // namespace fe
