@@ -58,15 +58,15 @@ std::string Graph::unique_name(std::string_view cand) {
   if (c.empty()) c = "_unnamed";
   if (std::isdigit(static_cast<unsigned char>(c[0]))) c = "_" + c;
   // Split a trailing _<digits> into base and number.
-  std::string base = c;
+  std::string base = c, name = c;
   int64_t num = 0;
   size_t us = c.rfind('_');
-  if (us != std::string::npos && us + 1 < c.size() &&
+  if (us != std::string::npos && us + 1 < c.size() && c.size() - us < 19 &&
       std::all_of(c.begin() + static_cast<long>(us) + 1, c.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
     base = c.substr(0, us);
     num = std::stoll(c.substr(us + 1));
+    name = base + "_" + std::to_string(num);
   }
-  std::string name = num ? base + "_" + std::to_string(num) : base;
   if (!num) num = base_count_[base];
   while (used_names_.count(name) || illegal_names().count(name)) name = base + "_" + std::to_string(++num);
   used_names_.insert(name);

@@ -42,7 +42,8 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
     }));
   }
   const bool fake = any_fake || FakeTensorMode::active();
-  FE_CHECK(!(fake && real_input), UserError, op_label(op),
+  // While exporting, real tensors the program reads are lifted as constants by the tracer.
+  FE_CHECK(!(fake && real_input && !t_sink), UserError, op_label(op),
            ": Please convert all Tensors to FakeTensors first or instantiate FakeTensorMode with "
            "'allow_non_fake_inputs'. Found a real tensor (",
            real_input->meta().annotation(), ") among the inputs of a fake computation");
