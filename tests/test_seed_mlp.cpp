@@ -64,6 +64,8 @@ struct Config {
   const char* to_dev;
 };
 
+void PrintTo(const Config& c, std::ostream* os) { *os << c.name; }
+
 class SeedMlp : public ::testing::TestWithParam<Config> {};
 
 TEST_P(SeedMlp, PrintsLineForLineAsPyTorch) {
