@@ -109,8 +109,12 @@ TEST(SeedMlpDevices, HybridTransferNodes) {
             std::string::npos);
   // Node values carry the devices: fc1 side on cpu, fc2 side on cuda:0.
   for (const auto& n : ep.graph.nodes()) {
-    if (n->name() == "linear") EXPECT_EQ(n->val.at(0).device, fe::kCPU);
-    if (n->name() == "to" || n->name() == "linear_1") EXPECT_EQ(n->val.at(0).device.str(), "cuda:0");
+    if (n->name() == "linear") {
+      EXPECT_EQ(n->val.at(0).device, fe::kCPU);
+    }
+    if (n->name() == "to" || n->name() == "linear_1") {
+      EXPECT_EQ(n->val.at(0).device.str(), "cuda:0");
+    }
   }
 }
 

@@ -28,7 +28,8 @@ Device Device::parse(std::string_view s) {
     std::string_view idx = s.substr(colon + 1);
     int v = -1;
     auto [p, ec] = std::from_chars(idx.data(), idx.data() + idx.size(), v);
-    FE_CHECK(ec == std::errc() && p == idx.data() + idx.size() && v >= 0 && v < 128, ValueError,
+    const bool leading_zero = idx.size() > 1 && idx[0] == '0';  // torch.device("cuda:01") is invalid
+    FE_CHECK(ec == std::errc() && p == idx.data() + idx.size() && v >= 0 && v < 128 && !leading_zero, ValueError,
              "Invalid device string: '", s, "' (index must be an integer in [0, 127])");
     return Device(d, static_cast<int8_t>(v));
   }

@@ -99,10 +99,12 @@ bool looks_float(std::string_view s) {
 }
 
 Constant parse_default(const ArgType& ty, std::string_view d, std::string_view text) {
+  if (d.empty()) fail(text, "empty default value");
   if (d == "None") return None{};
   if (ty.is_list && ty.base != ArgBase::Tensor) {
     std::vector<SymInt> l;
     if (d.front() == '[') {
+      if (d.back() != ']') fail(text, "unclosed list default");
       for (auto part : split_top(d.substr(1, d.size() - 2))) l.push_back(parse_int(part, text));
     } else {  // `int[2] stride=1` broadcasts
       l.assign(static_cast<size_t>(std::max(ty.list_size, 1)), parse_int(d, text));
@@ -199,7 +201,11 @@ FunctionSchema parse_schema(std::string_view text) {
     s.arguments.push_back(parse_arg(part, kw, text, false));
   }
   std::string_view rets = trim(text.substr(arrow + 5));
-  if (rets.front() == '(') rets = rets.substr(1, rets.size() - 2);
+  if (rets.empty()) fail(text, "missing return type after '->'");
+  if (rets.front() == '(') {
+    if (rets.back() != ')') fail(text, "unclosed return tuple");
+    rets = rets.substr(1, rets.size() - 2);
+  }
   for (auto part : split_top(rets)) s.returns.push_back(parse_arg(part, false, text, true));
   return s;
 }
