@@ -3,6 +3,8 @@
 // tools/oracle/scripts/gen_promotion.py; the literals below were printed by the same PyTorch.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <cctype>
 #include <cmath>
 #include <functional>
@@ -17,6 +19,7 @@
 #include "fakeexport/ops/ivalue.h"
 
 namespace {
+using fe_test::what_of;
 
 // ---- a minimal JSON reader (objects, arrays, strings, numbers, true/false/null) for fixtures
 struct Json {
@@ -128,15 +131,6 @@ fe::DType dt(const std::string& s) {
   auto d = fe::parse_dtype(s);
   if (!d) throw std::runtime_error("unknown dtype " + s);
   return *d;
-}
-
-std::string what_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no exception>";
 }
 
 using fe::DType;

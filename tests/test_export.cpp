@@ -3,6 +3,8 @@
 // lifted constants and the real-input path.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -10,19 +12,10 @@
 #include "fakeexport/fakeexport.h"
 
 namespace {
+using fe_test::read_file;
+using fe_test::lines_of;
+using fe_test::blank_file_lines;
 using namespace fe;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << "cannot read " << path;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string blank_file_lines(const std::string& s) {
-  return std::regex_replace(s, std::regex("# File: [^\n]*"), "# File: <source>");
-}
 
 /// Mirrors class M of tools/oracle/scripts/export_ops.py, one op per source line as there.
 class OpsModule : public nn::Module {
@@ -61,13 +54,6 @@ class OpsModule : public nn::Module {
   Tensor& bb;
   Tensor& nb;
 };
-
-std::vector<std::string> lines_of(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
 
 TEST(Export, AllFoundationOpsPrintAsPyTorch) {
   OpsModule m;  // real module: export fakifies its state and inputs

@@ -4,6 +4,8 @@
 // (real CPU tensors); where FakeTensorMode/meta prints a different text it is noted.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -14,18 +16,10 @@
 #include "fakeexport/fakeexport.h"
 
 namespace {
+using fe_test::what_of;
 
 using fe::DType;
 using fe::Tensor;
-
-std::string what_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no exception>";
-}
 
 std::vector<int64_t> ints(fe::IntSpan s) {
   std::vector<int64_t> v;

@@ -4,6 +4,8 @@
 // tools/oracle/scripts/dump_schemas.py.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -14,6 +16,7 @@
 #include "fakeexport/ops/schema.h"
 
 namespace {
+using fe_test::what_of;
 
 /// Reads a JSON object whose values are all strings ({"k": "v", ...}).
 std::map<std::string, std::string> read_string_map(const std::string& path) {
@@ -41,15 +44,6 @@ std::map<std::string, std::string> read_string_map(const std::string& path) {
   std::string k, v;
   while (next_string(k) && next_string(v)) out[k] = v;
   return out;
-}
-
-std::string what_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no exception>";
 }
 
 TEST(SchemaRegistry, EveryFixtureEntryPrintsLikePyTorch) {

@@ -3,6 +3,8 @@
 // and tests/fixtures/seed_000_programs.txt (the seed's printed programs, tools/extract_seed_programs.py).
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <cmath>
 #include <fstream>
 #include <regex>
@@ -11,26 +13,9 @@
 #include "seed_mlp_model.h"
 
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << "cannot read " << path;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<std::string> lines_of(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
-
-/// Replaces the text of every `# File:` comment line (it points at our C++ sources, not PyTorch's).
-std::string blank_file_lines(const std::string& s) {
-  return std::regex_replace(s, std::regex("# File: [^\n]*"), "# File: <source>");
-}
+using fe_test::read_file;
+using fe_test::lines_of;
+using fe_test::blank_file_lines;
 
 /// The seed's programs lost their line breaks; blank its comments up to the next node definition.
 std::string blank_file_comments_collapsed(const std::string& s) {

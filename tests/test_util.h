@@ -1,0 +1,45 @@
+// Helpers shared by the test files: file reading, line splitting, error text capture.
+#pragma once
+#include <fstream>
+#include <functional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace fe_test {
+
+/// Whole file as text; a test failure if it cannot be read.
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+/// Replaces the text of every `# File:` comment line (ours point at C++ sources, PyTorch's at Python).
+inline std::string blank_file_lines(const std::string& s) {
+  return std::regex_replace(s, std::regex("# File: [^\n]*"), "# File: <source>");
+}
+
+/// The message of the exception f throws, or "<no exception>".
+inline std::string what_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "<no exception>";
+}
+
+}  // namespace fe_test
