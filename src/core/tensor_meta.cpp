@@ -28,12 +28,27 @@ int64_t TensorMeta::storage_nbytes() const {
 }
 
 bool TensorMeta::is_contiguous() const {
+  for (SymInt s : sizes)
+    if (s.expect_int() == 0) return true;  // empty tensors are contiguous whatever their strides
   int64_t expected = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     int64_t s = sizes[i].expect_int();
     if (s == 1) continue;
-    if (s == 0) return true;
     if (strides[i].expect_int() != expected) return false;
+    expected *= s;
+  }
+  return true;
+}
+
+bool TensorMeta::is_channels_last_contiguous() const {
+  if (sizes.size() != 4) return false;
+  for (SymInt s : sizes)
+    if (s.expect_int() == 0) return true;
+  int64_t expected = 1;
+  for (int d : {1, 3, 2, 0}) {
+    const int64_t s = sizes[d].expect_int();
+    if (s == 1) continue;
+    if (strides[d].expect_int() != expected) return false;
     expected *= s;
   }
   return true;
@@ -80,7 +95,7 @@ DimVector contiguous_strides(IntSpan sizes) {
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, std::string_view op) {
   int64_t n = std::max<int64_t>(ndim, 1);
-  FE_CHECK(dim >= -n && dim < n, ShapeError, op, ": Dimension out of range (expected to be in range of [", -n,
+  FE_CHECK(dim >= -n && dim < n, IndexError, op, ": Dimension out of range (expected to be in range of [", -n,
            ", ", n - 1, "], but got ", dim, ")");
   return dim < 0 ? dim + n : dim;
 }

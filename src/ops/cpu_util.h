@@ -58,4 +58,23 @@ inline void store_at(const Tensor& t, int64_t offset, double v) {
   detail::store(base + offset * itemsize(t.dtype()), t.dtype(), v);
 }
 
+/// Elementwise kernels over args 0 (and 1) broadcast to output 0: o[0][i] = f(a0[i] (, a1[i])).
+template <class F>
+void binary_kernel(std::span<const IValue> a, std::span<Tensor> o, F&& f) {
+  const TensorMeta& om = o[0].meta();
+  Operand ins[2] = {make_operand(a[0], om.sizes), make_operand(a[1], om.sizes)};
+  for_each_element(om, ins, [&](int64_t out_off, const int64_t* in_off) {
+    store_at(o[0], out_off, f(ins[0].at(in_off[0]), ins[1].at(in_off[1])));
+  });
+}
+
+template <class F>
+void unary_kernel(std::span<const IValue> a, std::span<Tensor> o, F&& f) {
+  const TensorMeta& om = o[0].meta();
+  Operand in = make_operand(a[0], om.sizes);
+  for_each_element(om, std::span(&in, 1), [&](int64_t out_off, const int64_t* in_off) {
+    store_at(o[0], out_off, f(in.at(in_off[0])));
+  });
+}
+
 }  // namespace fe::ops::cpu

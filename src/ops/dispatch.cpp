@@ -53,9 +53,22 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
 
   std::vector<Tensor> outs;
   outs.reserve(mo.outs.size());
+  if (op.inplace) {
+    // `add_`: the result is `self` itself; its metadata never changes (meta checked that).
+    const Tensor& self = std::get<Tensor>(args[0]);
+    FE_INTERNAL_ASSERT(mo.outs.size() == 1 && mo.outs[0] == self.meta(), op.qualified,
+                       ": in-place meta changed self's metadata");
+    outs.push_back(self);
+    if (self.has_storage()) {
+      FE_CHECK(op.cpu, UnknownOpError, op_label(op), ": no reference CPU kernel; run it under FakeTensorMode");
+      op.cpu(op, args, outs);
+    }
+    if (t_sink) t_sink->record(op, args, outs, loc);
+    return outs;
+  }
   for (size_t k = 0; k < mo.outs.size(); ++k) {
     TensorMeta& m = mo.outs[k];
-    if (k == 0 && mo.alias_input0) {
+    if (mo.alias_input0) {
       const Tensor& self = std::get<Tensor>(args[0]);
       if (op.may_return_self && m == self.meta()) {  // PyTorch returns `self` itself
         outs.push_back(self);
@@ -65,6 +78,7 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
       impl->meta = std::move(m);
       impl->storage = self.impl()->storage;
       impl->fake = self.is_fake();
+      impl->view_base = self.impl()->view_base ? self.impl()->view_base : self.impl_ptr();
       outs.emplace_back(std::move(impl));
       continue;
     }
@@ -81,8 +95,8 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
   }
   // Real computation: only when some output owns fresh storage.
   bool compute = false;
-  for (size_t k = 0; k < outs.size(); ++k)
-    if (!(k == 0 && mo.alias_input0) && outs[k].has_storage()) compute = true;
+  if (!mo.alias_input0)
+    for (const Tensor& o : outs) compute = compute || o.has_storage();
   if (compute) {
     FE_CHECK(op.cpu, UnknownOpError, op_label(op), ": no reference CPU kernel; run it under FakeTensorMode");
     op.cpu(op, args, outs);

@@ -6,5 +6,14 @@ namespace fe::ops {
 void register_factory_ops(Registry& r);
 void register_linalg_ops(Registry& r);
 void register_elementwise_ops(Registry& r);
+void register_unary_ops(Registry& r);
+void register_activation_ops(Registry& r);
+void register_reduction_ops(Registry& r);
+void register_view_ops(Registry& r);
+void register_join_ops(Registry& r);
+void register_indexing_ops(Registry& r);
+void register_norm_ops(Registry& r);
+void register_attention_ops(Registry& r);
+void register_conv_ops(Registry& r);
 void register_conversion_ops(Registry& r);
 }  // namespace fe::ops

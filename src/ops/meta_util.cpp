@@ -1,6 +1,7 @@
 #include "ops/meta_util.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace fe::ops {
 
@@ -24,6 +25,83 @@ DimVector broadcast_shapes(const MetaArgs& a, IntSpan x, IntSpan y) {
     out[i] = sx == 1 ? sy : sx;
   }
   return out;
+}
+
+DimVector channels_last_strides(IntSpan sizes) {
+  DimVector st(4, SymInt(0));
+  st[1] = 1;
+  st[3] = std::max<int64_t>(sizes[1].expect_int(), 1);
+  st[2] = st[3].expect_int() * std::max<int64_t>(sizes[3].expect_int(), 1);
+  st[0] = st[2].expect_int() * std::max<int64_t>(sizes[2].expect_int(), 1);
+  return st;
+}
+
+DimVector iter_output_strides(IntSpan shape, std::span<const TensorMeta* const> ins, int wrapped_numbers) {
+  const size_t nd = shape.size();
+  // Fast setup: every operand has the output's shape.
+  bool same_shape = wrapped_numbers == 0 || nd == 0;
+  for (const TensorMeta* t : ins) same_shape = same_shape && IntSpan(t->sizes).size() == nd &&
+                                               std::equal(shape.begin(), shape.end(), t->sizes.begin());
+  if (same_shape && !ins.empty()) {
+    bool contig = true, cl = true, dense = true;
+    for (const TensorMeta* t : ins) {
+      contig = contig && t->is_contiguous();
+      cl = cl && t->is_channels_last_contiguous();
+      dense = dense && t->is_non_overlapping_and_dense();
+    }
+    if (contig) return contiguous_strides(shape);
+    if (cl) return channels_last_strides(shape);
+    if (dense) {
+      bool equal = true;
+      for (const TensorMeta* t : ins) equal = equal && t->strides == ins.back()->strides;
+      if (equal) return ins.back()->strides;
+    }
+  }
+  if (nd <= 1) return contiguous_strides(shape);
+  // Operand strides over the broadcast shape; broadcast (and missing) dims get stride 0.
+  std::vector<DimVector> op_strides;
+  for (const TensorMeta* t : ins) {
+    DimVector st(nd, SymInt(0));
+    const size_t off = nd - t->sizes.size();
+    for (size_t i = 0; i < t->sizes.size(); ++i)
+      st[off + i] = (t->sizes[i].expect_int() == 1 && shape[off + i].expect_int() != 1) ? SymInt(0) : t->strides[i];
+    op_strides.push_back(std::move(st));
+  }
+  // perm[0] is the fastest-moving dim; start from row-major order, insertion-sort by strides.
+  std::vector<size_t> perm(nd);
+  std::iota(perm.rbegin(), perm.rend(), size_t{0});
+  auto should_swap = [&](size_t d0, size_t d1) -> int {
+    for (const DimVector& st : op_strides) {
+      const int64_t s0 = st[d0].expect_int(), s1 = st[d1].expect_int();
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (shape[d0].expect_int() > shape[d1].expect_int()) return 1;
+    }
+    return 0;
+  };
+  for (size_t i = 1; i < nd; ++i) {
+    size_t d1 = i;
+    for (size_t d0 = i; d0-- > 0;) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  bool inverted = true;
+  for (size_t j = 0; j < nd; ++j) inverted = inverted && perm[j] == nd - j - 1;
+  if (inverted) return contiguous_strides(shape);
+  DimVector st(nd, SymInt(0));
+  int64_t next = 1;
+  for (size_t j = 0; j < nd; ++j) {
+    st[perm[j]] = next;
+    next *= shape[perm[j]].expect_int();
+  }
+  return st;
 }
 
 DimVector preserved_strides(const TensorMeta& m) {
@@ -59,15 +137,13 @@ TensorMeta elementwise_meta(const MetaArgs& a, std::initializer_list<size_t> idx
       break;
     }
   }
-  out.strides = contiguous_strides(shape);
+  SmallVector<const TensorMeta*, 4> ins;
+  int numbers = 0;
   for (size_t i : idx) {
-    if (!a.is_tensor(i)) continue;
-    const TensorMeta& t = a.tensor(i);
-    if (t.sizes == shape && t.is_non_overlapping_and_dense()) {
-      out.strides = t.strides;
-      break;
-    }
+    if (a.is_tensor(i)) ins.push_back(&a.tensor(i));
+    else ++numbers;
   }
+  out.strides = iter_output_strides(shape, ins, numbers);
   return out;
 }
 

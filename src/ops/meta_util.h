@@ -19,6 +19,15 @@ DimVector broadcast_shapes(const MetaArgs& a, IntSpan x, IntSpan y);
 /// full-size dense input's layout (TensorIterator's choice for the common cases) else contiguous.
 TensorMeta elementwise_meta(const MetaArgs& a, std::initializer_list<size_t> idx);
 
+/// Strides TensorIterator gives a freshly allocated output of `shape` (already broadcast) computed
+/// from `ins`: its fast setup (all inputs same shape and contiguous / channels-last / equally
+/// strided), else its stride-sorted dimension order. `wrapped_numbers` counts Python-number
+/// operands (0-dim tensors to TensorIterator), which disable the fast setup.
+DimVector iter_output_strides(IntSpan shape, std::span<const TensorMeta* const> ins, int wrapped_numbers = 0);
+
+/// Channels-last (NHWC) strides for 4-D sizes.
+DimVector channels_last_strides(IntSpan sizes);
+
 /// Strides a `preserve_format` copy of `m` gets: m's own when non-overlapping and dense, else contiguous.
 DimVector preserved_strides(const TensorMeta& m);
 

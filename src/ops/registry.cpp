@@ -71,6 +71,11 @@ const OpDef& Registry::add(const OpDecl& d) {
   op->may_return_self = d.may_return_self;
   // Ops returning nothing exist for their effect (asserts): dead-code elimination keeps them.
   op->side_effect = op->schema.returns.empty();
+  const auto& sa = op->schema.arguments;
+  const auto& sr = op->schema.returns;
+  op->inplace = !sa.empty() && !sr.empty() && sa[0].type.is_write && sr[0].type.alias_set != 0 &&
+                sr[0].type.alias_set == sa[0].type.alias_set;
+  if (op->inplace) op->side_effect = true;
   FE_INTERNAL_ASSERT(op->meta, op->qualified, " declared without a meta function");
   FE_INTERNAL_ASSERT(!find(op->qualified), op->qualified, " declared twice");
   order_.push_back(op.get());
@@ -98,6 +103,15 @@ const Registry& registry() {
     ops::register_factory_ops(reg);
     ops::register_linalg_ops(reg);
     ops::register_elementwise_ops(reg);
+    ops::register_unary_ops(reg);
+    ops::register_activation_ops(reg);
+    ops::register_reduction_ops(reg);
+    ops::register_view_ops(reg);
+    ops::register_join_ops(reg);
+    ops::register_indexing_ops(reg);
+    ops::register_norm_ops(reg);
+    ops::register_attention_ops(reg);
+    ops::register_conv_ops(reg);
     ops::register_conversion_ops(reg);
     return reg;
   }();

@@ -31,6 +31,10 @@ class DTypeError : public UserError { using UserError::UserError; };
 class UnknownOpError : public UserError { using UserError::UserError; };
 /// An argument value of the wrong kind or out of range.
 class ValueError : public UserError { using UserError::UserError; };
+/// A dim or index outside its range (Python's IndexError).
+class IndexError : public UserError { using UserError::UserError; };
+/// A fake tensor's data was needed to decide a shape or a value (`item()`, boolean masks).
+class DataDependentError : public UserError { using UserError::UserError; };
 /// A real (non-fake) tensor requested on a device this machine cannot compute on.
 class DeviceUnavailableError : public UserError { using UserError::UserError; };
 

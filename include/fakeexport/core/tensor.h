@@ -34,6 +34,8 @@ struct TensorImpl {
   std::shared_ptr<Storage> storage;  ///< null for fake and meta-device tensors
   bool fake = false;
   bool is_parameter = false;
+  /// For views: the tensor whose storage this one looks into (never itself a view).
+  std::shared_ptr<TensorImpl> view_base;
   /// Tracer bookkeeping: the node that produced this tensor in trace `trace_id` (see export/tracer).
   void* trace_node = nullptr;
   uint64_t trace_id = 0;
@@ -74,11 +76,35 @@ class Tensor {
   /// Element values as text, like print(tensor); DataAccessError when fake.
   std::string values_string() const;
 
-  // Methods mirroring torch.Tensor; each dispatches one ATen op (see ops/api.h).
+  // Methods mirroring torch.Tensor; each dispatches one ATen op (see ops/api_<family>.h), defined
+  // in that family's src/ops/<family>.cpp. One section per family.
+
+  // -- elementwise (src/ops/elementwise.cpp)
+
+  // -- unary (src/ops/unary.cpp)
+
+  // -- activation (src/ops/activation.cpp)
+
+  // -- reduction (src/ops/reduction.cpp)
+
+  // -- view (src/ops/view.cpp)
+
+  // -- join (src/ops/join.cpp)
+
+  // -- indexing (src/ops/indexing.cpp)
+
+  // -- norm (src/ops/norm.cpp)
+
+  // -- linalg (src/ops/linalg.cpp)
+  Tensor t(SrcLocArg loc = SrcLocArg::current()) const;
+
+  // -- factory (src/ops/factory.cpp)
+
+  // -- conversion (src/ops/conversion.cpp)
   Tensor to(Device device, SrcLocArg loc = SrcLocArg::current()) const;
   Tensor to(DType dtype, SrcLocArg loc = SrcLocArg::current()) const;
   Tensor to(Device device, DType dtype, SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor t(SrcLocArg loc = SrcLocArg::current()) const;
+  // -- end of op methods
 
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
 

@@ -32,6 +32,8 @@ struct TensorMeta {
   /// Bytes this view addresses in its storage (PyTorch's compute_required_storage_length * itemsize).
   int64_t storage_nbytes() const;
   bool is_contiguous() const;
+  /// 4-D NHWC-dense strides (PyTorch's is_contiguous(memory_format=torch.channels_last)).
+  bool is_channels_last_contiguous() const;
   /// True when the strides describe a permutation of a contiguous block (no holes, no overlap).
   bool is_non_overlapping_and_dense() const;
 

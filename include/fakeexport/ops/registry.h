@@ -42,10 +42,13 @@ class MetaArgs {
   std::span<const MetaValue> v_;
 };
 
-/// What a meta function computes: output metadata, and whether output 0 aliases input 0.
+/// What a meta function computes: output metadata, and whether the outputs alias input 0.
 struct MetaOut {
   std::vector<TensorMeta> outs;
-  bool alias_input0 = false;  ///< view ops / no-op `to`: output shares input 0's storage
+  /// View ops (view, split, select, no-op `to`): every output shares input 0's storage.
+  bool alias_input0 = false;
+  /// Non-tensor int returns (`sym_size.int`), in return order.
+  std::vector<SymInt> ints;
   void push(TensorMeta m) { outs.push_back(std::move(m)); }
 };
 
@@ -70,6 +73,9 @@ struct OpDef {
   DeviceRule device_rule = DeviceRule::SameDevice;
   bool side_effect = false;  ///< kept by dead-code elimination even without users
   bool may_return_self = false;  ///< `to`: a no-op conversion returns the input tensor itself
+  /// In-place op (`add_`, `index_put_`): `Tensor(a!) self` returned as `Tensor(a!)`; the call
+  /// returns `self` itself, whose metadata the meta function must leave unchanged.
+  bool inplace = false;
 };
 
 /// Declaration record used by the family files: `{schema text, meta, cpu kernel, device rule}`.

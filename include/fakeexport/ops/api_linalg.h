@@ -1,0 +1,24 @@
+// Public API, Linear algebra: linear, mm, bmm, matmul, addmm, baddbmm, einsum, outer, t.
+// Each function builds the argument list of one ATen op (as Python's arg parser would) and calls
+// dispatch(); none computes metadata itself.
+#pragma once
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "fakeexport/core/source_location.h"
+#include "fakeexport/core/tensor.h"
+#include "fakeexport/ops/scalar.h"
+
+namespace fe {
+
+// Linear algebra.
+/// F.linear; an undefined `bias` means None.
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
+              SrcLocArg loc = SrcLocArg::current());
+Tensor t(const Tensor& self, SrcLocArg loc = SrcLocArg::current());
+Tensor mm(const Tensor& self, const Tensor& mat2, SrcLocArg loc = SrcLocArg::current());
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta = 1, Scalar alpha = 1,
+             SrcLocArg loc = SrcLocArg::current());
+
+}  // namespace fe

@@ -1,0 +1,185 @@
+"""Generates the op conformance fixtures (tests/fixtures/ops/<family>.json) with PyTorch.
+
+Usage (inside the reference environment):
+  tools/oracle/run tools/oracle/gen_ops.py [--family F ...] [--out DIR] [--check]
+Every call of every family module (tools/oracle/opgen/<family>.py) runs under FakeTensorMode on cpu;
+the fixture records, per call, the inputs' metadata and scalar arguments, and either every output's
+sizes/strides/storage_offset/dtype/device (and which argument it aliases) or the error's type and
+message. --check regenerates into a temporary folder and exits 1 if any committed file differs.
+"""
+import argparse
+import importlib
+import json
+import logging
+import os
+import pkgutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch  # noqa: E402
+from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: E402
+
+# FakeTensorMode logs a traceback for every failing meta; the fixture records the error instead.
+logging.getLogger("torch._subclasses.fake_tensor").setLevel(logging.CRITICAL)
+
+import opgen  # noqa: E402
+from opgen import T, enc_float  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFAULT_OUT = os.path.join(REPO, "tests", "fixtures", "ops")
+
+
+def dtype_of(name):
+    return getattr(torch, name)
+
+
+def resolve(q):
+    ns, rest = q.split("::")
+    name, overload = (rest.split(".", 1) + ["default"])[:2]
+    return getattr(getattr(getattr(torch.ops, ns), name), overload)
+
+
+def qualified(q):
+    return q if "." in q.split("::")[1] else q + ".default"
+
+
+def make_tensor(spec):
+    need = spec.offset + 1 + sum((s - 1) * st for s, st in zip(spec.sizes, spec.strides)) if all(spec.sizes) else spec.offset
+    base = torch.empty(max(need, 1), dtype=dtype_of(spec.dtype), device=spec.device)
+    return base.as_strided(spec.sizes, spec.strides, spec.offset)
+
+
+def enc_meta(t):
+    return {"sizes": list(t.shape), "strides": list(t.stride()), "offset": t.storage_offset(),
+            "dtype": str(t.dtype).replace("torch.", ""), "device": str(t.device)}
+
+
+def materialise(v):
+    if isinstance(v, T):
+        return make_tensor(v)
+    if isinstance(v, (list, tuple)):
+        return type(v)(materialise(x) for x in v)
+    return v
+
+
+def enc_arg(v):
+    if isinstance(v, T):
+        return {"T": {"sizes": v.sizes, "strides": v.strides, "offset": v.offset, "dtype": v.dtype,
+                      "device": v.device}}
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return enc_float(v)
+    if isinstance(v, torch.dtype):
+        return {"dtype": str(v).replace("torch.", "")}
+    if isinstance(v, torch.device):
+        return {"device": str(v)}
+    if isinstance(v, torch.layout):
+        return {"layout": str(v).replace("torch.", "")}
+    if isinstance(v, torch.memory_format):
+        return {"memory_format": str(v).replace("torch.", "")}
+    if isinstance(v, (list, tuple)):
+        return [enc_arg(x) for x in v]
+    raise TypeError(f"cannot encode argument {v!r}")
+
+
+def flatten_outs(r):
+    if isinstance(r, (list, tuple)):
+        for x in r:
+            yield from flatten_outs(x)
+    elif r is not None:
+        yield r
+
+
+def storage_key(t):
+    return t.untyped_storage()._cdata
+
+
+def run_call(c):
+    rec = {"op": qualified(c.op), "args": [enc_arg(a) for a in c.args]}
+    if c.kwargs:
+        rec["kwargs"] = {k: enc_arg(v) for k, v in c.kwargs.items()}
+    with FakeTensorMode():
+        args = [materialise(a) for a in c.args]
+        kwargs = {k: materialise(v) for k, v in c.kwargs.items()}
+        in_keys = {}
+        for i, a in enumerate(args):
+            if isinstance(a, torch.Tensor):
+                in_keys.setdefault(storage_key(a), i)
+        try:
+            r = resolve(c.op)(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001 - every error is data for the fixture
+            rec["error"] = {"type": type(e).__name__, "msg": str(e).strip()[:4000]}
+            return rec
+        outs = []
+        for o in flatten_outs(r):
+            if isinstance(o, torch.Tensor):
+                m = enc_meta(o)
+                m["alias"] = in_keys.get(storage_key(o), -1)
+                if len(args) and o is args[0]:
+                    m["is_self"] = True
+                outs.append(m)
+            elif isinstance(o, bool):
+                outs.append({"bool": o})
+            elif isinstance(o, int):
+                outs.append({"int": o})
+            elif isinstance(o, float):
+                outs.append({"float": enc_float(o)})
+            else:
+                outs.append({"repr": repr(o)})
+        rec["out"] = outs
+    return rec
+
+
+def families():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "opgen")
+    return sorted(m.name for m in pkgutil.iter_modules([path]))
+
+
+def generate(family):
+    mod = importlib.import_module(f"opgen.{family}")
+    calls = [run_call(c) for c in mod.calls()]
+    schemas = {}
+    for c in calls:
+        if c["op"] not in schemas:
+            schemas[c["op"]] = str(resolve(c["op"])._schema)
+    lines = ",\n".join(json.dumps(c, sort_keys=True) for c in calls)
+    text = ('{"family": %s, "torch_version": %s, "mode": "FakeTensorMode, cpu",\n"schemas": %s,\n"calls": [\n%s\n]}\n'
+            % (json.dumps(family), json.dumps(torch.__version__), json.dumps(schemas, sort_keys=True, indent=0),
+               lines))
+    n_err = sum(1 for c in calls if "error" in c)
+    return text, len(calls), n_err, len(schemas)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--family", action="append")
+    ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+    fams = a.family or families()
+    out = tempfile.mkdtemp() if a.check else a.out
+    os.makedirs(out, exist_ok=True)
+    differ = []
+    for f in fams:
+        text, n, n_err, n_ops = generate(f)
+        path = os.path.join(out, f + ".json")
+        with open(path, "w") as fh:
+            fh.write(text)
+        status = ""
+        if a.check:
+            committed = os.path.join(a.out, f + ".json")
+            same = os.path.exists(committed) and open(committed).read() == text
+            status = " (same as committed)" if same else " (DIFFERS from committed)"
+            if not same:
+                differ.append(f)
+        print(f"{f}: {n} calls ({n_err} errors) over {n_ops} ops{status}")
+    if differ:
+        print("fixtures differ from the committed ones: " + ", ".join(differ))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
