@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core/element.h"
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/ops/dispatch.h"
@@ -55,6 +58,36 @@ Tensor fake_tensor(const TensorMeta& m) {
   return Tensor(std::move(impl));
 }
 
+/// Value calls: a real tensor over a storage filled with opgen.pattern (tools/oracle/opgen).
+Tensor real_tensor(const json& j) {
+  TensorMeta m = decode_meta(j);
+  int64_t n = std::max<int64_t>(m.storage_offset.expect_int(), 1);
+  if (m.numel().expect_int() != 0) {
+    n = m.storage_offset.expect_int() + 1;
+    for (int64_t d = 0; d < m.dim(); ++d) n += (m.sizes[d].expect_int() - 1) * m.strides[d].expect_int();
+  }
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::make_shared<Storage>(static_cast<size_t>(n * itemsize(m.dtype)));
+  const bool index = j.contains("fill");
+  const int64_t mod = index ? j["fill"][1].get<int64_t>() : 23;
+  for (int64_t e = 0; e < n; ++e) {
+    const int64_t k = (e * 37 + 11) % mod;
+    double v;
+    if (index) v = static_cast<double>(k);
+    else if (m.dtype == DType::Bool) v = k % 2 == 0;
+    else if (is_floating(m.dtype)) v = (k - 11) / 8.0;
+    else if (m.dtype == DType::UInt8) v = static_cast<double>(k);
+    else v = static_cast<double>(k - 11);
+    detail::store(impl->storage->data() + e * itemsize(m.dtype), m.dtype, v);
+  }
+  impl->meta = std::move(m);
+  return Tensor(std::move(impl));
+}
+
+thread_local bool t_real = false;  // decoding a value call
+
+Tensor make_tensor(const json& j) { return t_real ? real_tensor(j) : fake_tensor(decode_meta(j)); }
+
 double decode_float(const json& j) {
   if (j.is_object()) {
     const std::string s = j.at("float");
@@ -84,7 +117,7 @@ IValue decode(const json& j, const ArgType& type) {
   if (j.is_number_float()) return j.get<double>();
   if (j.is_string()) return j.get<std::string>();
   if (j.is_object()) {
-    if (j.contains("T")) return fake_tensor(decode_meta(j.at("T")));
+    if (j.contains("T")) return make_tensor(j.at("T"));
     if (j.contains("float")) return decode_float(j);
     if (j.contains("dtype")) return *parse_dtype(j.at("dtype").get<std::string>());
     if (j.contains("device")) return Device::parse(j.at("device").get<std::string>());
@@ -95,7 +128,7 @@ IValue decode(const json& j, const ArgType& type) {
   // Lists: the schema says whether they hold ints or tensors.
   if (type.base == ArgBase::Tensor) {
     std::vector<Tensor> ts;
-    for (const json& e : j) ts.push_back(e.is_null() ? Tensor() : fake_tensor(decode_meta(e.at("T"))));
+    for (const json& e : j) ts.push_back(e.is_null() ? Tensor() : make_tensor(e.at("T")));
     return ts;
   }
   std::vector<SymInt> v;
@@ -174,6 +207,8 @@ class Runner {
 
   Outcome run_call(const OpDef& op, const json& c, bool& was_error, bool& verbatim) {
     const FunctionSchema& s = op.schema;
+    const bool real = c.value("values", false);
+    t_real = real;
     std::vector<IValue> args;
     const json& jargs = c.at("args");
     for (size_t i = 0; i < jargs.size(); ++i) {
@@ -200,7 +235,8 @@ class Runner {
     was_error = c.contains("error");
     const bool int_return = !s.returns.empty() && s.returns[0].type.base != ArgBase::Tensor;
     try {
-      FakeTensorMode fake;
+      std::optional<FakeTensorMode> fake;
+      if (!real) fake.emplace();
       std::vector<Tensor> outs;
       std::vector<SymInt> ints;
       if (int_return) {
@@ -248,6 +284,10 @@ class Runner {
       if (exp.sizes != g.sizes || exp.strides != g.strides || exp.storage_offset != g.storage_offset ||
           exp.dtype != g.dtype || exp.device != g.device)
         return {false, "output " + std::to_string(k) + ": want " + meta_str(exp) + "\n      got  " + meta_str(g)};
+      if (w.contains("values")) {
+        Outcome v = compare_values(k, w["values"], got);
+        if (!v.ok) return v;
+      }
       const int alias = w.value("alias", -1);
       if (w.value("is_self", false)) {
         if (!got.is_same(inputs[0])) return {false, "output " + std::to_string(k) + " must be self itself"};
@@ -266,6 +306,38 @@ class Runner {
     }
     if (ti != outs.size())
       return {false, "PyTorch returned " + std::to_string(want.size()) + " outputs, we " + std::to_string(outs.size())};
+    return {};
+  }
+
+  /// Values in row-major order; floats within a tolerance for their dtype, NaN equal to NaN.
+  Outcome compare_values(size_t k, const json& want, const Tensor& got) {
+    const TensorMeta& m = got.meta();
+    const int64_t n = m.numel().expect_int();
+    if (static_cast<int64_t>(want.size()) != n) return {false, "value count differs"};
+    double rtol = 0, atol = 0;
+    switch (m.dtype) {
+      case DType::Float64: rtol = 1e-9; atol = 1e-9; break;
+      case DType::Float32: rtol = 1e-5; atol = 1e-5; break;
+      case DType::Float16: rtol = 1e-3; atol = 1e-3; break;
+      case DType::BFloat16: rtol = 1e-2; atol = 1e-2; break;
+      default: break;
+    }
+    const std::byte* base = static_cast<const std::byte*>(got.data_ptr());
+    std::vector<int64_t> idx(m.dim(), 0);
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t off = 0;
+      for (int64_t d = 0; d < m.dim(); ++d) off += idx[d] * m.strides[d].expect_int();
+      const double g = detail::load(base + off * itemsize(m.dtype), m.dtype);
+      const double w = want[e].is_boolean() ? (want[e].get<bool>() ? 1.0 : 0.0) : decode_float(want[e]);
+      const bool same = (std::isnan(w) && std::isnan(g)) || g == w || std::fabs(g - w) <= atol + rtol * std::fabs(w);
+      if (!same)
+        return {false, "output " + std::to_string(k) + " value " + std::to_string(e) + ": want " + want[e].dump() +
+                           ", got " + std::to_string(g)};
+      for (int64_t d = m.dim(); d-- > 0;) {
+        if (++idx[d] < m.sizes[d].expect_int()) break;
+        idx[d] = 0;
+      }
+    }
     return {};
   }
 

@@ -8,6 +8,7 @@ sizes/strides/storage_offset/dtype/device (and which argument it aliases) or the
 message. --check regenerates into a temporary folder and exits 1 if any committed file differs.
 """
 import argparse
+import contextlib
 import importlib
 import json
 import logging
@@ -44,9 +45,19 @@ def qualified(q):
     return q if "." in q.split("::")[1] else q + ".default"
 
 
-def make_tensor(spec):
-    need = spec.offset + 1 + sum((s - 1) * st for s, st in zip(spec.sizes, spec.strides)) if all(spec.sizes) else spec.offset
-    base = torch.empty(max(need, 1), dtype=dtype_of(spec.dtype), device=spec.device)
+def storage_elems(spec):
+    if not all(spec.sizes):
+        return max(spec.offset, 1)
+    return spec.offset + 1 + sum((s - 1) * st for s, st in zip(spec.sizes, spec.strides))
+
+
+def make_tensor(spec, real=False):
+    n = storage_elems(spec)
+    if real:
+        vals = [opgen.pattern(j, spec.dtype, spec.fill) for j in range(n)]
+        base = torch.tensor(vals, dtype=dtype_of(spec.dtype), device=spec.device)
+    else:
+        base = torch.empty(n, dtype=dtype_of(spec.dtype), device=spec.device)
     return base.as_strided(spec.sizes, spec.strides, spec.offset)
 
 
@@ -55,18 +66,27 @@ def enc_meta(t):
             "dtype": str(t.dtype).replace("torch.", ""), "device": str(t.device)}
 
 
-def materialise(v):
+def materialise(v, real=False):
     if isinstance(v, T):
-        return make_tensor(v)
+        return make_tensor(v, real)
     if isinstance(v, (list, tuple)):
-        return type(v)(materialise(x) for x in v)
+        return type(v)(materialise(x, real) for x in v)
     return v
+
+
+def enc_values(t):
+    vals = t.detach().reshape(-1).tolist()
+    if t.dtype.is_floating_point:
+        return [enc_float(v) for v in vals]
+    return vals
 
 
 def enc_arg(v):
     if isinstance(v, T):
-        return {"T": {"sizes": v.sizes, "strides": v.strides, "offset": v.offset, "dtype": v.dtype,
-                      "device": v.device}}
+        d = {"sizes": v.sizes, "strides": v.strides, "offset": v.offset, "dtype": v.dtype, "device": v.device}
+        if v.fill is not None:
+            d["fill"] = list(v.fill)
+        return {"T": d}
     if v is None or isinstance(v, (bool, int, str)):
         return v
     if isinstance(v, float):
@@ -100,9 +120,12 @@ def run_call(c):
     rec = {"op": qualified(c.op), "args": [enc_arg(a) for a in c.args]}
     if c.kwargs:
         rec["kwargs"] = {k: enc_arg(v) for k, v in c.kwargs.items()}
-    with FakeTensorMode():
-        args = [materialise(a) for a in c.args]
-        kwargs = {k: materialise(v) for k, v in c.kwargs.items()}
+    if c.values:
+        rec["values"] = True
+        torch.manual_seed(0)
+    with (contextlib.nullcontext() if c.values else FakeTensorMode()):
+        args = [materialise(a, c.values) for a in c.args]
+        kwargs = {k: materialise(v, c.values) for k, v in c.kwargs.items()}
         in_keys = {}
         for i, a in enumerate(args):
             if isinstance(a, torch.Tensor):
@@ -119,6 +142,8 @@ def run_call(c):
                 m["alias"] = in_keys.get(storage_key(o), -1)
                 if len(args) and o is args[0]:
                     m["is_self"] = True
+                if c.values:
+                    m["values"] = enc_values(o)
                 outs.append(m)
             elif isinstance(o, bool):
                 outs.append({"bool": o})

@@ -28,15 +28,22 @@ def contiguous_strides(sizes):
 class T:
     """A tensor argument: metadata only. strides default to contiguous."""
 
-    def __init__(self, sizes, dtype="float32", strides=None, offset=0, device="cpu"):
+    def __init__(self, sizes, dtype="float32", strides=None, offset=0, device="cpu", fill=None):
         self.sizes = list(sizes)
         self.dtype = dtype
         self.strides = list(strides) if strides is not None else contiguous_strides(self.sizes)
         self.offset = offset
         self.device = device
+        # For value calls (`vcall`): None = the default pattern; ("index", n) = valid indices in [0, n).
+        self.fill = fill
 
     def with_dtype(self, dtype):
-        return T(self.sizes, dtype, self.strides, self.offset, self.device)
+        return T(self.sizes, dtype, self.strides, self.offset, self.device, self.fill)
+
+
+def I(sizes, n, dtype="int64"):
+    """An index tensor whose values (in value calls) lie in [0, n)."""
+    return T(sizes, dtype, fill=("index", n))
 
     def __repr__(self):
         return f"T({self.sizes}, {self.dtype}, strides={self.strides}, offset={self.offset})"
@@ -95,13 +102,33 @@ def layouts(sizes, dtype="float32"):
 
 
 class Call:
-    def __init__(self, op, args, kwargs):
-        self.op, self.args, self.kwargs = op, list(args), dict(kwargs)
+    def __init__(self, op, args, kwargs, values=False):
+        self.op, self.args, self.kwargs, self.values = op, list(args), dict(kwargs), values
 
 
 def call(op, *args, **kwargs):
-    """op is the qualified name "aten::add.Tensor" (overload "default" may be omitted)."""
+    """A metadata call under FakeTensorMode. op is "aten::add.Tensor" ("default" may be omitted)."""
     return Call(op, args, kwargs)
+
+
+def vcall(op, *args, **kwargs):
+    """A value call: runs on real cpu tensors filled with the deterministic pattern (see
+    `pattern`) and records output values too; checks our reference CPU kernel. Keep them small."""
+    return Call(op, args, kwargs, values=True)
+
+
+def pattern(j, dtype, fill):
+    """Value of storage element j of a value-call input (the C++ harness fills the same)."""
+    k = (j * 37 + 11) % 23
+    if fill is not None:
+        return (j * 37 + 11) % fill[1]
+    if dtype == "bool":
+        return k % 2 == 0
+    if dtype in ("float32", "float64", "float16", "bfloat16"):
+        return (k - 11) / 8.0
+    if dtype == "uint8":
+        return k
+    return k - 11
 
 
 def broadcast_pairs():

@@ -1,5 +1,5 @@
 """Elementwise binary ops: broadcasting, promotion, layouts, Python scalars, errors."""
-from opgen import T, call, layouts, broadcast_pairs, DTYPES_ALL
+from opgen import T, call, vcall, layouts, broadcast_pairs, DTYPES_ALL
 
 
 def calls():
@@ -21,3 +21,10 @@ def calls():
     for alpha in [2, 0.5, True]:
         for d in ["float32", "int64", "bool"]:
             yield call("aten::add.Tensor", T([2, 3], d), T([2, 3], d), alpha=alpha)
+    # Reference kernels against PyTorch's values.
+    for op in ["aten::add.Tensor", "aten::mul.Tensor"]:
+        for x in layouts([2, 3, 4]):
+            yield vcall(op, x, T([3, 4]))
+        for d in DTYPES_ALL:
+            yield vcall(op, T([2, 3], d), T([3], "float32"))
+            yield vcall(op, T([2, 3], d), 3)
