@@ -33,7 +33,9 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
   std::vector<MetaValue> margs;
   margs.reserve(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
+    const bool none_ok = op.schema.arguments[i].type.elem_optional;  // `Tensor?[]` elements
     margs.push_back(map_tensors<const TensorMeta*>(args[i], [&](const Tensor& t) -> const TensorMeta* {
+      if (!t.defined() && none_ok) return nullptr;
       FE_CHECK(t.defined(), ValueError, op_label(op), ": argument '", op.schema.arguments[i].name,
                "' is an undefined tensor");
       if (t.is_fake()) any_fake = true;

@@ -22,6 +22,18 @@ const T& get_as(const MetaArgs& a, size_t i, const char* want) {
 
 const TensorMeta& MetaArgs::tensor(size_t i) const { return *get_as<const TensorMeta*>(*this, i, "a Tensor"); }
 int64_t MetaArgs::to_int(size_t i) const { return get_as<SymInt>(*this, i, "an int").expect_int(); }
+SymInt MetaArgs::sym_int(size_t i) const { return get_as<SymInt>(*this, i, "an int"); }
+std::optional<int64_t> MetaArgs::opt_int(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return to_int(i);
+}
+std::optional<double> MetaArgs::opt_double(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return to_double(i);
+}
+const std::vector<const TensorMeta*>& MetaArgs::tensor_list(size_t i) const {
+  return get_as<std::vector<const TensorMeta*>>(*this, i, "a list of Tensors");
+}
 double MetaArgs::to_double(size_t i) const {
   if (auto* s = std::get_if<SymInt>(&v_[i])) return static_cast<double>(s->expect_int());
   if (auto* b = std::get_if<bool>(&v_[i])) return *b;
@@ -133,7 +145,8 @@ void check_same_device(const OpDef& op, std::span<const MetaValue> args) {
   for (const MetaValue& v : args) {
     if (auto* t = std::get_if<const TensorMeta*>(&v)) visit(*t, find_common);
     else if (auto* l = std::get_if<std::vector<const TensorMeta*>>(&v))
-      for (auto* t2 : *l) visit(t2, find_common);
+      for (auto* t2 : *l)
+        if (t2) visit(t2, find_common);
   }
   if (!common) return;
   auto check = [&](const TensorMeta* m) {
@@ -144,7 +157,8 @@ void check_same_device(const OpDef& op, std::span<const MetaValue> args) {
   for (const MetaValue& v : args) {
     if (auto* t = std::get_if<const TensorMeta*>(&v)) visit(*t, check);
     else if (auto* l = std::get_if<std::vector<const TensorMeta*>>(&v))
-      for (auto* t2 : *l) visit(t2, check);
+      for (auto* t2 : *l)
+        if (t2) visit(t2, check);
   }
 }
 }  // namespace

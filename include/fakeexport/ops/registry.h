@@ -25,7 +25,15 @@ class MetaArgs {
   bool is_tensor(size_t i) const { return kind_of(v_[i]) == ValueKind::Tensor; }
   const TensorMeta& tensor(size_t i) const;
   const TensorMeta* opt_tensor(size_t i) const { return is_none(i) ? nullptr : &tensor(i); }
+  /// Tensor list (`Tensor[]`; for `Tensor?[]` None elements are nullptr).
+  const std::vector<const TensorMeta*>& tensor_list(size_t i) const;
   int64_t to_int(size_t i) const;
+  /// The SymInt in slot i (keeps symbolic values symbolic; prefer it in shape arithmetic).
+  SymInt sym_int(size_t i) const;
+  std::optional<int64_t> opt_int(size_t i) const;
+  std::optional<double> opt_double(size_t i) const;
+  /// Whether slot i holds an int (not a float or bool), e.g. to tell Scalar kinds apart.
+  bool is_int(size_t i) const { return kind_of(v_[i]) == ValueKind::Int; }
   double to_double(size_t i) const;
   bool to_bool(size_t i) const;
   const std::string& str(size_t i) const;
