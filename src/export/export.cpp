@@ -48,7 +48,18 @@ class Tracer : public TraceSink {
     for (const Tensor& t : outs) n->val.push_back(t.meta());
     n->loc = loc;
     n->module_stack = module_stack();
-    // A no-op `to` returns its input object: later uses of that tensor now refer to this node.
+    if (n->multi_output()) {
+      // Like make_fx: one getitem per element, each the producer of that output tensor.
+      for (size_t k = 0; k < outs.size(); ++k) {
+        Node* gi = g_.getitem(n, static_cast<int64_t>(k));
+        gi->loc = loc;
+        gi->module_stack = n->module_stack;
+        bind(outs[k], gi);
+      }
+      return;
+    }
+    // A no-op `to` or an in-place op returns its input object: later uses of that tensor now refer
+    // to this node (PyTorch prints `add_` as the producer of everything after `x.add_(1)`).
     for (const Tensor& t : outs) bind(t, n);
   }
 

@@ -42,6 +42,12 @@ std::vector<Node*> Node::inputs() const {
   return out;
 }
 
+bool Node::multi_output() const {
+  if (op_ != NodeOp::CallFunction) return false;
+  const auto& r = target_->schema.returns;
+  return r.size() > 1 || (r.size() == 1 && r[0].type.is_list);
+}
+
 std::string Graph::unique_name(std::string_view cand) {
   std::string c;
   bool in_illegal_run = false;
@@ -112,6 +118,18 @@ Node* Graph::call(const OpDef& op, std::vector<NodeArg> args, std::string_view n
   return insert(std::move(n), before);
 }
 
+Node* Graph::getitem(Node* src, int64_t index, Node* before) {
+  FE_INTERNAL_ASSERT(src->multi_output() && index >= 0 && index < static_cast<int64_t>(src->val.size()),
+                     "getitem ", index, " of '", src->name(), "' which has ", src->val.size(), " values");
+  auto n = std::make_unique<Node>();
+  n->op_ = NodeOp::GetItem;
+  n->name_ = unique_name("getitem");
+  n->index_ = index;
+  n->args_.push_back(src);
+  n->val.push_back(src->val[static_cast<size_t>(index)]);
+  return insert(std::move(n), before);
+}
+
 Node* Graph::output(std::vector<Node*> values) {
   auto n = std::make_unique<Node>();
   n->op_ = NodeOp::Output;
@@ -168,7 +186,12 @@ void Graph::lint() const {
     FE_INTERNAL_ASSERT(n->op() != NodeOp::Output || i + 1 == nodes_.size(), "lint: output node is not last");
     FE_INTERNAL_ASSERT(n->op() != NodeOp::CallFunction || n->target(), "lint: call_function '", n->name(),
                        "' without target");
+    FE_INTERNAL_ASSERT(n->op() != NodeOp::GetItem || (n->args().size() == 1 && n->inputs().size() == 1 &&
+                                                       n->inputs()[0]->multi_output()),
+                       "lint: getitem '", n->name(), "' must take one multi-output node");
     for (const Node* in : n->inputs()) {
+      FE_INTERNAL_ASSERT(n->op() == NodeOp::GetItem || !in->multi_output(), "lint: '", n->name(),
+                         "' uses multi-output '", in->name(), "' directly instead of through getitem");
       FE_INTERNAL_ASSERT(seen.count(in), "lint: node '", n->name(), "' uses '", in->name(),
                          "' before its definition");
       FE_INTERNAL_ASSERT(std::count(in->users().begin(), in->users().end(), n) == 1, "lint: '", in->name(),

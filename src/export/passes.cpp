@@ -7,7 +7,8 @@ bool DeadCodeElimination::run(Graph& g) {
   // Reverse order removes whole dead chains in one sweep.
   for (size_t i = g.nodes().size(); i-- > 0;) {
     Node* n = g.nodes()[i].get();
-    if (n->op() != NodeOp::CallFunction || !n->users().empty() || n->target()->side_effect) continue;
+    const bool pure = n->op() == NodeOp::GetItem || (n->op() == NodeOp::CallFunction && !n->target()->side_effect);
+    if (!pure || !n->users().empty()) continue;
     g.erase(n);
     changed = true;
   }

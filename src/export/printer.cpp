@@ -72,7 +72,7 @@ std::string call_str(const Node& n) {
 }
 
 std::string annotation(const Node& n) {
-  if (n.val.size() != 1) return "";
+  if (n.val.size() != 1 || n.multi_output()) return "";
   return ": \"" + n.val[0].annotation() + "\"";
 }
 
@@ -130,7 +130,9 @@ void print_program(std::ostream& os, const ExportedProgram& ep, const PrintOptio
       os << ind << "# No stacktrace found for following nodes\n";
     }
     body_empty = false;
-    os << ind << n.name() << annotation(n) << " = " << call_str(n);
+    os << ind << n.name() << annotation(n) << " = ";
+    if (n.op() == NodeOp::GetItem) os << n.inputs()[0]->name() << "[" << n.index() << "]";
+    else os << call_str(n);
     std::vector<const Node*> dels;
     if (auto it = last_uses.find(&n); it != last_uses.end()) dels = it->second;
     if (n.users().empty()) dels.push_back(&n);

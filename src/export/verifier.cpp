@@ -35,6 +35,12 @@ void verify(const ExportedProgram& ep) {
 
   for (const auto& up : g.nodes()) {
     const Node& n = *up;
+    if (n.op() == NodeOp::GetItem) {
+      const Node& src = *n.inputs()[0];
+      FE_INTERNAL_ASSERT(n.val.size() == 1 && same_meta(n.val[0], src.val[static_cast<size_t>(n.index())]),
+                         "verify: getitem '", n.name(), "' disagrees with '", src.name(), "'[", n.index(), "]");
+      continue;
+    }
     if (n.op() != NodeOp::CallFunction) continue;
     std::vector<MetaValue> margs;
     margs.reserve(n.args().size());

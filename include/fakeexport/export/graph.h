@@ -25,7 +25,9 @@ struct ModuleFrame {
 };
 using ModuleStack = std::vector<ModuleFrame>;
 
-enum class NodeOp : uint8_t { Placeholder, CallFunction, Output };
+/// FX node kinds. GetItem is FX's call_function on operator.getitem: element `index()` of a
+/// multi-output op's result (split, max.dim, native_layer_norm).
+enum class NodeOp : uint8_t { Placeholder, CallFunction, GetItem, Output };
 
 class Node {
  public:
@@ -33,6 +35,10 @@ class Node {
   const std::string& name() const { return name_; }
   /// The operator of a call_function node; null otherwise.
   const OpDef* target() const { return target_; }
+  /// GetItem: which element of its single input's outputs.
+  int64_t index() const { return index_; }
+  /// Whether the node's value is a tuple/list of tensors (consumed only through GetItem nodes).
+  bool multi_output() const;
   /// call_function: all arguments in schema order; output: one TensorList of returned nodes.
   const std::vector<NodeArg>& args() const { return args_; }
   /// Nodes using this one, each once, in order of first use (FX's `users`).
@@ -52,6 +58,7 @@ class Node {
   NodeOp op_ = NodeOp::CallFunction;
   std::string name_;
   const OpDef* target_ = nullptr;
+  int64_t index_ = 0;
   std::vector<NodeArg> args_;
   std::vector<Node*> users_;
 };
@@ -77,6 +84,8 @@ class Graph {
   /// Appends (or inserts before `before`) a call of `op`; `name_hint` defaults to op.node_name.
   Node* call(const OpDef& op, std::vector<NodeArg> args, std::string_view name_hint = {},
              Node* before = nullptr);
+  /// Appends `src[index]` (FX: operator.getitem), named "getitem", "getitem_1", ...
+  Node* getitem(Node* src, int64_t index, Node* before = nullptr);
   /// Appends the output node returning `values`.
   Node* output(std::vector<Node*> values);
 
