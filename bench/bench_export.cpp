@@ -1,6 +1,7 @@
 // Benchmarks of the hot paths: one fake op dispatch, and a whole fake export of the seed MLP.
 #include <benchmark/benchmark.h>
 
+#include "fakeexport/ops/dispatch.h"
 #include "seed_mlp_model.h"
 
 static void BM_FakeLinearDispatch(benchmark::State& state) {
@@ -11,6 +12,39 @@ static void BM_FakeLinearDispatch(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(fe::linear(x, w, b));
 }
 BENCHMARK(BM_FakeLinearDispatch);
+
+// The mix of issue 3: elementwise (broadcast add, scalar mul), views (view, transpose, slice) and
+// matmul-family (bmm, matmul) calls, each one fake-mode dispatch (meta + bookkeeping). Reported per
+// call: items_per_second is calls/s.
+static void BM_FakeDispatchMix(benchmark::State& state) {
+  using namespace fe;
+  FakeTensorMode mode;
+  const OpDef& add = op("aten::add.Tensor");
+  const OpDef& mul = op("aten::mul.Tensor");
+  const OpDef& view = op("aten::view.default");
+  const OpDef& transpose = op("aten::transpose.int");
+  const OpDef& slice = op("aten::slice.Tensor");
+  const OpDef& bmm = op("aten::bmm.default");
+  const OpDef& matmul = op("aten::matmul.default");
+  const OpDef& softmax = op("aten::softmax.int");
+  Tensor x = empty({8, 128, 64});
+  Tensor bias = empty({64});
+  Tensor w = empty({8, 64, 128});
+  const SrcLocArg loc = SrcLocArg::current();
+  const std::vector<SymInt> shape{8, 128, 4, 16};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(dispatch1(add, {x, bias, SymInt(1)}, loc));
+    benchmark::DoNotOptimize(dispatch1(mul, {x, 0.5}, loc));
+    benchmark::DoNotOptimize(dispatch1(view, {x, shape}, loc));
+    benchmark::DoNotOptimize(dispatch1(transpose, {x, SymInt(1), SymInt(2)}, loc));
+    benchmark::DoNotOptimize(dispatch1(slice, {x, SymInt(1), SymInt(0), SymInt(64), SymInt(1)}, loc));
+    benchmark::DoNotOptimize(dispatch1(bmm, {x, w}, loc));
+    benchmark::DoNotOptimize(dispatch1(matmul, {x, w}, loc));
+    benchmark::DoNotOptimize(dispatch1(softmax, {x, SymInt(-1), None{}}, loc));
+  }
+  state.SetItemsProcessed(state.iterations() * 8);
+}
+BENCHMARK(BM_FakeDispatchMix);
 
 static void BM_SeedMlpFakeExport(benchmark::State& state) {
   const fe::Device gpu = fe::Device::parse("cuda");
