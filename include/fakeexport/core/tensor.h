@@ -108,6 +108,10 @@ class Tensor {
   Tensor reciprocal_(SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- activation (src/ops/activation.cpp)
+  Tensor relu(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor relu_(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor softmax(int64_t dim, std::optional<DType> dtype = {}, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor log_softmax(int64_t dim, std::optional<DType> dtype = {}, SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- reduction (src/ops/reduction.cpp)
 
