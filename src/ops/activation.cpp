@@ -1,45 +1,95 @@
-// Activations: relu, gelu, silu, softmax/_softmax, log_softmax/_log_softmax, dropout.
+// Activations: relu, gelu, silu (+ in-place), softmax/_softmax, log_softmax/_log_softmax, dropout.
 #include <cmath>
+#include <numeric>
+#include <random>
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
 #include "ops/meta_util.h"
+#include "ops/unary_common.h"
 
 namespace fe {
 namespace ops {
 namespace {
 
-// Unary ops keep self's dtype and (dense) layout.
-TensorMeta unary_like(const TensorMeta& x) {
-  TensorMeta m = x;
-  m.strides = preserved_strides(x);
-  m.storage_offset = 0;
-  m.requires_grad = false;
+std::string op_label(const OpDef& op) { return op.schema.ns + "::" + op.schema.name; }
+
+// ---- layouts
+/// Output of a pointwise op over one tensor: TensorIterator's strides, self's dtype.
+TensorMeta pointwise_like(const TensorMeta& x) {
+  TensorMeta m;
+  m.sizes = x.sizes;
+  m.dtype = x.dtype;
+  m.device = x.device;
+  const TensorMeta* in = &x;
+  m.strides = iter_output_strides(x.sizes, std::span(&in, 1));
   return m;
 }
 
-void meta_relu(const MetaArgs& a, MetaOut& out) {
-  const TensorMeta& x = a.tensor(0);
-  FE_CHECK(x.dtype != DType::Bool, DTypeError, label(a), ": \"clamp_min_scalar_cpu\" not implemented for 'Bool'");
-  out.push(unary_like(x));
+/// Strides of torch.empty_like(x) under FakeTensorMode (the _refs path: contiguous or
+/// channels-last short cuts, else x's dims sorted by stride, dense).
+DimVector empty_like_strides(const TensorMeta& x) {
+  const size_t nd = x.sizes.size();
+  const bool contig = x.is_contiguous();
+  const bool cl = x.is_channels_last_contiguous();
+  if (contig && !cl) return contiguous_strides(x.sizes);
+  if (cl && !contig) return channels_last_strides(x.sizes);
+  auto should_swap = [&](size_t a, size_t b) -> int {
+    const int64_t sa = x.strides[a].expect_int(), sb = x.strides[b].expect_int();
+    if (sa == 0 || sb == 0) return 0;
+    if (sa != sb) return sa < sb ? -1 : 1;
+    return x.sizes[a].expect_int() > x.sizes[b].expect_int() ? 1 : 0;
+  };
+  std::vector<size_t> perm(nd);  // perm[0]: the fastest-moving dim
+  std::iota(perm.rbegin(), perm.rend(), size_t{0});
+  for (size_t i = 1; i < nd; ++i) {
+    size_t d1 = i;
+    for (size_t d0 = i; d0-- > 0;) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  DimVector st(nd, SymInt(0));
+  int64_t next = 1;
+  for (size_t j = 0; j < nd; ++j) {
+    st[perm[j]] = next;
+    next *= std::max<int64_t>(x.sizes[perm[j]].expect_int(), 1);
+  }
+  return st;
 }
+
+// ---- relu, gelu, silu: FakeTensorMode accepts every dtype; the eager kernels refuse some.
+void meta_pointwise(const MetaArgs& a, MetaOut& out) { out.push(pointwise_like(tensor_arg(a, 0))); }
+// relu's fake kernel keeps a dense input's strides even where TensorIterator would not ([3, 1] as [1, 3]).
+void meta_relu(const MetaArgs& a, MetaOut& out) {
+  TensorMeta m = pointwise_like(tensor_arg(a, 0));
+  m.strides = preserved_strides(a.tensor(0));
+  out.push(std::move(m));
+}
+void meta_pointwise_inplace(const MetaArgs& a, MetaOut& out) { out.push(tensor_arg(a, 0)); }
 
 void meta_gelu(const MetaArgs& a, MetaOut& out) {
-  const TensorMeta& x = a.tensor(0);
+  const TensorMeta& x = tensor_arg(a, 0);
   const std::string& ap = a.str(1);
-  FE_CHECK(ap == "none" || ap == "tanh", ValueError, label(a),
-           ": approximate argument must be either none or tanh, got '", ap, "'");
-  FE_CHECK(is_floating(x.dtype), DTypeError, label(a), ": \"GeluKernelImpl\" not implemented for '",
-           dtype_name(x.dtype), "'");
-  out.push(unary_like(x));
+  FE_CHECK(ap == "none" || ap == "tanh", ValueError, label(a), ": approximate argument must be either none or tanh.");
+  out.push(pointwise_like(x));
 }
 
-void cpu_relu(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+void cpu_relu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  FE_CHECK(o[0].dtype() != DType::Bool, DTypeError, op_label(op), ": Boolean inputs not supported for relu");
+  if (op.inplace) check_no_internal_overlap(op, o[0].meta());
   cpu::unary_kernel(a, o, [](double x) { return std::isnan(x) ? x : (x > 0 ? x : 0.0); });
 }
-void cpu_gelu(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+void cpu_gelu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  FE_CHECK(is_floating(o[0].dtype()), DTypeError, op_label(op), ": \"GeluKernelImpl\" not implemented for '",
+           c10_type_name(o[0].dtype()), "'");
   const bool tanh_approx = std::get<std::string>(a[1]) == "tanh";
   cpu::unary_kernel(a, o, [tanh_approx](double x) {
     if (tanh_approx) {
@@ -49,23 +99,241 @@ void cpu_gelu(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
     return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
   });
 }
+void cpu_silu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  FE_CHECK(is_floating(o[0].dtype()), DTypeError, op_label(op), ": \"silu_cpu\" not implemented for '",
+           c10_type_name(o[0].dtype()), "'");
+  if (op.inplace) check_no_internal_overlap(op, o[0].meta());
+  cpu::unary_kernel(a, o, [](double x) { return x / (1.0 + std::exp(-x)); });
+}
+
+// ---- softmax family. Under FakeTensorMode softmax/_softmax do not check dim; the log variants do.
+TensorMeta softmax_out(const TensorMeta& x, DType dtype) { return make_contiguous(x.sizes, dtype, x.device); }
+
+void check_log_softmax_dtype(const MetaArgs& a, DType t) {
+  FE_CHECK(t != DType::Bool, DTypeError, label(a),
+           ": Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+           "`logical_xor()` operator instead.");
+}
+
+void meta_softmax_int(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = tensor_arg(a, 0);
+  out.push(softmax_out(x, a.opt_dtype(2).value_or(x.dtype)));
+}
+void meta_log_softmax_int(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = tensor_arg(a, 0);
+  wrap_dim(a.to_int(1), x.dim(), label(a));
+  const DType t = a.opt_dtype(2).value_or(x.dtype);
+  check_log_softmax_dtype(a, t);
+  out.push(softmax_out(x, t));
+}
+void meta_softmax_(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = tensor_arg(a, 0);
+  const bool h2f = a.to_bool(2);
+  FE_CHECK(!h2f || x.dtype == DType::Float16 || x.dtype == DType::BFloat16, DTypeError, label(a),
+           ": half_to_float is True but x.dtype is torch.", dtype_name(x.dtype), ", expected half or bfloat16");
+  out.push(softmax_out(x, h2f ? DType::Float32 : x.dtype));
+}
+void meta_log_softmax_(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = tensor_arg(a, 0);
+  const bool h2f = a.to_bool(2);
+  FE_CHECK(!h2f || x.dtype == DType::Float16, DTypeError, label(a), ": half_to_float is True but x.dtype is torch.",
+           dtype_name(x.dtype), ", expected torch.half");
+  wrap_dim(a.to_int(1), x.dim(), label(a));
+  check_log_softmax_dtype(a, x.dtype);
+  out.push(softmax_out(x, h2f ? DType::Float32 : x.dtype));
+}
+
+/// Reference softmax over `dim` of a[0] into o[0] (computed in double, cast on store).
+void softmax_kernel(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o, bool log) {
+  const TensorMeta& om = o[0].meta();
+  const int64_t nd = om.dim();
+  const int64_t dim = wrap_dim(std::get<SymInt>(a[1]).expect_int(), nd, op_label(op));
+  FE_CHECK(is_floating(om.dtype), DTypeError, op_label(op), ": \"", log ? "log_" : "", "softmax_",
+           dim >= nd - 1 ? "lastdim_" : "", "kernel_impl\" not implemented for '", c10_type_name(om.dtype), "'");
+  if (om.numel().expect_int() == 0) return;
+  cpu::Operand in = cpu::make_operand(a[0], om.sizes);
+  const int64_t n = nd == 0 ? 1 : om.sizes[dim].expect_int();
+  const int64_t in_step = nd == 0 ? 0 : in.strides[dim].expect_int();
+  const int64_t out_step = nd == 0 ? 0 : om.strides[dim].expect_int();
+  // Every "row" along dim: iterate the other dims (dim itself pinned at 0).
+  std::vector<int64_t> idx(nd, 0);
+  std::vector<double> row(n);
+  for (bool more = true; more;) {
+    int64_t ioff = in.offset, ooff = om.storage_offset.expect_int();
+    for (int64_t d = 0; d < nd; ++d) {
+      ioff += idx[d] * in.strides[d].expect_int();
+      ooff += idx[d] * om.strides[d].expect_int();
+    }
+    double mx = -INFINITY;
+    for (int64_t k = 0; k < n; ++k) mx = std::max(mx, row[k] = in.at(ioff + k * in_step));
+    double sum = 0;
+    for (int64_t k = 0; k < n; ++k) sum += std::exp(row[k] - mx);
+    for (int64_t k = 0; k < n; ++k)
+      cpu::store_at(o[0], ooff + k * out_step, log ? row[k] - mx - std::log(sum) : std::exp(row[k] - mx) / sum);
+    more = false;
+    for (int64_t d = nd; d-- > 0;) {
+      if (d == dim) continue;
+      if (++idx[d] < om.sizes[d].expect_int()) {
+        more = true;
+        break;
+      }
+      idx[d] = 0;
+    }
+  }
+}
+void cpu_softmax(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) { softmax_kernel(op, a, o, false); }
+void cpu_log_softmax(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) { softmax_kernel(op, a, o, true); }
+
+// ---- dropout
+/// F.dropout checks p in Python before any dispatch; p prints as Python would (2, 1.5).
+void check_dropout_p(const MetaArgs& a) {
+  const double p = a.to_double(1);
+  if (p >= 0 && p <= 1) return;
+  throw ValueError(detail::cat(label(a), ": dropout probability has to be between 0 and 1, but got ",
+                               a.is_int(1) ? std::to_string(a.to_int(1)) : python_float_repr(p)));
+}
+
+// aten.dropout returns the input itself in eval mode, for p == 0 and for empty inputs.
+void meta_dropout(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = tensor_arg(a, 0);
+  check_dropout_p(a);
+  if (!a.to_bool(2) || a.to_double(1) == 0 || x.numel().expect_int() == 0) {
+    out.alias_input0 = true;
+    out.push(x);
+    return;
+  }
+  FE_CHECK(is_floating(x.dtype), DTypeError, label(a), ": result type torch.", dtype_name(default_dtype()),
+           " can't be cast to the desired output type torch.", dtype_name(x.dtype));
+  TensorMeta m = make_contiguous(x.sizes, x.dtype, x.device);
+  m.strides = empty_like_strides(x);
+  out.push(std::move(m));
+}
+
+// The decomposition: `if train and p != 0` (train=None counts as eval) draw a mask; p == 1 gives
+// zeros without the dtype check. In eval mode PyTorch returns (input itself, ones mask); the
+// dispatcher cannot yet return self next to a new tensor, so output 0 is a fresh copy here.
+bool native_dropout_trains(double p, bool train) { return train && p != 0; }
+
+void meta_native_dropout(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = tensor_arg(a, 0);
+  const double p = a.to_double(1);
+  const bool train = native_dropout_trains(p, !a.is_none(2) && a.to_bool(2));
+  // The training decomposition raises this text whatever the dtypes are.
+  FE_CHECK(!train || p == 1 || is_floating(x.dtype), DTypeError, label(a),
+           ": result type Float can't be cast to the desired output type Long");
+  TensorMeta m = make_contiguous(x.sizes, x.dtype, x.device);
+  m.strides = empty_like_strides(x);
+  TensorMeta mask = m;
+  mask.dtype = DType::Bool;
+  out.push(std::move(m));
+  out.push(std::move(mask));
+}
+
+/// Bernoulli(1 - p) keep mask; a fixed-seed generator (PyTorch's RNG stream is not reproduced).
+bool keep_draw(double p) {
+  static thread_local std::mt19937_64 gen(0x5eed);
+  if (p <= 0) return true;
+  if (p >= 1) return false;
+  return std::uniform_real_distribution<double>(0.0, 1.0)(gen) >= p;
+}
+
+void cpu_dropout(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const double p = cpu::number_of(a[1]);
+  // p == 1 multiplies by zero, as PyTorch does; else x * mask / (1 - p).
+  cpu::unary_kernel(a, o, [p](double x) { return p >= 1 ? x * 0.0 : (keep_draw(p) ? x / (1 - p) : x * 0.0); });
+}
+
+void cpu_native_dropout(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const bool* t = std::get_if<bool>(&a[2]);
+  const double p = native_dropout_trains(cpu::number_of(a[1]), t && *t) ? cpu::number_of(a[1]) : 0.0;
+  const double scale = p >= 1 ? 0.0 : 1.0 / (1.0 - p);
+  const TensorMeta& om = o[0].meta();
+  cpu::Operand in = cpu::make_operand(a[0], om.sizes);
+  const TensorMeta& mm = o[1].meta();
+  // Output and mask share the layout; walk output offsets and recompute the mask's.
+  std::vector<cpu::Operand> ins{in};
+  std::vector<int64_t> idx(om.dim(), 0);
+  cpu::for_each_element(om, ins, [&](int64_t out_off, const int64_t* in_off) {
+    const bool keep = keep_draw(p);
+    int64_t moff = 0;
+    for (int64_t d = 0; d < mm.dim(); ++d) moff += idx[d] * mm.strides[d].expect_int();
+    cpu::store_at(o[0], out_off, keep ? in.at(in_off[0]) * scale : 0.0);
+    cpu::store_at(o[1], moff, keep ? 1.0 : 0.0);
+    for (int64_t d = om.dim(); d-- > 0;) {
+      if (++idx[d] < om.sizes[d].expect_int()) break;
+      idx[d] = 0;
+    }
+  });
+}
 
 }  // namespace
 
 void register_activation_ops(Registry& r) {
   r.add({"aten::relu(Tensor self) -> Tensor", meta_relu, cpu_relu});
+  r.add({"aten::relu_(Tensor(a!) self) -> Tensor(a!)", meta_pointwise_inplace, cpu_relu});
   r.add({"aten::gelu(Tensor self, *, str approximate=\"none\") -> Tensor", meta_gelu, cpu_gelu});
+  r.add({"aten::silu(Tensor self) -> Tensor", meta_pointwise, cpu_silu});
+  r.add({"aten::silu_(Tensor(a!) self) -> Tensor(a!)", meta_pointwise_inplace, cpu_silu});
+  r.add({"aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", meta_softmax_int, cpu_softmax});
+  r.add({"aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", meta_softmax_, cpu_softmax});
+  r.add({"aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", meta_log_softmax_int,
+         cpu_log_softmax});
+  r.add({"aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", meta_log_softmax_, cpu_log_softmax});
+  r.add({"aten::dropout(Tensor input, float p, bool train) -> Tensor", meta_dropout, cpu_dropout,
+         DeviceRule::SameDevice, /*may_return_self=*/true});
+  r.add({"aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", meta_native_dropout,
+         cpu_native_dropout});
 }
 
 }  // namespace ops
 
-Tensor relu(const Tensor& self, SrcLocArg loc) {
+Tensor relu(const Tensor& self, bool inplace, SrcLocArg loc) {
   static const OpDef& d = op("aten::relu");
-  return dispatch1(d, {self}, loc);
+  static const OpDef& d_ = op("aten::relu_");
+  return dispatch1(inplace ? d_ : d, {self}, loc);
 }
+Tensor relu_(const Tensor& self, SrcLocArg loc) { return relu(self, true, loc); }
 Tensor gelu(const Tensor& self, std::string_view approximate, SrcLocArg loc) {
   static const OpDef& d = op("aten::gelu");
   return dispatch1(d, {self, std::string(approximate)}, loc);
+}
+Tensor silu(const Tensor& self, bool inplace, SrcLocArg loc) {
+  static const OpDef& d = op("aten::silu");
+  static const OpDef& d_ = op("aten::silu_");
+  return dispatch1(inplace ? d_ : d, {self}, loc);
+}
+Tensor silu_(const Tensor& self, SrcLocArg loc) { return silu(self, true, loc); }
+
+namespace {
+IValue opt_dtype_arg(std::optional<DType> t) { return t ? IValue(*t) : IValue(None{}); }
+}  // namespace
+
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype, SrcLocArg loc) {
+  static const OpDef& d = op("aten::softmax.int");
+  return dispatch1(d, {self, SymInt(dim), opt_dtype_arg(dtype)}, loc);
+}
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype, SrcLocArg loc) {
+  static const OpDef& d = op("aten::log_softmax.int");
+  return dispatch1(d, {self, SymInt(dim), opt_dtype_arg(dtype)}, loc);
+}
+Tensor dropout(const Tensor& self, double p, bool training, SrcLocArg loc) {
+  // F.dropout raises before dispatching; the op's meta raises the same message.
+  static const OpDef& d = op("aten::dropout");
+  return dispatch1(d, {self, p, training}, loc);
+}
+std::pair<Tensor, Tensor> native_dropout(const Tensor& self, double p, std::optional<bool> train, SrcLocArg loc) {
+  static const OpDef& d = op("aten::native_dropout");
+  auto outs = dispatch(d, {self, p, train ? IValue(*train) : IValue(None{})}, loc);
+  return {outs[0], outs[1]};
+}
+
+Tensor Tensor::relu(SrcLocArg loc) const { return fe::relu(*this, false, loc); }
+Tensor Tensor::relu_(SrcLocArg loc) const { return fe::relu_(*this, loc); }
+Tensor Tensor::softmax(int64_t dim, std::optional<DType> dtype, SrcLocArg loc) const {
+  return fe::softmax(*this, dim, dtype, loc);
+}
+Tensor Tensor::log_softmax(int64_t dim, std::optional<DType> dtype, SrcLocArg loc) const {
+  return fe::log_softmax(*this, dim, dtype, loc);
 }
 
 }  // namespace fe

@@ -82,8 +82,36 @@ class Tensor {
   // -- elementwise (src/ops/elementwise.cpp)
 
   // -- unary (src/ops/unary.cpp)
+  Tensor exp(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor exp_(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor log(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor log_(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor sqrt(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor sqrt_(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor rsqrt(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor rsqrt_(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor sin(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor sin_(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor cos(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor cos_(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor tanh(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor tanh_(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor sigmoid(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor sigmoid_(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor erf(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor erf_(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor abs(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor abs_(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor neg(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor neg_(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor reciprocal(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor reciprocal_(SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- activation (src/ops/activation.cpp)
+  Tensor relu(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor relu_(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor softmax(int64_t dim, std::optional<DType> dtype = {}, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor log_softmax(int64_t dim, std::optional<DType> dtype = {}, SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- reduction (src/ops/reduction.cpp)
 

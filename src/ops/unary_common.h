@@ -1,0 +1,72 @@
+// Helpers shared by the unary and activation families (src/ops/unary*.cpp, activation*.cpp).
+#pragma once
+#include <span>
+#include <string_view>
+
+#include "fakeexport/core/tensor.h"
+#include "ops/meta_util.h"
+
+namespace fe::ops {
+
+/// Python type name of a non-tensor value, as PyTorch's argument parser prints it.
+inline const char* py_type_name(const MetaValue& v) {
+  switch (kind_of(v)) {
+    case ValueKind::Bool: return "bool";
+    case ValueKind::Int: return "int";
+    case ValueKind::Double: return "float";
+    case ValueKind::String: return "str";
+    case ValueKind::None: return "NoneType";
+    case ValueKind::IntList: return "list";
+    default: return "object";
+  }
+}
+
+/// Tensor argument i; a Python number there raises PyTorch's schema-matching message.
+inline const TensorMeta& tensor_arg(const MetaArgs& a, size_t i) {
+  FE_CHECK(a.is_tensor(i), ValueError, label(a), ": ", label(a), "() Expected a value of type 'Tensor' for argument '",
+           a.op().schema.arguments[i].name, "' but instead found type '", py_type_name(a[i]), "'.");
+  return a.tensor(i);
+}
+
+/// c10's ScalarType name ("Long", "Bool"), used in kernel "not implemented for" messages.
+inline const char* c10_type_name(DType t) {
+  switch (t) {
+    case DType::UInt8: return "Byte";
+    case DType::Int8: return "Char";
+    case DType::Int16: return "Short";
+    case DType::Int32: return "Int";
+    case DType::Int64: return "Long";
+    case DType::Float16: return "Half";
+    case DType::BFloat16: return "BFloat16";
+    case DType::Float32: return "Float";
+    case DType::Float64: return "Double";
+    case DType::Bool: return "Bool";
+    case DType::Complex32: return "ComplexHalf";
+    case DType::Complex64: return "ComplexFloat";
+    case DType::Complex128: return "ComplexDouble";
+    default: return "Unknown";
+  }
+}
+
+/// Dtype of the real part: abs(complex64) is float32.
+inline DType real_dtype(DType t) {
+  switch (t) {
+    case DType::Complex32: return DType::Float16;
+    case DType::Complex64: return DType::Float32;
+    case DType::Complex128: return DType::Float64;
+    default: return t;
+  }
+}
+
+/// Eager kernels refuse to write in place into a tensor whose elements share memory (expanded).
+inline void check_no_internal_overlap(const OpDef& op, const TensorMeta& m) {
+  if (m.is_non_overlapping_and_dense()) return;
+  bool overlap = false;
+  for (size_t d = 0; d < m.sizes.size(); ++d)
+    overlap = overlap || (m.strides[d].expect_int() == 0 && m.sizes[d].expect_int() > 1);
+  FE_CHECK(!overlap, ValueError, op.schema.ns, "::", op.schema.name,
+           ": unsupported operation: more than one element of the written-to tensor refers to a single memory "
+           "location. Please clone() the tensor before performing the operation.");
+}
+
+}  // namespace fe::ops
