@@ -210,8 +210,7 @@ void meta_dropout(const MetaArgs& a, MetaOut& out) {
 }
 
 // The decomposition: `if train and p != 0` (train=None counts as eval) draw a mask; p == 1 gives
-// zeros without the dtype check. In eval mode PyTorch returns (input itself, ones mask); the
-// dispatcher cannot yet return self next to a new tensor, so output 0 is a fresh copy here.
+// zeros without the dtype check. In eval mode PyTorch returns (input itself, ones mask).
 bool native_dropout_trains(double p, bool train) { return train && p != 0; }
 
 void meta_native_dropout(const MetaArgs& a, MetaOut& out) {
@@ -225,7 +224,12 @@ void meta_native_dropout(const MetaArgs& a, MetaOut& out) {
   m.strides = empty_like_strides(x);
   TensorMeta mask = m;
   mask.dtype = DType::Bool;
-  out.push(std::move(m));
+  if (!train) {  // eval: (input itself, all-true mask)
+    out.self_output = 0;
+    out.push(x);
+  } else {
+    out.push(std::move(m));
+  }
   out.push(std::move(mask));
 }
 

@@ -70,6 +70,12 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
   }
   for (size_t k = 0; k < mo.outs.size(); ++k) {
     TensorMeta& m = mo.outs[k];
+    if (static_cast<int>(k) == mo.self_output) {
+      const Tensor& self = std::get<Tensor>(args[0]);
+      FE_INTERNAL_ASSERT(m == self.meta(), op.qualified, ": output ", k, " is self but its meta differs");
+      outs.push_back(self);
+      continue;
+    }
     if (mo.alias_input0) {
       const Tensor& self = std::get<Tensor>(args[0]);
       if (op.may_return_self && m == self.meta()) {  // PyTorch returns `self` itself
@@ -98,7 +104,8 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
   // Real computation: only when some output owns fresh storage.
   bool compute = false;
   if (!mo.alias_input0)
-    for (const Tensor& o : outs) compute = compute || o.has_storage();
+    for (size_t k = 0; k < outs.size(); ++k)
+      compute = compute || (static_cast<int>(k) != mo.self_output && outs[k].has_storage());
   if (compute) {
     FE_CHECK(op.cpu, UnknownOpError, op_label(op), ": no reference CPU kernel; run it under FakeTensorMode");
     op.cpu(op, args, outs);

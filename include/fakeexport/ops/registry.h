@@ -55,6 +55,8 @@ struct MetaOut {
   std::vector<TensorMeta> outs;
   /// View ops (view, split, select, no-op `to`): every output shares input 0's storage.
   bool alias_input0 = false;
+  /// Output k is input 0 itself (native_dropout in eval mode returns `(input, mask)`); -1: none.
+  int self_output = -1;
   /// Non-tensor int returns (`sym_size.int`), in return order.
   std::vector<SymInt> ints;
   void push(TensorMeta m) { outs.push_back(std::move(m)); }
