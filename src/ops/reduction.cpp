@@ -362,4 +362,167 @@ void register_reduction_ops(Registry& r) {
 }
 
 }  // namespace ops
+
+using ops::red::dims_ivalue;
+using ops::red::dtype_ivalue;
+
+Tensor sum(const Tensor& self, std::optional<DType> dtype, SrcLocArg loc) {
+  static const OpDef& d = op("aten::sum.default");
+  return dispatch1(d, {self, dtype_ivalue(dtype)}, loc);
+}
+Tensor sum(const Tensor& self, std::initializer_list<int64_t> dim, bool keepdim, std::optional<DType> dtype,
+           SrcLocArg loc) {
+  static const OpDef& d = op("aten::sum.dim_IntList");
+  return dispatch1(d, {self, dims_ivalue(dim), keepdim, dtype_ivalue(dtype)}, loc);
+}
+Tensor sum(const Tensor& self, const OptDims& dim, bool keepdim, std::optional<DType> dtype, SrcLocArg loc) {
+  static const OpDef& d = op("aten::sum.dim_IntList");
+  return dispatch1(d, {self, dims_ivalue(dim), keepdim, dtype_ivalue(dtype)}, loc);
+}
+Tensor mean(const Tensor& self, std::optional<DType> dtype, SrcLocArg loc) {
+  static const OpDef& d = op("aten::mean.default");
+  return dispatch1(d, {self, dtype_ivalue(dtype)}, loc);
+}
+Tensor mean(const Tensor& self, std::initializer_list<int64_t> dim, bool keepdim, std::optional<DType> dtype,
+            SrcLocArg loc) {
+  static const OpDef& d = op("aten::mean.dim");
+  return dispatch1(d, {self, dims_ivalue(dim), keepdim, dtype_ivalue(dtype)}, loc);
+}
+Tensor mean(const Tensor& self, const OptDims& dim, bool keepdim, std::optional<DType> dtype, SrcLocArg loc) {
+  static const OpDef& d = op("aten::mean.dim");
+  return dispatch1(d, {self, dims_ivalue(dim), keepdim, dtype_ivalue(dtype)}, loc);
+}
+Tensor prod(const Tensor& self, std::optional<DType> dtype, SrcLocArg loc) {
+  static const OpDef& d = op("aten::prod.default");
+  return dispatch1(d, {self, dtype_ivalue(dtype)}, loc);
+}
+Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<DType> dtype, SrcLocArg loc) {
+  static const OpDef& d = op("aten::prod.dim_int");
+  return dispatch1(d, {self, SymInt(dim), keepdim, dtype_ivalue(dtype)}, loc);
+}
+Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::amax.default");
+  return dispatch1(d, {self, dims_ivalue(std::span(dim)), keepdim}, loc);
+}
+Tensor amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::amin.default");
+  return dispatch1(d, {self, dims_ivalue(std::span(dim)), keepdim}, loc);
+}
+
+// var/std: one dispatcher per overload, shared by both names.
+namespace {
+Tensor var_correction(const OpDef& d, const Tensor& self, const OptDims& dim, const Correction& c, bool keepdim,
+                      const SrcLocArg& loc) {
+  return dispatch1(d, {self, dims_ivalue(dim), c.value ? c.value->ivalue() : IValue(None{}), keepdim}, loc);
+}
+Tensor var_dim(const OpDef& d, const Tensor& self, const std::vector<int64_t>& dim, bool unbiased, bool keepdim,
+               const SrcLocArg& loc) {
+  return dispatch1(d, {self, dims_ivalue(std::span(dim)), unbiased, keepdim}, loc);
+}
+}  // namespace
+
+Tensor var(const Tensor& self, SrcLocArg loc) {
+  static const OpDef& d = op("aten::var.correction");
+  return var_correction(d, self, std::nullopt, {}, false, loc);
+}
+Tensor var(const Tensor& self, const std::vector<int64_t>& dim, bool unbiased, bool keepdim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::var.dim");
+  return var_dim(d, self, dim, unbiased, keepdim, loc);
+}
+Tensor var(const Tensor& self, const OptDims& dim, Correction correction, bool keepdim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::var.correction");
+  return var_correction(d, self, dim, correction, keepdim, loc);
+}
+Tensor var(const Tensor& self, std::initializer_list<int64_t> dim, Correction correction, bool keepdim,
+           SrcLocArg loc) {
+  return fe::var(self, OptDims(dim), correction, keepdim, loc);
+}
+Tensor std(const Tensor& self, SrcLocArg loc) {
+  static const OpDef& d = op("aten::std.correction");
+  return var_correction(d, self, std::nullopt, {}, false, loc);
+}
+Tensor std(const Tensor& self, const std::vector<int64_t>& dim, bool unbiased, bool keepdim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::std.dim");
+  return var_dim(d, self, dim, unbiased, keepdim, loc);
+}
+Tensor std(const Tensor& self, const OptDims& dim, Correction correction, bool keepdim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::std.correction");
+  return var_correction(d, self, dim, correction, keepdim, loc);
+}
+Tensor std(const Tensor& self, std::initializer_list<int64_t> dim, Correction correction, bool keepdim,
+           SrcLocArg loc) {
+  return fe::std(self, OptDims(dim), correction, keepdim, loc);
+}
+
+Tensor any(const Tensor& self, SrcLocArg loc) {
+  static const OpDef& d = op("aten::any.default");
+  return dispatch1(d, {self}, loc);
+}
+Tensor any(const Tensor& self, int64_t dim, bool keepdim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::any.dim");
+  return dispatch1(d, {self, SymInt(dim), keepdim}, loc);
+}
+Tensor any(const Tensor& self, std::initializer_list<int64_t> dim, bool keepdim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::any.dims");
+  return dispatch1(d, {self, dims_ivalue(dim), keepdim}, loc);
+}
+Tensor any(const Tensor& self, const OptDims& dim, bool keepdim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::any.dims");
+  return dispatch1(d, {self, dims_ivalue(dim), keepdim}, loc);
+}
+Tensor all(const Tensor& self, SrcLocArg loc) {
+  static const OpDef& d = op("aten::all.default");
+  return dispatch1(d, {self}, loc);
+}
+Tensor all(const Tensor& self, int64_t dim, bool keepdim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::all.dim");
+  return dispatch1(d, {self, SymInt(dim), keepdim}, loc);
+}
+Tensor all(const Tensor& self, std::initializer_list<int64_t> dim, bool keepdim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::all.dims");
+  return dispatch1(d, {self, dims_ivalue(dim), keepdim}, loc);
+}
+Tensor all(const Tensor& self, const OptDims& dim, bool keepdim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::all.dims");
+  return dispatch1(d, {self, dims_ivalue(dim), keepdim}, loc);
+}
+
+// ---- Tensor methods
+Tensor Tensor::sum(std::optional<DType> dtype, SrcLocArg loc) const { return fe::sum(*this, dtype, loc); }
+Tensor Tensor::sum(std::initializer_list<int64_t> dim, bool keepdim, std::optional<DType> dtype, SrcLocArg loc) const {
+  return fe::sum(*this, dim, keepdim, dtype, loc);
+}
+Tensor Tensor::mean(std::optional<DType> dtype, SrcLocArg loc) const { return fe::mean(*this, dtype, loc); }
+Tensor Tensor::mean(std::initializer_list<int64_t> dim, bool keepdim, std::optional<DType> dtype, SrcLocArg loc) const {
+  return fe::mean(*this, dim, keepdim, dtype, loc);
+}
+Tensor Tensor::prod(std::optional<DType> dtype, SrcLocArg loc) const { return fe::prod(*this, dtype, loc); }
+Tensor Tensor::prod(int64_t dim, bool keepdim, std::optional<DType> dtype, SrcLocArg loc) const {
+  return fe::prod(*this, dim, keepdim, dtype, loc);
+}
+Tensor Tensor::amax(std::initializer_list<int64_t> dim, bool keepdim, SrcLocArg loc) const {
+  return fe::amax(*this, std::vector<int64_t>(dim), keepdim, loc);
+}
+Tensor Tensor::amin(std::initializer_list<int64_t> dim, bool keepdim, SrcLocArg loc) const {
+  return fe::amin(*this, std::vector<int64_t>(dim), keepdim, loc);
+}
+Tensor Tensor::var(SrcLocArg loc) const { return fe::var(*this, loc); }
+Tensor Tensor::var(std::initializer_list<int64_t> dim, bool unbiased, bool keepdim, SrcLocArg loc) const {
+  return fe::var(*this, std::vector<int64_t>(dim), unbiased, keepdim, loc);
+}
+Tensor Tensor::std(SrcLocArg loc) const { return fe::std(*this, loc); }
+Tensor Tensor::std(std::initializer_list<int64_t> dim, bool unbiased, bool keepdim, SrcLocArg loc) const {
+  return fe::std(*this, std::vector<int64_t>(dim), unbiased, keepdim, loc);
+}
+Tensor Tensor::any(SrcLocArg loc) const { return fe::any(*this, loc); }
+Tensor Tensor::any(int64_t dim, bool keepdim, SrcLocArg loc) const { return fe::any(*this, dim, keepdim, loc); }
+Tensor Tensor::any(std::initializer_list<int64_t> dim, bool keepdim, SrcLocArg loc) const {
+  return fe::any(*this, dim, keepdim, loc);
+}
+Tensor Tensor::all(SrcLocArg loc) const { return fe::all(*this, loc); }
+Tensor Tensor::all(int64_t dim, bool keepdim, SrcLocArg loc) const { return fe::all(*this, dim, keepdim, loc); }
+Tensor Tensor::all(std::initializer_list<int64_t> dim, bool keepdim, SrcLocArg loc) const {
+  return fe::all(*this, dim, keepdim, loc);
+}
+
 }  // namespace fe

@@ -221,4 +221,74 @@ void register_reduction_index_ops(Registry& r) {
 }
 
 }  // namespace ops
+
+using ops::red::dtype_ivalue;
+using ops::red::pair_of;
+
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype, SrcLocArg loc) {
+  static const OpDef& d = op("aten::cumsum.default");
+  return dispatch1(d, {self, SymInt(dim), dtype_ivalue(dtype)}, loc);
+}
+Tensor max(const Tensor& self, SrcLocArg loc) {
+  static const OpDef& d = op("aten::max.default");
+  return dispatch1(d, {self}, loc);
+}
+ValuesIndices max(const Tensor& self, int64_t dim, bool keepdim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::max.dim");
+  return pair_of(dispatch(d, {self, SymInt(dim), keepdim}, loc));
+}
+Tensor min(const Tensor& self, SrcLocArg loc) {
+  static const OpDef& d = op("aten::min.default");
+  return dispatch1(d, {self}, loc);
+}
+ValuesIndices min(const Tensor& self, int64_t dim, bool keepdim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::min.dim");
+  return pair_of(dispatch(d, {self, SymInt(dim), keepdim}, loc));
+}
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::argmax.default");
+  return dispatch1(d, {self, dim ? IValue(SymInt(*dim)) : IValue(None{}), keepdim}, loc);
+}
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::argmin.default");
+  return dispatch1(d, {self, dim ? IValue(SymInt(*dim)) : IValue(None{}), keepdim}, loc);
+}
+ValuesIndices topk(const Tensor& self, SymInt k, int64_t dim, bool largest, bool sorted, SrcLocArg loc) {
+  static const OpDef& d = op("aten::topk.default");
+  return pair_of(dispatch(d, {self, k, SymInt(dim), largest, sorted}, loc));
+}
+ValuesIndices sort(const Tensor& self, int64_t dim, bool descending, SrcLocArg loc) {
+  static const OpDef& d = op("aten::sort.default");
+  return pair_of(dispatch(d, {self, SymInt(dim), descending}, loc));
+}
+ValuesIndices sort(const Tensor& self, Stable stable, int64_t dim, bool descending, SrcLocArg loc) {
+  static const OpDef& d = op("aten::sort.stable");
+  return pair_of(dispatch(d, {self, stable.value ? IValue(*stable.value) : IValue(None{}), SymInt(dim), descending}, loc));
+}
+
+// ---- Tensor methods
+Tensor Tensor::cumsum(int64_t dim, std::optional<DType> dtype, SrcLocArg loc) const {
+  return fe::cumsum(*this, dim, dtype, loc);
+}
+Tensor Tensor::max(SrcLocArg loc) const { return fe::max(*this, loc); }
+std::pair<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim, SrcLocArg loc) const {
+  return fe::max(*this, dim, keepdim, loc);
+}
+Tensor Tensor::min(SrcLocArg loc) const { return fe::min(*this, loc); }
+std::pair<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim, SrcLocArg loc) const {
+  return fe::min(*this, dim, keepdim, loc);
+}
+Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim, SrcLocArg loc) const {
+  return fe::argmax(*this, dim, keepdim, loc);
+}
+Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim, SrcLocArg loc) const {
+  return fe::argmin(*this, dim, keepdim, loc);
+}
+std::pair<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted, SrcLocArg loc) const {
+  return fe::topk(*this, k, dim, largest, sorted, loc);
+}
+std::pair<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending, SrcLocArg loc) const {
+  return fe::sort(*this, dim, descending, loc);
+}
+
 }  // namespace fe

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "fakeexport/ops/api_reduction.h"
 #include "fakeexport/ops/registry.h"
 #include "ops/cpu_util.h"
 
@@ -87,6 +88,13 @@ void for_each_group(const Tensor& in, DimMask mask, F&& f) {
     f(i, vals);
   }
 }
+
+// ---- public API argument building
+inline IValue dims_ivalue(std::span<const int64_t> d) { return std::vector<SymInt>(d.begin(), d.end()); }
+inline IValue dims_ivalue(std::initializer_list<int64_t> d) { return dims_ivalue(std::span(d.begin(), d.size())); }
+inline IValue dims_ivalue(const OptDims& d) { return d ? dims_ivalue(std::span(*d)) : IValue(None{}); }
+inline IValue dtype_ivalue(std::optional<DType> t) { return t ? IValue(*t) : IValue(None{}); }
+inline ValuesIndices pair_of(std::vector<Tensor> outs) { return {std::move(outs[0]), std::move(outs[1])}; }
 
 }  // namespace red
 }  // namespace fe::ops
