@@ -113,7 +113,40 @@ class Tensor {
   Tensor softmax(int64_t dim, std::optional<DType> dtype = {}, SrcLocArg loc = SrcLocArg::current()) const;
   Tensor log_softmax(int64_t dim, std::optional<DType> dtype = {}, SrcLocArg loc = SrcLocArg::current()) const;
 
-  // -- reduction (src/ops/reduction.cpp)
+  // -- reduction (src/ops/reduction.cpp, src/ops/reduction_index.cpp)
+  Tensor sum(std::optional<DType> dtype = {}, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor sum(std::initializer_list<int64_t> dim, bool keepdim = false, std::optional<DType> dtype = {},
+             SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor mean(std::optional<DType> dtype = {}, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor mean(std::initializer_list<int64_t> dim, bool keepdim = false, std::optional<DType> dtype = {},
+              SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor prod(std::optional<DType> dtype = {}, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor prod(int64_t dim, bool keepdim = false, std::optional<DType> dtype = {},
+              SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor cumsum(int64_t dim, std::optional<DType> dtype = {}, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor amax(std::initializer_list<int64_t> dim = {}, bool keepdim = false, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor amin(std::initializer_list<int64_t> dim = {}, bool keepdim = false, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor max(SrcLocArg loc = SrcLocArg::current()) const;
+  std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor min(SrcLocArg loc = SrcLocArg::current()) const;
+  std::pair<Tensor, Tensor> min(int64_t dim, bool keepdim = false, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor argmax(std::optional<int64_t> dim = {}, bool keepdim = false, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor argmin(std::optional<int64_t> dim = {}, bool keepdim = false, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor var(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor var(std::initializer_list<int64_t> dim, bool unbiased = true, bool keepdim = false,
+             SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor std(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor std(std::initializer_list<int64_t> dim, bool unbiased = true, bool keepdim = false,
+             SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor any(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor any(int64_t dim, bool keepdim = false, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor any(std::initializer_list<int64_t> dim, bool keepdim = false, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor all(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor all(int64_t dim, bool keepdim = false, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor all(std::initializer_list<int64_t> dim, bool keepdim = false, SrcLocArg loc = SrcLocArg::current()) const;
+  std::pair<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true,
+                                 SrcLocArg loc = SrcLocArg::current()) const;
+  std::pair<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false, SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- view (src/ops/view.cpp)
 
