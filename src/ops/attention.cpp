@@ -1,4 +1,10 @@
 // Attention: scaled_dot_product_attention (causal, masks, GQA).
+// On cpu PyTorch decomposes the op: the fused "flash attention for cpu" kernel when its gates pass
+// (its output is empty_like(query)), else the math composite (matmul / softmax / matmul, contiguous
+// output). The meta mirrors that choice because the two paths give different strides and errors.
+#include <cmath>
+#include <limits>
+
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "ops/cpu_util.h"
@@ -7,9 +13,280 @@
 
 namespace fe {
 namespace ops {
-namespace {}  // namespace
+namespace {
 
-void register_attention_ops(Registry& r) { (void)r; }
+/// caffe2::TypeMeta names, as C++ TORCH_CHECK messages print dtypes.
+const char* c10_type_name(DType t) {
+  switch (t) {
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    case DType::Float16: return "c10::Half";
+    case DType::BFloat16: return "c10::BFloat16";
+    case DType::Int64: return "long int";
+    case DType::Int32: return "int";
+    case DType::Int16: return "short int";
+    case DType::Int8: return "signed char";
+    case DType::UInt8: return "unsigned char";
+    case DType::Bool: return "bool";
+    default: return "unknown";
+  }
+}
+
+SymInt prod(IntSpan s) {
+  SymInt p = 1;
+  for (const SymInt& x : s) p = p * x;
+  return p;
+}
+
+std::string torch_size_str(IntSpan s) { return "torch.Size(" + shape_str(s) + ")"; }
+
+/// Shape of at::matmul(a, b) for a, b of rank >= 2, with the errors its decomposition raises
+/// (mm for 2-D / folded N-D x 2-D, else broadcast batch dims and bmm).
+DimVector matmul_shape(const MetaArgs& a, IntSpan x, IntSpan y) {
+  const size_t nx = x.size(), ny = y.size();
+  if (ny == 2) {
+    SymInt rows = prod(x.subspan(0, nx - 1));
+    FE_CHECK(x[nx - 1] == y[0], ShapeError, label(a), ": a and b must have same reduction dim, but got [", rows,
+             ", ", x[nx - 1], "] X [", y[0], ", ", y[1], "].");
+    DimVector out(x.begin(), x.end() - 1);
+    out.push_back(y[1]);
+    return out;
+  }
+  IntSpan bx = x.subspan(0, nx - 2), by = y.subspan(0, ny - 2);
+  const size_t nb = std::max(bx.size(), by.size());
+  DimVector batch(nb, SymInt(1));
+  for (size_t i = nb; i-- > 0;) {  // infer_size walks from the last dim
+    const size_t ox = nb - bx.size(), oy = nb - by.size();
+    const SymInt sx = i >= ox ? bx[i - ox] : SymInt(1);
+    const SymInt sy = i >= oy ? by[i - oy] : SymInt(1);
+    FE_CHECK(sx == sy || sx == 1 || sy == 1, ShapeError, label(a), ": The size of tensor a (", sx,
+             ") must match the size of tensor b (", sy, ") at non-singleton dimension ", i);
+    batch[i] = sx == 1 ? sy : sx;
+  }
+  const SymInt flat = prod(batch);
+  FE_CHECK(y[ny - 2] == x[nx - 1], ShapeError, label(a),
+           ": Expected size for first two dimensions of batch2 tensor to be: [", flat, ", ", x[nx - 1],
+           "] but got: [", flat, ", ", y[ny - 2], "].");
+  DimVector out = batch;
+  out.push_back(x[nx - 2]);
+  out.push_back(y[ny - 1]);
+  return out;
+}
+
+/// torch._prims_common broadcast of (attn, mask) for the out-of-place `attn + mask` of the math path.
+DimVector prims_broadcast(const MetaArgs& a, IntSpan attn, IntSpan mask) {
+  const size_t n = std::max(attn.size(), mask.size());
+  std::vector<int64_t> common(n, 1);
+  IntSpan shapes[2] = {attn, mask};
+  for (size_t arg = 0; arg < 2; ++arg) {
+    IntSpan s = shapes[arg];
+    for (size_t j = 1; j <= s.size(); ++j) {
+      const int64_t v = s[s.size() - j].expect_int();
+      int64_t& c = common[n - j];
+      if (c == 1) {
+        c = v;
+      } else if (v != 1) {
+        FE_CHECK(c == v, ShapeError, label(a), ": Attempting to broadcast a dimension of length ", v, " at -", j,
+                 "! Mismatching argument at index ", arg, " had ", torch_size_str(s),
+                 "; but expected shape should be broadcastable to ", shape_str(DimVector(common.begin(), common.end())));
+      }
+    }
+  }
+  return DimVector(common.begin(), common.end());
+}
+
+/// sdp::use_flash_attention_cpp: the gates of the fused cpu kernel, in PyTorch's order.
+bool use_flash_cpu(const MetaArgs& a, const TensorMeta& q, const TensorMeta& k, const TensorMeta& v,
+                   const TensorMeta* mask, double dropout) {
+  if (dropout != 0.0) return false;
+  if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4) return false;
+  if (!(q.sizes[0] == k.sizes[0] && q.sizes[0] == v.sizes[0])) return false;
+  if (!(q.sizes[1] == k.sizes[1] && q.sizes[1] == v.sizes[1])) return false;  // no GQA in the cpu kernel
+  if (mask) {
+    // attn_mask.sym_size(-2) raises for masks of rank < 2.
+    FE_CHECK(mask->dim() >= 2, IndexError, label(a),
+             ": Dimension out of range (expected to be in range of [-1, 0], but got -2)");
+    const SymInt m2 = mask->sizes[mask->dim() - 2], m1 = mask->sizes[mask->dim() - 1];
+    if (!(m2 == q.sizes[2] || m2 == 1) || !(m1 == k.sizes[2] || m1 == 1)) return false;
+    if (mask->dim() == 4) {
+      if (!(mask->sizes[0] == 1 || mask->sizes[0] == q.sizes[0])) return false;
+      if (!(mask->sizes[1] == 1 || mask->sizes[1] == q.sizes[1])) return false;
+    } else if (mask->dim() != 2) {
+      return false;
+    }
+  }
+  if (!(q.sizes[3] == k.sizes[3] && q.sizes[3] == v.sizes[3])) return false;
+  if (q.sizes[2] == 0 || k.sizes[2] == 0) return false;
+  if (!(q.strides[3] == 1 && k.strides[3] == 1 && v.strides[3] == 1)) return false;
+  return is_floating(q.dtype);
+}
+
+// scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, *, scale, enable_gqa)
+void meta_sdpa(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& q = a.tensor(0);
+  const TensorMeta& k = a.tensor(1);
+  const TensorMeta& v = a.tensor(2);
+  const TensorMeta* mask = a.opt_tensor(3);
+  const double dropout = a.to_double(4);
+  const bool causal = a.to_bool(5);
+  const bool gqa = a.to_bool(7);
+  // validate_sdpa_input
+  FE_CHECK(q.dtype == k.dtype && q.dtype == v.dtype, DTypeError, label(a),
+           ": Expected query, key, and value to have the same dtype, but got query.dtype: ", c10_type_name(q.dtype),
+           " key.dtype: ", c10_type_name(k.dtype), " and value.dtype: ", c10_type_name(v.dtype), " instead.");
+  FE_CHECK(q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2, ShapeError, label(a),
+           ": Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: ", q.dim(),
+           " key.dim: ", k.dim(), " and value.dim: ", v.dim(), " instead.");
+  if (mask)
+    FE_CHECK(mask->dtype == DType::Bool || mask->dtype == DType::Float32 || mask->dtype == q.dtype, DTypeError,
+             label(a), ": Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: ",
+             c10_type_name(mask->dtype), " and  query.dtype: ", c10_type_name(q.dtype), " instead.");
+  // Raised whichever path runs (the fused kernel refuses the pair too).
+  FE_CHECK(!(causal && mask), ValueError, label(a),
+           ": _scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
+  if (use_flash_cpu(a, q, k, v, mask, dropout)) {
+    TensorMeta m = q;  // empty_like(query)
+    m.strides = preserved_strides(q);
+    m.storage_offset = 0;
+    m.requires_grad = false;
+    out.push(std::move(m));
+    return;
+  }
+  // Math composite.
+  DimVector ks = k.sizes, vs = v.sizes;
+  if (gqa) {
+    for (const TensorMeta* t : {&q, &k, &v})
+      FE_CHECK(t->dim() >= 3, IndexError, label(a), ": Dimension out of range (expected to be in range of [-",
+               t->dim(), ", ", t->dim() - 1, "], but got -3)");
+    const int64_t hq = q.sizes[q.dim() - 3].expect_int();
+    const int64_t hk = k.sizes[k.dim() - 3].expect_int(), hv = v.sizes[v.dim() - 3].expect_int();
+    const bool all_equal = hq == hk && hk == hv;
+    FE_CHECK(all_equal || (hk != 0 && hv != 0 && hq % hk == 0 && hq % hv == 0), ShapeError, label(a),
+             ": Number of heads in key and value must divide the number of heads in ");
+    // repeat_interleave(H_q / H_kv, dim=-3)
+    ks[ks.size() - 3] = hq;
+    vs[vs.size() - 3] = hq;
+  }
+  DimVector kt = ks;
+  std::swap(kt[kt.size() - 1], kt[kt.size() - 2]);
+  DimVector attn = matmul_shape(a, q.sizes, kt);
+  if (mask) attn = prims_broadcast(a, attn, mask->sizes);
+  FE_CHECK(!(dropout > 0.0 && dropout > 1.0), ValueError, label(a),
+           ": dropout probability has to be between 0 and 1, but got ", python_float_repr(dropout));
+  // The scaled query is floating (int * float -> float32); bmm then meets the integral value.
+  FE_CHECK(is_floating(q.dtype), DTypeError, label(a), ": expected scalar type torch.float32 but found torch.",
+           dtype_name(v.dtype));
+  DimVector o = matmul_shape(a, attn, vs);
+  out.push(make_contiguous(o, q.dtype, q.device));
+}
+
+// ---- reference kernel: naive softmax(q k^T * scale + mask) v in double, over broadcast batch dims.
+/// Strides of tensor t right-aligned against a full shape of `rank` dims (0 where broadcast or absent).
+std::vector<int64_t> aligned_strides(const TensorMeta& t, size_t rank) {
+  std::vector<int64_t> st(rank, 0);
+  const size_t lead = rank - static_cast<size_t>(t.dim());
+  for (size_t d = 0; d < static_cast<size_t>(t.dim()); ++d)
+    if (t.sizes[d].expect_int() != 1) st[lead + d] = t.strides[d].expect_int();
+  return st;
+}
+
+double load(const Tensor& t, int64_t off) {
+  return detail::load(static_cast<const std::byte*>(t.data_ptr()) + off * itemsize(t.dtype()), t.dtype());
+}
+
+void cpu_sdpa(const OpDef&, std::span<const IValue> args, std::span<Tensor> o) {
+  const Tensor& q = std::get<Tensor>(args[0]);
+  const Tensor& k = std::get<Tensor>(args[1]);
+  const Tensor& v = std::get<Tensor>(args[2]);
+  const Tensor* mask = std::holds_alternative<Tensor>(args[3]) ? &std::get<Tensor>(args[3]) : nullptr;
+  FE_CHECK(std::get<double>(args[4]) <= 0.0, ValueError,
+           "aten::scaled_dot_product_attention: the reference kernel has no dropout; pass dropout_p=0");
+  const bool causal = std::get<bool>(args[5]);
+  const TensorMeta& om = o[0].meta();
+  const size_t rank = static_cast<size_t>(om.dim()), nb = rank - 2;
+  const int64_t L = q.size(-2), S = k.size(-2), E = q.size(-1), Ev = v.size(-1);
+  const double scale = std::holds_alternative<double>(args[6]) ? std::get<double>(args[6])
+                                                                 : 1.0 / std::sqrt(static_cast<double>(E));
+  auto qs = aligned_strides(q.meta(), rank), ks = aligned_strides(k.meta(), rank), vs = aligned_strides(v.meta(), rank);
+  std::vector<int64_t> ms = mask ? aligned_strides(mask->meta(), rank) : std::vector<int64_t>(rank, 0);
+  // GQA: key/value head h serves query heads [h * rep, (h + 1) * rep).
+  int64_t krep = 1, vrep = 1;
+  if (std::get<bool>(args[7]) && nb >= 1) {
+    krep = om.sizes[nb - 1].expect_int() / std::max<int64_t>(k.size(-3), 1);
+    vrep = om.sizes[nb - 1].expect_int() / std::max<int64_t>(v.size(-3), 1);
+    if (k.size(-3) == 1) krep = 1;  // already broadcast by stride 0
+    if (v.size(-3) == 1) vrep = 1;
+    if (krep > 1) ks[nb - 1] = k.meta().strides[k.dim() - 3].expect_int();
+    if (vrep > 1) vs[nb - 1] = v.meta().strides[v.dim() - 3].expect_int();
+  }
+  const int64_t batches = om.numel().expect_int() / std::max<int64_t>(L * Ev, 1);
+  if (om.numel().expect_int() == 0) return;
+  std::vector<int64_t> idx(nb, 0);
+  std::vector<double> p(static_cast<size_t>(S));
+  auto* ob = static_cast<std::byte*>(o[0].data_ptr());
+  for (int64_t b = 0; b < batches; ++b) {
+    int64_t qo = 0, ko = 0, vo = 0, mo = 0, oo = 0;
+    for (size_t d = 0; d < nb; ++d) {
+      qo += idx[d] * qs[d];
+      ko += (d == nb - 1 ? idx[d] / krep : idx[d]) * ks[d];
+      vo += (d == nb - 1 ? idx[d] / vrep : idx[d]) * vs[d];
+      mo += idx[d] * ms[d];
+      oo += idx[d] * om.strides[d].expect_int();
+    }
+    for (int64_t l = 0; l < L; ++l) {
+      double mx = -std::numeric_limits<double>::infinity();
+      for (int64_t s = 0; s < S; ++s) {
+        double acc = 0;
+        for (int64_t e = 0; e < E; ++e)
+          acc += load(q, qo + l * qs[nb] + e * qs[nb + 1]) * load(k, ko + s * ks[nb] + e * ks[nb + 1]);
+        acc *= scale;
+        if (causal && s > l) acc = -std::numeric_limits<double>::infinity();
+        if (mask) {
+          const double mv = load(*mask, mo + l * ms[nb] + s * ms[nb + 1]);
+          if (mask->dtype() == DType::Bool) acc = mv != 0 ? acc : -std::numeric_limits<double>::infinity();
+          else acc += mv;
+        }
+        p[s] = acc;
+        mx = std::max(mx, acc);
+      }
+      // _safe_softmax: a fully masked row gives zeros, not NaN.
+      double sum = 0;
+      for (int64_t s = 0; s < S; ++s) {
+        p[s] = std::isinf(mx) && mx < 0 ? 0.0 : std::exp(p[s] - mx);
+        sum += p[s];
+      }
+      for (int64_t e = 0; e < Ev; ++e) {
+        double acc = 0;
+        for (int64_t s = 0; s < S; ++s) acc += (sum > 0 ? p[s] / sum : 0.0) * load(v, vo + s * vs[nb] + e * vs[nb + 1]);
+        const int64_t off = oo + l * om.strides[nb].expect_int() + e * om.strides[nb + 1].expect_int();
+        detail::store(ob + off * itemsize(om.dtype), om.dtype, acc);
+      }
+    }
+    for (size_t d = nb; d-- > 0;) {
+      if (++idx[d] < om.sizes[d].expect_int()) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+void register_attention_ops(Registry& r) {
+  r.add({"aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
+         "float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
+         meta_sdpa, cpu_sdpa});
+}
 
 }  // namespace ops
+
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    const Tensor& attn_mask, double dropout_p, bool is_causal,
+                                    std::optional<double> scale, bool enable_gqa, SrcLocArg loc) {
+  static const OpDef& d = op("aten::scaled_dot_product_attention");
+  return dispatch1(d,
+                   {query, key, value, attn_mask.defined() ? IValue(attn_mask) : IValue(None{}), dropout_p, is_causal,
+                    scale ? IValue(*scale) : IValue(None{}), enable_gqa},
+                   loc);
+}
+
 }  // namespace fe

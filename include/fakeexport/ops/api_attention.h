@@ -12,6 +12,11 @@
 
 namespace fe {
 
-
+/// torch.nn.functional.scaled_dot_product_attention -> aten::scaled_dot_product_attention.
+/// query (..., L, E), key (..., S, E), value (..., S, Ev) -> (..., L, Ev); an undefined attn_mask is None.
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    const Tensor& attn_mask = Tensor(), double dropout_p = 0.0,
+                                    bool is_causal = false, std::optional<double> scale = std::nullopt,
+                                    bool enable_gqa = false, SrcLocArg loc = SrcLocArg::current());
 
 }  // namespace fe
