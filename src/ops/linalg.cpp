@@ -14,30 +14,6 @@ namespace {
 
 using namespace linalg;
 
-std::string size_repr(IntSpan s) { return "torch.Size(" + shape_str(s) + ")"; }
-
-/// torch._refs._broadcast_shapes over two shapes, with its message ("Attempting to broadcast ...").
-DimVector prims_broadcast(const MetaArgs& a, IntSpan x, IntSpan y) {
-  DimVector common(std::max(x.size(), y.size()), SymInt(1));
-  const IntSpan shapes[2] = {x, y};
-  const int64_t n = static_cast<int64_t>(common.size());
-  for (int arg = 0; arg < 2; ++arg) {
-    const IntSpan s = shapes[arg];
-    const int64_t ns = static_cast<int64_t>(s.size());
-    for (int64_t idx = -1; idx >= -ns; --idx) {
-      const SymInt v = s[ns + idx];
-      SymInt& c = common[n + idx];
-      if (v == c) continue;
-      if (c == 1) c = v;
-      if (v == 1) continue;
-      FE_CHECK(c == v, ShapeError, label(a), ": Attempting to broadcast a dimension of length ", v.expect_int(), " at ",
-               idx, "! Mismatching argument at index ", arg, " had ", size_repr(s),
-               "; but expected shape should be broadcastable to ", shape_str(common));
-    }
-  }
-  return common;
-}
-
 // torch._decomp addmm: alpha * mm(mat1, mat2) + beta * self, computed in the promoted dtype
 // (pw_cast_for_opmath), so mismatched dtypes promote instead of raising.
 TensorMeta addmm_meta(const MetaArgs& a, const TensorMeta& self, const TensorMeta& m1, const TensorMeta& m2,

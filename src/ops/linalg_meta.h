@@ -26,6 +26,11 @@ TensorMeta with_sizes_contiguous(const TensorMeta& like, IntSpan sizes, DType dt
 /// c10 infer_size with PyTorch's message ("The size of tensor a (5) must match ...").
 DimVector infer_size(const MetaArgs& a, IntSpan x, IntSpan y);
 
+/// "torch.Size([2, 3])" for messages.
+std::string size_repr(IntSpan s);
+/// torch._refs._broadcast_shapes over two shapes, with its message ("Attempting to broadcast ...").
+DimVector prims_broadcast(const MetaArgs& a, IntSpan x, IntSpan y);
+
 /// Meta of aten::mm / aten::bmm / aten::mv / aten::dot as FakeTensorMode computes them.
 TensorMeta mm_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& y);
 TensorMeta bmm_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& y);
