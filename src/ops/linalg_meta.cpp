@@ -72,10 +72,6 @@ TensorMeta mT(const TensorMeta& m) {
   return r;
 }
 
-TensorMeta with_sizes_contiguous(const TensorMeta& like, IntSpan sizes, DType dtype) {
-  return make_contiguous(sizes, dtype, like.device);
-}
-
 TensorMeta reshape(const TensorMeta& m, IntSpan shape) {
   if (auto st = compute_stride(m.sizes, m.strides, shape)) {
     TensorMeta r = m;

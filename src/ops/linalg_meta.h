@@ -21,7 +21,6 @@ TensorMeta squeeze0(const TensorMeta& m);
 TensorMeta mT(const TensorMeta& m);
 /// reshape: a view when strides allow, else a contiguous copy.
 TensorMeta reshape(const TensorMeta& m, IntSpan shape);
-TensorMeta with_sizes_contiguous(const TensorMeta& like, IntSpan sizes, DType dtype);
 
 /// c10 infer_size with PyTorch's message ("The size of tensor a (5) must match ...").
 DimVector infer_size(const MetaArgs& a, IntSpan x, IntSpan y);
