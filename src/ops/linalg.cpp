@@ -1,142 +1,284 @@
-// Linear algebra ops: linear, t, mm, addmm.
+// Linear algebra ops: linear, t, mm, addmm, bmm, baddbmm, matmul, outer, dot, mv (einsum in
+// linalg_einsum.cpp). Composite ops follow the steps PyTorch's FakeTensorMode takes (ATen's
+// CompositeImplicit code and the Python meta/decompositions), so errors and dtypes match fake mode.
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
+#include "ops/linalg_meta.h"
 #include "ops/meta_util.h"
 
 namespace fe {
 namespace ops {
 namespace {
 
-std::string mat_str(const TensorMeta& m) {
-  std::string s;
-  for (int64_t i = 0; i < m.dim(); ++i) s += (i ? "x" : "") + std::to_string(m.sizes[i].expect_int());
-  return s;
+using namespace linalg;
+
+// torch._decomp addmm: alpha * mm(mat1, mat2) + beta * self, computed in the promoted dtype
+// (pw_cast_for_opmath), so mismatched dtypes promote instead of raising.
+TensorMeta addmm_meta(const MetaArgs& a, const TensorMeta& self, const TensorMeta& m1, const TensorMeta& m2,
+                      bool beta_zero) {
+  ResultTypeState st;
+  for (const TensorMeta* t : {&self, &m1, &m2}) st.add_tensor(t->dtype, t->dim() == 0);
+  const DType dt = st.result(DType::Float32);
+  TensorMeta out = mm_meta(a, m1, m2);
+  out.dtype = dt;
+  if (beta_zero) return out;
+  DimVector sizes = prims_broadcast(a, out.sizes, self.sizes);
+  // beta * self is a TensorIterator output of self alone (a Python number disables the fast path).
+  const TensorMeta* one[1] = {&self};
+  TensorMeta scaled = self;
+  scaled.strides = iter_output_strides(self.sizes, one, 1);
+  const TensorMeta* two[2] = {&out, &scaled};
+  TensorMeta r = out;
+  r.strides = iter_output_strides(sizes, two);
+  r.sizes = std::move(sizes);
+  return r;
 }
 
-void check_same_dtype(const MetaArgs& a, const TensorMeta& x, const TensorMeta& y) {
-  FE_CHECK(x.dtype == y.dtype, DTypeError, label(a), ": expected m1 and m2 to have the same dtype, but got: ",
-           dtype_name(x.dtype), " != ", dtype_name(y.dtype));
+bool is_zero_scalar(const MetaArgs& a, size_t i) { return a.to_double(i) == 0; }
+
+void meta_addmm(const MetaArgs& a, MetaOut& out) {
+  out.push(addmm_meta(a, a.tensor(0), a.tensor(1), a.tensor(2), is_zero_scalar(a, 3)));
 }
 
-// linear(input [*, in], weight [out, in] or [in], bias?) -> [*, out]
-void meta_linear(const MetaArgs& a, MetaOut& out) {
-  const TensorMeta& x = a.tensor(0);
-  const TensorMeta& w = a.tensor(1);
-  FE_CHECK(x.dim() >= 1 && w.dim() >= 1 && w.dim() <= 2, ShapeError, label(a),
-           ": both arguments to linear need to be at least 1D (and weight at most 2D), but they are ", x.dim(),
-           "D and ", w.dim(), "D");
-  check_same_dtype(a, x, w);
-  const int64_t in = x.sizes[x.dim() - 1].expect_int();
-  const int64_t w_in = w.sizes[w.dim() - 1].expect_int();
-  FE_CHECK(in == w_in, ShapeError, label(a), ": mat1 and mat2 shapes cannot be multiplied (",
-           x.dim() == 1 ? "1x" + std::to_string(in) : std::to_string(x.numel().expect_int() / std::max<int64_t>(in, 1)) + "x" + std::to_string(in),
-           " and ", w.dim() == 2 ? std::to_string(w_in) + "x" + std::to_string(w.sizes[0].expect_int()) : mat_str(w), ")");
-  DimVector sizes(x.sizes.begin(), x.sizes.end() - 1);
-  if (w.dim() == 2) sizes.push_back(w.sizes[0]);
-  if (const TensorMeta* b = a.opt_tensor(2)) {
-    check_same_dtype(a, x, *b);
-    DimVector bs = broadcast_shapes(a, sizes, b->sizes);
-    FE_CHECK(bs == sizes, ShapeError, label(a), ": bias of shape ", shape_str(b->sizes),
-             " cannot be broadcast to the output shape ", shape_str(sizes));
-  }
-  out.push(make_contiguous(sizes, x.dtype, x.device));
+TensorMeta t_meta(const MetaArgs& a, const TensorMeta& x) {
+  FE_CHECK(x.dim() <= 2, ShapeError, label(a), ": t() expects a tensor with <= 2 dimensions, but self is ", x.dim(),
+           "D");
+  TensorMeta m = x;
+  m.requires_grad = false;
+  if (x.dim() == 2) m = mT(m);
+  return m;
 }
 
 // t(self): transposes dims 0 and 1 of a <= 2-D tensor, as a view.
 void meta_t(const MetaArgs& a, MetaOut& out) {
-  const TensorMeta& x = a.tensor(0);
-  FE_CHECK(x.dim() <= 2, ShapeError, label(a), ": t() expects a tensor with <= 2 dimensions, but self is ",
-           x.dim(), "D");
-  TensorMeta m = x;
-  m.requires_grad = false;
-  if (x.dim() == 2) {
-    std::swap(m.sizes[0], m.sizes[1]);
-    std::swap(m.strides[0], m.strides[1]);
-  }
-  out.push(std::move(m));
+  out.push(t_meta(a, a.tensor(0)));
   out.alias_input0 = true;
 }
 
-TensorMeta mm_out(const MetaArgs& a, const TensorMeta& x, const TensorMeta& y) {
-  FE_CHECK(x.dim() == 2, ShapeError, label(a), ": self must be a matrix, got ", x.dim(), "-D tensor");
-  FE_CHECK(y.dim() == 2, ShapeError, label(a), ": mat2 must be a matrix, got ", y.dim(), "-D tensor");
-  FE_CHECK(x.sizes[1] == y.sizes[0], ShapeError, label(a), ": mat1 and mat2 shapes cannot be multiplied (",
-           mat_str(x), " and ", mat_str(y), ")");
-  check_same_dtype(a, x, y);
-  SymInt s[2] = {x.sizes[0], y.sizes[1]};
-  return make_contiguous(s, x.dtype, x.device);
-}
+void meta_mm(const MetaArgs& a, MetaOut& out) { out.push(mm_meta(a, a.tensor(0), a.tensor(1))); }
+void meta_bmm(const MetaArgs& a, MetaOut& out) { out.push(bmm_meta(a, a.tensor(0), a.tensor(1))); }
+void meta_mv(const MetaArgs& a, MetaOut& out) { out.push(mv_meta(a, a.tensor(0), a.tensor(1))); }
+void meta_dot(const MetaArgs& a, MetaOut& out) { out.push(dot_meta(a, a.tensor(0), a.tensor(1))); }
 
-void meta_mm(const MetaArgs& a, MetaOut& out) { out.push(mm_out(a, a.tensor(0), a.tensor(1))); }
-
-void meta_addmm(const MetaArgs& a, MetaOut& out) {
-  TensorMeta m = mm_out(a, a.tensor(1), a.tensor(2));
-  const TensorMeta& self = a.tensor(0);
-  FE_CHECK(self.dtype == m.dtype, DTypeError, label(a), ": self and mat2 must have the same dtype, but got ",
-           dtype_name(self.dtype), " and ", dtype_name(m.dtype));
-  DimVector bs = broadcast_shapes(a, m.sizes, self.sizes);
-  FE_CHECK(bs == m.sizes, ShapeError, label(a), ": self of shape ", shape_str(self.sizes),
-           " cannot be broadcast to ", shape_str(m.sizes));
-  out.push(std::move(m));
-}
-
-// ---- reference kernels: out[i, j] = beta * self + alpha * sum_k x[i, k] * w[k, j]
-void matmul_into(const Tensor& out, const Tensor& x, int64_t rows, int64_t inner, const Tensor& w,
-                 bool w_transposed, const IValue* bias, double beta, double alpha) {
-  const TensorMeta& om = out.meta();
-  const int64_t cols = om.sizes[om.dim() - 1].expect_int();
-  const TensorMeta& xm = x.meta();
-  const TensorMeta& wm = w.meta();
-  const auto* xb = static_cast<const std::byte*>(x.data_ptr());
-  const auto* wb = static_cast<const std::byte*>(w.data_ptr());
-  auto* ob = static_cast<std::byte*>(out.data_ptr());
-  const int64_t xs0 = xm.dim() >= 2 ? xm.strides[xm.dim() - 2].expect_int() : 0;
-  const int64_t xs1 = xm.strides[xm.dim() - 1].expect_int();
-  const int64_t ws_row = wm.strides[0].expect_int(), ws_col = wm.dim() == 2 ? wm.strides[1].expect_int() : 0;
-  cpu::Operand b;
-  if (bias) b = cpu::make_operand(*bias, DimVector{SymInt(rows), SymInt(cols)});
-  for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < cols; ++j) {
-      double acc = 0;
-      for (int64_t k = 0; k < inner; ++k) {
-        // x may be N-D contiguous-ish: rows index its flattened leading dims.
-        const int64_t xo = xm.dim() > 2 ? (i * inner + k) : i * xs0 + k * xs1;
-        const int64_t wo = w_transposed ? j * ws_row + k * ws_col : k * ws_row + j * ws_col;
-        acc += detail::load(xb + xo * itemsize(xm.dtype), xm.dtype) * detail::load(wb + wo * itemsize(wm.dtype), wm.dtype);
-      }
-      double v = alpha * acc;
-      if (bias) v += beta * b.at(b.offset + i * b.strides[0].expect_int() + j * b.strides[1].expect_int());
-      detail::store(ob + (i * cols + j) * itemsize(om.dtype), om.dtype, v);
-    }
+const char* meta_type_name(DType t) {
+  switch (t) {
+    case DType::Float32: return "MetaFloatType";
+    case DType::Float64: return "MetaDoubleType";
+    case DType::Float16: return "MetaHalfType";
+    case DType::BFloat16: return "MetaBFloat16Type";
+    case DType::Int64: return "MetaLongType";
+    case DType::Int32: return "MetaIntType";
+    case DType::Int16: return "MetaShortType";
+    case DType::Int8: return "MetaCharType";
+    case DType::UInt8: return "MetaByteType";
+    case DType::Bool: return "MetaBoolType";
+    default: return "MetaType";
   }
+}
+
+SymInt size_at(const MetaArgs& a, const TensorMeta& m, int64_t d) {
+  FE_CHECK(m.dim() > 0, IndexError, label(a), ": Dimension specified as ", d, " but tensor has no dimensions");
+  return m.sizes[wrap_dim(d, m.dim(), label(a))];
+}
+
+/// self.expand(target) as meta_baddbmm does it, with ATen's expand messages.
+void check_expand(const MetaArgs& a, const TensorMeta& self, IntSpan target) {
+  const int64_t nt = static_cast<int64_t>(target.size()), ns = self.dim();
+  FE_CHECK(nt >= ns, ShapeError, label(a), ": expand(", meta_type_name(self.dtype), "{", shape_str(self.sizes),
+           "}, size=", shape_str(target), "): the number of sizes provided (", nt,
+           ") must be greater or equal to the number of dimensions in the tensor (", ns, ")");
+  for (int64_t i = nt - 1; i >= 0; --i) {
+    const int64_t j = i - (nt - ns);
+    if (j < 0) continue;
+    FE_CHECK(self.sizes[j] == target[i] || self.sizes[j] == 1, ShapeError, label(a),
+             ": The expanded size of the tensor (", target[i].expect_int(), ") must match the existing size (",
+             self.sizes[j].expect_int(), ") at non-singleton dimension ", i, ".  Target sizes: ", shape_str(target),
+             ".  Tensor sizes: ", shape_str(self.sizes));
+  }
+}
+
+// torch/_meta_registrations.py meta_baddbmm.
+void meta_baddbmm(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  const TensorMeta& b1 = a.tensor(1);
+  const TensorMeta& b2 = a.tensor(2);
+  SymInt target[3] = {size_at(a, b1, 0), size_at(a, b1, 1), size_at(a, b2, 2)};
+  if (!std::equal(self.sizes.begin(), self.sizes.end(), target, target + 3)) check_expand(a, self, target);
+  FE_CHECK(b1.dim() == 3, ShapeError, label(a), ": batch1 must be a 3D tensor");
+  FE_CHECK(b2.dim() == 3, ShapeError, label(a), ": batch2 must be a 3D tensor");
+  FE_CHECK(self.dtype == b1.dtype && b1.dtype == b2.dtype, DTypeError, label(a),
+           ": Input dtypes must be the same, got: input: torch.", dtype_name(self.dtype), ", batch1: torch.",
+           dtype_name(b1.dtype), ", batch2: torch.", dtype_name(b2.dtype));
+  FE_CHECK(b2.sizes[0] == b1.sizes[0] && b2.sizes[1] == b1.sizes[2], ShapeError, label(a),
+           ": Expected size for first two dimensions of batch2 tensor to be: [", b1.sizes[0].expect_int(), ", ",
+           b1.sizes[2].expect_int(), "] but got: [", b2.sizes[0].expect_int(), ", ", b2.sizes[1].expect_int(), "].");
+  out.push(make_contiguous(target, self.dtype, self.device));
+}
+
+bool should_fold(const TensorMeta& t1_, const TensorMeta& t2_) {
+  const bool larger = t1_.dim() >= t2_.dim();
+  const TensorMeta t1 = larger ? t1_ : mT(t2_);
+  const int64_t dim_t2 = larger ? t2_.dim() : t1_.dim();
+  if (!(t1.dim() >= 3 && dim_t2 <= 2)) return false;
+  if (larger ? t2_.requires_grad : t1_.requires_grad) return true;
+  if (t1_.dim() == 2) return false;
+  if (t1.numel().expect_int() == 0) return true;
+  for (int64_t i = 0; i < t1.dim() - 2; ++i)
+    if (t1.strides[i] != t1.strides[i + 1] * t1.sizes[i + 1]) return false;
+  return true;
+}
+
+SymInt prod(IntSpan s) {
+  SymInt p = 1;
+  for (const SymInt& v : s) p = p * v;
+  return p;
+}
+
+// ATen's _matmul_impl (LinearAlgebra.cpp) for fake tensors: every path ends in a fresh contiguous
+// tensor, so the meta tracks the op each path dispatches (dot/mv/mm/bmm) for its checks and dtype.
+TensorMeta matmul_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& y) {
+  const int64_t d1 = x.dim(), d2 = y.dim();
+  FE_CHECK(d1 != 0 && d2 != 0, ShapeError, label(a), ": both arguments to matmul need to be at least 1D, but they are ",
+           d1, "D and ", d2, "D");
+  if (d1 == 1 && d2 == 1) return dot_meta(a, x, y);
+  if (d1 == 2 && d2 == 1) return mv_meta(a, x, y);
+  if (d1 == 1 && d2 == 2) return squeeze0(mm_meta(a, unsqueeze(x, 0), y));
+  if (d1 == 2 && d2 == 2) return mm_meta(a, x, y);
+  if (should_fold(x, y)) {
+    const bool transpose = d2 > d1;
+    const TensorMeta t1 = transpose ? mT(y) : x;
+    const TensorMeta t2 = !transpose ? y : d1 == 2 ? mT(x) : x;
+    DimVector out_shape(t1.sizes.begin(), t1.sizes.end() - 1);
+    const SymInt folded = prod(out_shape);
+    SymInt fs[2] = {folded, t1.sizes.back()};
+    TensorMeta t1f = make_contiguous(fs, t1.dtype, t1.device);
+    TensorMeta r = t2.dim() == 2 ? mm_meta(a, t1f, t2) : mv_meta(a, t1f, t2);
+    if (t2.dim() == 2) out_shape.push_back(t2.sizes[1]);
+    if (transpose && t2.dim() == 2) std::swap(out_shape[out_shape.size() - 1], out_shape[out_shape.size() - 2]);
+    return make_contiguous(out_shape, r.dtype, r.device);
+  }
+  // Batched path: broadcast the batch dims and bmm. A size-1 leading batch of a 3-D operand is
+  // squeezed first (fake tensors count as tensor subclasses there).
+  if (d1 == 3 && d2 == 3 && x.sizes[0] != y.sizes[0]) {
+    if (x.sizes[0] == 1) return matmul_meta(a, squeeze0(x), y);
+    if (y.sizes[0] == 1) return matmul_meta(a, x, squeeze0(y));
+  }
+  const SymInt n = d1 > 1 ? x.sizes[d1 - 2] : SymInt(1);
+  const SymInt m1 = x.sizes[d1 - 1];
+  const SymInt m2 = d2 > 1 ? y.sizes[d2 - 2] : y.sizes[0];
+  const SymInt p = d2 > 1 ? y.sizes[d2 - 1] : SymInt(1);
+  const IntSpan batch1(x.sizes.data(), static_cast<size_t>(std::max<int64_t>(d1 - 2, 0)));
+  const IntSpan batch2(y.sizes.data(), static_cast<size_t>(std::max<int64_t>(d2 - 2, 0)));
+  DimVector out_shape = infer_size(a, batch1, batch2);
+  const SymInt bp = prod(out_shape);
+  SymInt s1[3] = {bp, n, m1}, s2[3] = {bp, m2, p};
+  TensorMeta r = bmm_meta(a, make_contiguous(s1, x.dtype, x.device), make_contiguous(s2, y.dtype, y.device));
+  if (d1 > 1) out_shape.push_back(n);
+  if (d2 > 1) out_shape.push_back(p);
+  return make_contiguous(out_shape, r.dtype, r.device);
+}
+
+void meta_matmul(const MetaArgs& a, MetaOut& out) { out.push(matmul_meta(a, a.tensor(0), a.tensor(1))); }
+
+// ATen's linear (Linear.cpp): addmm for 2-D input with bias, the flattened addmm for contiguous
+// input, else matmul(input, weight.t()) + bias.
+void meta_linear(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = a.tensor(0);
+  const TensorMeta& w = a.tensor(1);
+  const TensorMeta* b = a.opt_tensor(2);
+  FE_CHECK(x.dim() != 0 && w.dim() != 0, ShapeError, label(a),
+           ": both arguments to linear need to be at least 1D, but they are ", x.dim(), "D and ", w.dim(), "D");
+  if (x.dim() == 2 && b) return out.push(addmm_meta(a, *b, x, t_meta(a, w), false));
+  if (b && x.is_contiguous() && (x.dim() == 3 || b->dim() == 1)) {
+    DimVector lead(x.sizes.begin(), x.sizes.end() - 1);
+    SymInt fs[2] = {prod(lead), x.sizes.back()};
+    TensorMeta r = addmm_meta(a, *b, make_contiguous(fs, x.dtype, x.device), t_meta(a, w), false);
+    if (w.dim() == 2) lead.push_back(w.sizes[0]);
+    auto st = compute_stride(r.sizes, r.strides, lead);
+    FE_CHECK(st.has_value(), ShapeError, label(a), ": view size is not compatible with input tensor's size and stride");
+    r.sizes = lead;
+    r.strides = *st;
+    return out.push(std::move(r));
+  }
+  TensorMeta r = matmul_meta(a, x, t_meta(a, w));
+  if (b) r = mul_meta(a, r, *b);  // out-of-place add: broadcast + promotion, like mul
+  out.push(std::move(r));
+}
+
+// outer: self.reshape(-1, 1) * vec2.
+void meta_outer(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = a.tensor(0);
+  const TensorMeta& y = a.tensor(1);
+  FE_CHECK(x.dim() == 1, ShapeError, label(a), ": outer: Expected 1-D argument self, but got ", x.dim(), "-D");
+  FE_CHECK(y.dim() == 1, ShapeError, label(a), ": outer: Expected 1-D argument vec2, but got ", y.dim(), "-D");
+  SymInt s[2] = {x.sizes[0], 1};
+  out.push(mul_meta(a, reshape(x, s), y));
+}
+
+// ---- reference kernels
+View vec_as_row(View v) {  // [k] -> [1, k]
+  v.sizes.insert(v.sizes.begin(), 1);
+  v.strides.insert(v.strides.begin(), 0);
+  return v;
+}
+View vec_as_col(View v) {  // [k] -> [k, 1]
+  v.sizes.push_back(1);
+  v.strides.push_back(0);
+  return v;
+}
+View transposed(View v) {
+  std::swap(v.sizes[v.sizes.size() - 1], v.sizes[v.sizes.size() - 2]);
+  std::swap(v.strides[v.strides.size() - 1], v.strides[v.strides.size() - 2]);
+  return v;
+}
+
+std::vector<double> matmul_values(const Tensor& x, const Tensor& y) {
+  View a = view_of(x), b = view_of(y);
+  if (a.sizes.size() == 1) a = vec_as_row(a);
+  if (b.sizes.size() == 1) b = vec_as_col(b);
+  std::vector<int64_t> sizes;
+  return batched_matmul(a, b, sizes);
+}
+
+/// vals (row-major over out's shape) = alpha * vals + beta * broadcast(bias).
+void add_scaled(std::vector<double>& vals, const Tensor& out, const IValue& bias, double beta, double alpha) {
+  const TensorMeta& om = out.meta();
+  TensorMeta rm = make_contiguous(om.sizes, om.dtype, om.device);
+  cpu::Operand b = cpu::make_operand(bias, rm.sizes);
+  size_t e = 0;
+  cpu::for_each_element(rm, std::span(&b, 1), [&](int64_t, const int64_t* in) {
+    vals[e] = alpha * vals[e] + (beta == 0 ? 0.0 : beta * b.at(in[0]));
+    ++e;
+  });
+}
+
+void cpu_matmul(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  store_rowmajor(o[0], matmul_values(std::get<Tensor>(a[0]), std::get<Tensor>(a[1])));
+}
+
+void cpu_outer(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  View x = vec_as_col(view_of(std::get<Tensor>(a[0]))), y = vec_as_row(view_of(std::get<Tensor>(a[1])));
+  std::vector<int64_t> sizes;
+  store_rowmajor(o[0], batched_matmul(x, y, sizes));
 }
 
 void cpu_linear(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
-  const Tensor& x = std::get<Tensor>(a[0]);
-  const Tensor& w = std::get<Tensor>(a[1]);
-  Tensor xc = x.meta().dim() > 2 && !x.meta().is_contiguous() ? Tensor() : x;
-  FE_CHECK(xc.defined(), ValueError, "aten::linear reference kernel: N-D input must be contiguous");
-  const int64_t inner = x.size(-1);
-  const int64_t rows = inner ? x.numel() / inner : 0;
-  const IValue* bias = std::holds_alternative<Tensor>(a[2]) ? &a[2] : nullptr;
-  if (w.dim() == 1) {
-    FE_CHECK(false, ValueError, "aten::linear reference kernel: 1-D weight not supported");
-  }
-  // Output viewed as [rows, out]; bias broadcasts over rows.
-  matmul_into(o[0], x, rows, inner, w, true, bias, 1.0, 1.0);
-}
-
-void cpu_mm(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
-  const Tensor& x = std::get<Tensor>(a[0]);
-  matmul_into(o[0], x, x.size(0), x.size(1), std::get<Tensor>(a[1]), false, nullptr, 0, 1.0);
+  View w = view_of(std::get<Tensor>(a[1]));
+  View x = view_of(std::get<Tensor>(a[0]));
+  if (x.sizes.size() == 1) x = vec_as_row(x);
+  w = w.sizes.size() == 1 ? vec_as_col(w) : transposed(w);
+  std::vector<int64_t> sizes;
+  std::vector<double> vals = batched_matmul(x, w, sizes);
+  if (std::holds_alternative<Tensor>(a[2])) add_scaled(vals, o[0], a[2], 1.0, 1.0);
+  store_rowmajor(o[0], vals);
 }
 
 void cpu_addmm(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
-  const Tensor& x = std::get<Tensor>(a[1]);
-  matmul_into(o[0], x, x.size(0), x.size(1), std::get<Tensor>(a[2]), false, &a[0], cpu::number_of(a[3]),
-              cpu::number_of(a[4]));
+  std::vector<double> vals = matmul_values(std::get<Tensor>(a[1]), std::get<Tensor>(a[2]));
+  add_scaled(vals, o[0], a[0], cpu::number_of(a[3]), cpu::number_of(a[4]));
+  store_rowmajor(o[0], vals);
 }
 
 }  // namespace
@@ -144,9 +286,17 @@ void cpu_addmm(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
 void register_linalg_ops(Registry& r) {
   r.add({"aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", meta_linear, cpu_linear});
   r.add({"aten::t(Tensor(a) self) -> Tensor(a)", meta_t});
-  r.add({"aten::mm(Tensor self, Tensor mat2) -> Tensor", meta_mm, cpu_mm});
+  r.add({"aten::mm(Tensor self, Tensor mat2) -> Tensor", meta_mm, cpu_matmul});
   r.add({"aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
          meta_addmm, cpu_addmm});
+  r.add({"aten::bmm(Tensor self, Tensor mat2) -> Tensor", meta_bmm, cpu_matmul});
+  r.add({"aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+         meta_baddbmm, cpu_addmm});
+  r.add({"aten::matmul(Tensor self, Tensor other) -> Tensor", meta_matmul, cpu_matmul});
+  r.add({"aten::outer(Tensor self, Tensor vec2) -> Tensor", meta_outer, cpu_outer});
+  r.add({"aten::dot(Tensor self, Tensor tensor) -> Tensor", meta_dot, cpu_matmul});
+  r.add({"aten::mv(Tensor self, Tensor vec) -> Tensor", meta_mv, cpu_matmul});
+  linalg::register_einsum_ops(r);
 }
 
 }  // namespace ops
@@ -171,6 +321,36 @@ Tensor mm(const Tensor& self, const Tensor& mat2, SrcLocArg loc) {
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha, SrcLocArg loc) {
   static const OpDef& d = op("aten::addmm");
   return dispatch1(d, {self, mat1, mat2, beta.ivalue(), alpha.ivalue()}, loc);
+}
+Tensor bmm(const Tensor& self, const Tensor& mat2, SrcLocArg loc) {
+  static const OpDef& d = op("aten::bmm");
+  return dispatch1(d, {self, mat2}, loc);
+}
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, Scalar beta, Scalar alpha,
+               SrcLocArg loc) {
+  static const OpDef& d = op("aten::baddbmm");
+  return dispatch1(d, {self, batch1, batch2, beta.ivalue(), alpha.ivalue()}, loc);
+}
+Tensor matmul(const Tensor& self, const Tensor& other, SrcLocArg loc) {
+  static const OpDef& d = op("aten::matmul");
+  return dispatch1(d, {self, other}, loc);
+}
+Tensor Tensor::matmul(const Tensor& other, SrcLocArg loc) const { return fe::matmul(*this, other, loc); }
+Tensor outer(const Tensor& self, const Tensor& vec2, SrcLocArg loc) {
+  static const OpDef& d = op("aten::outer");
+  return dispatch1(d, {self, vec2}, loc);
+}
+Tensor dot(const Tensor& self, const Tensor& tensor, SrcLocArg loc) {
+  static const OpDef& d = op("aten::dot");
+  return dispatch1(d, {self, tensor}, loc);
+}
+Tensor mv(const Tensor& self, const Tensor& vec, SrcLocArg loc) {
+  static const OpDef& d = op("aten::mv");
+  return dispatch1(d, {self, vec}, loc);
+}
+Tensor einsum(std::string_view equation, const std::vector<Tensor>& tensors, SrcLocArg loc) {
+  static const OpDef& d = op("aten::einsum");
+  return dispatch1(d, {std::string(equation), tensors, None{}}, loc);
 }
 
 }  // namespace fe

@@ -158,6 +158,7 @@ class Tensor {
 
   // -- linalg (src/ops/linalg.cpp)
   Tensor t(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor matmul(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- factory (src/ops/factory.cpp)
 

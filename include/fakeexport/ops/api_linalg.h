@@ -1,4 +1,4 @@
-// Public API, Linear algebra: linear, mm, bmm, matmul, addmm, baddbmm, einsum, outer, t.
+// Public API, Linear algebra: linear, mm, bmm, matmul, addmm, baddbmm, einsum, outer, dot, mv, t.
 // Each function builds the argument list of one ATen op (as Python's arg parser would) and calls
 // dispatch(); none computes metadata itself.
 #pragma once
@@ -20,5 +20,15 @@ Tensor t(const Tensor& self, SrcLocArg loc = SrcLocArg::current());
 Tensor mm(const Tensor& self, const Tensor& mat2, SrcLocArg loc = SrcLocArg::current());
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta = 1, Scalar alpha = 1,
              SrcLocArg loc = SrcLocArg::current());
+Tensor bmm(const Tensor& self, const Tensor& mat2, SrcLocArg loc = SrcLocArg::current());
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, Scalar beta = 1, Scalar alpha = 1,
+               SrcLocArg loc = SrcLocArg::current());
+/// torch.matmul / `a @ b` (aten::matmul; fake mode decomposes it into views and mm/bmm/mv/dot).
+Tensor matmul(const Tensor& self, const Tensor& other, SrcLocArg loc = SrcLocArg::current());
+/// torch.einsum(equation, *tensors): letters, '...', optional '->'.
+Tensor einsum(std::string_view equation, const std::vector<Tensor>& tensors, SrcLocArg loc = SrcLocArg::current());
+Tensor outer(const Tensor& self, const Tensor& vec2, SrcLocArg loc = SrcLocArg::current());
+Tensor dot(const Tensor& self, const Tensor& tensor, SrcLocArg loc = SrcLocArg::current());
+Tensor mv(const Tensor& self, const Tensor& vec, SrcLocArg loc = SrcLocArg::current());
 
 }  // namespace fe
