@@ -132,18 +132,26 @@ void meta_arith(const MetaArgs& a, MetaOut& out) {
                ": div expected rounding_mode to be one of None, 'trunc', or 'floor' but found ", m, ".");
     }
   }
-  TensorMeta m = elementwise_meta(a, {0, 1});
+  // rsub(self, other) is sub(other, self): other broadcasts (and lays out) first.
+  TensorMeta m = K == Arith::RSub ? elementwise_meta(a, {1, 0}) : elementwise_meta(a, {0, 1});
   const bool floor_mode = K == Arith::FloorDiv || (K == Arith::DivMode && !a.is_none(2) && a.str(2) == "floor");
   const bool true_div = K == Arith::Div || (K == Arith::DivMode && a.is_none(2));
-  if constexpr (K == Arith::Sub || K == Arith::RSub)
+  // FakeTensorMode checks neither bool subtraction nor alpha for the in-place variants.
+  if constexpr ((K == Arith::Sub || K == Arith::RSub) && F != Form::Inplace)
     FE_CHECK(!(is_bool_tensor(a, 0) && is_bool_tensor(a, 1)), DTypeError, label(a),
              ": Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
              "operator instead.");
   FE_CHECK(!(floor_mode && m.dtype == DType::Bool), DTypeError, label(a), ": torch.bool not supported for floor_divide");
   if constexpr (K == Arith::Add || K == Arith::Sub) {
-    if (F != Form::Scalar) check_alpha(a, 2, a.is_tensor(0) ? a.tensor(0).dtype : a.tensor(1).dtype);
+    if (F == Form::Tensor) check_alpha(a, 2, a.is_tensor(0) ? a.tensor(0).dtype : a.tensor(1).dtype);
   }
   if constexpr (K == Arith::RSub) check_alpha(a, 2, F == Form::Scalar ? m.dtype : a.tensor(1).dtype);
+  if (floor_mode && is_floating(m.dtype) && a.is_tensor(1)) {
+    // torch._refs' float floor division ends with where(other != 0, ...): the fresh `other != 0`
+    // (other broadcast to the result) decides the layout.
+    const TensorMeta* one[1] = {&a.tensor(1)};
+    m.strides = iter_output_strides(m.sizes, one);
+  }
   if (true_div && is_integral(m.dtype, true)) m.dtype = default_dtype();
   if (K == Arith::Pow && m.dtype == DType::Bool) m.dtype = DType::Int64;
   if constexpr (F == Form::Inplace) {
@@ -206,13 +214,24 @@ double remainder(const OpDef& op, double x, double y, bool integral) {
   return mod;
 }
 
-double int_pow(double b, double e) {
+/// Integer pow by squaring with two's-complement wraparound, as ATen's powi.
+double int_pow(DType t, double b, double e) {
   if (e < 0) {
     if (b == 1) return 1;
     if (b == -1) return std::fmod(-e, 2) == 1 ? -1 : 1;
     return 0;
   }
-  return std::pow(b, e);
+  uint64_t base = static_cast<uint64_t>(static_cast<int64_t>(b)), r = 1;
+  for (uint64_t n = static_cast<uint64_t>(e); n; n >>= 1, base *= base)
+    if (n & 1) r *= base;
+  // Narrow in the integer domain: the 64-bit product does not survive a trip through double.
+  switch (t) {
+    case DType::UInt8: return static_cast<uint8_t>(r);
+    case DType::Int8: return static_cast<int8_t>(r);
+    case DType::Int16: return static_cast<int16_t>(r);
+    case DType::Int32: return static_cast<int32_t>(r);
+    default: return static_cast<double>(static_cast<int64_t>(r));
+  }
 }
 
 template <Arith K, Form F>
@@ -262,7 +281,7 @@ void cpu_arith(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) 
         return std::trunc(x / y);
       case Arith::FloorDiv: return floor_div(op, x, y, integral);
       case Arith::Rem: return remainder(op, x, y, integral);
-      case Arith::Pow: return is_integral(compute, true) ? int_pow(x, y) : std::pow(x, y);
+      case Arith::Pow: return is_integral(compute, true) ? int_pow(compute, x, y) : std::pow(x, y);
     }
     return 0;
   });

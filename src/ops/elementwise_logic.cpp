@@ -46,6 +46,24 @@ void meta_cmp(const MetaArgs& a, MetaOut& out) {
   else require_tensor(a, 1);
   TensorMeta m = elementwise_meta(a, {0, 1});
   if (K != Cmp::Max && K != Cmp::Min) m.dtype = DType::Bool;
+  if (K == Cmp::And || K == Cmp::Or || K == Cmp::Xor) {
+    // torch._refs: a non-bool operand becomes `x != 0` (a fresh dense tensor laid out after x
+    // broadcast to the result) before the bitwise op; that tensor decides the layout.
+    TensorMeta fresh[2];
+    const TensorMeta* ins[2];
+    for (size_t i = 0; i < 2; ++i) {
+      const TensorMeta& t = a.tensor(i);
+      if (t.dtype == DType::Bool) {
+        ins[i] = &t;
+        continue;
+      }
+      const TensorMeta* one[1] = {&t};
+      fresh[i].sizes = m.sizes;
+      fresh[i].strides = iter_output_strides(m.sizes, one);
+      ins[i] = &fresh[i];
+    }
+    m.strides = iter_output_strides(m.sizes, ins);
+  }
   out.push(std::move(m));
 }
 
@@ -114,8 +132,11 @@ void meta_masked_fill(const MetaArgs& a, MetaOut& out) {
     FE_CHECK(nd == 0, ShapeError, label(a), ": only supports a 0-dimensional value tensor, but got tensor with ", nd,
              " dimension");
   }
-  TensorMeta m = elementwise_meta(a, {0, 1});
+  // FakeTensorMode computes where(mask, value, self) (mask broadcasts first), except for
+  // masked_fill_.Scalar, which broadcasts mask against self.
+  TensorMeta m = Inplace && !TensorValue ? elementwise_meta(a, {0, 1}) : elementwise_meta(a, {1, 2, 0});
   m.dtype = a.tensor(0).dtype;
+  m.strides = contiguous_strides(m.sizes);  // torch._refs.masked_fill ends with .contiguous()
   if (Inplace) out.push(inplace_result(a, m, TensorValue));
   else out.push(std::move(m));
 }
@@ -137,6 +158,12 @@ void meta_clamp(const MetaArgs& a, MetaOut& out) {
     FE_CHECK(!(a.is_none(1) && a.is_none(2)), ValueError, label(a), ": clamp called but both min and max are none!");
     for (size_t i : {1, 2})
       if (!a.is_none(i)) K == Clamp::Tensor ? require_tensor(a, i) : require_number(a, i);
+  }
+  if (K == Clamp::Tensor) {
+    // torch._refs.clamp bounds self by min, then the result by max: two binary broadcasts.
+    DimVector s = a.tensor(0).sizes;
+    for (size_t i : {1, 2})
+      if (!a.is_none(i)) s = broadcast_shapes(a, s, a.tensor(i).sizes);
   }
   TensorMeta m = K == Clamp::Min || K == Clamp::Max ? elementwise_meta(a, {0, 1}) : elementwise_meta(a, {0, 1, 2});
   if constexpr (K == Clamp::Inplace) {

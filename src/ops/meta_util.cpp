@@ -133,6 +133,7 @@ TensorMeta elementwise_meta(const MetaArgs& a, std::initializer_list<size_t> idx
     if (a.is_none(i)) continue;  // `Tensor? min=None`
     if (!a.is_tensor(i)) {
       rt.add_scalar(a.scalar_category(i));
+      shapes.push_back({});  // a number broadcasts like a 0-dim tensor; it keeps argument indices
       continue;
     }
     const TensorMeta& t = a.tensor(i);

@@ -12,6 +12,8 @@ TT = (["aten::add.Tensor", "aten::sub.Tensor", "aten::rsub.Tensor", "aten::mul.T
 TS = (["aten::add.Scalar", "aten::sub.Scalar", "aten::rsub.Scalar", "aten::mul.Scalar", "aten::div.Scalar",
        "aten::remainder.Scalar", "aten::pow.Tensor_Scalar", "aten::clamp_min", "aten::clamp_max"]
       + [f"aten::{c}.Scalar" for c in CMP])
+NUMBER_OK = {"aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::div.Tensor", "aten::div.Tensor_mode",
+             "aten::floor_divide"}
 INPLACE = ["aten::add_.Tensor", "aten::sub_.Tensor", "aten::mul_.Tensor", "aten::div_.Tensor"]
 SCALARS = [2, -3, 2.5, True, False, 0]
 MODES = [None, "trunc", "floor"]
@@ -36,7 +38,8 @@ def tt_calls(op, **kw):
         yield call(op, x, T([2, 3, 4, 5]), **kw)
         yield call(op, T([4, 5]), x, **kw)
         yield call(op, x, T([3, 1, 1]), **kw)
-        yield call(op, x, 2, **kw)
+        if op in NUMBER_OK:
+            yield call(op, x, 2, **kw)
     for x in layouts([3, 4]):
         yield call(op, x, T([3, 1]), **kw)
         yield call(op, T([4]), x, **kw)
@@ -46,8 +49,9 @@ def tt_calls(op, **kw):
     for da, db in pairs_dtypes(DT_SMALL):
         yield call(op, T([2, 3], da), T([], db), **kw)
         yield call(op, T([], da), T([], db), **kw)
+    # Most overloads reject a number in a Tensor slot (an error call each); a few accept one.
     for s in SCALARS:
-        for d in DTYPES_ALL:
+        for d in DTYPES_ALL if op in NUMBER_OK else ["float32"]:
             yield call(op, T([2, 3], d), s, **kw)
         yield call(op, T([], "int32"), s, **kw)
     for s in SHAPES:
@@ -222,11 +226,16 @@ def value_calls():
     for op in TT + ["aten::div.Tensor_mode"]:
         kws = [{"rounding_mode": m} for m in MODES] if op == "aten::div.Tensor_mode" else [{}]
         for kw in kws:
+            # Eager float floor division lays out like its first operand, FakeTensorMode like
+            # its second: strided value calls give both operands the same layout there.
+            floor = op == "aten::floor_divide" or kw.get("rounding_mode") == "floor"
             for x in value_tensors():
                 if op in ("aten::sub.Tensor", "aten::rsub.Tensor") and x.dtype == "bool":
                     continue
-                yield vcall(op, x, T([3], "float32"), **kw)
-                yield vcall(op, x, T([2, 3, 4] if len(x.sizes) == 3 else [2, 3], x.dtype), **kw)
+                yield vcall(op, T(x.sizes, x.dtype) if floor else x, T(x.sizes[-1:], "float32"), **kw)
+                yield vcall(op, x, x if floor else T(x.sizes, x.dtype), **kw)
+            if op not in NUMBER_OK:
+                continue
             for d in DTYPES_INT:
                 yield vcall(op, T([2, 3], d), 3, **kw)
                 yield vcall(op, T([2, 3], d), -2, **kw)
