@@ -105,6 +105,14 @@ def calls():
         for x in layouts([2, 3, 4]):
             yield call("aten::pow.Scalar", s, x)
     yield call("aten::pow.Scalar", T([2]), T([2, 3]))
+    # remainder with a number dividend (`2 % x`).
+    for s in SCALARS + [-1.5]:
+        for d in DTYPES_ALL:
+            yield call("aten::remainder.Scalar_Tensor", s, T([2, 3], d))
+        for x in layouts([2, 3, 4]):
+            yield call("aten::remainder.Scalar_Tensor", s, x)
+    yield call("aten::remainder.Scalar_Tensor", T([2]), T([2, 3]))
+    yield call("aten::remainder.Scalar_Tensor", 2, 3)
     for d in DTYPES_INT:
         for e in [-1, -2, 0, 2, 0.5]:
             yield call("aten::pow.Tensor_Scalar", T([2, 3], d), e)
@@ -128,6 +136,15 @@ def calls():
         yield call("aten::where.self", T([2, 3], cd), T([2, 3]), T([2, 3]))
         yield call("aten::where.ScalarOther", T([2, 3], cd), T([2, 3]), 1)
         yield call("aten::where.ScalarSelf", T([2, 3], cd), 1, T([2, 3]))
+    # where with two numbers: the result takes the numbers' type (default dtype for floats).
+    for cd in ["bool", "uint8", "float32"]:
+        for x, y in [(1, 0), (1.0, 0), (True, 2), (False, True), (0.5, -1.5)]:
+            yield call("aten::where.Scalar", T([2, 3], cd), x, y)
+    for c in SHAPES:
+        yield call("aten::where.Scalar", T(c, "bool"), 1.0, 0.0)
+    for c in layouts([2, 3, 4], "bool"):
+        yield call("aten::where.Scalar", c, 1, 2)
+    yield call("aten::where.Scalar", T([2, 3], "bool"), T([2, 3]), 1.0)
     for da, db in pairs_dtypes(DTYPES_ALL):
         yield call("aten::where.self", T([2, 3], "bool"), T([2, 3], da), T([3], db))
     for da, db in pairs_dtypes(DT_SMALL):
@@ -256,9 +273,14 @@ def value_calls():
             yield vcall(op, T([2, 3]), 3, alpha)
     yield vcall("aten::add.Tensor", T([2, 3], "bool"), T([2, 3], "bool"), alpha=True)
     yield vcall("aten::add.Tensor", T([2, 3], "int64"), T([2, 3], "int32"), alpha=-2)
+    for x, y in [(1, 0), (1.5, -2), (True, False)]:
+        yield vcall("aten::where.Scalar", T([2, 3], "bool"), x, y)
     for d in DTYPES_ALL:
         for s in [2, 0.5, 3.0, -1.5]:
             yield vcall("aten::pow.Scalar", s, T([2, 3], d))
+        if d != "bool":
+            yield vcall("aten::remainder.Scalar_Tensor", 5, T([2, 3], d))
+            yield vcall("aten::remainder.Scalar_Tensor", -2.5, T([2, 3], d))
         yield vcall("aten::logical_not", T([2, 3], d))
         yield vcall("aten::where.self", T([2, 3], "bool"), T([2, 3], d), T([3], "float32"))
         yield vcall("aten::where.ScalarOther", T([2, 3], "bool"), T([2, 3], d), -1.5)
