@@ -109,9 +109,9 @@ constexpr bool numbers_as_tensor(Arith k) {
          k == Arith::FloorDiv;
 }
 
-/// torch._refs.add/sub: alpha must be a Python value the dtype's Python type holds.
+/// torch._refs.add/sub: alpha must be a Python value the (promoted) dtype's Python type holds.
 void check_alpha(const MetaArgs& a, size_t alpha, DType d) {
-  FE_CHECK(!(kind_of(a[alpha]) == ValueKind::Double && is_integral(d, false)), ValueError, label(a),
+  FE_CHECK(!(kind_of(a[alpha]) == ValueKind::Double && is_integral(d, false)), DTypeError, label(a),
            ": alpha argument of type <class 'float'> cannot be safely cast to type <class 'int'>! (For integral "
            "input tensors, argument alpha must not be a floating point number.)");
 }
@@ -142,10 +142,9 @@ void meta_arith(const MetaArgs& a, MetaOut& out) {
              ": Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
              "operator instead.");
   FE_CHECK(!(floor_mode && m.dtype == DType::Bool), DTypeError, label(a), ": torch.bool not supported for floor_divide");
-  if constexpr (K == Arith::Add || K == Arith::Sub) {
-    if (F == Form::Tensor) check_alpha(a, 2, a.is_tensor(0) ? a.tensor(0).dtype : a.tensor(1).dtype);
-  }
-  if constexpr (K == Arith::RSub) check_alpha(a, 2, F == Form::Scalar ? m.dtype : a.tensor(1).dtype);
+  // The refs check alpha against the promoted dtype; add.Scalar/sub.Scalar and in-place skip it.
+  if ((K == Arith::Add || K == Arith::Sub) && F == Form::Tensor) check_alpha(a, 2, m.dtype);
+  if (K == Arith::RSub) check_alpha(a, 2, m.dtype);
   if (floor_mode && is_floating(m.dtype) && a.is_tensor(1)) {
     // torch._refs' float floor division ends with where(other != 0, ...): the fresh `other != 0`
     // (other broadcast to the result) decides the layout.

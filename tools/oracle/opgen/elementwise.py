@@ -89,6 +89,11 @@ def calls():
                 yield call(op, T([2, 3], d), T([2, 3], d), alpha=alpha)
             for op in ["aten::add.Scalar", "aten::sub.Scalar", "aten::rsub.Scalar"]:
                 yield call(op, T([2, 3], d), 2, alpha)
+    # alpha is checked against the promoted dtype.
+    for da, db in [("int32", "float32"), ("float32", "int32"), ("bool", "int64"), ("int64", "bool"), ("bool", "float16")]:
+        for alpha in [2.5, True, 3]:
+            for op in ["aten::add.Tensor", "aten::sub.Tensor", "aten::rsub.Tensor", "aten::add_.Tensor"]:
+                yield call(op, T([2, 3], da), T([2, 3], db), alpha=alpha)
     for mode in MODES:
         yield from tt_calls("aten::div.Tensor_mode", rounding_mode=mode)
     for mode in ["foo", "Floor", ""]:
