@@ -11,21 +11,37 @@ std::string shape_str(IntSpan s) {
   return out + "]";
 }
 
-DimVector broadcast_shapes(const MetaArgs& a, IntSpan x, IntSpan y) {
-  const size_t n = std::max(x.size(), y.size());
-  DimVector out(n, SymInt(1));
-  for (size_t i = 0; i < n; ++i) {
-    // Align from the right; missing dims act as 1.
-    const size_t ox = n - x.size(), oy = n - y.size();
-    int64_t sx = i >= ox ? x[i - ox].expect_int() : 1;
-    int64_t sy = i >= oy ? y[i - oy].expect_int() : 1;
-    FE_CHECK(sx == sy || sx == 1 || sy == 1, ShapeError, label(a), ": The size of tensor a (", sx,
-             ") must match the size of tensor b (", sy, ") at non-singleton dimension ", i,
-             " (shapes ", shape_str(x), " and ", shape_str(y), ")");
-    out[i] = sx == 1 ? sy : sx;
+DimVector broadcast_shapes(const MetaArgs& a, std::span<const IntSpan> shapes) {
+  size_t n = 0;
+  for (IntSpan s : shapes) n = std::max(n, s.size());
+  // torch._refs._broadcast_shapes: a running common shape of full rank, filled from the right.
+  DimVector common(n, SymInt(1));
+  size_t arg = 0, prev_rank = 0;
+  for (IntSpan s : shapes) {
+    for (size_t k = 1; k <= s.size(); ++k) {
+      const int64_t want = common[n - k].expect_int(), got = s[s.size() - k].expect_int();
+      if (want == 1) {
+        common[n - k] = got;
+      } else if (got != 1 && got != want) {
+        // Eager's TensorIterator text follows (value calls on real tensors print that one).
+        const size_t rank = std::max(prev_rank, s.size());
+        throw ShapeError(detail::cat(label(a), ": Attempting to broadcast a dimension of length ", got, " at -", k,
+                                     "! Mismatching argument at index ", arg, " had torch.Size(", shape_str(s),
+                                     "); but expected shape should be broadcastable to ", shape_str(common),
+                                     ". The size of tensor a (", want, ") must match the size of tensor b (", got,
+                                     ") at non-singleton dimension ", rank - k));
+      }
+    }
+    prev_rank = std::max(prev_rank, s.size());
+    ++arg;
   }
-  return out;
+  return common;
 }
+
+DimVector broadcast_shapes(const MetaArgs& a, std::initializer_list<IntSpan> shapes) {
+  return broadcast_shapes(a, std::span<const IntSpan>(shapes.begin(), shapes.size()));
+}
+DimVector broadcast_shapes(const MetaArgs& a, IntSpan x, IntSpan y) { return broadcast_shapes(a, {x, y}); }
 
 DimVector channels_last_strides(IntSpan sizes) {
   DimVector st(4, SymInt(0));
@@ -111,19 +127,22 @@ DimVector preserved_strides(const TensorMeta& m) {
 
 TensorMeta elementwise_meta(const MetaArgs& a, std::initializer_list<size_t> idx) {
   ResultTypeState rt;
-  DimVector shape;
   const TensorMeta* first = nullptr;
+  SmallVector<IntSpan, 4> shapes;
   for (size_t i : idx) {
+    if (a.is_none(i)) continue;  // `Tensor? min=None`
     if (!a.is_tensor(i)) {
       rt.add_scalar(a.scalar_category(i));
+      shapes.push_back({});  // a number broadcasts like a 0-dim tensor; it keeps argument indices
       continue;
     }
     const TensorMeta& t = a.tensor(i);
     rt.add_tensor(t.dtype, t.dim() == 0);
-    shape = first ? broadcast_shapes(a, shape, t.sizes) : t.sizes;
+    shapes.push_back(t.sizes);
     if (!first) first = &t;
   }
   FE_INTERNAL_ASSERT(first, label(a), ": elementwise op without tensor operands");
+  DimVector shape = broadcast_shapes(a, std::span<const IntSpan>(shapes.data(), shapes.size()));
   TensorMeta out;
   out.dtype = rt.result(default_dtype());
   out.sizes = shape;
@@ -141,7 +160,7 @@ TensorMeta elementwise_meta(const MetaArgs& a, std::initializer_list<size_t> idx
   int numbers = 0;
   for (size_t i : idx) {
     if (a.is_tensor(i)) ins.push_back(&a.tensor(i));
-    else ++numbers;
+    else if (!a.is_none(i)) ++numbers;
   }
   out.strides = iter_output_strides(shape, ins, numbers);
   return out;

@@ -1,5 +1,7 @@
 // Shared pieces of meta functions: broadcasting, elementwise result dtype, layout of new outputs.
 #pragma once
+#include <initializer_list>
+#include <span>
 #include <string>
 
 #include "fakeexport/core/error.h"
@@ -11,10 +13,14 @@ namespace fe::ops {
 /// "aten::linear": the prefix of every error message an op raises.
 inline std::string label(const MetaArgs& a) { return a.op().schema.ns + "::" + a.op().schema.name; }
 
-/// Broadcast shape of a and b (torch.broadcast_shapes); ShapeError names the op and both shapes.
+/// Broadcast shape of a and b (torch.broadcast_shapes); ShapeError with FakeTensorMode's text
+/// ("Attempting to broadcast a dimension of length 4 at -1! ...") then eager's.
 DimVector broadcast_shapes(const MetaArgs& a, IntSpan x, IntSpan y);
+/// Same over several shapes; the message names the index of the first mismatching shape.
+DimVector broadcast_shapes(const MetaArgs& a, std::initializer_list<IntSpan> shapes);
+DimVector broadcast_shapes(const MetaArgs& a, std::span<const IntSpan> shapes);
 
-/// Output of an elementwise op over tensor/number arguments at `idx`: broadcast sizes, promoted
+/// Output of an elementwise op over tensor/number (or None, skipped) arguments at `idx`: broadcast sizes, promoted
 /// dtype, device of the tensors (the device rule already ran), strides following the first
 /// full-size dense input's layout (TensorIterator's choice for the common cases) else contiguous.
 TensorMeta elementwise_meta(const MetaArgs& a, std::initializer_list<size_t> idx);

@@ -80,6 +80,63 @@ class Tensor {
   // in that family's src/ops/<family>.cpp. One section per family.
 
   // -- elementwise (src/ops/elementwise.cpp)
+  // `class Scalar` (fakeexport/ops/scalar.h) is complete wherever these are called; overloads
+  // stand in for Scalar default arguments.
+  Tensor add(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor add(const Tensor& other, const class Scalar& alpha, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor add(const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor sub(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor sub(const Tensor& other, const class Scalar& alpha, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor sub(const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor mul(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor mul(const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor div(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor div(const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor remainder(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor remainder(const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor pow(const Tensor& exponent, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor pow(const class Scalar& exponent, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor eq(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor eq(const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor ne(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor ne(const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor lt(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor lt(const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor le(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor le(const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor gt(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor gt(const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor ge(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor ge(const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor logical_and(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor logical_or(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor logical_xor(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor logical_not(SrcLocArg loc = SrcLocArg::current()) const;
+  /// x.where(condition, y) == torch.where(condition, x, y).
+  Tensor where(const Tensor& condition, const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor where(const Tensor& condition, const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor masked_fill(const Tensor& mask, const class Scalar& value, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor clamp_min(const class Scalar& min, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor clamp_max(const class Scalar& max, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor maximum(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor minimum(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  // In-place: return *this (the same tensor) after the dispatcher checked the result fits it.
+  Tensor add_(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor add_(const Tensor& other, const class Scalar& alpha, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor add_(const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor sub_(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor sub_(const Tensor& other, const class Scalar& alpha, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor sub_(const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor mul_(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor mul_(const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor div_(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor div_(const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor masked_fill_(const Tensor& mask, const class Scalar& value, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor masked_fill_(const Tensor& mask, const Tensor& value, SrcLocArg loc = SrcLocArg::current()) const;
+  /// x.clamp_(min, max) / x.clamp(min, max) with both bounds (fe::clamp takes a missing one).
+  Tensor clamp_(const class Scalar& min, const class Scalar& max, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor clamp(const class Scalar& min, const class Scalar& max, SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- unary (src/ops/unary.cpp)
   Tensor exp(SrcLocArg loc = SrcLocArg::current()) const;

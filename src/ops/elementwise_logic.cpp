@@ -1,0 +1,254 @@
+// Comparisons (eq/ne/lt/le/gt/ge), logical and/or/xor/not, where, masked_fill, clamp (+ min/max
+// variants), maximum/minimum: metadata and reference kernels.
+#include <cmath>
+
+#include "ops/elementwise.h"
+#include "ops/families.h"
+
+namespace fe::ops {
+namespace {
+using namespace ew;
+
+/// Promoted dtype of the operands at idx (Nones skipped), without the output-layout work.
+DType result_dtype(const MetaArgs& a, std::initializer_list<size_t> idx) {
+  ResultTypeState rt;
+  for (size_t i : idx) {
+    if (a.is_none(i)) continue;
+    if (a.is_tensor(i)) rt.add_tensor(a.tensor(i).dtype, a.tensor(i).dim() == 0);
+    else rt.add_scalar(a.scalar_category(i));
+  }
+  return rt.result(default_dtype());
+}
+
+DType result_dtype(std::span<const IValue> a, std::initializer_list<size_t> idx) {
+  ResultTypeState rt;
+  for (size_t i : idx) {
+    if (const Tensor* t = std::get_if<Tensor>(&a[i])) rt.add_tensor(t->dtype(), t->dim() == 0);
+    else if (std::holds_alternative<bool>(a[i])) rt.add_scalar(TypeCategory::Bool);
+    else if (std::holds_alternative<SymInt>(a[i])) rt.add_scalar(TypeCategory::Integral);
+    else if (std::holds_alternative<double>(a[i])) rt.add_scalar(TypeCategory::Floating);
+  }
+  return rt.result(default_dtype());
+}
+
+void check_predicate(const MetaArgs& a, size_t i) {
+  const DType t = a.tensor(i).dtype;
+  FE_CHECK(t == DType::Bool, DTypeError, label(a), ": expected predicate to be bool, got ", torch_dtype(t));
+}
+
+// ---- comparisons and logical ops: bool results over the promoted operands
+enum class Cmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor, Max, Min };
+
+template <Cmp K, bool Scalar>
+void meta_cmp(const MetaArgs& a, MetaOut& out) {
+  require_tensor(a, 0);
+  if (Scalar) require_number(a, 1);
+  else require_tensor(a, 1);
+  TensorMeta m = elementwise_meta(a, {0, 1});
+  if (K != Cmp::Max && K != Cmp::Min) m.dtype = DType::Bool;
+  if (K == Cmp::And || K == Cmp::Or || K == Cmp::Xor) {
+    // torch._refs: a non-bool operand becomes `x != 0` (a fresh dense tensor laid out after x
+    // broadcast to the result) before the bitwise op; that tensor decides the layout.
+    TensorMeta fresh[2];
+    const TensorMeta* ins[2];
+    for (size_t i = 0; i < 2; ++i) {
+      const TensorMeta& t = a.tensor(i);
+      if (t.dtype == DType::Bool) {
+        ins[i] = &t;
+        continue;
+      }
+      const TensorMeta* one[1] = {&t};
+      fresh[i].sizes = m.sizes;
+      fresh[i].strides = iter_output_strides(m.sizes, one);
+      ins[i] = &fresh[i];
+    }
+    m.strides = iter_output_strides(m.sizes, ins);
+  }
+  out.push(std::move(m));
+}
+
+template <Cmp K>
+void cpu_cmp(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  nary_kernel(a, {0, 1}, o[0], result_dtype(a, {0, 1}), [](const double* v) -> double {
+    const double x = v[0], y = v[1];
+    switch (K) {
+      case Cmp::Eq: return x == y;
+      case Cmp::Ne: return x != y;
+      case Cmp::Lt: return x < y;
+      case Cmp::Le: return x <= y;
+      case Cmp::Gt: return x > y;
+      case Cmp::Ge: return x >= y;
+      case Cmp::And: return (x != 0) && (y != 0);
+      case Cmp::Or: return (x != 0) || (y != 0);
+      case Cmp::Xor: return (x != 0) != (y != 0);
+      case Cmp::Max: return std::isnan(x) || std::isnan(y) ? std::nan("") : std::max(x, y);
+      case Cmp::Min: return std::isnan(x) || std::isnan(y) ? std::nan("") : std::min(x, y);
+    }
+    return 0;
+  });
+}
+
+void meta_logical_not(const MetaArgs& a, MetaOut& out) {
+  require_tensor(a, 0);
+  TensorMeta m = elementwise_meta(a, {0});
+  m.dtype = DType::Bool;
+  out.push(std::move(m));
+}
+void cpu_logical_not(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  nary_kernel(a, {0}, o[0], std::get<Tensor>(a[0]).dtype(), [](const double* v) -> double { return v[0] == 0; });
+}
+
+// ---- where(condition, self, other): broadcast over all three, dtype of self and other
+enum class Where : uint8_t { Self, ScalarOther, ScalarSelf, Scalar };
+
+template <Where K>
+void meta_where(const MetaArgs& a, MetaOut& out) {
+  require_tensor(a, 0);
+  if (K == Where::Self || K == Where::ScalarOther) require_tensor(a, 1);
+  else require_number(a, 1);
+  if (K == Where::Self || K == Where::ScalarSelf) require_tensor(a, 2);
+  else require_number(a, 2);
+  check_predicate(a, 0);
+  TensorMeta m = elementwise_meta(a, {0, 1, 2});
+  m.dtype = result_dtype(a, {1, 2});
+  out.push(std::move(m));
+}
+
+void cpu_where(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  nary_kernel(a, {0, 1, 2}, o[0], o[0].dtype(), [](const double* v) { return v[0] != 0 ? v[1] : v[2]; });
+}
+
+// ---- masked_fill(self, mask, value): self's dtype; value a number or a 0-dim tensor
+template <bool TensorValue, bool Inplace>
+void meta_masked_fill(const MetaArgs& a, MetaOut& out) {
+  require_tensor(a, 0);
+  require_tensor(a, 1);
+  if (TensorValue) require_tensor(a, 2);
+  else require_number(a, 2);
+  // FakeTensorMode's masked_fill_.Scalar takes any mask dtype; the other overloads want bool.
+  if (TensorValue || !Inplace) check_predicate(a, 1);
+  if (TensorValue) {
+    const int64_t nd = a.tensor(2).dim();
+    FE_CHECK(nd == 0, ShapeError, label(a), ": only supports a 0-dimensional value tensor, but got tensor with ", nd,
+             " dimension");
+  }
+  // FakeTensorMode computes where(mask, value, self) (mask broadcasts first), except for
+  // masked_fill_.Scalar, which broadcasts mask against self.
+  TensorMeta m = Inplace && !TensorValue ? elementwise_meta(a, {0, 1}) : elementwise_meta(a, {1, 2, 0});
+  m.dtype = a.tensor(0).dtype;
+  m.strides = contiguous_strides(m.sizes);  // torch._refs.masked_fill ends with .contiguous()
+  if (Inplace) out.push(inplace_result(a, m, TensorValue));
+  else out.push(std::move(m));
+}
+
+template <bool Inplace>
+void cpu_masked_fill(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  nary_kernel(a, {0, 1, 2}, o[0], o[0].dtype(), [](const double* v) { return v[1] != 0 ? v[2] : v[0]; });
+}
+
+// ---- clamp(self, min, max): promoted over self and the bounds; at least one bound
+enum class Clamp : uint8_t { Scalar, Tensor, Inplace, Min, Max };
+
+template <Clamp K>
+void meta_clamp(const MetaArgs& a, MetaOut& out) {
+  require_tensor(a, 0);
+  if (K == Clamp::Min || K == Clamp::Max) {
+    require_number(a, 1);
+  } else {
+    FE_CHECK(!(a.is_none(1) && a.is_none(2)), ValueError, label(a), ": clamp called but both min and max are none!");
+    for (size_t i : {1, 2})
+      if (!a.is_none(i)) K == Clamp::Tensor ? require_tensor(a, i) : require_number(a, i);
+  }
+  if (K == Clamp::Tensor) {
+    // torch._refs.clamp bounds self by min, then the result by max: two binary broadcasts.
+    DimVector s = a.tensor(0).sizes;
+    for (size_t i : {1, 2})
+      if (!a.is_none(i)) s = broadcast_shapes(a, s, a.tensor(i).sizes);
+  }
+  TensorMeta m = K == Clamp::Min || K == Clamp::Max ? elementwise_meta(a, {0, 1}) : elementwise_meta(a, {0, 1, 2});
+  if constexpr (K == Clamp::Inplace) {
+    const DType self_t = a.tensor(0).dtype;
+    FE_CHECK(can_cast(m.dtype, self_t), DTypeError, label(a), ": Attempting to cast from ", torch_dtype(m.dtype),
+             " to out tensor with dtype ", torch_dtype(self_t), ", but this can't be cast because it is not safe!");
+    out.push(inplace_result(a, m));
+    return;
+  }
+  out.push(std::move(m));
+}
+
+template <Clamp K>
+void cpu_clamp(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  if (K == Clamp::Inplace) check_no_internal_overlap(op, o[0]);
+  const bool two = K != Clamp::Min && K != Clamp::Max;
+  const DType common = two ? result_dtype(a, {0, 1, 2}) : result_dtype(a, {0, 1});
+  FE_CHECK(!(K == Clamp::Inplace && !can_cast(common, o[0].dtype())), DTypeError, op.schema.ns, "::", op.schema.name,
+           ": result type ", torch_dtype(common), " can't be cast to the desired output type ",
+           torch_dtype(o[0].dtype()));
+  auto clamp = [](const double* v) {
+    double r = v[0];
+    if (std::isnan(r)) return r;
+    if (!std::isnan(v[1]) || !std::isnan(v[2])) {
+      if (!std::isnan(v[1])) r = std::max(r, v[1]);
+      if (!std::isnan(v[2])) r = std::min(r, v[2]);
+    }
+    return r;
+  };
+  if (two) {
+    nary_kernel(a, {0, 1, 2}, o[0], common, clamp);
+  } else {
+    nary_kernel(a, {0, 1}, o[0], common, [&](const double* v) {
+      const double bounds[3] = {v[0], K == Clamp::Min ? v[1] : std::nan(""), K == Clamp::Max ? v[1] : std::nan("")};
+      return clamp(bounds);
+    });
+  }
+}
+
+}  // namespace
+
+namespace ew {
+void register_logic_ops(Registry& r) {
+  r.add({"aten::eq.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Eq, false>, cpu_cmp<Cmp::Eq>});
+  r.add({"aten::eq.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Eq, true>, cpu_cmp<Cmp::Eq>});
+  r.add({"aten::ne.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Ne, false>, cpu_cmp<Cmp::Ne>});
+  r.add({"aten::ne.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Ne, true>, cpu_cmp<Cmp::Ne>});
+  r.add({"aten::lt.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Lt, false>, cpu_cmp<Cmp::Lt>});
+  r.add({"aten::lt.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Lt, true>, cpu_cmp<Cmp::Lt>});
+  r.add({"aten::le.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Le, false>, cpu_cmp<Cmp::Le>});
+  r.add({"aten::le.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Le, true>, cpu_cmp<Cmp::Le>});
+  r.add({"aten::gt.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Gt, false>, cpu_cmp<Cmp::Gt>});
+  r.add({"aten::gt.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Gt, true>, cpu_cmp<Cmp::Gt>});
+  r.add({"aten::ge.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Ge, false>, cpu_cmp<Cmp::Ge>});
+  r.add({"aten::ge.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Ge, true>, cpu_cmp<Cmp::Ge>});
+  r.add({"aten::logical_and(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::And, false>, cpu_cmp<Cmp::And>});
+  r.add({"aten::logical_or(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Or, false>, cpu_cmp<Cmp::Or>});
+  r.add({"aten::logical_xor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Xor, false>, cpu_cmp<Cmp::Xor>});
+  r.add({"aten::logical_not(Tensor self) -> Tensor", meta_logical_not, cpu_logical_not});
+  r.add({"aten::maximum(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Max, false>, cpu_cmp<Cmp::Max>});
+  r.add({"aten::minimum(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Min, false>, cpu_cmp<Cmp::Min>});
+  r.add({"aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", meta_where<Where::Self>, cpu_where});
+  r.add({"aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
+         meta_where<Where::ScalarOther>, cpu_where});
+  r.add({"aten::where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor",
+         meta_where<Where::ScalarSelf>, cpu_where});
+  r.add({"aten::where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor", meta_where<Where::Scalar>,
+         cpu_where});
+  r.add({"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", meta_masked_fill<false, false>,
+         cpu_masked_fill<false>});
+  r.add({"aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor", meta_masked_fill<true, false>,
+         cpu_masked_fill<false>});
+  r.add({"aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
+         meta_masked_fill<false, true>, cpu_masked_fill<true>});
+  r.add({"aten::masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)",
+         meta_masked_fill<true, true>, cpu_masked_fill<true>});
+  r.add({"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", meta_clamp<Clamp::Scalar>,
+         cpu_clamp<Clamp::Scalar>});
+  r.add({"aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", meta_clamp<Clamp::Tensor>,
+         cpu_clamp<Clamp::Tensor>});
+  r.add({"aten::clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)",
+         meta_clamp<Clamp::Inplace>, cpu_clamp<Clamp::Inplace>});
+  r.add({"aten::clamp_min(Tensor self, Scalar min) -> Tensor", meta_clamp<Clamp::Min>, cpu_clamp<Clamp::Min>});
+  r.add({"aten::clamp_max(Tensor self, Scalar max) -> Tensor", meta_clamp<Clamp::Max>, cpu_clamp<Clamp::Max>});
+}
+}  // namespace ew
+
+}  // namespace fe::ops
