@@ -173,6 +173,7 @@ def squeeze_calls():
             for dl in [[], [0], [-1], list(range(nd)), [0, nd - 1], [nd], [0, 0], [-1, nd - 1]]:
                 yield call("aten::squeeze.dims", x, dl)
         yield call("aten::unsqueeze", T(sizes), -len(sizes) - 2)
+    yield call("aten::squeeze", 3)  # squeeze() has no bad dims: a non-tensor self is its error call
     for x in layouts([2, 1, 3, 1]):
         yield vcall("aten::squeeze", x)
         yield vcall("aten::squeeze.dim", x, 1)
