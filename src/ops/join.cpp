@@ -28,7 +28,7 @@ bool strides_like_channels_last(const TensorMeta& t) {
   return true;
 }
 
-/// torch._refs.cat over metadata; `what` names the op in messages.
+/// torch._refs.cat over metadata (stack calls it too).
 TensorMeta cat_meta(const MetaArgs& a, const std::vector<const TensorMeta*>& ts, int64_t dim) {
   FE_CHECK(!ts.empty(), ValueError, label(a), ": cat expects at least one tensor, but received zero!");
   ResultTypeState rt;
@@ -233,12 +233,6 @@ void copy_into(const Tensor& o, const Tensor& src, int64_t d, int64_t start, boo
   for_each_index(part, [&](const std::vector<int64_t>& idx, int64_t off) { cpu::store_at(o, off, load_idx(src, idx)); });
 }
 
-std::vector<Tensor> nonempty_inputs(const std::vector<Tensor>& ts, int64_t out_dim) {
-  std::vector<Tensor> keep;
-  for (const Tensor& t : ts)
-    if (!(t.dim() == 1 && t.size(0) == 0 && out_dim != 1) && t.numel() > 0) keep.push_back(t);
-  return keep;
-}
 
 void cpu_cat(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   const auto& ts = std::get<std::vector<Tensor>>(a[0]);
@@ -246,7 +240,8 @@ void cpu_cat(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   if (o[0].numel() == 0) return;
   const int64_t d = wrap_dim(std::get<SymInt>(a[1]).expect_int(), nd, "aten::cat");
   int64_t start = 0;
-  for (const Tensor& t : nonempty_inputs(ts, nd)) {
+  for (const Tensor& t : ts) {
+    if (t.numel() == 0) continue;  // empty inputs (legacy [0] ones included) add nothing
     copy_into(o[0], t, d, start, false);
     start += t.size(d);
   }
