@@ -1,15 +1,393 @@
-// Joining and repeating: cat, stack, repeat, repeat_interleave, triu/tril.
+// Joining and repeating: cat, stack, repeat, repeat_interleave, triu/tril. FakeTensorMode runs
+// torch._refs' cat/stack (type promotion over all inputs, legacy empty 1-D inputs skipped, the
+// output memory format suggested by the inputs) and the meta/C++ rules of the others.
+#include <algorithm>
+
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
 #include "ops/meta_util.h"
+#include "ops/view_impl.h"
 
 namespace fe {
 namespace ops {
-namespace {}  // namespace
+namespace {
 
-void register_join_ops(Registry& r) { (void)r; }
+/// c10::is_channels_last_strides_2d_s4: the strides NHWC-like (ambiguous cases prefer NCHW).
+bool strides_like_channels_last(const TensorMeta& t) {
+  if (t.dim() != 4 || t.strides[1].expect_int() == 0) return false;
+  int64_t min = 0;
+  for (int d : {1, 3, 2, 0}) {
+    const int64_t size = t.sizes[d].expect_int(), stride = t.strides[d].expect_int();
+    if (size == 0 || stride < min) return false;
+    if (d == 0 && min == t.strides[1].expect_int()) return false;
+    min = stride;
+    if (size > 1) min *= size;
+  }
+  return true;
+}
+
+/// torch._refs.cat over metadata (stack calls it too).
+TensorMeta cat_meta(const MetaArgs& a, const std::vector<const TensorMeta*>& ts, int64_t dim) {
+  FE_CHECK(!ts.empty(), ValueError, label(a), ": cat expects at least one tensor, but received zero!");
+  ResultTypeState rt;
+  for (const TensorMeta* t : ts) rt.add_tensor(t->dtype, t->dim() == 0);
+  const DType dtype = rt.result(default_dtype());
+  // The output rank comes from the first input that is not 1-D; 1-D inputs of other ranks must be empty.
+  const TensorMeta* example = nullptr;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    if (ts[i]->dim() == 1) continue;
+    if (!example) {
+      example = ts[i];
+      continue;
+    }
+    FE_CHECK(ts[i]->dim() == example->dim(), ShapeError, label(a),
+             ": Number of dimensions of tensors must match.  Expected ", example->dim(), "-D tensors, but got ",
+             ts[i]->dim(), "-D for tensor number ", i, " in the list");
+  }
+  if (!example) example = ts[0];
+  std::vector<const TensorMeta*> filtered;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const TensorMeta* t = ts[i];
+    if (t->dim() != example->dim()) {
+      FE_CHECK(t->sizes[0].expect_int() == 0, ShapeError, label(a),
+               ": Number of dimensions of tensors must match.  Expected ", example->dim(),
+               "-D tensors, but got 1-D for tensor number ", i, " in the list");
+    } else if (!(t->dim() == 1 && t->sizes[0].expect_int() == 0)) {
+      filtered.push_back(t);
+    }
+  }
+  // Output memory format: channels-last only when every input suggests it.
+  bool channels_last = true;
+  for (const TensorMeta* t : ts) channels_last = channels_last && strides_like_channels_last(*t);
+  if (filtered.empty()) {
+    const SymInt zero[1] = {SymInt(0)};
+    return make_contiguous(zero, dtype, ts[0]->device);
+  }
+  const int64_t nd = filtered[0]->dim();
+  const int64_t d = wrap(a, dim, nd);
+  FE_CHECK(nd > 0, IndexError, label(a), ": list assignment index out of range");
+  DimVector shape = filtered[0]->sizes;
+  SymInt total = 0;
+  for (size_t i = 0; i < filtered.size(); ++i) {
+    for (int64_t k = 0; k < nd; ++k) {
+      if (k == d) continue;
+      FE_CHECK(filtered[i]->sizes[k] == shape[k], ShapeError, label(a),
+               ": Sizes of tensors must match except in dimension ", d, ". Expected ", shape[k], " in dimension ", k,
+               " but got ", filtered[i]->sizes[k], " for tensor number ", i, " in the list");
+    }
+    total = total + filtered[i]->sizes[d];
+  }
+  shape[d] = total;
+  TensorMeta m = make_contiguous(shape, dtype, filtered[0]->device);
+  if (channels_last) m.strides = channels_last_strides(shape);
+  return m;
+}
+
+void meta_cat(const MetaArgs& a, MetaOut& out) { out.push(cat_meta(a, a.tensor_list(0), a.to_int(1))); }
+
+// stack: cat + view when dim < rank, else cat of unsqueezed inputs (torch._refs.stack).
+void meta_stack(const MetaArgs& a, MetaOut& out) {
+  const auto& ts = a.tensor_list(0);
+  FE_CHECK(!ts.empty(), ValueError, label(a), ": stack expects a non-empty TensorList");
+  const int64_t nd = ts[0]->dim();
+  const int64_t d = wrap(a, a.to_int(1), nd + 1);
+  if (d < nd) {
+    for (size_t i = 1; i < ts.size(); ++i)
+      FE_CHECK(ts[i]->sizes == ts[0]->sizes, ShapeError, label(a), ": stack expects each tensor to be equal size, but got ",
+               shape_str(ts[0]->sizes), " at entry 0 and ", shape_str(ts[i]->sizes), " at entry ", i);
+    TensorMeta c = cat_meta(a, ts, d);
+    DimVector sizes = ts[0]->sizes;
+    sizes.insert_at(d, SymInt(static_cast<int64_t>(ts.size())));
+    out.push(ref_view(a, c, sizes));
+    return;
+  }
+  std::vector<TensorMeta> unsq;
+  for (const TensorMeta* t : ts) {
+    TensorMeta u = *t;
+    const SymInt stride = d >= t->dim() ? SymInt(1) : t->sizes[d] * t->strides[d];
+    u.sizes.insert_at(d, SymInt(1));
+    u.strides.insert_at(d, stride);
+    unsq.push_back(std::move(u));
+  }
+  std::vector<const TensorMeta*> ptrs;
+  for (const TensorMeta& u : unsq) ptrs.push_back(&u);
+  out.push(cat_meta(a, ptrs, d));
+}
+
+void meta_repeat(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  const auto& reps = a.int_list(1);
+  FE_CHECK(static_cast<int64_t>(reps.size()) >= self.dim(), ShapeError, label(a),
+           ": Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+  for (size_t i = 0; i < reps.size(); ++i)
+    FE_CHECK(reps[i].expect_int() >= 0, ValueError, label(a), ": Repeats cannot be negative, found ", reps[i],
+             " at index ", i);
+  const size_t lead = reps.size() - self.dim();
+  DimVector shape;
+  for (size_t i = 0; i < reps.size(); ++i) shape.push_back((i < lead ? SymInt(1) : self.sizes[i - lead]) * reps[i]);
+  out.push(make_contiguous(shape, self.dtype, self.device));
+}
+
+// repeat_interleave.self_int(self, repeats, dim?, *, output_size?): flattened when dim is None.
+void meta_repeat_interleave_int(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  const std::optional<int64_t> dim_opt = a.opt_int(2);
+  DimVector sizes = self.sizes;
+  int64_t d = 0;
+  if (dim_opt) {
+    d = wrap(a, *dim_opt, self.dim());
+  } else {
+    sizes = DimVector{self.numel()};
+  }
+  const int64_t repeats = a.to_int(1);
+  FE_CHECK(repeats >= 0, ValueError, label(a), ": Repeats must be non-negative");
+  // input.unsqueeze(dim + 1) fails for 0-dim inputs given a dim.
+  FE_CHECK(!sizes.empty(), IndexError, label(a),
+           ": Dimension out of range (expected to be in range of [-1, 0], but got ", d + 1, ")");
+  const SymInt n = sizes[d] * repeats;
+  if (auto os = a.opt_int(3))
+    FE_CHECK(*os == n.expect_int(), ValueError, label(a), ": repeat_interleave: Invalid output_size, expected ", n,
+             " but got ", *os);
+  sizes[d] = n;
+  out.push(make_contiguous(sizes, self.dtype, self.device));
+}
+
+// repeat_interleave.Tensor(repeats, *, output_size?): the size is the data's sum unless given.
+void meta_repeat_interleave_tensor(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& reps = a.tensor(0);
+  const std::optional<int64_t> os = a.opt_int(1);
+  FE_CHECK(os.has_value(), DataDependentError, label(a),
+           ": aten.repeat_interleave.Tensor: the output size depends on the values of `repeats`; pass output_size");
+  const SymInt size[1] = {SymInt(*os)};
+  out.push(make_contiguous(size, reps.dtype, reps.device));
+}
+
+// repeat_interleave.self_Tensor(self, repeats, dim?, *, output_size?): index_select by the
+// repeat_interleave of repeats (broadcast when it has one element).
+void meta_repeat_interleave_self_tensor(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  const TensorMeta& reps = a.tensor(1);
+  const std::optional<int64_t> dim_opt = a.opt_int(2);
+  DimVector sizes = dim_opt ? self.sizes : DimVector{self.numel()};
+  const int64_t d = dim_opt ? wrap(a, *dim_opt, self.dim()) : 0;
+  FE_CHECK(!sizes.empty(), IndexError, label(a), ": Dimension specified as 0 but tensor has no dimensions");
+  const bool one = reps.dim() == 0 || (reps.dim() == 1 && reps.sizes[0].expect_int() == 1);
+  if (!one) {
+    FE_CHECK(reps.dim() == 1, ShapeError, label(a), ": repeats must be 0-dim or 1-dim tensor");
+    FE_CHECK(reps.sizes[0] == sizes[d], ShapeError, label(a),
+             ": repeats must have the same size as input along dim, but got repeats.size(0) = ", reps.sizes[0],
+             " and input.size(", dim_opt.value_or(0), ") = ", sizes[d]);
+  }
+  const std::optional<int64_t> os = a.opt_int(3);
+  FE_CHECK(os.has_value(), DataDependentError, label(a),
+           ": aten.repeat_interleave.Tensor: the output size depends on the values of `repeats`; pass output_size");
+  sizes[d] = *os;
+  out.push(make_contiguous(sizes, self.dtype, self.device));
+}
+
+void meta_tri(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  FE_CHECK(self.dim() >= 2, ShapeError, label(a), ": ", a.op().schema.name,
+           ": input tensor must have at least 2 dimensions");
+  out.push(make_contiguous(self.sizes, self.dtype, self.device));
+}
+
+// ---- reference kernels
+/// Calls f(index, element offset) over every element of m in row-major order.
+template <class F>
+void for_each_index(const TensorMeta& m, F&& f) {
+  const int64_t n = m.numel().expect_int();
+  std::vector<int64_t> idx(m.dim(), 0);
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t off = m.storage_offset.expect_int();
+    for (int64_t d = 0; d < m.dim(); ++d) off += idx[d] * m.strides[d].expect_int();
+    f(idx, off);
+    for (int64_t d = m.dim(); d-- > 0;) {
+      if (++idx[d] < m.sizes[d].expect_int()) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+/// Element of real tensor t at index idx (idx may carry extra leading dims to skip).
+double load_idx(const Tensor& t, const std::vector<int64_t>& idx, size_t lead = 0) {
+  const TensorMeta& m = t.meta();
+  int64_t off = 0;
+  for (int64_t d = 0; d < m.dim(); ++d) off += idx[lead + d] * m.strides[d].expect_int();
+  return detail::load(static_cast<const std::byte*>(t.data_ptr()) + off * itemsize(m.dtype), m.dtype);
+}
+
+/// Copies `src` into the part of output `o` where dim d runs from `start` (cat); `squeeze` drops
+/// that dim instead (stack writes one index of the new dim).
+void copy_into(const Tensor& o, const Tensor& src, int64_t d, int64_t start, bool squeeze) {
+  TensorMeta part = o.meta();
+  part.storage_offset = part.storage_offset + part.strides[d] * start;
+  if (squeeze) {
+    part.sizes.erase_at(d);
+    part.strides.erase_at(d);
+  } else {
+    part.sizes[d] = src.meta().sizes[d];
+  }
+  for_each_index(part, [&](const std::vector<int64_t>& idx, int64_t off) { cpu::store_at(o, off, load_idx(src, idx)); });
+}
+
+
+void cpu_cat(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const auto& ts = std::get<std::vector<Tensor>>(a[0]);
+  const int64_t nd = o[0].dim();
+  if (o[0].numel() == 0) return;
+  const int64_t d = wrap_dim(std::get<SymInt>(a[1]).expect_int(), nd, "aten::cat");
+  int64_t start = 0;
+  for (const Tensor& t : ts) {
+    if (t.numel() == 0) continue;  // empty inputs (legacy [0] ones included) add nothing
+    copy_into(o[0], t, d, start, false);
+    start += t.size(d);
+  }
+}
+
+void cpu_stack(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const auto& ts = std::get<std::vector<Tensor>>(a[0]);
+  const int64_t d = wrap_dim(std::get<SymInt>(a[1]).expect_int(), o[0].dim(), "aten::stack");
+  for (size_t i = 0; i < ts.size(); ++i) copy_into(o[0], ts[i], d, static_cast<int64_t>(i), true);
+}
+
+void cpu_repeat(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& self = std::get<Tensor>(a[0]);
+  const size_t lead = o[0].dim() - self.dim();
+  for_each_index(o[0].meta(), [&](std::vector<int64_t> idx, int64_t off) {
+    for (int64_t d = 0; d < self.dim(); ++d) idx[lead + d] %= self.size(d);
+    cpu::store_at(o[0], off, load_idx(self, idx, lead));
+  });
+}
+
+/// Output index along dim -> input index, for repeat_interleave with per-index counts.
+std::vector<int64_t> interleave_map(const std::vector<int64_t>& counts) {
+  std::vector<int64_t> m;
+  for (size_t i = 0; i < counts.size(); ++i) m.insert(m.end(), static_cast<size_t>(counts[i]), static_cast<int64_t>(i));
+  return m;
+}
+
+/// self (flattened when dim is None) gathered along dim through `src_of` (output index -> input index).
+void gather_dim(const Tensor& self, bool flatten, int64_t d, const std::vector<int64_t>& src_of, const Tensor& out) {
+  std::vector<double> flat;
+  if (flatten) for_each_index(self.meta(), [&](const std::vector<int64_t>& idx, int64_t) { flat.push_back(load_idx(self, idx)); });
+  for_each_index(out.meta(), [&](std::vector<int64_t> idx, int64_t off) {
+    idx[d] = src_of[idx[d]];
+    cpu::store_at(out, off, flatten ? flat[idx[0]] : load_idx(self, idx));
+  });
+}
+
+void cpu_repeat_interleave_int(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& self = std::get<Tensor>(a[0]);
+  const bool flatten = std::holds_alternative<None>(a[2]);
+  const int64_t d = flatten ? 0 : wrap_dim(std::get<SymInt>(a[2]).expect_int(), self.dim(), "aten::repeat_interleave");
+  const int64_t n = flatten ? self.numel() : self.size(d);
+  gather_dim(self, flatten, d, interleave_map(std::vector<int64_t>(n, std::get<SymInt>(a[1]).expect_int())), o[0]);
+}
+
+std::vector<int64_t> int_values(const Tensor& t) {
+  std::vector<int64_t> v;
+  for_each_index(t.meta(), [&](const std::vector<int64_t>& idx, int64_t) {
+    v.push_back(static_cast<int64_t>(load_idx(t, idx)));
+  });
+  return v;
+}
+
+void cpu_repeat_interleave_tensor(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const std::vector<int64_t> m = interleave_map(int_values(std::get<Tensor>(a[0])));
+  for_each_index(o[0].meta(), [&](const std::vector<int64_t>& idx, int64_t off) {
+    cpu::store_at(o[0], off, static_cast<double>(idx[0] < static_cast<int64_t>(m.size()) ? m[idx[0]] : 0));
+  });
+}
+
+void cpu_repeat_interleave_self_tensor(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& self = std::get<Tensor>(a[0]);
+  const bool flatten = std::holds_alternative<None>(a[2]);
+  const int64_t d = flatten ? 0 : wrap_dim(std::get<SymInt>(a[2]).expect_int(), self.dim(), "aten::repeat_interleave");
+  const int64_t n = flatten ? self.numel() : self.size(d);
+  std::vector<int64_t> counts = int_values(std::get<Tensor>(a[1]));
+  if (counts.size() == 1) counts.assign(static_cast<size_t>(n), counts[0]);
+  gather_dim(self, flatten, d, interleave_map(counts), o[0]);
+}
+
+void tri_kernel(std::span<const IValue> a, std::span<Tensor> o, bool upper) {
+  const Tensor& self = std::get<Tensor>(a[0]);
+  const int64_t k = std::get<SymInt>(a[1]).expect_int();
+  const int64_t nd = self.dim();
+  for_each_index(o[0].meta(), [&](const std::vector<int64_t>& idx, int64_t off) {
+    const int64_t diff = idx[nd - 1] - idx[nd - 2];
+    const bool keep = upper ? diff >= k : diff <= k;
+    cpu::store_at(o[0], off, keep ? load_idx(self, idx) : 0.0);
+  });
+}
+void cpu_triu(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) { tri_kernel(a, o, true); }
+void cpu_tril(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) { tri_kernel(a, o, false); }
+
+}  // namespace
+
+void register_join_ops(Registry& r) {
+  r.add({"aten::cat(Tensor[] tensors, int dim=0) -> Tensor", meta_cat, cpu_cat});
+  r.add({"aten::stack(Tensor[] tensors, int dim=0) -> Tensor", meta_stack, cpu_stack});
+  r.add({"aten::repeat(Tensor self, SymInt[] repeats) -> Tensor", meta_repeat, cpu_repeat});
+  r.add({"aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
+         meta_repeat_interleave_int, cpu_repeat_interleave_int});
+  r.add({"aten::repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
+         meta_repeat_interleave_tensor, cpu_repeat_interleave_tensor});
+  r.add({"aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
+         meta_repeat_interleave_self_tensor, cpu_repeat_interleave_self_tensor});
+  r.add({"aten::triu(Tensor self, SymInt diagonal=0) -> Tensor", meta_tri, cpu_triu});
+  r.add({"aten::tril(Tensor self, SymInt diagonal=0) -> Tensor", meta_tri, cpu_tril});
+}
 
 }  // namespace ops
+
+namespace {
+IValue opt(std::optional<int64_t> v) { return v ? IValue(SymInt(*v)) : IValue(None{}); }
+}  // namespace
+
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::cat");
+  if (dim == 0) return dispatch1(d, {tensors}, loc);
+  return dispatch1(d, {tensors, SymInt(dim)}, loc);
+}
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, SrcLocArg loc) {
+  static const OpDef& d = op("aten::stack");
+  if (dim == 0) return dispatch1(d, {tensors}, loc);
+  return dispatch1(d, {tensors, SymInt(dim)}, loc);
+}
+Tensor repeat(const Tensor& self, Sizes repeats, SrcLocArg loc) {
+  static const OpDef& d = op("aten::repeat");
+  return dispatch1(d, {self, std::move(repeats)}, loc);
+}
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size, SrcLocArg loc) {
+  static const OpDef& d = op("aten::repeat_interleave.self_int");
+  return dispatch1(d, {self, SymInt(repeats), opt(dim), opt(output_size)}, loc);
+}
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size, SrcLocArg loc) {
+  static const OpDef& d = op("aten::repeat_interleave.self_Tensor");
+  return dispatch1(d, {self, repeats, opt(dim), opt(output_size)}, loc);
+}
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size, SrcLocArg loc) {
+  static const OpDef& d = op("aten::repeat_interleave.Tensor");
+  return dispatch1(d, {repeats, opt(output_size)}, loc);
+}
+Tensor triu(const Tensor& self, int64_t diagonal, SrcLocArg loc) {
+  static const OpDef& d = op("aten::triu");
+  return dispatch1(d, {self, SymInt(diagonal)}, loc);
+}
+Tensor tril(const Tensor& self, int64_t diagonal, SrcLocArg loc) {
+  static const OpDef& d = op("aten::tril");
+  return dispatch1(d, {self, SymInt(diagonal)}, loc);
+}
+Tensor Tensor::repeat(std::vector<SymInt> repeats, SrcLocArg loc) const { return fe::repeat(*this, std::move(repeats), loc); }
+Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> dim, SrcLocArg loc) const {
+  return fe::repeat_interleave(*this, repeats, dim, std::nullopt, loc);
+}
+Tensor Tensor::triu(int64_t diagonal, SrcLocArg loc) const { return fe::triu(*this, diagonal, loc); }
+Tensor Tensor::tril(int64_t diagonal, SrcLocArg loc) const { return fe::tril(*this, diagonal, loc); }
+
 }  // namespace fe

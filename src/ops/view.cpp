@@ -1,15 +1,455 @@
-// View and shape ops: view, reshape, permute, transpose, expand, squeeze/unsqueeze, slice, select, split, ...
+// View and shape ops, part 1: view/reshape/_unsafe_view (PyTorch's two stride algorithms),
+// flatten/unflatten, expand, contiguous/clone, alias, as_strided. Part 2 (indexing-like views) is
+// view_index.cpp; the public API is view_api.cpp.
+#include <algorithm>
+
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
 #include "ops/meta_util.h"
+#include "ops/view_impl.h"
 
 namespace fe {
 namespace ops {
-namespace {}  // namespace
 
-void register_view_ops(Registry& r) { (void)r; }
+std::string py_tuple(IntSpan s) {
+  std::string r = "(";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i].expect_int());
+  return r + (s.size() == 1 ? ",)" : ")");
+}
+
+int64_t wrap(const MetaArgs& a, int64_t dim, int64_t ndim) { return wrap_dim(dim, ndim, label(a)); }
+
+std::string infer_size(IntSpan shape, int64_t numel, bool python, DimVector& res) {
+  std::optional<size_t> infer;
+  int64_t newsize = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const int64_t d = shape[i].expect_int();
+    if (d == -1) {
+      if (infer) return "only one dimension can be inferred";
+      infer = i;
+    } else if (d >= 0) {
+      newsize *= d;
+    } else if (python) {
+      return detail::cat("invalid shape dimension ", d,
+                         ". If this was symbolic, it was assumed to not be -1.If this was meant to be inferred, "
+                         "please explicitly pass in -1.");
+    } else {
+      return detail::cat("invalid shape dimension ", d, " at index ", i, " of shape ", shape_str(shape));
+    }
+  }
+  if (numel == newsize || (infer && newsize > 0 && numel % newsize == 0)) {
+    res = DimVector(shape);
+    if (infer) {
+      if (newsize == 0)
+        return detail::cat("cannot reshape tensor of 0 elements into shape ", shape_str(shape),
+                           " because the unspecified dimension size -1 can be any value and is ambiguous");
+      res[*infer] = numel / newsize;
+    }
+    return {};
+  }
+  return detail::cat("shape '", shape_str(shape), "' is invalid for input of size ", numel);
+}
+
+DimVector infer_size_or_throw(const MetaArgs& a, IntSpan shape, int64_t numel, bool python) {
+  DimVector res;
+  std::string err = infer_size(shape, numel, python, res);
+  FE_CHECK(err.empty(), ShapeError, label(a), ": ", err);
+  return res;
+}
+
+std::optional<DimVector> compute_stride(IntSpan oldshape, IntSpan oldstride, IntSpan newshape) {
+  if (oldshape.empty()) return DimVector(newshape.size(), SymInt(1));
+  int64_t numel = 1;
+  for (SymInt s : oldshape) numel *= s.expect_int();
+  if (numel == 0 && std::equal(oldshape.begin(), oldshape.end(), newshape.begin(), newshape.end()))
+    return DimVector(oldstride);
+  DimVector newstride(newshape.size(), SymInt(0));
+  if (numel == 0) {
+    for (int64_t d = static_cast<int64_t>(newshape.size()) - 1; d >= 0; --d)
+      newstride[d] = d == static_cast<int64_t>(newshape.size()) - 1
+                         ? SymInt(1)
+                         : SymInt(std::max<int64_t>(newshape[d + 1].expect_int(), 1) * newstride[d + 1].expect_int());
+    return newstride;
+  }
+  int64_t view_d = static_cast<int64_t>(newshape.size()) - 1;
+  int64_t chunk_base_stride = oldstride.back().expect_int();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t td = static_cast<int64_t>(oldshape.size()) - 1; td >= 0; --td) {
+    tensor_numel *= oldshape[td].expect_int();
+    // End of a contiguous chunk of the input: the view dims must tile it exactly.
+    if (td == 0 || (oldshape[td - 1].expect_int() != 1 &&
+                    oldstride[td - 1].expect_int() != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || newshape[view_d].expect_int() == 1)) {
+        newstride[view_d] = view_numel * chunk_base_stride;
+        view_numel *= newshape[view_d].expect_int();
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (td > 0) {
+        chunk_base_stride = oldstride[td - 1].expect_int();
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return newstride;
+}
+
+namespace {
+
+/// prims.split_dim: dim d of size accum becomes (outer, accum / outer).
+void split_dim(DimVector& sz, DimVector& st, size_t d, int64_t outer) {
+  const int64_t inner = sz[d].expect_int() / outer;
+  const SymInt stride = st[d];
+  sz[d] = outer;
+  st[d] = stride * inner;
+  sz.insert_at(d + 1, SymInt(inner));
+  st.insert_at(d + 1, stride);
+}
+
+/// prims._collapse_view_helper for a non-empty tensor: merges dims [start, end] if a view can.
+bool collapse_view(DimVector& sz, DimVector& st, size_t start, size_t end) {
+  for (size_t i = start; i < end; ++i) {
+    const int64_t s0 = sz[i].expect_int(), s1 = sz[i + 1].expect_int();
+    if (!(s0 == 1 || s1 == 1 || st[i].expect_int() == st[i + 1].expect_int() * s1)) return false;
+  }
+  int64_t stride = st[end].expect_int(), length = sz[end].expect_int();
+  for (size_t i = end; i-- > start;) {
+    if (sz[i].expect_int() != 1) stride = std::min(stride, st[i].expect_int());
+    length *= sz[i].expect_int();
+  }
+  for (size_t i = end; i > start; --i) {
+    sz.erase_at(i);
+    st.erase_at(i);
+  }
+  sz[start] = length;
+  st[start] = stride;
+  return true;
+}
+
+}  // namespace
+
+TensorMeta ref_view(const MetaArgs& a, const TensorMeta& self, IntSpan proposed) {
+  const int64_t numel = self.numel().expect_int();
+  const DimVector shape = infer_size_or_throw(a, proposed, numel, true);
+  TensorMeta m = self;
+  m.sizes = shape;
+  if (numel == 0) {
+    m.strides = contiguous_strides(shape);
+    return m;
+  }
+  if (self.dim() == 0) {  // unsqueeze(-1) per length 1: innermost strides are 1
+    m.strides = DimVector(shape.size(), SymInt(1));
+    return m;
+  }
+  if (shape.empty()) {  // squeeze every (size-1) dim
+    m.strides.clear();
+    return m;
+  }
+  if (self.is_contiguous()) {
+    if (shape.size() == 1 && self.dim() > 1) {
+      m.strides = DimVector{SymInt(1)};
+      return m;
+    }
+    if (shape.size() == 2 && self.dim() == 1) {
+      m.strides = DimVector{shape[1], SymInt(1)};
+      return m;
+    }
+  }
+  // _reshape_view_helper_core_alg: build the target dims left to right by merging and splitting.
+  DimVector sz = self.sizes, st = self.strides;
+  size_t idx = 0;
+  for (SymInt len_s : shape) {
+    const int64_t length = len_s.expect_int();
+    if (idx >= sz.size()) {  // tail unsqueeze
+      split_dim(sz, st, sz.size() - 1, sz.back().expect_int());
+      ++idx;
+      continue;
+    }
+    if (length == sz[idx].expect_int()) {
+      ++idx;
+      continue;
+    }
+    int64_t accum = sz[idx].expect_int();
+    size_t end = idx;
+    while (accum % length != 0) accum *= sz[++end].expect_int();
+    if (end != idx) {
+      FE_CHECK(collapse_view(sz, st, idx, end), ShapeError, label(a), ": Cannot view a tensor with shape torch.Size(",
+               shape_str(self.sizes), ") and strides ", py_tuple(self.strides), " as a tensor with shape ",
+               py_tuple(shape), "!");
+    }
+    if (accum != length) split_dim(sz, st, idx, length);
+    ++idx;
+  }
+  while (idx < sz.size()) {  // squeeze the tail of size-1 dims
+    sz.erase_at(idx);
+    st.erase_at(idx);
+  }
+  m.strides = st;
+  return m;
+}
+
+void reshape_into(const MetaArgs& a, const TensorMeta& self, IntSpan shape, MetaOut& out) {
+  out.alias_input0 = true;
+  if (self.is_contiguous()) {
+    out.push(ref_view(a, self, shape));
+    return;
+  }
+  const DimVector sh = infer_size_or_throw(a, shape, self.numel().expect_int(), false);
+  if (compute_stride(self.sizes, self.strides, sh)) {
+    out.push(ref_view(a, self, shape));
+    return;
+  }
+  // No view exists: _unsafe_view(clone(contiguous)), a fresh tensor.
+  out.alias_input0 = false;
+  TensorMeta m = make_contiguous(sh, self.dtype, self.device);
+  out.push(std::move(m));
+}
+
+void cpu_copy_input0(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& in = std::get<Tensor>(a[0]);
+  const TensorMeta& im = in.meta();
+  const TensorMeta& om = o[0].meta();
+  // Walk the input in row-major order; the output (same numel) in its own row-major order.
+  TensorMeta flat_in = im, flat_out = om;
+  std::vector<double> vals;
+  vals.reserve(static_cast<size_t>(im.numel().expect_int()));
+  cpu::Operand op = cpu::make_operand(a[0], im.sizes);
+  for_each_element(flat_in, std::span(&op, 1), [&](int64_t, const int64_t* off) { vals.push_back(op.at(off[0])); });
+  size_t k = 0;
+  for_each_element(flat_out, std::span<const cpu::Operand>(), [&](int64_t out_off, const int64_t*) {
+    cpu::store_at(o[0], out_off, vals[k++]);
+  });
+}
+
+namespace {
+
+// view(self, size) / _unsafe_view(self, size): FakeTensorMode runs torch._refs' view.
+void meta_view(const MetaArgs& a, MetaOut& out) {
+  out.push(ref_view(a, a.tensor(0), a.int_list(1)));
+  out.alias_input0 = true;
+}
+
+void meta_reshape(const MetaArgs& a, MetaOut& out) { reshape_into(a, a.tensor(0), a.int_list(1), out); }
+
+// flatten.using_ints: reshape of dims [start, end] into one; self itself when start == end.
+void meta_flatten(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  const int64_t start = wrap(a, a.to_int(1), self.dim());
+  const int64_t end = wrap(a, a.to_int(2), self.dim());
+  FE_CHECK(start <= end, ShapeError, label(a), ": flatten() has invalid args: start_dim cannot come after end_dim");
+  if (self.dim() == 0) {
+    const SymInt one[1] = {SymInt(1)};
+    reshape_into(a, self, one, out);
+    return;
+  }
+  if (start == end) {
+    out.push(self);
+    out.alias_input0 = true;
+    return;
+  }
+  DimVector shape(self.sizes.begin(), self.sizes.begin() + start);
+  SymInt n = 1;
+  for (int64_t d = start; d <= end; ++d) n = n * self.sizes[d];
+  shape.push_back(n);
+  for (int64_t d = end + 1; d < self.dim(); ++d) shape.push_back(self.sizes[d]);
+  reshape_into(a, self, shape, out);
+}
+
+// unflatten.int(self, dim, sizes): view with dim split into sizes (one may be -1).
+void meta_unflatten(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  const int64_t dim = wrap(a, a.to_int(1), self.dim());
+  const auto& sizes = a.int_list(2);
+  FE_CHECK(!sizes.empty(), ShapeError, label(a), ": unflatten: sizes must be non-empty");
+  FE_CHECK(self.dim() > 0, IndexError, label(a),
+           ": unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions");
+  DimVector inferred;
+  std::string err = infer_size(sizes, self.sizes[dim].expect_int(), false, inferred);
+  if (!err.empty()) {
+    FE_CHECK(err.find("is invalid for input of size") == std::string::npos, ShapeError, label(a),
+             ": unflatten: Provided sizes ", shape_str(sizes), " don't multiply up to the size of dim ", dim, " (",
+             self.sizes[dim], ") in the input tensor");
+    throw ShapeError(detail::cat(label(a), ": unflatten got an unexpected error:\n", err));
+  }
+  DimVector shape(self.sizes.begin(), self.sizes.begin() + dim);
+  for (SymInt s : inferred) shape.push_back(s);
+  for (int64_t d = dim + 1; d < self.dim(); ++d) shape.push_back(self.sizes[d]);
+  out.push(ref_view(a, self, shape));
+  out.alias_input0 = true;
+}
+
+/// "MetaFloatType": the C++ type string (Tensor::toString) expand's message prints for fake tensors.
+std::string meta_type_string(DType t) {
+  const char* n = "Float";
+  switch (t) {
+    case DType::Float64: n = "Double"; break;
+    case DType::Float16: n = "Half"; break;
+    case DType::BFloat16: n = "BFloat16"; break;
+    case DType::Int64: n = "Long"; break;
+    case DType::Int32: n = "Int"; break;
+    case DType::Int16: n = "Short"; break;
+    case DType::Int8: n = "Char"; break;
+    case DType::UInt8: n = "Byte"; break;
+    case DType::Bool: n = "Bool"; break;
+    default: break;
+  }
+  return std::string("Meta") + n + "Type";
+}
+
+/// Negative sizes reaching as_strided: PyTorch's numel computation reports them.
+void check_sizes_nonnegative(const MetaArgs& a, IntSpan sizes) {
+  bool neg = false, zero = false;
+  int64_t first_neg = 0;
+  for (SymInt s : sizes) {
+    if (s.expect_int() < 0 && !neg) first_neg = s.expect_int();
+    neg = neg || s.expect_int() < 0;
+    zero = zero || s.expect_int() == 0;
+  }
+  if (!neg) return;
+  FE_CHECK(!zero, ShapeError, label(a), ": Trying to create tensor with negative dimension ", first_neg, ": ",
+           shape_str(sizes));
+  throw ShapeError(detail::cat(label(a), ": numel: integer multiplication overflow"));
+}
+
+/// at::inferExpandGeometry: new leading dims and size-1 dims broadcast with stride 0.
+TensorMeta expand_meta(const MetaArgs& a, const TensorMeta& self, IntSpan sizes) {
+  const int64_t ndim = static_cast<int64_t>(sizes.size()), tdim = self.dim();
+  FE_CHECK(ndim >= tdim, ShapeError, label(a), ": expand(", meta_type_string(self.dtype), "{", shape_str(self.sizes),
+           "}, size=", shape_str(sizes), "): the number of sizes provided (", ndim,
+           ") must be greater or equal to the number of dimensions in the tensor (", tdim, ")");
+  TensorMeta m = self;
+  m.sizes = DimVector(sizes);
+  m.strides = DimVector(sizes.size(), SymInt(0));
+  for (int64_t i = ndim - 1; tdim > 0 && i >= 0; --i) {  // a 0-dim self takes `sizes` with stride 0
+    const int64_t dim = tdim - 1 - (ndim - 1 - i);
+    int64_t size = dim >= 0 ? self.sizes[dim].expect_int() : 1;
+    int64_t stride = dim >= 0 ? self.strides[dim].expect_int()
+                              : (i + 1 < ndim ? m.sizes[i + 1].expect_int() * m.strides[i + 1].expect_int() : 1);
+    int64_t target = sizes[i].expect_int();
+    if (target == -1) {
+      FE_CHECK(dim >= 0, ShapeError, label(a), ": The expanded size of the tensor (", target,
+               ") isn't allowed in a leading, non-existing dimension ", i);
+      target = size;
+    }
+    if (size != target) {
+      FE_CHECK(size == 1, ShapeError, label(a), ": The expanded size of the tensor (", target,
+               ") must match the existing size (", size, ") at non-singleton dimension ", i, ".  Target sizes: ",
+               shape_str(sizes), ".  Tensor sizes: ", shape_str(self.sizes));
+      size = target;
+      stride = 0;
+    }
+    m.sizes[i] = size;
+    m.strides[i] = stride;
+  }
+  check_sizes_nonnegative(a, m.sizes);
+  return m;
+}
+
+void meta_expand(const MetaArgs& a, MetaOut& out) {
+  out.push(expand_meta(a, a.tensor(0), a.int_list(1)));
+  out.alias_input0 = true;
+}
+
+void meta_expand_as(const MetaArgs& a, MetaOut& out) {
+  out.push(expand_meta(a, a.tensor(0), a.tensor(1).sizes));
+  out.alias_input0 = true;
+}
+
+/// Strides of a fresh copy of `self` in memory format f (clone / contiguous).
+DimVector copy_strides(const MetaArgs& a, const TensorMeta& self, MemoryFormat f) {
+  switch (f) {
+    case MemoryFormat::Contiguous: return contiguous_strides(self.sizes);
+    case MemoryFormat::ChannelsLast:
+      FE_CHECK(self.dim() == 4, ShapeError, label(a), ": required rank 4 tensor to use channels_last format");
+      return channels_last_strides(self.sizes);
+    case MemoryFormat::ChannelsLast3d:
+      FE_CHECK(false, ShapeError, label(a), ": required rank 5 tensor to use channels_last_3d format");
+      break;
+    case MemoryFormat::Preserve: break;
+  }
+  if (self.is_non_overlapping_and_dense()) return self.strides;
+  const TensorMeta* ins[1] = {&self};
+  return iter_output_strides(self.sizes, ins);
+}
+
+// contiguous(self, memory_format): self itself when already contiguous in that format, else a copy.
+void meta_contiguous(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  const MemoryFormat f = a.opt_memory_format(1).value_or(MemoryFormat::Contiguous);
+  // is_contiguous(preserve_format) is the default contiguity: the check comes after it.
+  const bool already = f == MemoryFormat::ChannelsLast ? self.is_channels_last_contiguous() : self.is_contiguous();
+  if (already && f != MemoryFormat::ChannelsLast3d) {
+    out.push(self);
+    out.alias_input0 = true;
+    return;
+  }
+  FE_CHECK(f != MemoryFormat::Preserve, ValueError, label(a),
+           ": preserve memory format is unsupported by the contiguous operator");
+  TensorMeta m = make_contiguous(self.sizes, self.dtype, self.device);
+  m.strides = copy_strides(a, self, f);
+  out.push(std::move(m));
+}
+
+void meta_clone(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  TensorMeta m = make_contiguous(self.sizes, self.dtype, self.device);
+  m.strides = copy_strides(a, self, a.opt_memory_format(1).value_or(MemoryFormat::Preserve));
+  out.push(std::move(m));
+}
+
+void meta_alias(const MetaArgs& a, MetaOut& out) {
+  out.push(a.tensor(0));
+  out.alias_input0 = true;
+}
+
+// as_strided(self, size, stride, storage_offset?): any view of self's storage.
+void meta_as_strided(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  const auto& size = a.int_list(1);
+  const auto& stride = a.int_list(2);
+  FE_CHECK(size.size() == stride.size(), ShapeError, label(a), ": mismatch in length of strides and shape");
+  for (SymInt s : stride)
+    FE_CHECK(s.expect_int() >= 0, ShapeError, label(a),
+             ": as_strided: Negative strides are not supported at the moment, got strides: ", shape_str(stride));
+  check_sizes_nonnegative(a, size);
+  TensorMeta m = self;
+  m.sizes = DimVector(size);
+  m.strides = DimVector(stride);
+  if (auto off = a.opt_int(3)) m.storage_offset = *off;
+  FE_CHECK(m.storage_offset.expect_int() >= 0, ShapeError, label(a), ": Tensor: invalid storage offset ",
+           m.storage_offset);
+  out.push(std::move(m));
+  out.alias_input0 = true;
+}
+
+}  // namespace
+
+void register_view_shape_ops(Registry& r) {
+  r.add({"aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)", meta_view});
+  r.add({"aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", meta_reshape, cpu_copy_input0});
+  r.add({"aten::_unsafe_view(Tensor self, SymInt[] size) -> Tensor", meta_view, cpu_copy_input0});
+  r.add({"aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", meta_flatten,
+         cpu_copy_input0, DeviceRule::SameDevice, /*may_return_self=*/true});
+  r.add({"aten::unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)", meta_unflatten});
+  r.add({"aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", meta_expand});
+  r.add({"aten::expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", meta_expand_as});
+  // PyTorch prints this default as 0 (contiguous_format); the shared schema parser does not read it yet.
+  r.add({"aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
+         meta_contiguous, cpu_copy_input0, DeviceRule::SameDevice, /*may_return_self=*/true});
+  r.add({"aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", meta_clone, cpu_copy_input0});
+  r.add({"aten::alias(Tensor(a) self) -> Tensor(a)", meta_alias});
+  r.add({"aten::as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)",
+         meta_as_strided});
+}
+
+void register_view_ops(Registry& r) {
+  register_view_shape_ops(r);
+  register_view_index_ops(r);
+}
 
 }  // namespace ops
 }  // namespace fe

@@ -206,8 +206,35 @@ class Tensor {
   std::pair<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false, SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- view (src/ops/view.cpp)
+  Tensor view(std::vector<SymInt> size, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor reshape(std::vector<SymInt> shape, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor permute(std::vector<int64_t> dims, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor transpose(int64_t dim0, int64_t dim1, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor expand(std::vector<SymInt> size, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor expand_as(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor unsqueeze(int64_t dim, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor squeeze(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor squeeze(int64_t dim, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor squeeze(std::vector<int64_t> dims, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor unflatten(int64_t dim, std::vector<SymInt> sizes, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor contiguous(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor clone(SrcLocArg loc = SrcLocArg::current()) const;
+  /// x[..., start:end:step] along dim (Python indexing records start 0 and end INT64_MAX when omitted).
+  Tensor slice(int64_t dim, std::optional<int64_t> start = {}, std::optional<int64_t> end = {}, int64_t step = 1,
+               SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor select(int64_t dim, int64_t index, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length, SrcLocArg loc = SrcLocArg::current()) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0, SrcLocArg loc = SrcLocArg::current()) const;
+  std::vector<Tensor> split(std::vector<SymInt> split_sizes, int64_t dim = 0, SrcLocArg loc = SrcLocArg::current()) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0, SrcLocArg loc = SrcLocArg::current()) const;
+  std::vector<Tensor> unbind(int64_t dim = 0, SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- join (src/ops/join.cpp)
+  Tensor repeat(std::vector<SymInt> repeats, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = {}, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor triu(int64_t diagonal = 0, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor tril(int64_t diagonal = 0, SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- indexing (src/ops/indexing.cpp)
 

@@ -12,6 +12,20 @@
 
 namespace fe {
 
-
+/// torch.cat: dtypes promoted across inputs; legacy empty 1-D tensors are skipped.
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0, SrcLocArg loc = SrcLocArg::current());
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0, SrcLocArg loc = SrcLocArg::current());
+Tensor repeat(const Tensor& self, Sizes repeats, SrcLocArg loc = SrcLocArg::current());
+/// repeat_interleave.self_int: every element `repeats` times along dim (flattened when dim is None).
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim = {},
+                         std::optional<int64_t> output_size = {}, SrcLocArg loc = SrcLocArg::current());
+/// repeat_interleave.self_Tensor: data-dependent output size on fake tensors unless output_size is given.
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim = {},
+                         std::optional<int64_t> output_size = {}, SrcLocArg loc = SrcLocArg::current());
+/// repeat_interleave.Tensor: repeat_interleave(repeats) = indices i repeated repeats[i] times.
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size = {},
+                         SrcLocArg loc = SrcLocArg::current());
+Tensor triu(const Tensor& self, int64_t diagonal = 0, SrcLocArg loc = SrcLocArg::current());
+Tensor tril(const Tensor& self, int64_t diagonal = 0, SrcLocArg loc = SrcLocArg::current());
 
 }  // namespace fe
