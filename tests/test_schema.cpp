@@ -33,6 +33,9 @@ TEST(SchemaRegistry, LookupByPacketNameAndUnknownOp) {
 
 // str(torch.ops.<op>._schema) of PyTorch 2.14.1 for ops outside our registry.
 const char* const kRoundTrip[] = {
+    "aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+    "aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
+    "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)",
     "aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)",
     "aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor",
     "aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
@@ -80,8 +83,6 @@ TEST(SchemaParse, RoundTripsPyTorchSchemas) {
 // PyTorch schemas using constructs fe's parser does not model yet. The test passes once they all
 // round-trip; until then it reports which fail.
 const char* const kUnsupported[] = {
-    "aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
-    "aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
     "aten::set_.source_Storage_storage_offset(Tensor(a!) self, Storage source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)",
     "aten::randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
     "aten::uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)",

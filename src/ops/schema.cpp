@@ -64,6 +64,9 @@ ArgType parse_type(std::string_view t, std::string_view text) {
     if (close == std::string_view::npos) fail(text, "unclosed alias annotation");
     std::string_view ann = t.substr(i + 1, close - i - 1);
     ty.alias_set = ann.empty() ? 0 : ann[0];
+    // `(a -> *)`: returns that alias `a` and then join the wildcard set (split, chunk, unbind).
+    ty.alias_to_wildcard = ann.ends_with("-> *");
+    if (ty.alias_to_wildcard) ann = ann.substr(0, ann.find(" ->"));
     ty.is_write = ann.ends_with('!');
     i = close + 1;
   }
@@ -133,7 +136,8 @@ Constant parse_default(const ArgType& ty, std::string_view d, std::string_view t
       if (d == "strided") return Layout::Strided;
       fail(text, "bad layout default");
     case ArgBase::MemoryFormat:
-      if (d == "contiguous_format") return MemoryFormat::Contiguous;
+      // `MemoryFormat memory_format=0` (aten::contiguous) is c10's enum value 0: contiguous_format.
+      if (d == "contiguous_format" || d == "0") return MemoryFormat::Contiguous;
       if (d == "preserve_format") return MemoryFormat::Preserve;
       if (d == "channels_last") return MemoryFormat::ChannelsLast;
       fail(text, "bad memory format default");
@@ -169,7 +173,8 @@ std::string type_str(const ArgType& t) {
   std::string s;
   for (auto [n, b] : kBases)
     if (b == t.base) s = std::string(n);
-  if (t.alias_set) s += std::string("(") + t.alias_set + (t.is_write ? "!" : "") + ")";
+  if (t.alias_set)
+    s += std::string("(") + t.alias_set + (t.is_write ? "!" : "") + (t.alias_to_wildcard ? " -> *" : "") + ")";
   if (t.elem_optional) s += '?';
   if (t.is_list) s += "[" + (t.list_size ? std::to_string(t.list_size) : "") + "]";
   if (t.optional) s += '?';

@@ -437,8 +437,7 @@ void register_view_shape_ops(Registry& r) {
   r.add({"aten::unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)", meta_unflatten});
   r.add({"aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", meta_expand});
   r.add({"aten::expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", meta_expand_as});
-  // PyTorch prints this default as 0 (contiguous_format); the shared schema parser does not read it yet.
-  r.add({"aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
+  r.add({"aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)",
          meta_contiguous, cpu_copy_input0, DeviceRule::SameDevice, /*may_return_self=*/true});
   r.add({"aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", meta_clone, cpu_copy_input0});
   r.add({"aten::alias(Tensor(a) self) -> Tensor(a)", meta_alias});

@@ -23,6 +23,7 @@ struct ArgType {
   bool optional = false;
   char alias_set = 0;  ///< 'a' for Tensor(a), 0 when none
   bool is_write = false;
+  bool alias_to_wildcard = false;  ///< `Tensor(a -> *)[]`
   bool elem_optional = false;  ///< `Tensor?[]`
 };
 
