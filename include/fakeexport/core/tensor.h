@@ -92,6 +92,19 @@ class Tensor {
   // -- join (src/ops/join.cpp)
 
   // -- indexing (src/ops/indexing.cpp)
+  /// x[i, :, j] as x.index({i, std::nullopt, j}); x[i] = v as x.index_put_({i}, v).
+  Tensor index(std::initializer_list<std::optional<Tensor>> indices, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor index_put(std::initializer_list<std::optional<Tensor>> indices, const Tensor& values, bool accumulate = false,
+                   SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor index_put_(std::initializer_list<std::optional<Tensor>> indices, const Tensor& values,
+                    bool accumulate = false, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor index_select(int64_t dim, const Tensor& index, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor gather(int64_t dim, const Tensor& index, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor scatter_(int64_t dim, const Tensor& index, const Tensor& src, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor index_copy_(int64_t dim, const Tensor& index, const Tensor& source,
+                     SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- norm (src/ops/norm.cpp)
 
