@@ -112,6 +112,19 @@ class Tensor {
   Tensor t(SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- factory (src/ops/factory.cpp)
+  /// x.new_zeros(size, dtype=None, device=None): self's dtype/device unless given (fe::new_* take TensorOptions).
+  Tensor new_empty(IntSpan size, std::optional<DType> dtype = {}, std::optional<Device> device = {},
+                   SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor new_empty(std::initializer_list<SymInt> size, std::optional<DType> dtype = {},
+                   std::optional<Device> device = {}, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor new_zeros(IntSpan size, std::optional<DType> dtype = {}, std::optional<Device> device = {},
+                   SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor new_zeros(std::initializer_list<SymInt> size, std::optional<DType> dtype = {},
+                   std::optional<Device> device = {}, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor new_ones(IntSpan size, std::optional<DType> dtype = {}, std::optional<Device> device = {},
+                  SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor new_ones(std::initializer_list<SymInt> size, std::optional<DType> dtype = {},
+                  std::optional<Device> device = {}, SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- conversion (src/ops/conversion.cpp)
   Tensor to(Device device, SrcLocArg loc = SrcLocArg::current()) const;

@@ -28,7 +28,7 @@ def size_kwargs():
         yield {"device": dev}
     yield {"layout": torch.strided}
     yield {"pin_memory": False}
-    yield {"dtype": torch.float64, "layout": torch.strided, "device": "cpu", "pin_memory": False}
+    yield {"dtype": torch.float64, "layout": torch.strided, "device": torch.device("cpu"), "pin_memory": False}
     yield {"dtype": None, "layout": None, "device": None, "pin_memory": None}
 
 
