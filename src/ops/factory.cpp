@@ -17,40 +17,13 @@ namespace {
 
 using factory::check_strided;
 using factory::device_or;
+using factory::format_strides;
 using factory::Kwargs;
 
 void check_sizes(const MetaArgs& a, IntSpan size) {
   for (SymInt s : size)
     FE_CHECK(s.expect_int() >= 0, ShapeError, label(a), ": Trying to create tensor with negative dimension ",
              s.expect_int(), ": ", shape_str(size));
-}
-
-/// c10's channels-last strides (no max(size, 1), unlike contiguous strides).
-DimVector channels_last(IntSpan s) {
-  DimVector st(s.size(), SymInt(0));
-  const size_t n = s.size();
-  st[1] = 1;
-  st[n - 1] = s[1];
-  for (size_t d = n - 1; d-- > 2;) st[d] = st[d + 1] * s[d + 1];
-  st[0] = st[2] * s[2];
-  return st;
-}
-
-/// Strides a new tensor of `sizes` gets for memory_format `mf` (`like`: the tensor a *_like copies).
-DimVector format_strides(const MetaArgs& a, IntSpan sizes, MemoryFormat mf, const TensorMeta* like) {
-  switch (mf) {
-    case MemoryFormat::Contiguous: return contiguous_strides(sizes);
-    case MemoryFormat::ChannelsLast:
-      FE_CHECK(sizes.size() == 4, ShapeError, label(a), ": required rank 4 tensor to use channels_last format");
-      return channels_last(sizes);
-    case MemoryFormat::ChannelsLast3d:
-      FE_CHECK(sizes.size() == 5, ShapeError, label(a), ": required rank 5 tensor to use channels_last_3d format");
-      return channels_last(sizes);
-    case MemoryFormat::Preserve:
-      FE_CHECK(like, ValueError, label(a), ": unsupported memory format Preserve");
-      return preserved_strides(*like);
-  }
-  return contiguous_strides(sizes);
 }
 
 /// A size-taking factory's result: `size` argument 0 (or 1 for new_*), dtype default `dt`.

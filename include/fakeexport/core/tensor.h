@@ -130,6 +130,9 @@ class Tensor {
   Tensor to(Device device, SrcLocArg loc = SrcLocArg::current()) const;
   Tensor to(DType dtype, SrcLocArg loc = SrcLocArg::current()) const;
   Tensor to(Device device, DType dtype, SrcLocArg loc = SrcLocArg::current()) const;
+  /// t.to(other): other's device and dtype (recorded as to.device, as torch.export does).
+  Tensor to(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor type_as(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
   // -- end of op methods
 
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
