@@ -1,63 +1,99 @@
-// Conversion ops: _to_copy, the to.* overloads (aliasing when nothing changes) and
-// _assert_tensor_metadata, which export records before every `to` (as PyTorch 2.14 does).
+// Conversion ops: _to_copy, the to.* overloads and type_as (returning self when nothing changes),
+// _assert_tensor_metadata (export records it before every `to`, as PyTorch 2.14 does),
+// _local_scalar_dense (data-dependent on fake tensors) and sym_size.int.
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "ops/cpu_util.h"
+#include "ops/factory_impl.h"
 #include "ops/families.h"
-#include "ops/meta_util.h"
 
 namespace fe {
 namespace ops {
 namespace {
 
+/// Python's tuple repr of strides: "(3, 1)", "(1,)", "()".
+std::string tuple_str(IntSpan s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i].expect_int());
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+
 // _assert_tensor_metadata(a, size?, stride?, dtype?, *, device?, layout?) -> ()
+// Devices compare as given: "cuda" does not match a tensor on cuda:0.
 void meta_assert_metadata(const MetaArgs& a, MetaOut&) {
   const TensorMeta& t = a.tensor(0);
   if (!a.is_none(1))
-    FE_CHECK(DimVector(a.int_list(1)) == t.sizes, ShapeError, label(a), ": Tensor sizes mismatch! Expected ",
-             shape_str(a.int_list(1)), ", but got ", shape_str(t.sizes));
+    FE_CHECK(DimVector(a.int_list(1)) == t.sizes, ShapeError, label(a), ": Tensor size mismatch! Expected: ",
+             shape_str(a.int_list(1)), ", Got: torch.Size(", shape_str(t.sizes), ")");
   if (!a.is_none(2))
-    FE_CHECK(DimVector(a.int_list(2)) == t.strides, ShapeError, label(a), ": Tensor stride mismatch! Expected ",
-             shape_str(a.int_list(2)), ", but got ", shape_str(t.strides));
+    FE_CHECK(DimVector(a.int_list(2)) == t.strides, ShapeError, label(a), ": Tensor stride mismatch! Expected: ",
+             shape_str(a.int_list(2)), ", Got: ", tuple_str(t.strides));
   if (auto d = a.opt_dtype(3))
-    FE_CHECK(*d == t.dtype, DTypeError, label(a), ": Tensor dtype mismatch! Expected dtype=torch.",
-             dtype_name(*d), ", but got dtype=torch.", dtype_name(t.dtype), ".");
+    FE_CHECK(*d == t.dtype, DTypeError, label(a), ": Tensor dtype mismatch! Expected: torch.", dtype_name(*d),
+             ", Got: torch.", dtype_name(t.dtype));
   if (auto d = a.opt_device(4))
-    FE_CHECK(d->normalized() == t.device, DeviceMismatchError, label(a), ": Tensor device mismatch! Expected device=",
-             d->str(), ", but got device=", t.device.str(), ".");
+    FE_CHECK(*d == t.device, DeviceMismatchError, label(a), ": Tensor device mismatch! Expected: ", d->str(),
+             ", Got: ", t.device.str());
   if (auto l = a.opt_layout(5))
-    FE_CHECK(*l == t.layout, ValueError, label(a), ": Tensor layout mismatch! Expected layout=torch.",
-             layout_name(*l), ", but got layout=torch.", layout_name(t.layout), ".");
+    FE_CHECK(*l == t.layout, ValueError, label(a), ": Tensor layout mismatch! Expected: torch.", layout_name(*l),
+             ", Got: torch.", layout_name(t.layout));
 }
 
-/// The copy `_to_copy` makes: requested dtype/device, strides preserved when dense.
+/// The copy `_to_copy` makes: requested dtype/device, strides per memory format (preserve: kept when dense).
 TensorMeta copy_meta(const MetaArgs& a, const TensorMeta& self, std::optional<DType> dtype,
                      std::optional<Device> device, std::optional<MemoryFormat> mf) {
   TensorMeta m;
   m.sizes = self.sizes;
   m.dtype = dtype.value_or(self.dtype);
   m.device = device.value_or(self.device).normalized();
-  MemoryFormat f = mf.value_or(MemoryFormat::Preserve);
-  FE_CHECK(f == MemoryFormat::Preserve || f == MemoryFormat::Contiguous, ValueError, label(a),
-           ": memory_format ", memory_format_name(f), " is not supported yet");
-  m.strides = f == MemoryFormat::Preserve ? preserved_strides(self) : contiguous_strides(self.sizes);
+  m.strides = factory::format_strides(a, self.sizes, mf.value_or(MemoryFormat::Preserve), &self);
   return m;
 }
 
 // _to_copy(self, *, dtype, layout, device, pin_memory, non_blocking, memory_format)
+// FakeTensorMode returns the input itself when only an equal device (exactly: "cuda" is not
+// cuda:0) is requested (its _to_copy runs the meta kernel with device=meta, a no-op); eager copies.
 void meta_to_copy(const MetaArgs& a, MetaOut& out) {
-  out.push(copy_meta(a, a.tensor(0), a.opt_dtype(1), a.opt_device(3), a.opt_memory_format(6)));
+  factory::check_strided(a, 2);
+  const TensorMeta& self = a.tensor(0);
+  auto device = a.opt_device(3);
+  if (device && *device == self.device && a.is_none(1) && a.is_none(6)) {
+    out.push(self);
+    out.alias_input0 = true;
+    return;
+  }
+  out.push(copy_meta(a, self, a.opt_dtype(1), device, a.opt_memory_format(6)));
 }
 
-/// `to` returns self (an alias) when nothing changes and copy=False, else a _to_copy.
-void to_meta(const MetaArgs& a, MetaOut& out, std::optional<DType> dtype, std::optional<Device> device,
-             bool copy, std::optional<MemoryFormat> mf) {
+/// c10's is_channels_last_strides_2d/3d: strides *ordered* like NHWC (NDHWC), dense or not.
+bool strides_like_channels_last(const TensorMeta& m, std::initializer_list<int> order) {
+  int64_t min = 0;
+  if (m.strides[1].expect_int() == 0) return false;  // trivial C dimension: NCHW
+  for (int d : order) {
+    const int64_t size = m.sizes[d].expect_int(), stride = m.strides[d].expect_int();
+    if (size == 0 || stride < min) return false;
+    if (d == 0 && min == m.strides[1].expect_int()) return false;  // ambiguous N111: NCHW
+    min = size > 1 ? stride * size : stride;
+  }
+  return true;
+}
+
+/// Tensor.suggest_memory_format(): the format a tensor's strides look like.
+MemoryFormat suggest_memory_format(const TensorMeta& m) {
+  if (m.dim() == 4 && strides_like_channels_last(m, {1, 3, 2, 0})) return MemoryFormat::ChannelsLast;
+  if (m.dim() == 5 && strides_like_channels_last(m, {1, 4, 3, 2, 0})) return MemoryFormat::ChannelsLast3d;
+  return MemoryFormat::Contiguous;
+}
+
+/// `to` returns self (an alias) when dtype and device match, copy=False and the requested memory
+/// format is preserve or the one self's strides suggest (aten's to_will_alias: a non-contiguous
+/// tensor stays as it is under memory_format=contiguous_format), else a _to_copy.
+void to_meta(const MetaArgs& a, MetaOut& out, std::optional<DType> dtype, std::optional<Device> device, bool copy,
+             std::optional<MemoryFormat> mf) {
   const TensorMeta& self = a.tensor(0);
-  const bool same_dtype = !dtype || *dtype == self.dtype;
-  const bool same_device = !device || device->normalized() == self.device;
-  const bool same_format = !mf || *mf == MemoryFormat::Preserve ||
-                           (*mf == MemoryFormat::Contiguous && self.is_contiguous());
-  if (same_dtype && same_device && same_format && !copy) {
+  const MemoryFormat f = mf.value_or(MemoryFormat::Preserve);
+  const bool same_format = f == MemoryFormat::Preserve || suggest_memory_format(self) == f;
+  if ((!dtype || *dtype == self.dtype) && (!device || device->normalized() == self.device) && same_format && !copy) {
     out.push(self);
     out.alias_input0 = true;
     return;
@@ -67,6 +103,7 @@ void to_meta(const MetaArgs& a, MetaOut& out, std::optional<DType> dtype, std::o
 
 // to.dtype_layout(self, *, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
 void meta_to_dtype_layout(const MetaArgs& a, MetaOut& out) {
+  factory::check_strided(a, 2);
   to_meta(a, out, a.opt_dtype(1), a.opt_device(3), a.to_bool(6), a.opt_memory_format(7));
 }
 // to.dtype(self, dtype, non_blocking, copy, memory_format)
@@ -76,6 +113,31 @@ void meta_to_dtype(const MetaArgs& a, MetaOut& out) {
 // to.device(self, device, dtype, non_blocking, copy, memory_format)
 void meta_to_device(const MetaArgs& a, MetaOut& out) {
   to_meta(a, out, a.opt_dtype(2), a.opt_device(1), a.to_bool(4), a.opt_memory_format(5));
+}
+// to.other(self, other, non_blocking, copy, memory_format): other's dtype and device.
+void meta_to_other(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& other = a.tensor(1);
+  to_meta(a, out, other.dtype, other.device, a.to_bool(3), a.opt_memory_format(4));
+}
+// type_as(self, other) is self.to(other.options()): dtype and device of other.
+void meta_type_as(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& other = a.tensor(1);
+  to_meta(a, out, other.dtype, other.device, false, std::nullopt);
+}
+
+// _local_scalar_dense(self) -> Scalar: a fake tensor has no value to read.
+void meta_local_scalar_dense(const MetaArgs& a, MetaOut&) {
+  (void)a.tensor(0);
+  throw DataDependentError(label(a) + ": aten._local_scalar_dense.default: the value of a fake tensor is data "
+                                      "(item(), int(), float() or bool() of a tensor cannot be traced without it)");
+}
+
+// sym_size.int(self, dim) -> SymInt: an int output (no tensor); 0-dim tensors have no dims at all.
+void meta_sym_size(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  const int64_t dim = a.to_int(1);
+  FE_CHECK(self.dim() > 0, IndexError, label(a), ": Dimension specified as ", dim, " but tensor has no dimensions");
+  out.ints.push_back(self.sizes[wrap_dim(dim, self.dim(), label(a))]);
 }
 
 void cpu_copy(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
@@ -94,13 +156,18 @@ void register_conversion_ops(Registry& r) {
   r.add({"aten::_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()",
          meta_assert_metadata, nullptr, kFree, false, "_assert_tensor_metadata_default"});
   r.add({"aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor",
-         meta_to_copy, cpu_copy, kFree});
+         meta_to_copy, cpu_copy, kFree, true});
   r.add({"aten::to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
          meta_to_dtype_layout, cpu_copy, kFree, true});
   r.add({"aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
          meta_to_dtype, cpu_copy, kFree, true});
   r.add({"aten::to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
          meta_to_device, cpu_copy, kFree, true});
+  r.add({"aten::to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+         meta_to_other, cpu_copy, kFree, true});
+  r.add({"aten::type_as(Tensor self, Tensor other) -> Tensor", meta_type_as, cpu_copy, kFree, true});
+  r.add({"aten::_local_scalar_dense(Tensor self) -> Scalar", meta_local_scalar_dense, nullptr, kFree});
+  r.add({"aten::sym_size.int(Tensor self, int dim) -> SymInt", meta_sym_size, nullptr, kFree});
 }
 
 }  // namespace ops
@@ -129,12 +196,29 @@ Tensor Tensor::to(Device device, DType dt, SrcLocArg loc) const {
   assert_metadata(*this, loc);
   return dispatch1(d, {*this, device, dt}, loc);
 }
+Tensor Tensor::to(const Tensor& other, SrcLocArg loc) const {
+  // Python `t.to(other)` is recorded as to.device(other.device, other.dtype).
+  return to(other.device(), other.dtype(), loc);
+}
+Tensor Tensor::type_as(const Tensor& other, SrcLocArg loc) const { return fe::type_as(*this, other, loc); }
+
+Tensor type_as(const Tensor& self, const Tensor& other, SrcLocArg loc) {
+  static const OpDef& d = op("aten::type_as");
+  return dispatch1(d, {self, other}, loc);
+}
 Tensor _to_copy(const Tensor& self, TensorOptions o, SrcLocArg loc) {
   static const OpDef& d = op("aten::_to_copy");
   return dispatch1(d,
                    {self, o.dtype ? IValue(*o.dtype) : IValue(None{}), o.layout ? IValue(*o.layout) : IValue(None{}),
                     o.device ? IValue(*o.device) : IValue(None{})},
                    loc);
+}
+SymInt sym_size(const Tensor& self, int64_t dim) {
+  static const OpDef& d = op("aten::sym_size.int");
+  std::vector<MetaValue> args{&self.meta(), SymInt(dim)};
+  MetaOut out;
+  run_meta(d, args, out);
+  return out.ints.at(0);
 }
 
 }  // namespace fe

@@ -1,71 +1,117 @@
-// Factory ops: empty, zeros, ones, rand, randn, full and their *_like forms.
+// Factory ops: empty, zeros, ones, rand, randn, full, their *_like and new_* forms, empty_strided
+// and scalar_tensor. arange and linspace live in factory_range.cpp.
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "core/strided.h"
 #include "ops/cpu_util.h"
+#include "ops/factory_impl.h"
 #include "ops/families.h"
-#include "ops/meta_util.h"
 
 namespace fe {
 namespace ops {
 namespace {
 
-// Argument positions shared by the size-taking factories: (size, [fill,] *, dtype, layout, device, pin_memory).
-struct FactoryArgs {
-  size_t dtype, layout, device;
-  int fill = -1;
-};
+using factory::check_strided;
+using factory::device_or;
+using factory::format_strides;
+using factory::Kwargs;
 
-TensorMeta new_tensor_meta(const MetaArgs& a, const FactoryArgs& f) {
-  const auto& size = a.int_list(0);
+void check_sizes(const MetaArgs& a, IntSpan size) {
   for (SymInt s : size)
     FE_CHECK(s.expect_int() >= 0, ShapeError, label(a), ": Trying to create tensor with negative dimension ",
              s.expect_int(), ": ", shape_str(size));
-  auto layout = a.opt_layout(f.layout);
-  FE_CHECK(!layout || *layout == Layout::Strided, ValueError, label(a), ": only torch.strided layout is supported");
-  DType dt = default_dtype();
-  if (auto d = a.opt_dtype(f.dtype)) {
-    dt = *d;
-  } else if (f.fill >= 0) {  // full(): bool and int fill values pick bool/int64
-    TypeCategory c = a.scalar_category(static_cast<size_t>(f.fill));
-    if (c == TypeCategory::Bool) dt = DType::Bool;
-    if (c == TypeCategory::Integral) dt = DType::Int64;
-  }
-  Device dev = a.opt_device(f.device).value_or(kCPU).normalized();
-  TensorMeta m = make_contiguous(size, dt, dev);
+}
+
+/// A size-taking factory's result: `size` argument 0 (or 1 for new_*), dtype default `dt`.
+TensorMeta new_meta(const MetaArgs& a, size_t size_idx, const Kwargs& k, DType dt, Device dev) {
+  const auto& size = a.int_list(size_idx);
+  check_sizes(a, size);
+  check_strided(a, k.layout);
+  TensorMeta m = make_contiguous(size, a.opt_dtype(k.dtype).value_or(dt), device_or(a, k.device, dev));
   (void)m.numel();  // overflow check
   return m;
 }
 
-template <int Fill>
+// empty/zeros/ones/rand/randn(size, *, dtype, layout, device, pin_memory[, memory_format])
+template <bool Format>
 void meta_new(const MetaArgs& a, MetaOut& out) {
-  constexpr FactoryArgs f = Fill ? FactoryArgs{2, 3, 4, 1} : FactoryArgs{1, 2, 3};
-  out.push(new_tensor_meta(a, f));
+  TensorMeta m = new_meta(a, 0, {1, 2, 3, 4}, default_dtype(), kCPU);
+  if (Format) m.strides = format_strides(a, m.sizes, a.opt_memory_format(5).value_or(MemoryFormat::Contiguous), nullptr);
+  out.push(std::move(m));
+}
+
+// randn(_like) under FakeTensorMode go through torch._refs: floating dtypes only (and randn
+// refuses pinned memory).
+void check_randn(const MetaArgs& a, DType dt) {
+  FE_CHECK(is_floating(dt) || is_complex(dt), DTypeError, label(a),
+           ": expected a floating-point or complex dtype, but got dtype=torch.", dtype_name(dt));
+}
+void meta_randn(const MetaArgs& a, MetaOut& out) {
+  TensorMeta m = new_meta(a, 0, {1, 2, 3, 4}, default_dtype(), kCPU);
+  check_randn(a, m.dtype);
+  FE_CHECK(!factory::pinned(a, 4), ValueError, label(a), ": PrimTorch does not support pinned memory");
+  out.push(std::move(m));
+}
+
+// full(size, fill_value, *, dtype, layout, device, pin_memory): bool/int fills pick bool/int64.
+void meta_full(const MetaArgs& a, MetaOut& out) {
+  DType dt = default_dtype();
+  TypeCategory c = a.scalar_category(1);
+  if (c == TypeCategory::Bool) dt = DType::Bool;
+  if (c == TypeCategory::Integral) dt = DType::Int64;
+  out.push(new_meta(a, 0, {2, 3, 4, 5}, dt, kCPU));
 }
 
 // *_like(self, [fill,] *, dtype, layout, device, pin_memory, memory_format)
 template <int Fill>
-void meta_like(const MetaArgs& a, MetaOut& out) {
-  const size_t base = Fill ? 2 : 1;
+TensorMeta like_meta(const MetaArgs& a) {
+  constexpr size_t base = Fill ? 2 : 1;
   const TensorMeta& self = a.tensor(0);
+  check_strided(a, base + 1);
   TensorMeta m;
   m.sizes = self.sizes;
   m.dtype = a.opt_dtype(base).value_or(self.dtype);
-  m.device = a.opt_device(base + 2).value_or(self.device).normalized();
-  MemoryFormat mf = a.opt_memory_format(base + 4).value_or(MemoryFormat::Preserve);
-  FE_CHECK(mf == MemoryFormat::Preserve || mf == MemoryFormat::Contiguous, ValueError, label(a),
-           ": memory_format ", memory_format_name(mf), " is not supported yet");
-  m.strides = mf == MemoryFormat::Preserve ? preserved_strides(self) : contiguous_strides(self.sizes);
+  m.device = device_or(a, base + 2, self.device);
+  m.strides = format_strides(a, self.sizes, a.opt_memory_format(base + 4).value_or(MemoryFormat::Preserve), &self);
+  return m;
+}
+template <int Fill>
+void meta_like(const MetaArgs& a, MetaOut& out) { out.push(like_meta<Fill>(a)); }
+void meta_randn_like(const MetaArgs& a, MetaOut& out) {
+  TensorMeta m = like_meta<0>(a);
+  check_randn(a, m.dtype);
   out.push(std::move(m));
 }
 
-void meta_rand_like(const MetaArgs& a, MetaOut& out) {
-  meta_like<0>(a, out);
-  FE_CHECK(is_floating(out.outs[0].dtype) || is_complex(out.outs[0].dtype), DTypeError, label(a),
-           ": \"check_uniform_bounds\" not implemented for '", dtype_name(out.outs[0].dtype), "'");
+// new_empty/zeros/ones/full(self, size, [fill,] *, dtype, layout, device, pin_memory): self's
+// dtype and device unless given, contiguous.
+template <int Fill>
+void meta_new_from(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  constexpr size_t k = Fill ? 3 : 2;
+  out.push(new_meta(a, 1, {k, k + 1, k + 2, k + 3}, self.dtype, self.device));
+}
+
+// empty_strided(size, stride, *, dtype, layout, device, pin_memory)
+void meta_empty_strided(const MetaArgs& a, MetaOut& out) {
+  const auto& size = a.int_list(0);
+  const auto& stride = a.int_list(1);
+  FE_CHECK(size.size() == stride.size(), ShapeError, label(a), ": dimensionality of sizes (", size.size(),
+           ") must match dimensionality of strides (", stride.size(), ")");
+  TensorMeta m = new_meta(a, 0, {2, 3, 4, 5}, default_dtype(), kCPU);
+  m.strides = DimVector(stride);
+  out.push(std::move(m));
+}
+
+// scalar_tensor(s, *, dtype, layout, device, pin_memory): 0-dim, default float dtype for any s.
+void meta_scalar_tensor(const MetaArgs& a, MetaOut& out) {
+  (void)a.scalar_category(0);
+  check_strided(a, 2);
+  out.push(make_contiguous({}, a.opt_dtype(1).value_or(default_dtype()), device_or(a, 3, kCPU)));
 }
 
 // ---- reference kernels
@@ -79,11 +125,28 @@ void fill_with(const Tensor& t, F&& value) {
   detail::for_each_offset(t.meta(), [&](int64_t off) { cpu::store_at(t, off, value()); });
 }
 
+/// Eager fill_ of an integer tensor rejects values outside the type's range (inf, nan, 1e30).
+void check_fits(const OpDef& op, DType t, double v) {
+  if (!is_integral(t, false)) return;
+  const char* name = t == DType::Int64 ? "int64_t" : t == DType::Int32 ? "int" : t == DType::Int16 ? "short"
+                     : t == DType::Int8 ? "signed char" : "unsigned char";
+  double lo = -9.2233720368547758e18, hi = 9.2233720368547758e18;
+  if (t == DType::Int32) lo = -2147483648.0, hi = 2147483647.0;
+  if (t == DType::Int16) lo = -32768.0, hi = 32767.0;
+  if (t == DType::Int8) lo = -128.0, hi = 127.0;
+  if (t == DType::UInt8) lo = -128.0, hi = 255.0;
+  FE_CHECK(std::isfinite(v) && v >= lo && v <= hi, ValueError, "aten::", op.schema.name, ": value cannot be converted to type ",
+           name, " without overflow");
+}
+
 void cpu_empty(const OpDef&, std::span<const IValue>, std::span<Tensor>) {}  // storage starts zeroed
 void cpu_zeros(const OpDef&, std::span<const IValue>, std::span<Tensor> o) { fill_with(o[0], [] { return 0.0; }); }
 void cpu_ones(const OpDef&, std::span<const IValue>, std::span<Tensor> o) { fill_with(o[0], [] { return 1.0; }); }
-void cpu_full(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
-  const double v = cpu::number_of(a[1]);
+/// full / full_like / new_full / scalar_tensor: the fill value is argument `I`.
+template <size_t I>
+void cpu_full(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  const double v = cpu::number_of(a[I]);
+  check_fits(op, o[0].dtype(), v);
   fill_with(o[0], [v] { return v; });
 }
 void cpu_rand(const OpDef&, std::span<const IValue>, std::span<Tensor> o) {
@@ -101,17 +164,17 @@ constexpr DeviceRule kFree = DeviceRule::None;
 
 void register_factory_ops(Registry& r) {
   r.add({"aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
-         meta_new<0>, cpu_empty, kFree});
+         meta_new<true>, cpu_empty, kFree});
   r.add({"aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
-         meta_new<0>, cpu_zeros, kFree});
+         meta_new<false>, cpu_zeros, kFree});
   r.add({"aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
-         meta_new<0>, cpu_ones, kFree});
+         meta_new<false>, cpu_ones, kFree});
   r.add({"aten::rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
-         meta_new<0>, cpu_rand, kFree});
+         meta_new<false>, cpu_rand, kFree});
   r.add({"aten::randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
-         meta_new<0>, cpu_randn, kFree});
+         meta_randn, cpu_randn, kFree});
   r.add({"aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
-         meta_new<1>, cpu_full, kFree});
+         meta_full, cpu_full<1>, kFree});
   r.add({"aten::empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
          meta_like<0>, cpu_empty, kFree});
   r.add({"aten::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
@@ -119,43 +182,58 @@ void register_factory_ops(Registry& r) {
   r.add({"aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
          meta_like<0>, cpu_ones, kFree});
   r.add({"aten::rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
-         meta_rand_like, cpu_rand, kFree});
+         meta_like<0>, cpu_rand, kFree});
   r.add({"aten::randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
-         meta_rand_like, cpu_randn, kFree});
+         meta_randn_like, cpu_randn, kFree});
   r.add({"aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
-         meta_like<1>, cpu_full, kFree});
+         meta_like<1>, cpu_full<1>, kFree});
+  r.add({"aten::new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+         meta_new_from<0>, cpu_empty, kFree});
+  r.add({"aten::new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+         meta_new_from<0>, cpu_zeros, kFree});
+  r.add({"aten::new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+         meta_new_from<0>, cpu_ones, kFree});
+  r.add({"aten::new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+         meta_new_from<1>, cpu_full<2>, kFree});
+  r.add({"aten::empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+         meta_empty_strided, cpu_empty, kFree});
+  r.add({"aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+         meta_scalar_tensor, cpu_full<0>, kFree});
+  register_factory_range_ops(r);
 }
 
 }  // namespace ops
 
 // ---- public API: arguments as Python's arg parser passes them (device and pin_memory always given).
 namespace {
-IValue opt(const std::optional<DType>& d) { return d ? IValue(*d) : IValue(None{}); }
-IValue opt(const std::optional<Layout>& l) { return l ? IValue(*l) : IValue(None{}); }
+using ops::factory::opt;
 
 Tensor finish(Tensor t, const TensorOptions& o) {
   if (o.requires_grad) t.impl()->meta.requires_grad = true;
   return t;
 }
 
-Tensor make_new(const OpDef& def, Sizes size, const std::optional<Scalar>& fill, const TensorOptions& o,
-                const SrcLocArg& loc) {
-  std::vector<IValue> args{std::move(size)};
-  if (fill) args.push_back(fill->ivalue());
+/// Trailing (dtype, layout, device, pin_memory) of a torch.* factory: device always given.
+void push_options(std::vector<IValue>& args, const TensorOptions& o) {
   args.push_back(opt(o.dtype));
   args.push_back(opt(o.layout));
   args.push_back(o.device.value_or(default_device()));
   args.push_back(false);
+}
+
+Tensor make_new(const OpDef& def, Sizes size, const std::optional<Scalar>& fill, const TensorOptions& o,
+                const SrcLocArg& loc) {
+  std::vector<IValue> args{std::move(size)};
+  if (fill) args.push_back(fill->ivalue());
+  push_options(args, o);
   return finish(dispatch1(def, std::move(args), loc), o);
 }
 
-Tensor make_like(const OpDef& def, const Tensor& self, const std::optional<Scalar>& fill, const TensorOptions& o,
-                 const SrcLocArg& loc) {
-  std::vector<IValue> args{self};
-  if (fill) args.push_back(fill->ivalue());
+/// *_like and new_*: device only when given (the result follows self otherwise).
+Tensor make_from(const OpDef& def, std::vector<IValue> args, const TensorOptions& o, const SrcLocArg& loc) {
   args.push_back(opt(o.dtype));
   args.push_back(opt(o.layout));
-  args.push_back(o.device ? IValue(*o.device) : IValue(None{}));
+  args.push_back(opt(o.device));
   args.push_back(false);
   return finish(dispatch1(def, std::move(args), loc), o);
 }
@@ -185,30 +263,73 @@ Tensor full(Sizes s, Scalar f, TensorOptions o, SrcLocArg l) {
   static const OpDef& d = op("aten::full");
   return make_new(d, std::move(s), f, o, l);
 }
+Tensor empty_strided(Sizes size, Sizes stride, TensorOptions o, SrcLocArg l) {
+  static const OpDef& d = op("aten::empty_strided");
+  std::vector<IValue> args{std::move(size), std::move(stride)};
+  push_options(args, o);
+  return finish(dispatch1(d, std::move(args), l), o);
+}
+Tensor scalar_tensor(Scalar s, TensorOptions o, SrcLocArg l) {
+  static const OpDef& d = op("aten::scalar_tensor");
+  std::vector<IValue> args{s.ivalue()};
+  push_options(args, o);
+  return finish(dispatch1(d, std::move(args), l), o);
+}
 Tensor empty_like(const Tensor& t, TensorOptions o, SrcLocArg l) {
   static const OpDef& d = op("aten::empty_like");
-  return make_like(d, t, {}, o, l);
+  return make_from(d, {t}, o, l);
 }
 Tensor zeros_like(const Tensor& t, TensorOptions o, SrcLocArg l) {
   static const OpDef& d = op("aten::zeros_like");
-  return make_like(d, t, {}, o, l);
+  return make_from(d, {t}, o, l);
 }
 Tensor ones_like(const Tensor& t, TensorOptions o, SrcLocArg l) {
   static const OpDef& d = op("aten::ones_like");
-  return make_like(d, t, {}, o, l);
+  return make_from(d, {t}, o, l);
 }
 Tensor randn_like(const Tensor& t, TensorOptions o, SrcLocArg l) {
   static const OpDef& d = op("aten::randn_like");
-  return make_like(d, t, {}, o, l);
+  return make_from(d, {t}, o, l);
 }
 Tensor rand_like(const Tensor& t, TensorOptions o, SrcLocArg l) {
   static const OpDef& d = op("aten::rand_like");
-  return make_like(d, t, {}, o, l);
+  return make_from(d, {t}, o, l);
 }
 Tensor full_like(const Tensor& t, Scalar f, TensorOptions o, SrcLocArg l) {
   static const OpDef& d = op("aten::full_like");
-  return make_like(d, t, f, o, l);
+  return make_from(d, {t, f.ivalue()}, o, l);
 }
+
+Tensor new_empty(const Tensor& self, Sizes size, TensorOptions o, SrcLocArg l) {
+  static const OpDef& d = op("aten::new_empty");
+  return make_from(d, {self, std::move(size)}, o, l);
+}
+Tensor new_zeros(const Tensor& self, Sizes size, TensorOptions o, SrcLocArg l) {
+  static const OpDef& d = op("aten::new_zeros");
+  return make_from(d, {self, std::move(size)}, o, l);
+}
+Tensor new_ones(const Tensor& self, Sizes size, TensorOptions o, SrcLocArg l) {
+  static const OpDef& d = op("aten::new_ones");
+  return make_from(d, {self, std::move(size)}, o, l);
+}
+Tensor new_full(const Tensor& self, Sizes size, Scalar fill, TensorOptions o, SrcLocArg l) {
+  static const OpDef& d = op("aten::new_full");
+  return make_from(d, {self, std::move(size), fill.ivalue()}, o, l);
+}
+
+// Tensor methods: x.new_zeros({b, t}, dtype, device).
+#define FE_NEW_METHOD(name)                                                                                   \
+  Tensor Tensor::name(IntSpan size, std::optional<DType> dtype, std::optional<Device> device, SrcLocArg l) const { \
+    return fe::name(*this, Sizes(size.begin(), size.end()), {.dtype = dtype, .device = device}, l);          \
+  }                                                                                                           \
+  Tensor Tensor::name(std::initializer_list<SymInt> size, std::optional<DType> dtype, std::optional<Device> device, \
+                      SrcLocArg l) const {                                                                    \
+    return fe::name(*this, Sizes(size), {.dtype = dtype, .device = device}, l);                              \
+  }
+FE_NEW_METHOD(new_empty)
+FE_NEW_METHOD(new_zeros)
+FE_NEW_METHOD(new_ones)
+#undef FE_NEW_METHOD
 
 void manual_seed(uint64_t seed) { ops::generator().seed(seed); }
 

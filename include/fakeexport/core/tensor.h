@@ -237,6 +237,19 @@ class Tensor {
   Tensor tril(int64_t diagonal = 0, SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- indexing (src/ops/indexing.cpp)
+  /// x[i, :, j] as x.index({i, std::nullopt, j}); x[i] = v as x.index_put_({i}, v).
+  Tensor index(std::initializer_list<std::optional<Tensor>> indices, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor index_put(std::initializer_list<std::optional<Tensor>> indices, const Tensor& values, bool accumulate = false,
+                   SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor index_put_(std::initializer_list<std::optional<Tensor>> indices, const Tensor& values,
+                    bool accumulate = false, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor index_select(int64_t dim, const Tensor& index, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor gather(int64_t dim, const Tensor& index, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor scatter_(int64_t dim, const Tensor& index, const Tensor& src, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor index_copy_(int64_t dim, const Tensor& index, const Tensor& source,
+                     SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- norm (src/ops/norm.cpp)
 
@@ -245,11 +258,27 @@ class Tensor {
   Tensor matmul(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- factory (src/ops/factory.cpp)
+  /// x.new_zeros(size, dtype=None, device=None): self's dtype/device unless given (fe::new_* take TensorOptions).
+  Tensor new_empty(IntSpan size, std::optional<DType> dtype = {}, std::optional<Device> device = {},
+                   SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor new_empty(std::initializer_list<SymInt> size, std::optional<DType> dtype = {},
+                   std::optional<Device> device = {}, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor new_zeros(IntSpan size, std::optional<DType> dtype = {}, std::optional<Device> device = {},
+                   SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor new_zeros(std::initializer_list<SymInt> size, std::optional<DType> dtype = {},
+                   std::optional<Device> device = {}, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor new_ones(IntSpan size, std::optional<DType> dtype = {}, std::optional<Device> device = {},
+                  SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor new_ones(std::initializer_list<SymInt> size, std::optional<DType> dtype = {},
+                  std::optional<Device> device = {}, SrcLocArg loc = SrcLocArg::current()) const;
 
   // -- conversion (src/ops/conversion.cpp)
   Tensor to(Device device, SrcLocArg loc = SrcLocArg::current()) const;
   Tensor to(DType dtype, SrcLocArg loc = SrcLocArg::current()) const;
   Tensor to(Device device, DType dtype, SrcLocArg loc = SrcLocArg::current()) const;
+  /// t.to(other): other's device and dtype (recorded as to.device, as torch.export does).
+  Tensor to(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor type_as(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
   // -- end of op methods
 
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }

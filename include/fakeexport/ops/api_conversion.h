@@ -1,4 +1,4 @@
-// Public API, Type conversion: _to_copy, type_as (Tensor::to lives on Tensor).
+// Public API, Type conversion: _to_copy, type_as, sym_size (Tensor::to lives on Tensor).
 // Each function builds the argument list of one ATen op (as Python's arg parser would) and calls
 // dispatch(); none computes metadata itself.
 #pragma once
@@ -14,5 +14,9 @@ namespace fe {
 
 // Conversions.
 Tensor _to_copy(const Tensor& self, TensorOptions o = {}, SrcLocArg loc = SrcLocArg::current());
+/// x.type_as(y): y's dtype and device; returns x itself when both already match (aten.type_as).
+Tensor type_as(const Tensor& self, const Tensor& other, SrcLocArg loc = SrcLocArg::current());
+/// x.size(dim) as aten.sym_size.int computes it (IndexError for a bad dim or a 0-dim x).
+SymInt sym_size(const Tensor& self, int64_t dim);
 
 }  // namespace fe

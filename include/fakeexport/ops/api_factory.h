@@ -1,4 +1,5 @@
-// Public API, Factories: torch.empty/zeros/ones/full/rand/randn/arange/linspace, *_like, new_*.
+// Public API, Factories: torch.empty/zeros/ones/full/rand/randn/arange/linspace/empty_strided/
+// scalar_tensor, *_like, new_*.
 // Each function builds the argument list of one ATen op (as Python's arg parser would) and calls
 // dispatch(); none computes metadata itself.
 #pragma once
@@ -25,6 +26,23 @@ Tensor ones_like(const Tensor& t, TensorOptions o = {}, SrcLocArg loc = SrcLocAr
 Tensor randn_like(const Tensor& t, TensorOptions o = {}, SrcLocArg loc = SrcLocArg::current());
 Tensor rand_like(const Tensor& t, TensorOptions o = {}, SrcLocArg loc = SrcLocArg::current());
 Tensor full_like(const Tensor& t, Scalar fill, TensorOptions o = {}, SrcLocArg loc = SrcLocArg::current());
+Tensor empty_strided(Sizes size, Sizes stride, TensorOptions o = {}, SrcLocArg loc = SrcLocArg::current());
+/// torch.scalar_tensor(s): a 0-dim tensor of the default float dtype unless o.dtype says otherwise.
+Tensor scalar_tensor(Scalar s, TensorOptions o = {}, SrcLocArg loc = SrcLocArg::current());
+
+/// torch.arange(end) / (start, end) / (start, end, step): int64 when every bound is an int,
+/// else the default float dtype; aten.arange / .start / .start_step.
+Tensor arange(Scalar end, TensorOptions o = {}, SrcLocArg loc = SrcLocArg::current());
+Tensor arange(Scalar start, Scalar end, TensorOptions o = {}, SrcLocArg loc = SrcLocArg::current());
+Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions o = {}, SrcLocArg loc = SrcLocArg::current());
+Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions o = {}, SrcLocArg loc = SrcLocArg::current());
+
+// x.new_empty/new_zeros/new_ones/new_full(size, ...): self's dtype and device unless given.
+Tensor new_empty(const Tensor& self, Sizes size, TensorOptions o = {}, SrcLocArg loc = SrcLocArg::current());
+Tensor new_zeros(const Tensor& self, Sizes size, TensorOptions o = {}, SrcLocArg loc = SrcLocArg::current());
+Tensor new_ones(const Tensor& self, Sizes size, TensorOptions o = {}, SrcLocArg loc = SrcLocArg::current());
+Tensor new_full(const Tensor& self, Sizes size, Scalar fill, TensorOptions o = {},
+                SrcLocArg loc = SrcLocArg::current());
 
 /// Seeds the generator of the reference rand/randn kernels (per thread).
 void manual_seed(uint64_t seed);

@@ -1,0 +1,161 @@
+// Range factories: arange (end / start,end / start,end,step) and linspace. Under FakeTensorMode
+// both run torch._refs, whose checks, dtype inference and length formulas are reproduced here.
+#include <cmath>
+
+#include "fakeexport/ops/api.h"
+#include "fakeexport/ops/dispatch.h"
+#include "core/strided.h"
+#include "ops/cpu_util.h"
+#include "ops/factory_impl.h"
+
+namespace fe {
+namespace ops {
+namespace {
+
+using factory::check_strided;
+using factory::device_or;
+
+/// Argument positions of an arange overload; -1 = absent (start 0, step 1).
+struct RangeArgs {
+  int start, end, step;
+  size_t dtype;
+};
+
+bool is_int_like(const MetaArgs& a, int i) {
+  return i < 0 || a.scalar_category(static_cast<size_t>(i)) != TypeCategory::Floating;
+}
+double value_of(const MetaArgs& a, int i, double dflt) { return i < 0 ? dflt : a.to_double(static_cast<size_t>(i)); }
+
+/// Python repr of a number argument, as refs.arange formats it in messages.
+std::string repr_of(const MetaArgs& a, int i, double v) {
+  if (i >= 0 && a.scalar_category(static_cast<size_t>(i)) == TypeCategory::Bool) return v != 0 ? "True" : "False";
+  if (is_int_like(a, i)) return std::to_string(static_cast<int64_t>(v));
+  return python_float_repr(v);
+}
+
+template <int Start, int End, int Step>
+void meta_arange(const MetaArgs& a, MetaOut& out) {
+  constexpr int n = 1 + (Start >= 0) + (Step >= 0);  // number of Scalar arguments
+  constexpr size_t dt = n;
+  check_strided(a, dt + 1);
+  FE_CHECK(!factory::pinned(a, dt + 3), ValueError, label(a), ": PrimTorch does not support pinned memory");
+  const double start = value_of(a, Start, 0), end = value_of(a, End, 0), step = value_of(a, Step, 1);
+  FE_CHECK(step != 0, ValueError, label(a), ": step must be nonzero");
+  FE_CHECK(!(step > 0 && !(end >= start)) && !(step < 0 && !(end <= start)), ValueError, label(a),
+           ": upper bound and lower bound inconsistent with step sign");
+  FE_CHECK(std::isfinite(start) && std::isfinite(end), ValueError, label(a), ": unsupported range: ",
+           repr_of(a, Start, start), " -> ", repr_of(a, End, end));
+  FE_CHECK(std::isfinite(step), ValueError, label(a), ": step must be finite but got ", repr_of(a, Step, step));
+  const bool ints = is_int_like(a, Start) && is_int_like(a, End) && is_int_like(a, Step);
+  int64_t length;
+  if (ints) {  // floor division, as refs.arange
+    const auto s = static_cast<int64_t>(start), e = static_cast<int64_t>(end), st = static_cast<int64_t>(step);
+    const int64_t num = e - s + st - ((st > 0) - (st < 0));
+    length = num / st - ((num % st != 0) && ((num < 0) != (st < 0)));
+  } else {
+    length = static_cast<int64_t>(std::ceil((end - start) / step));
+  }
+  const DType dtype = a.opt_dtype(dt).value_or(ints ? DType::Int64 : default_dtype());
+  out.push(make_contiguous(DimVector{SymInt(length)}, dtype, device_or(a, dt + 2, kCPU)));
+}
+
+// linspace(start, end, steps, *, dtype, layout, device, pin_memory)
+void meta_linspace(const MetaArgs& a, MetaOut& out) {
+  (void)a.scalar_category(0);
+  (void)a.scalar_category(1);
+  const int64_t steps = a.to_int(2);
+  check_strided(a, 4);
+  const DType dtype = a.opt_dtype(3).value_or(default_dtype());
+  FE_CHECK(steps >= 0, ValueError, label(a), ": number of steps must be non-negative");
+  out.push(make_contiguous(DimVector{SymInt(steps)}, dtype, device_or(a, 5, kCPU)));
+}
+
+// ---- reference kernels (eager CPU: integer outputs compute in int64 from truncated bounds)
+template <int Start, int Step>
+void cpu_arange(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  double start = Start >= 0 ? cpu::number_of(a[Start]) : 0.0;
+  double step = Step >= 0 ? cpu::number_of(a[Step]) : 1.0;
+  if (is_integral(o[0].dtype(), false)) {
+    start = std::trunc(start);
+    step = std::trunc(step);  // eager: a fractional step truncates to 0 (every element is start)
+  }
+  int64_t i = 0;
+  detail::for_each_offset(o[0].meta(), [&](int64_t off) { cpu::store_at(o[0], off, start + step * double(i++)); });
+}
+
+/// v converted to dtype t and back (integer wrap-around, as eager's Scalar::to<scalar_t>).
+double as_dtype(double v, DType t) {
+  alignas(8) std::byte buf[8];
+  detail::store(buf, t, v);
+  return detail::load(buf, t);
+}
+
+void cpu_linspace(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  FE_CHECK(o[0].dtype() != DType::Bool, DTypeError, "aten::linspace: \"linspace_cpu\" not implemented for 'Bool'");
+  double start = cpu::number_of(a[0]), end = cpu::number_of(a[1]);
+  const int64_t steps = std::get<SymInt>(a[2]).expect_int();
+  if (is_integral(o[0].dtype(), false)) {  // bounds in the output type, step in double
+    start = as_dtype(start, o[0].dtype());
+    end = as_dtype(end, o[0].dtype());
+  }
+  const double step = steps > 1 ? (end - start) / double(steps - 1) : 0.0;
+  if (steps == 1) end = start;
+  const int64_t half = steps / 2;
+  int64_t i = 0;
+  detail::for_each_offset(o[0].meta(), [&](int64_t off) {
+    // Both ends exact: the first half counts up from start, the second down from end.
+    const double v = i < half ? start + step * double(i) : end - step * double(steps - i - 1);
+    cpu::store_at(o[0], off, is_integral(o[0].dtype(), false) ? std::trunc(v) : v);
+    ++i;
+  });
+}
+
+constexpr DeviceRule kFree = DeviceRule::None;
+
+}  // namespace
+
+void register_factory_range_ops(Registry& r) {
+  r.add({"aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+         meta_arange<-1, 0, -1>, cpu_arange<-1, -1>, kFree});
+  r.add({"aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+         meta_arange<0, 1, -1>, cpu_arange<0, -1>, kFree});
+  r.add({"aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+         meta_arange<0, 1, 2>, cpu_arange<0, 2>, kFree});
+  r.add({"aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+         meta_linspace, cpu_linspace, kFree});
+}
+
+}  // namespace ops
+
+// ---- public API: torch.arange / torch.linspace (device and pin_memory always given, as Python's
+// arg parser passes them; dtype only when given, the op infers it otherwise).
+namespace {
+Tensor make_range(const OpDef& def, std::vector<IValue> args, const TensorOptions& o, const SrcLocArg& loc) {
+  args.push_back(ops::factory::opt(o.dtype));
+  args.push_back(ops::factory::opt(o.layout));
+  args.push_back(o.device.value_or(default_device()));
+  args.push_back(false);
+  Tensor t = dispatch1(def, std::move(args), loc);
+  if (o.requires_grad) t.impl()->meta.requires_grad = true;
+  return t;
+}
+}  // namespace
+
+Tensor arange(Scalar end, TensorOptions o, SrcLocArg loc) {
+  static const OpDef& d = op("aten::arange");
+  return make_range(d, {end.ivalue()}, o, loc);
+}
+Tensor arange(Scalar start, Scalar end, TensorOptions o, SrcLocArg loc) {
+  static const OpDef& d = op("aten::arange.start");
+  return make_range(d, {start.ivalue(), end.ivalue()}, o, loc);
+}
+Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions o, SrcLocArg loc) {
+  static const OpDef& d = op("aten::arange.start_step");
+  return make_range(d, {start.ivalue(), end.ivalue(), step.ivalue()}, o, loc);
+}
+Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions o, SrcLocArg loc) {
+  static const OpDef& d = op("aten::linspace");
+  return make_range(d, {start.ivalue(), end.ivalue(), SymInt(steps)}, o, loc);
+}
+
+}  // namespace fe

@@ -1,0 +1,372 @@
+// Indexing along one dim: index_select, gather, scatter(_), index_copy(_), plus one_hot and
+// embedding. Checks and messages follow the meta functions FakeTensorMode runs
+// (torch/_meta_registrations.py, torch/_decomp/decompositions.py in PyTorch 2.14).
+#include <algorithm>
+
+#include "fakeexport/ops/api.h"
+#include "fakeexport/ops/dispatch.h"
+#include "ops/cpu_util.h"
+#include "ops/indexing_impl.h"
+
+namespace fe {
+namespace ops {
+namespace {
+
+using idx::torch_size;
+
+int64_t nonempty_size(const TensorMeta& t, int64_t d) { return t.dim() == 0 ? 1 : t.sizes[d].expect_int(); }
+int64_t nonempty_dim(const TensorMeta& t) { return std::max<int64_t>(t.dim(), 1); }
+bool is_index_dtype(DType t) { return t == DType::Int64 || t == DType::Int32; }
+
+// index_select(self, dim, index): the meta assigns result_size[dim] as a Python list does.
+void meta_index_select(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  const int64_t dim = a.to_int(1);
+  const TensorMeta& index = a.tensor(2);
+  DimVector sizes = self.sizes;
+  if (self.dim() > 0) {
+    FE_CHECK(dim >= -self.dim() && dim < self.dim(), IndexError, label(a), ": list assignment index out of range");
+    sizes[dim < 0 ? dim + self.dim() : dim] = index.numel();
+  }
+  out.push(make_contiguous(sizes, self.dtype, self.device));
+}
+
+// gather(self, dim, index, sparse_grad): result has index's shape.
+void meta_gather(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  const TensorMeta& index = a.tensor(2);
+  const int64_t dim = wrap_dim(a.to_int(1), self.dim(), label(a));
+  if (index.numel().expect_int() != 0) {
+    FE_CHECK(is_index_dtype(index.dtype), DTypeError, label(a),
+             ": gather(): Expected dtype int32/int64 for index, but got torch.", dtype_name(index.dtype));
+    FE_CHECK(nonempty_dim(self) == nonempty_dim(index), ShapeError, label(a),
+             ": Index tensor must have the same number of dimensions as input tensor");
+    for (int64_t i = 0; i < nonempty_dim(self); ++i)
+      FE_CHECK(i == dim || nonempty_size(index, i) <= nonempty_size(self, i), ShapeError, label(a),
+               ": Size does not match at dimension ", i, " expected index ", torch_size(index.sizes),
+               " to be no larger than self ", torch_size(self.sizes), " apart from dimension ", dim);
+  }
+  out.push(make_contiguous(index.sizes, self.dtype, self.device));
+}
+
+/// scatter_meta_impl: dim, index dtype, src dtype and the index-vs-self/src size checks.
+void check_scatter(const MetaArgs& a) {
+  const TensorMeta& self = a.tensor(0);
+  const TensorMeta& index = a.tensor(2);
+  const TensorMeta* src = a.is_tensor(3) ? &a.tensor(3) : nullptr;
+  const int64_t dim = wrap_dim(a.to_int(1), self.dim(), label(a));
+  const bool empty = index.numel().expect_int() == 0;
+  FE_CHECK(empty || is_index_dtype(index.dtype), DTypeError, label(a), ": scatter(): Expected dtype int32/int64 for index");
+  FE_CHECK(!src || src->dtype == self.dtype, DTypeError, label(a),
+           ": scatter(): Expected self.dtype to be equal to src.dtype");
+  if (empty) return;
+  FE_CHECK(nonempty_dim(self) == nonempty_dim(index), ShapeError, label(a),
+           ": Index tensor must have the same number of dimensions as self tensor");
+  for (int64_t d = 0; d < nonempty_dim(self); ++d)
+    FE_CHECK(d == dim || nonempty_size(index, d) <= nonempty_size(self, d), ShapeError, label(a), ": Expected index ",
+             torch_size(index.sizes), " to be no larger than self ", torch_size(self.sizes), " apart from dimension ",
+             dim);
+  if (!src) return;
+  FE_CHECK(nonempty_dim(self) == nonempty_dim(*src), ShapeError, label(a),
+           ": Index tensor must have the same number of dimensions as src tensor");
+  for (int64_t d = 0; d < nonempty_dim(self); ++d)
+    FE_CHECK(nonempty_size(index, d) <= nonempty_size(*src, d), ShapeError, label(a), ": Expected index ",
+             torch_size(index.sizes), " to be no larger than src ", torch_size(src->sizes));
+}
+void meta_scatter(const MetaArgs& a, MetaOut& out) {
+  check_scatter(a);
+  const TensorMeta& self = a.tensor(0);
+  out.push(make_contiguous(self.sizes, self.dtype, self.device));
+}
+void meta_scatter_(const MetaArgs& a, MetaOut& out) {
+  check_scatter(a);
+  out.push(a.tensor(0));
+}
+
+/// The index_copy decomposition's checks; returns the wrapped dim.
+int64_t check_index_copy(const MetaArgs& a) {
+  const TensorMeta& self = a.tensor(0);
+  const TensorMeta& index = a.tensor(2);
+  const TensorMeta& src = a.tensor(3);
+  const int64_t dim = wrap_dim(a.to_int(1), self.dim(), label(a));
+  FE_CHECK(index.dim() <= 1, ShapeError, label(a), ": Index should have dimension 1 or 0 (got ", index.dim(), ")");
+  const int64_t n = index.numel().expect_int();
+  if (src.dim() == 0)
+    FE_CHECK(n == 1, ShapeError, label(a), ": index_copy_(): When source is scalar, index should have one element (got ",
+             n, ")");
+  else if (self.dim() != 0)
+    FE_CHECK(src.dim() == self.dim(), ShapeError, label(a),
+             ": index_copy_(): When source and destination are not scalars, their dimensionality must match. "
+             "Source dimensionality (", src.dim(), "), destination dimensionality (", self.dim(), ")");
+  auto sliced = [dim](const TensorMeta& t) {
+    DimVector s;
+    for (int64_t d = 0; d < t.dim(); ++d)
+      if (d != dim) s.push_back(t.sizes[d]);
+    return s;
+  };
+  const DimVector xs = sliced(self), ts = sliced(src);
+  FE_CHECK(xs == ts, ShapeError, label(a),
+           ": index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: ",
+           torch_size(xs), " at dimension ", dim, " and source slice shape: ", torch_size(ts), " at dimension 0.");
+  if (src.dim() != 0)
+    FE_CHECK(n == src.sizes[dim].expect_int(), ShapeError, label(a), ": index_copy_(): Number of indices (", n,
+             ") should be equal to source.size(dim) (", src.sizes[dim], ")");
+  return dim;
+}
+void meta_index_copy(const MetaArgs& a, MetaOut& out) {
+  check_index_copy(a);
+  const TensorMeta& self = a.tensor(0);
+  out.push(make_contiguous(self.sizes, self.dtype, self.device));
+}
+void meta_index_copy_(const MetaArgs& a, MetaOut& out) {
+  check_index_copy(a);
+  out.push(a.tensor(0));
+}
+
+// one_hot(self, num_classes): on fake tensors `self.unsqueeze(-1) == arange(num_classes)` cast to
+// int64, so the result takes the comparison's TensorIterator strides.
+void meta_one_hot(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  const int64_t n = a.to_int(1);
+  FE_CHECK(self.dtype == DType::Int64, DTypeError, label(a),
+           ": one_hot is only applicable to index tensor of type LongTensor.");
+  FE_CHECK(n != -1, DataDependentError, label(a),
+           ": aten._local_scalar_dense.default: num_classes=-1 infers the class count from the data (max + 1); "
+           "pass num_classes explicitly");
+  FE_CHECK(n >= 0, ValueError, label(a), ": upper bound and lower bound inconsistent with step sign");
+  TensorMeta unsq = self, classes = make_contiguous(DimVector{SymInt(n)}, DType::Int64, self.device);
+  unsq.sizes.push_back(1);
+  unsq.strides.push_back(1);
+  DimVector shape = self.sizes;
+  shape.push_back(n);
+  TensorMeta m = make_contiguous(shape, DType::Int64, self.device);
+  const TensorMeta* ins[] = {&unsq, &classes};
+  // An empty result keeps contiguous strides (as eager's TensorIterator allocates it).
+  if (m.numel().expect_int() != 0) m.strides = iter_output_strides(shape, ins);
+  out.push(std::move(m));
+}
+
+// embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse): rows of weight.
+void meta_embedding(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& w = a.tensor(0);
+  const TensorMeta& indices = a.tensor(1);
+  FE_CHECK(w.dim() == 2, ShapeError, label(a), ": 'weight' must be 2-D, got ", w.dim(), "-D");
+  FE_CHECK(is_index_dtype(indices.dtype), DTypeError, label(a),
+           ": Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+           "but got torch.", dtype_name(indices.dtype), " instead");
+  DimVector shape = indices.sizes;
+  shape.push_back(w.sizes[1]);
+  out.push(make_contiguous(shape, w.dtype, w.device));
+}
+
+// ---- reference kernels
+using Ix = std::vector<int64_t>;
+
+int64_t index_at(const Tensor& index, const Ix& i) {
+  return static_cast<int64_t>(idx::at(index, i));
+}
+
+void cpu_index_select(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& self = std::get<Tensor>(a[0]);
+  const Tensor& index = std::get<Tensor>(a[2]);
+  std::vector<int64_t> iv;
+  idx::for_each_index(index.sizes(), [&](const Ix& i) { iv.push_back(index_at(index, i)); });
+  const int64_t dim = self.dim() == 0 ? 0 : (std::get<SymInt>(a[1]).expect_int() + self.dim()) % self.dim();
+  idx::for_each_index(o[0].sizes(), [&](const Ix& i) {
+    Ix s = i;
+    if (self.dim() > 0) s[dim] = idx::wrap_index("aten::index_select", static_cast<double>(iv[i[dim]]), self.size(dim));
+    idx::store(o[0], idx::offset_of(o[0], i), idx::at(self, s));
+  });
+}
+
+void cpu_gather(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& self = std::get<Tensor>(a[0]);
+  const Tensor& index = std::get<Tensor>(a[2]);
+  const int64_t dim = wrap_dim(std::get<SymInt>(a[1]).expect_int(), self.dim(), "aten::gather");
+  idx::for_each_index(index.sizes(), [&](const Ix& i) {
+    Ix s = i;
+    if (self.dim() > 0) s[dim] = idx::wrap_index("aten::gather", static_cast<double>(index_at(index, i)), self.size(dim));
+    else s.clear();
+    idx::store(o[0], idx::offset_of(o[0], i), idx::at(self, s));
+  });
+}
+
+/// Writes src (tensor or number) at index positions along dim of target.
+void scatter_into(const Tensor& target, std::span<const IValue> a) {
+  const Tensor& index = std::get<Tensor>(a[2]);
+  const int64_t dim = wrap_dim(std::get<SymInt>(a[1]).expect_int(), target.dim(), "aten::scatter");
+  const Tensor* src = std::get_if<Tensor>(&a[3]);
+  const double value = src ? 0.0 : cpu::number_of(a[3]);
+  idx::for_each_index(index.sizes(), [&](const Ix& i) {
+    Ix t = i;
+    if (target.dim() > 0)
+      t[dim] = idx::wrap_index("aten::scatter", static_cast<double>(index_at(index, i)), target.size(dim));
+    else t.clear();
+    Ix s = i;
+    if (src && src->dim() == 0) s.clear();
+    idx::store(target, idx::offset_of(target, t), src ? idx::at(*src, s) : value);
+  });
+}
+void cpu_scatter(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  idx::copy_into(o[0], std::get<Tensor>(a[0]));
+  scatter_into(o[0], a);
+}
+void cpu_scatter_(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  idx::check_no_overlap("aten::scatter_", o[0]);
+  scatter_into(o[0], a);
+}
+
+/// target[..., index[k], ...] = source[..., k, ...] along dim (source broadcast like index_put).
+void index_copy_into(const Tensor& target, std::span<const IValue> a) {
+  const Tensor& index = std::get<Tensor>(a[2]);
+  const Tensor& src = std::get<Tensor>(a[3]);
+  const int64_t dim = wrap_dim(std::get<SymInt>(a[1]).expect_int(), target.dim(), "aten::index_copy");
+  std::vector<int64_t> iv;
+  idx::for_each_index(index.sizes(), [&](const Ix& i) { iv.push_back(index_at(index, i)); });
+  DimVector result = target.dim() == 0 ? DimVector{SymInt(1)} : DimVector(target.sizes());
+  result[dim] = static_cast<int64_t>(iv.size());
+  const size_t lead = result.size() - std::min<size_t>(result.size(), src.dim());
+  idx::for_each_index(result, [&](const Ix& r) {
+    Ix t = r;
+    t[dim] = idx::wrap_index("aten::index_copy", static_cast<double>(iv[r[dim]]), target.dim() == 0 ? 1 : target.size(dim));
+    if (target.dim() == 0) t.clear();
+    Ix s(src.dim());
+    for (int64_t d = 0; d < src.dim(); ++d) s[d] = src.size(d) == 1 ? 0 : r[lead + d];
+    idx::store(target, idx::offset_of(target, t), idx::at(src, s));
+  });
+}
+void cpu_index_copy(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  idx::copy_into(o[0], std::get<Tensor>(a[0]));
+  index_copy_into(o[0], a);
+}
+void cpu_index_copy_(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  idx::check_no_overlap("aten::index_copy_", o[0]);
+  index_copy_into(o[0], a);
+}
+
+void cpu_one_hot(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& self = std::get<Tensor>(a[0]);
+  idx::for_each_index(o[0].sizes(), [&](const Ix& i) {
+    const Ix s(i.begin(), i.end() - 1);
+    idx::store(o[0], idx::offset_of(o[0], i), index_at(self, s) == i.back() ? 1.0 : 0.0);
+  });
+}
+
+void cpu_embedding(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& w = std::get<Tensor>(a[0]);
+  const Tensor& indices = std::get<Tensor>(a[1]);
+  idx::for_each_index(o[0].sizes(), [&](const Ix& i) {
+    const Ix s(i.begin(), i.end() - 1);
+    const int64_t row = idx::wrap_index("aten::embedding", static_cast<double>(index_at(indices, s)), w.size(0));
+    idx::store(o[0], idx::offset_of(o[0], i), idx::at(w, Ix{row, i.back()}));
+  });
+}
+
+}  // namespace
+
+void register_indexing_select_ops(Registry& r) {
+  r.add({"aten::index_select(Tensor self, int dim, Tensor index) -> Tensor", meta_index_select, cpu_index_select});
+  r.add({"aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", meta_gather, cpu_gather});
+  r.add({"aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", meta_scatter, cpu_scatter});
+  r.add({"aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", meta_scatter, cpu_scatter});
+  r.add({"aten::scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", meta_scatter_,
+         cpu_scatter_});
+  r.add({"aten::scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)", meta_scatter_,
+         cpu_scatter_});
+  r.add({"aten::index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor", meta_index_copy,
+         cpu_index_copy});
+  r.add({"aten::index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)", meta_index_copy_,
+         cpu_index_copy_});
+  r.add({"aten::one_hot(Tensor self, int num_classes=-1) -> Tensor", meta_one_hot, cpu_one_hot});
+  r.add({"aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor",
+         meta_embedding, cpu_embedding});
+}
+
+}  // namespace ops
+
+// ---- public API
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index, SrcLocArg loc) {
+  static const OpDef& d = op("aten::index_select");
+  return dispatch1(d, {self, SymInt(dim), index}, loc);
+}
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad, SrcLocArg loc) {
+  static const OpDef& d = op("aten::gather");
+  std::vector<IValue> args{self, SymInt(dim), index};
+  if (sparse_grad) args.push_back(true);
+  return dispatch1(d, std::move(args), loc);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, SrcLocArg loc) {
+  static const OpDef& d = op("aten::scatter.src");
+  return dispatch1(d, {self, SymInt(dim), index, src}, loc);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value, SrcLocArg loc) {
+  static const OpDef& d = op("aten::scatter.value");
+  return dispatch1(d, {self, SymInt(dim), index, value.ivalue()}, loc);
+}
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, SrcLocArg loc) {
+  static const OpDef& d = op("aten::scatter_.src");
+  return dispatch1(d, {self, SymInt(dim), index, src}, loc);
+}
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, Scalar value, SrcLocArg loc) {
+  static const OpDef& d = op("aten::scatter_.value");
+  return dispatch1(d, {self, SymInt(dim), index, value.ivalue()}, loc);
+}
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, SrcLocArg loc) {
+  static const OpDef& d = op("aten::index_copy");
+  return dispatch1(d, {self, SymInt(dim), index, source}, loc);
+}
+Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, SrcLocArg loc) {
+  static const OpDef& d = op("aten::index_copy_");
+  return dispatch1(d, {self, SymInt(dim), index, source}, loc);
+}
+
+Tensor one_hot(const Tensor& self, int64_t num_classes, SrcLocArg loc) {
+  static const OpDef& d = op("aten::one_hot");
+  // Eager one_hot reads max() of a real tensor; fake tensors reach the meta's DataDependentError.
+  if (num_classes == -1 && self.has_storage() && self.dtype() == DType::Int64) {
+    FE_CHECK(self.numel() > 0, ValueError, "aten::one_hot: Can not infer total number of classes from empty tensor.");
+    int64_t mx = 0;
+    ops::idx::for_each_index(self.sizes(), [&](const std::vector<int64_t>& i) {
+      mx = std::max(mx, static_cast<int64_t>(ops::idx::at(self, i)));
+    });
+    num_classes = mx + 1;
+  }
+  std::vector<IValue> args{self};
+  if (num_classes != -1) args.push_back(SymInt(num_classes));
+  return dispatch1(d, std::move(args), loc);
+}
+
+Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx,
+                 bool scale_grad_by_freq, bool sparse, SrcLocArg loc) {
+  static const OpDef& d = op("aten::embedding");
+  std::vector<IValue> args{weight, input};
+  if (padding_idx || scale_grad_by_freq || sparse) {
+    int64_t p = padding_idx.value_or(-1);
+    if (padding_idx && p < 0) p += weight.size(0);  // F.embedding normalises negative padding_idx
+    args.push_back(SymInt(p));
+  }
+  if (scale_grad_by_freq || sparse) args.push_back(scale_grad_by_freq);
+  if (sparse) args.push_back(true);
+  return dispatch1(d, std::move(args), loc);
+}
+
+Tensor Tensor::index_select(int64_t dim, const Tensor& index, SrcLocArg loc) const {
+  return fe::index_select(*this, dim, index, loc);
+}
+Tensor Tensor::gather(int64_t dim, const Tensor& index, SrcLocArg loc) const {
+  return fe::gather(*this, dim, index, false, loc);
+}
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src, SrcLocArg loc) const {
+  return fe::scatter(*this, dim, index, src, loc);
+}
+Tensor Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src, SrcLocArg loc) const {
+  return fe::scatter_(*this, dim, index, src, loc);
+}
+Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source, SrcLocArg loc) const {
+  return fe::index_copy(*this, dim, index, source, loc);
+}
+Tensor Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source, SrcLocArg loc) const {
+  return fe::index_copy_(*this, dim, index, source, loc);
+}
+
+}  // namespace fe
