@@ -239,6 +239,18 @@ class Runner {
       if (!real) fake.emplace();
       std::vector<Tensor> outs;
       std::vector<SymInt> ints;
+      if (real && int_return && s.returns[0].type.base == ArgBase::Scalar) {
+        // _local_scalar_dense on a real tensor: the op's real path is Tensor::item().
+        if (was_error) return {false, "PyTorch raised; we would read the value"};
+        const double v = std::get<Tensor>(args[0]).item();
+        const json& w = c.at("out").at(0);
+        const double want = w.contains("bool") ? (w["bool"].get<bool>() ? 1.0 : 0.0)
+                            : w.contains("int") ? static_cast<double>(w["int"].get<int64_t>())
+                                                : decode_float(w.at("float"));
+        if (!(v == want || (std::isnan(v) && std::isnan(want))))
+          return {false, "value: want " + w.dump() + ", got " + std::to_string(v)};
+        return {};
+      }
       if (int_return) {
         complete_args(op, args);
         std::vector<MetaValue> margs;

@@ -123,6 +123,9 @@ def run_call(c):
     if c.values:
         rec["values"] = True
         torch.manual_seed(0)
+    # FakeTensorMode's dispatch cache is process-wide: without clearing it, a call could receive the
+    # metadata cached for an earlier, similar call, and fixtures would depend on call order.
+    FakeTensorMode.cache_clear()
     with (contextlib.nullcontext() if c.values else FakeTensorMode()):
         args = [materialise(a, c.values) for a in c.args]
         kwargs = {k: materialise(v, c.values) for k, v in c.kwargs.items()}
@@ -133,7 +136,9 @@ def run_call(c):
         try:
             r = resolve(c.op)(*args, **kwargs)
         except Exception as e:  # noqa: BLE001 - every error is data for the fixture
-            rec["error"] = {"type": type(e).__name__, "msg": str(e).strip()[:4000]}
+            # c10 errors append a C++ backtrace with process addresses: not part of the message.
+            msg = str(e).split("\nException raised from ")[0].strip()[:4000]
+            rec["error"] = {"type": type(e).__name__, "msg": msg}
             return rec
         outs = []
         for o in flatten_outs(r):

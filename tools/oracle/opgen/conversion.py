@@ -143,12 +143,16 @@ def assert_metadata_calls():
 
 
 def local_scalar_calls():
-    # On fake tensors every call is data-dependent; real-tensor results are Python numbers the
-    # harness cannot replay through metadata, so there are no value calls.
+    # On fake tensors every call is data-dependent; value calls read real one-element tensors (the
+    # harness compares the Python number) and fail on real tensors of other sizes.
     op = "aten::_local_scalar_dense"
     for s in [[], [1], [1, 1], [2, 3], [0]]:
         for d in ["float32", "int64", "bool"]:
             yield call(op, T(s, d))
+    for s in [[], [1], [1, 1, 1]]:
+        for d in ["float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool"]:
+            yield vcall(op, T(s, d))
+            yield vcall(op, T(s, d, offset=5))
 
 
 def sym_size_calls():
