@@ -33,9 +33,6 @@ TEST(SchemaRegistry, LookupByPacketNameAndUnknownOp) {
 
 // str(torch.ops.<op>._schema) of PyTorch 2.14.1 for ops outside our registry.
 const char* const kRoundTrip[] = {
-    "aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
-    "aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
-    "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)",
     "aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)",
     "aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor",
     "aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
@@ -70,6 +67,9 @@ const char* const kRoundTrip[] = {
     "aten::gelu_backward(Tensor grad_output, Tensor self, *, str approximate=\"none\") -> Tensor",
     "aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
     "aten::upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor",
+    "aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+    "aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
+    "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)",
 };
 
 TEST(SchemaParse, RoundTripsPyTorchSchemas) {
