@@ -196,8 +196,9 @@ TEST(SchemaParse, EmptyReturnsTextIsAValueError) {
   EXPECT_THROW(fe::parse_schema("aten::f(int[] x=[1) -> Tensor"), fe::ValueError);
 }
 
-TEST(SchemaPositional, StopsAtFirstDefaultOrKwargOnly) {
-  // FX prints a call positionally up to the first argument equal to its default or kwarg-only.
+TEST(SchemaPositional, UpToTheLastNonDefaultArgument) {
+  // PyTorch's torch_dispatch packing (checked by exporting F.max_pool2d / F.layer_norm / sdpa in
+  // PyTorch 2.14): every non-kwarg-only argument up to the last non-default one is positional.
   fe::Tensor x;
   const auto& lin = fe::op("aten::linear").schema;
   EXPECT_EQ(fe::positional_count(lin, std::vector<fe::IValue>{x, x, fe::None{}}), 2u);  // bias=None
@@ -217,8 +218,10 @@ TEST(SchemaPositional, StopsAtFirstDefaultOrKwargOnly) {
   fe::FunctionSchema mp = fe::parse_schema(kRoundTrip[1]);
   // max_pool2d(x, [2, 2]) with stride=[] (default) -> positional stops at stride.
   EXPECT_EQ(fe::positional_count(mp, std::vector<fe::IValue>{x, L{2, 2}, L{}, L{0, 0}, L{1, 1}, false}), 2u);
-  // stride given, padding default: a later non-default (ceil_mode) still stops at padding.
-  EXPECT_EQ(fe::positional_count(mp, std::vector<fe::IValue>{x, L{2, 2}, L{2, 2}, L{0, 0}, L{1, 1}, true}), 3u);
+  // F.max_pool2d(x, 2, 2, 0, 1, True) prints (x, [2, 2], [2, 2], [0, 0], [1, 1], True).
+  EXPECT_EQ(fe::positional_count(mp, std::vector<fe::IValue>{x, L{2, 2}, L{2, 2}, L{0, 0}, L{1, 1}, true}), 6u);
+  // F.max_pool2d(x, 2, 1) prints (x, [2, 2], [1, 1]).
+  EXPECT_EQ(fe::positional_count(mp, std::vector<fe::IValue>{x, L{2, 2}, L{1, 1}, L{0, 0}, L{1, 1}, false}), 3u);
   EXPECT_EQ(fe::positional_count(mp, std::vector<fe::IValue>{x, L{2, 2}, L{2, 2}, L{1, 1}, L{2, 2}, true}), 6u);
   // Fewer args than parameters.
   EXPECT_EQ(fe::positional_count(mp, std::vector<fe::IValue>{x}), 1u);

@@ -1,5 +1,6 @@
 // Prints an ExportedProgram exactly as str(ExportedProgram) does in PyTorch 2.14 (FX's
 // print_readable codegen: annotations, stack-trace comments, `x = None` deletion suffixes).
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
@@ -57,7 +58,8 @@ std::string arg_str(const NodeArg& a) {
 std::string call_str(const Node& n) {
   const FunctionSchema& s = n.target()->schema;
   std::string out = "torch.ops." + s.ns + "." + s.name + "." + s.overload + "(";
-  const size_t npos = positional_count(s, n.args());
+  size_t npos = positional_count(s, n.args());
+  if (n.target()->max_positional >= 0) npos = std::min(npos, static_cast<size_t>(n.target()->max_positional));
   bool first = true;
   for (size_t i = 0; i < n.args().size(); ++i) {
     const Argument& p = s.arguments[i];

@@ -154,7 +154,7 @@ constexpr DeviceRule kFree = DeviceRule::None;
 
 void register_conversion_ops(Registry& r) {
   r.add({"aten::_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()",
-         meta_assert_metadata, nullptr, kFree, false, "_assert_tensor_metadata_default"});
+         meta_assert_metadata, nullptr, kFree, false, "_assert_tensor_metadata_default", /*max_positional=*/1});
   r.add({"aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor",
          meta_to_copy, cpu_copy, kFree, true});
   r.add({"aten::to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",

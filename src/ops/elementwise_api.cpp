@@ -302,44 +302,41 @@ Tensor Tensor::clamp_(const Scalar& min, const Scalar& max, SrcLocArg loc) const
 }
 
 // ---- Python operators (torch.Tensor.__add__ & co.)
-namespace {
-SrcLocArg here() { return SrcLocArg::current(); }
-}  // namespace
-Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b, 1, here()); }
-Tensor operator+(const Tensor& a, Scalar b) { return add(a, b, 1, here()); }
-Tensor operator+(Scalar a, const Tensor& b) { return add(b, a, 1, here()); }
-Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b, 1, here()); }
-Tensor operator-(const Tensor& a, Scalar b) { return sub(a, b, 1, here()); }
-Tensor operator-(Scalar a, const Tensor& b) { return rsub(b, a, 1, here()); }
-Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b, here()); }
-Tensor operator*(const Tensor& a, Scalar b) { return mul(a, b, here()); }
-Tensor operator*(Scalar a, const Tensor& b) { return mul(b, a, here()); }
-Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b, here()); }
-Tensor operator/(const Tensor& a, Scalar b) { return div(a, b, here()); }
-Tensor operator/(Scalar a, const Tensor& b) {
+Tensor operator+(TensorAt a, TensorAt b) { return add(a, b, 1, a.loc); }
+Tensor operator+(TensorAt a, Scalar b) { return add(a, b, 1, a.loc); }
+Tensor operator+(Scalar a, TensorAt b) { return add(b, a, 1, b.loc); }
+Tensor operator-(TensorAt a, TensorAt b) { return sub(a, b, 1, a.loc); }
+Tensor operator-(TensorAt a, Scalar b) { return sub(a, b, 1, a.loc); }
+Tensor operator-(Scalar a, TensorAt b) { return rsub(b, a, 1, b.loc); }
+Tensor operator*(TensorAt a, TensorAt b) { return mul(a, b, a.loc); }
+Tensor operator*(TensorAt a, Scalar b) { return mul(a, b, a.loc); }
+Tensor operator*(Scalar a, TensorAt b) { return mul(b, a, b.loc); }
+Tensor operator/(TensorAt a, TensorAt b) { return div(a, b, a.loc); }
+Tensor operator/(TensorAt a, Scalar b) { return div(a, b, a.loc); }
+Tensor operator/(Scalar a, TensorAt b) {
   FE_OP("aten::reciprocal");
-  return mul(dispatch1(d, {b}, here()), a, here());
+  return mul(dispatch1(d, {b}, b.loc), a, b.loc);
 }
-Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b, here()); }
-Tensor operator%(const Tensor& a, Scalar b) { return remainder(a, b, here()); }
+Tensor operator%(TensorAt a, TensorAt b) { return remainder(a, b, a.loc); }
+Tensor operator%(TensorAt a, Scalar b) { return remainder(a, b, a.loc); }
 // A number on the left mirrors the comparison, as Python's reflected operators do.
-Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b, here()); }
-Tensor operator==(const Tensor& a, Scalar b) { return eq(a, b, here()); }
-Tensor operator==(Scalar a, const Tensor& b) { return eq(b, a, here()); }
-Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b, here()); }
-Tensor operator!=(const Tensor& a, Scalar b) { return ne(a, b, here()); }
-Tensor operator!=(Scalar a, const Tensor& b) { return ne(b, a, here()); }
-Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b, here()); }
-Tensor operator<(const Tensor& a, Scalar b) { return lt(a, b, here()); }
-Tensor operator<(Scalar a, const Tensor& b) { return gt(b, a, here()); }
-Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b, here()); }
-Tensor operator<=(const Tensor& a, Scalar b) { return le(a, b, here()); }
-Tensor operator<=(Scalar a, const Tensor& b) { return ge(b, a, here()); }
-Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b, here()); }
-Tensor operator>(const Tensor& a, Scalar b) { return gt(a, b, here()); }
-Tensor operator>(Scalar a, const Tensor& b) { return lt(b, a, here()); }
-Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b, here()); }
-Tensor operator>=(const Tensor& a, Scalar b) { return ge(a, b, here()); }
-Tensor operator>=(Scalar a, const Tensor& b) { return le(b, a, here()); }
+Tensor operator==(TensorAt a, TensorAt b) { return eq(a, b, a.loc); }
+Tensor operator==(TensorAt a, Scalar b) { return eq(a, b, a.loc); }
+Tensor operator==(Scalar a, TensorAt b) { return eq(b, a, b.loc); }
+Tensor operator!=(TensorAt a, TensorAt b) { return ne(a, b, a.loc); }
+Tensor operator!=(TensorAt a, Scalar b) { return ne(a, b, a.loc); }
+Tensor operator!=(Scalar a, TensorAt b) { return ne(b, a, b.loc); }
+Tensor operator<(TensorAt a, TensorAt b) { return lt(a, b, a.loc); }
+Tensor operator<(TensorAt a, Scalar b) { return lt(a, b, a.loc); }
+Tensor operator<(Scalar a, TensorAt b) { return gt(b, a, b.loc); }
+Tensor operator<=(TensorAt a, TensorAt b) { return le(a, b, a.loc); }
+Tensor operator<=(TensorAt a, Scalar b) { return le(a, b, a.loc); }
+Tensor operator<=(Scalar a, TensorAt b) { return ge(b, a, b.loc); }
+Tensor operator>(TensorAt a, TensorAt b) { return gt(a, b, a.loc); }
+Tensor operator>(TensorAt a, Scalar b) { return gt(a, b, a.loc); }
+Tensor operator>(Scalar a, TensorAt b) { return lt(b, a, b.loc); }
+Tensor operator>=(TensorAt a, TensorAt b) { return ge(a, b, a.loc); }
+Tensor operator>=(TensorAt a, Scalar b) { return ge(a, b, a.loc); }
+Tensor operator>=(Scalar a, TensorAt b) { return le(b, a, b.loc); }
 
 }  // namespace fe

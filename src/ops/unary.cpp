@@ -139,6 +139,6 @@ FE_UNARY_API(neg)
 FE_UNARY_API(reciprocal)
 #undef FE_UNARY_API
 
-Tensor operator-(const Tensor& self) { return neg(self, SrcLocArg::current()); }
+Tensor operator-(TensorAt self) { return neg(self, self.loc); }
 
 }  // namespace fe

@@ -85,40 +85,41 @@ Tensor clamp_max(const Tensor& self, Scalar max, SrcLocArg loc = SrcLocArg::curr
 Tensor maximum(const Tensor& self, const Tensor& other, SrcLocArg loc = SrcLocArg::current());
 Tensor minimum(const Tensor& self, const Tensor& other, SrcLocArg loc = SrcLocArg::current());
 
-// ---- Python operators. The source location recorded is the operator's (they cannot take one).
-Tensor operator+(const Tensor& a, const Tensor& b);
-Tensor operator+(const Tensor& a, Scalar b);
-Tensor operator+(Scalar a, const Tensor& b);  ///< add.Tensor(b, a)
-Tensor operator-(const Tensor& a, const Tensor& b);
-Tensor operator-(const Tensor& a, Scalar b);
-Tensor operator-(Scalar a, const Tensor& b);  ///< rsub.Scalar(b, a)
-Tensor operator*(const Tensor& a, const Tensor& b);
-Tensor operator*(const Tensor& a, Scalar b);
-Tensor operator*(Scalar a, const Tensor& b);  ///< mul.Tensor(b, a)
-Tensor operator/(const Tensor& a, const Tensor& b);
-Tensor operator/(const Tensor& a, Scalar b);
+// ---- Python operators. Operators cannot take a defaulted location parameter, so each tensor operand
+// converts to TensorAt, whose constructor's default argument captures the user's expression.
+Tensor operator+(TensorAt a, TensorAt b);
+Tensor operator+(TensorAt a, Scalar b);
+Tensor operator+(Scalar a, TensorAt b);  ///< add.Tensor(b, a)
+Tensor operator-(TensorAt a, TensorAt b);
+Tensor operator-(TensorAt a, Scalar b);
+Tensor operator-(Scalar a, TensorAt b);  ///< rsub.Scalar(b, a)
+Tensor operator*(TensorAt a, TensorAt b);
+Tensor operator*(TensorAt a, Scalar b);
+Tensor operator*(Scalar a, TensorAt b);  ///< mul.Tensor(b, a)
+Tensor operator/(TensorAt a, TensorAt b);
+Tensor operator/(TensorAt a, Scalar b);
 /// `2 / x`: PyTorch records reciprocal(x) then mul.Tensor(_, 2); needs aten::reciprocal (unary family).
-Tensor operator/(Scalar a, const Tensor& b);
-Tensor operator%(const Tensor& a, const Tensor& b);
-Tensor operator%(const Tensor& a, Scalar b);
+Tensor operator/(Scalar a, TensorAt b);
+Tensor operator%(TensorAt a, TensorAt b);
+Tensor operator%(TensorAt a, Scalar b);
 /// Comparisons return bool tensors; a number on the left swaps the op (`0 < x` -> gt.Scalar(x, 0)).
-Tensor operator==(const Tensor& a, const Tensor& b);
-Tensor operator==(const Tensor& a, Scalar b);
-Tensor operator==(Scalar a, const Tensor& b);
-Tensor operator!=(const Tensor& a, const Tensor& b);
-Tensor operator!=(const Tensor& a, Scalar b);
-Tensor operator!=(Scalar a, const Tensor& b);
-Tensor operator<(const Tensor& a, const Tensor& b);
-Tensor operator<(const Tensor& a, Scalar b);
-Tensor operator<(Scalar a, const Tensor& b);
-Tensor operator<=(const Tensor& a, const Tensor& b);
-Tensor operator<=(const Tensor& a, Scalar b);
-Tensor operator<=(Scalar a, const Tensor& b);
-Tensor operator>(const Tensor& a, const Tensor& b);
-Tensor operator>(const Tensor& a, Scalar b);
-Tensor operator>(Scalar a, const Tensor& b);
-Tensor operator>=(const Tensor& a, const Tensor& b);
-Tensor operator>=(const Tensor& a, Scalar b);
-Tensor operator>=(Scalar a, const Tensor& b);
+Tensor operator==(TensorAt a, TensorAt b);
+Tensor operator==(TensorAt a, Scalar b);
+Tensor operator==(Scalar a, TensorAt b);
+Tensor operator!=(TensorAt a, TensorAt b);
+Tensor operator!=(TensorAt a, Scalar b);
+Tensor operator!=(Scalar a, TensorAt b);
+Tensor operator<(TensorAt a, TensorAt b);
+Tensor operator<(TensorAt a, Scalar b);
+Tensor operator<(Scalar a, TensorAt b);
+Tensor operator<=(TensorAt a, TensorAt b);
+Tensor operator<=(TensorAt a, Scalar b);
+Tensor operator<=(Scalar a, TensorAt b);
+Tensor operator>(TensorAt a, TensorAt b);
+Tensor operator>(TensorAt a, Scalar b);
+Tensor operator>(Scalar a, TensorAt b);
+Tensor operator>=(TensorAt a, TensorAt b);
+Tensor operator>=(TensorAt a, Scalar b);
+Tensor operator>=(Scalar a, TensorAt b);
 
 }  // namespace fe

@@ -38,6 +38,6 @@ Tensor neg_(const Tensor& self, SrcLocArg loc = SrcLocArg::current());
 Tensor reciprocal(const Tensor& self, SrcLocArg loc = SrcLocArg::current());
 Tensor reciprocal_(const Tensor& self, SrcLocArg loc = SrcLocArg::current());
 /// `-x`: records aten.neg, as PyTorch does.
-Tensor operator-(const Tensor& self);
+Tensor operator-(TensorAt self);
 
 }  // namespace fe

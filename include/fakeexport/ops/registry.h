@@ -86,6 +86,9 @@ struct OpDef {
   /// In-place op (`add_`, `index_put_`): `Tensor(a!) self` returned as `Tensor(a!)`; the call
   /// returns `self` itself, whose metadata the meta function must leave unchanged.
   bool inplace = false;
+  /// PyTorch always calls this op from Python with only this many leading arguments positional,
+  /// the rest as keywords (export's `_assert_tensor_metadata(x, dtype=..., ...)`); -1: no limit.
+  int max_positional = -1;
 };
 
 /// Declaration record used by the family files: `{schema text, meta, cpu kernel, device rule}`.
@@ -96,6 +99,7 @@ struct OpDecl {
   DeviceRule device_rule = DeviceRule::SameDevice;
   bool may_return_self = false;
   const char* node_name = nullptr;  ///< FX node name base when not the op's name
+  int max_positional = -1;          ///< see OpDef::max_positional
 };
 
 class Registry {

@@ -4,6 +4,7 @@
 #include <variant>
 #include <vector>
 
+#include "fakeexport/core/source_location.h"
 #include "fakeexport/core/tensor.h"
 #include "fakeexport/ops/ivalue.h"
 
@@ -30,5 +31,14 @@ struct TensorOptions {
   bool requires_grad = false;
 };
 using Sizes = std::vector<SymInt>;
+
+/// An operand of a C++ operator (`x + y`, `-x`): converting the Tensor evaluates the default
+/// argument at the user's expression, so the recorded source location is the caller's.
+struct TensorAt {
+  const Tensor& t;
+  SrcLocArg loc;
+  TensorAt(const Tensor& t, SrcLocArg loc = SrcLocArg::current()) : t(t), loc(loc) {}  // NOLINT
+  operator const Tensor&() const { return t; }  // NOLINT
+};
 
 }  // namespace fe

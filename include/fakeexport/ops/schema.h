@@ -53,17 +53,19 @@ struct FunctionSchema {
 /// Parses a schema string; throws ValueError naming the text and position when malformed.
 FunctionSchema parse_schema(std::string_view text);
 
-/// How many leading arguments FX prints positionally (PyTorch's rule: stop at the first argument
-/// equal to its default or kwarg-only; later non-default arguments print as `name = value`).
+/// How many leading arguments FX prints positionally: PyTorch's torch_dispatch packing emits every
+/// non-kwarg-only argument up to the last one that differs from its default (trailing defaults
+/// are dropped; an earlier default-valued one is still printed). Kwarg-only arguments print as
+/// `name = value` when they differ from their default.
 template <class T>
 size_t positional_count(const FunctionSchema& s, const std::vector<ValueT<T>>& args) {
-  size_t i = 0;
-  for (; i < args.size() && i < s.arguments.size(); ++i) {
+  size_t n = 0;
+  for (size_t i = 0; i < args.size() && i < s.arguments.size(); ++i) {
     const Argument& a = s.arguments[i];
     if (a.kwarg_only) break;
-    if (a.default_value && equals_constant(args[i], *a.default_value)) break;
+    if (!a.default_value || !equals_constant(args[i], *a.default_value)) n = i + 1;
   }
-  return i;
+  return n;
 }
 
 }  // namespace fe
