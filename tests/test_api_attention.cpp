@@ -3,6 +3,8 @@
 // Expected layouts were printed by PyTorch 2.14.1 (tools/oracle).
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -20,15 +22,7 @@ V ints(fe::IntSpan s) {
   return v;
 }
 
-struct Recorder : fe::TraceSink {
-  std::vector<std::string> ops;
-  std::vector<std::vector<fe::IValue>> args;
-  void record(const fe::OpDef& op, std::span<const fe::IValue> a, std::span<const Tensor>,
-              const fe::SrcLocArg&) override {
-    ops.push_back(op.qualified);
-    args.emplace_back(a.begin(), a.end());
-  }
-};
+using Recorder = fe_test::Recorder;
 
 /// A fake float32 tensor with explicit strides.
 Tensor fake(fe::Sizes sizes, fe::Sizes strides) {

@@ -1,6 +1,8 @@
 // Conversion API: type_as / to(other) / sym_size and the aliasing rules of `to`.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <string>
 #include <vector>
 
@@ -17,13 +19,7 @@ V ints(fe::IntSpan s) {
   return v;
 }
 
-struct Recorder : fe::TraceSink {
-  std::vector<std::string> ops;
-  void record(const fe::OpDef& op, std::span<const fe::IValue>, std::span<const Tensor>,
-              const fe::SrcLocArg&) override {
-    ops.push_back(op.qualified);
-  }
-};
+using Recorder = fe_test::Recorder;
 
 TEST(ApiConversion, TypeAsAndToOther) {
   fe::FakeTensorMode mode;

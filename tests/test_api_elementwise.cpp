@@ -2,6 +2,8 @@
 // the same Python call (checked in PyTorch 2.14.1), and the reference kernels compute PyTorch's values.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <string>
 #include <vector>
 
@@ -12,16 +14,7 @@ namespace {
 using fe::DType;
 using fe::Tensor;
 
-/// Records every dispatched op's qualified name and arguments.
-struct Recorder : fe::TraceSink {
-  std::vector<std::string> ops;
-  std::vector<std::vector<fe::IValue>> args;
-  void record(const fe::OpDef& op, std::span<const fe::IValue> a, std::span<const Tensor>,
-              const fe::SrcLocArg&) override {
-    ops.push_back(op.qualified);
-    args.emplace_back(a.begin(), a.end());
-  }
-};
+using Recorder = fe_test::Recorder;
 
 /// The single op `f` dispatches, with its argument list.
 template <class F>

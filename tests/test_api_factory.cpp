@@ -2,6 +2,8 @@
 // torch.export records, infer PyTorch's dtypes and fill real tensors with PyTorch's values.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <string>
 #include <vector>
 
@@ -22,15 +24,7 @@ std::vector<double> values(const Tensor& t) {
   return std::vector<double>(c.data<double>(), c.data<double>() + c.numel());
 }
 
-struct Recorder : fe::TraceSink {
-  std::vector<std::string> ops;
-  std::vector<std::vector<fe::IValue>> args;
-  void record(const fe::OpDef& op, std::span<const fe::IValue> a, std::span<const Tensor>,
-              const fe::SrcLocArg&) override {
-    ops.push_back(op.qualified);
-    args.emplace_back(a.begin(), a.end());
-  }
-};
+using Recorder = fe_test::Recorder;
 
 TEST(ApiFactory, ArangeOverloadsAndDtypes) {
   fe::FakeTensorMode mode;

@@ -2,6 +2,8 @@
 // lay out outputs as PyTorch does, and compute the right values on real tensors.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <string>
 #include <vector>
 
@@ -18,12 +20,7 @@ V ints(fe::IntSpan s) {
   return v;
 }
 
-struct Recorder : fe::TraceSink {
-  std::vector<std::string> ops;
-  void record(const fe::OpDef& op, std::span<const fe::IValue>, std::span<const Tensor>, const fe::SrcLocArg&) override {
-    ops.push_back(op.qualified);
-  }
-};
+using Recorder = fe_test::Recorder;
 
 Tensor iota(std::vector<fe::SymInt> sizes) {
   Tensor t = fe::zeros(std::move(sizes));

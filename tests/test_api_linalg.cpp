@@ -21,16 +21,7 @@ std::vector<int64_t> ints(fe::IntSpan s) {
 }
 using V = std::vector<int64_t>;
 
-/// Records the qualified name of every dispatched op.
-struct OpNames : fe::TraceSink {
-  std::vector<std::string> ops;
-  std::vector<std::vector<fe::IValue>> args;
-  void record(const fe::OpDef& op, std::span<const fe::IValue> a, std::span<const Tensor>,
-              const fe::SrcLocArg&) override {
-    ops.push_back(op.qualified);
-    args.emplace_back(a.begin(), a.end());
-  }
-};
+using OpNames = fe_test::Recorder;
 
 Tensor real_f32(std::initializer_list<int64_t> shape, const std::vector<float>& v) {
   fe::Sizes s(shape.begin(), shape.end());

@@ -2,6 +2,8 @@
 // (checked in tools/oracle), fake metadata and errors, and reference-kernel values on real tensors.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -19,15 +21,7 @@ V ints(fe::IntSpan s) {
   return v;
 }
 
-/// Records every dispatched op and its argument list.
-struct Recorder : fe::TraceSink {
-  std::vector<std::string> ops;
-  std::vector<std::vector<fe::IValue>> args;
-  void record(const fe::OpDef& op, std::span<const fe::IValue> a, std::span<const Tensor>, const fe::SrcLocArg&) override {
-    ops.push_back(op.qualified);
-    args.emplace_back(a.begin(), a.end());
-  }
-};
+using Recorder = fe_test::Recorder;
 
 /// A real float32 tensor of `sizes` holding `vals` row-major.
 Tensor real(std::vector<float> vals, fe::Sizes sizes) {

@@ -2,6 +2,8 @@
 // views alias their input with PyTorch's strides/offsets, and real tensors read through views.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <limits>
 #include <string>
 #include <vector>
@@ -18,16 +20,7 @@ V ints(fe::IntSpan s) {
   return v;
 }
 
-/// Records the qualified name and the int-list/int arguments of every dispatched op.
-struct Recorder : fe::TraceSink {
-  std::vector<std::string> ops;
-  std::vector<std::vector<fe::IValue>> args;
-  void record(const fe::OpDef& op, std::span<const fe::IValue> a, std::span<const Tensor>,
-              const fe::SrcLocArg&) override {
-    ops.push_back(op.qualified);
-    args.emplace_back(a.begin(), a.end());
-  }
-};
+using Recorder = fe_test::Recorder;
 
 int64_t int_arg(const fe::IValue& v) { return std::get<fe::SymInt>(v).expect_int(); }
 

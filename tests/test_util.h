@@ -9,7 +9,22 @@
 
 #include <gtest/gtest.h>
 
+#include "fakeexport/ops/dispatch.h"
+
 namespace fe_test {
+
+/// A TraceSink recording every dispatched op: its qualified name, arguments and source line.
+struct Recorder : fe::TraceSink {
+  std::vector<std::string> ops;
+  std::vector<std::vector<fe::IValue>> args;
+  std::vector<unsigned> lines;
+  void record(const fe::OpDef& op, std::span<const fe::IValue> a, std::span<const fe::Tensor>,
+              const fe::SrcLocArg& loc) override {
+    ops.push_back(op.qualified);
+    args.emplace_back(a.begin(), a.end());
+    lines.push_back(loc.line());
+  }
+};
 
 /// Whole file as text; a test failure if it cannot be read.
 inline std::string read_file(const std::string& path) {

@@ -44,18 +44,7 @@ DimVector empty_like_strides(const TensorMeta& x) {
   };
   std::vector<size_t> perm(nd);  // perm[0]: the fastest-moving dim
   std::iota(perm.rbegin(), perm.rend(), size_t{0});
-  for (size_t i = 1; i < nd; ++i) {
-    size_t d1 = i;
-    for (size_t d0 = i; d0-- > 0;) {
-      const int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  sort_dims(perm, should_swap);
   DimVector st(nd, SymInt(0));
   int64_t next = 1;
   for (size_t j = 0; j < nd; ++j) {

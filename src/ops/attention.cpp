@@ -15,22 +15,6 @@ namespace fe {
 namespace ops {
 namespace {
 
-/// caffe2::TypeMeta names, as C++ TORCH_CHECK messages print dtypes.
-const char* c10_type_name(DType t) {
-  switch (t) {
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
-    case DType::Float16: return "c10::Half";
-    case DType::BFloat16: return "c10::BFloat16";
-    case DType::Int64: return "long int";
-    case DType::Int32: return "int";
-    case DType::Int16: return "short int";
-    case DType::Int8: return "signed char";
-    case DType::UInt8: return "unsigned char";
-    case DType::Bool: return "bool";
-    default: return "unknown";
-  }
-}
 
 SymInt prod(IntSpan s) {
   SymInt p = 1;
@@ -132,15 +116,15 @@ void meta_sdpa(const MetaArgs& a, MetaOut& out) {
   const bool gqa = a.to_bool(7);
   // validate_sdpa_input
   FE_CHECK(q.dtype == k.dtype && q.dtype == v.dtype, DTypeError, label(a),
-           ": Expected query, key, and value to have the same dtype, but got query.dtype: ", c10_type_name(q.dtype),
-           " key.dtype: ", c10_type_name(k.dtype), " and value.dtype: ", c10_type_name(v.dtype), " instead.");
+           ": Expected query, key, and value to have the same dtype, but got query.dtype: ", cpp_type_name(q.dtype),
+           " key.dtype: ", cpp_type_name(k.dtype), " and value.dtype: ", cpp_type_name(v.dtype), " instead.");
   FE_CHECK(q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2, ShapeError, label(a),
            ": Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: ", q.dim(),
            " key.dim: ", k.dim(), " and value.dim: ", v.dim(), " instead.");
   if (mask)
     FE_CHECK(mask->dtype == DType::Bool || mask->dtype == DType::Float32 || mask->dtype == q.dtype, DTypeError,
              label(a), ": Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: ",
-             c10_type_name(mask->dtype), " and  query.dtype: ", c10_type_name(q.dtype), " instead.");
+             cpp_type_name(mask->dtype), " and  query.dtype: ", cpp_type_name(q.dtype), " instead.");
   // Raised whichever path runs (the fused kernel refuses the pair too).
   FE_CHECK(!(causal && mask), ValueError, label(a),
            ": _scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");

@@ -65,17 +65,6 @@ StridedView with_rank(StridedView v, size_t rank) {
 
 namespace {
 
-const char* c10_type_name(DType t) {
-  switch (t) {
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
-    case DType::Float16: return "c10::Half";
-    case DType::BFloat16: return "c10::BFloat16";
-    case DType::Int64: return "long int";
-    case DType::Int32: return "int";
-    default: return dtype_name(t).data();
-  }
-}
 
 /// expand_param_if_needed: a 1-list broadcasts to every spatial dim, other lengths must match.
 std::vector<int64_t> expand_param(const MetaArgs& a, IntSpan v, const char* name, int64_t dim) {
@@ -235,8 +224,8 @@ template <int kSpatial>
 void meta_conv_nd(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& x = a.tensor(0);
   const TensorMeta* bias = a.opt_tensor(2);
-  FE_CHECK(!bias || bias->dtype == x.dtype, DTypeError, label(a), ": Input type (", c10_type_name(x.dtype),
-           ") and bias type (", c10_type_name(bias->dtype), ") should be the same");
+  FE_CHECK(!bias || bias->dtype == x.dtype, DTypeError, label(a), ": Input type (", cpp_type_name(x.dtype),
+           ") and bias type (", cpp_type_name(bias->dtype), ") should be the same");
   const bool batched = batchify(a, x, kSpatial, kSpatial == 1 ? "conv1d" : "conv2d");
   const DimVector zeros(kSpatial, SymInt(0));
   TensorMeta r = conv_meta(a, batched ? x : unsqueeze0(x), a.tensor(1), bias, a.int_list(3), a.int_list(4),

@@ -72,18 +72,7 @@ std::vector<size_t> logical_to_physical_perm(IntSpan shape, IntSpan strides) {
     return 0;
   };
   std::reverse(perm.begin(), perm.end());
-  for (size_t i = 1; i < nd; ++i) {
-    size_t d1 = i;
-    for (size_t d0 = i; d0-- > 0;) {
-      const int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  sort_dims(perm, should_swap);
   std::reverse(perm.begin(), perm.end());
   return perm;
 }

@@ -43,6 +43,22 @@ DimVector broadcast_shapes(const MetaArgs& a, std::initializer_list<IntSpan> sha
 }
 DimVector broadcast_shapes(const MetaArgs& a, IntSpan x, IntSpan y) { return broadcast_shapes(a, {x, y}); }
 
+const char* cpp_type_name(DType t) {
+  switch (t) {
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    case DType::Float16: return "c10::Half";
+    case DType::BFloat16: return "c10::BFloat16";
+    case DType::Int64: return "long int";
+    case DType::Int32: return "int";
+    case DType::Int16: return "short int";
+    case DType::Int8: return "signed char";
+    case DType::UInt8: return "unsigned char";
+    case DType::Bool: return "bool";
+    default: return dtype_name(t).data();
+  }
+}
+
 DimVector channels_last_strides(IntSpan sizes) {
   DimVector st(4, SymInt(0));
   st[1] = 1;
@@ -96,18 +112,7 @@ DimVector iter_output_strides(IntSpan shape, std::span<const TensorMeta* const> 
     }
     return 0;
   };
-  for (size_t i = 1; i < nd; ++i) {
-    size_t d1 = i;
-    for (size_t d0 = i; d0-- > 0;) {
-      const int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  sort_dims(perm, should_swap);
   bool inverted = true;
   for (size_t j = 0; j < nd; ++j) inverted = inverted && perm[j] == nd - j - 1;
   if (inverted) return contiguous_strides(shape);

@@ -3,6 +3,7 @@
 #include <initializer_list>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
@@ -30,6 +31,27 @@ TensorMeta elementwise_meta(const MetaArgs& a, std::initializer_list<size_t> idx
 /// strided), else its stride-sorted dimension order. `wrapped_numbers` counts Python-number
 /// operands (0-dim tensors to TensorIterator), which disable the fast setup.
 DimVector iter_output_strides(IntSpan shape, std::span<const TensorMeta* const> ins, int wrapped_numbers = 0);
+
+/// TensorIterator's insertion sort with ambiguous comparisons: should_swap(a, b) > 0 moves a after
+/// b, < 0 keeps the order and stops, 0 (ambiguous) keeps looking further left.
+template <class F>
+void sort_dims(std::vector<size_t>& perm, F&& should_swap) {
+  for (size_t i = 1; i < perm.size(); ++i) {
+    size_t d1 = i;
+    for (size_t d0 = i; d0-- > 0;) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+}
+
+/// Dtype names as C++ TORCH_CHECK messages print them (caffe2::TypeMeta): "float", "c10::Half".
+const char* cpp_type_name(DType t);
 
 /// Channels-last (NHWC) strides for 4-D sizes.
 DimVector channels_last_strides(IntSpan sizes);

@@ -164,21 +164,7 @@ def sym_size_calls():
     yield call(op, T([]), -1)
 
 
-def uncached(gen):
-    """FakeTensorMode's dispatch cache is process-wide and can hand one call the output metadata
-    of an earlier, similar call (seen for index.Tensor with empty indices): clear it per call so
-    each fixture entry depends on its own arguments only (gen_ops runs each call as it is yielded)."""
-    from torch._subclasses.fake_tensor import FakeTensorMode
-    for c in gen:
-        FakeTensorMode.cache_clear()
-        yield c
-
-
 def calls():
-    yield from uncached(_calls())
-
-
-def _calls():
     yield from to_copy_calls()
     yield from to_calls()
     yield from type_as_calls()

@@ -302,21 +302,7 @@ def embedding_calls():
         yield vcall(op, T([6, 3], d), I([], 6))
 
 
-def uncached(gen):
-    """FakeTensorMode's dispatch cache is process-wide and can hand one call the output metadata
-    of an earlier, similar call (seen for index.Tensor with empty indices): clear it per call so
-    each fixture entry depends on its own arguments only (gen_ops runs each call as it is yielded)."""
-    from torch._subclasses.fake_tensor import FakeTensorMode
-    for c in gen:
-        FakeTensorMode.cache_clear()
-        yield c
-
-
 def calls():
-    yield from uncached(_calls())
-
-
-def _calls():
     yield from index_calls()
     yield from index_select_calls()
     yield from gather_calls()
