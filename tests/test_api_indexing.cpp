@@ -2,6 +2,8 @@
 // fake results carry PyTorch's metadata, real tensors get the reference kernels' values.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <string>
 #include <vector>
 
@@ -10,13 +12,9 @@
 namespace {
 using fe::DType;
 using fe::Tensor;
-using V = std::vector<int64_t>;
+using fe_test::V;
 
-V ints(fe::IntSpan s) {
-  V v;
-  for (auto x : s) v.push_back(x.expect_int());
-  return v;
-}
+using fe_test::ints;
 std::vector<double> values(const Tensor& t) {
   std::vector<double> out;
   Tensor c = t.to(DType::Float64);

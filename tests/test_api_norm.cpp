@@ -15,12 +15,8 @@ namespace {
 using fe::DType;
 using fe::Tensor;
 
-std::vector<int64_t> ints(fe::IntSpan s) {
-  std::vector<int64_t> v;
-  for (const auto& x : s) v.push_back(x.expect_int());
-  return v;
-}
-using V = std::vector<int64_t>;
+using fe_test::ints;
+using fe_test::V;
 
 struct Calls : fe::TraceSink {
   std::vector<std::string> ops;

@@ -13,13 +13,9 @@
 namespace {
 using fe::DType;
 using fe::Tensor;
-using V = std::vector<int64_t>;
+using fe_test::V;
 
-V ints(fe::IntSpan s) {
-  V v;
-  for (auto x : s) v.push_back(x.expect_int());
-  return v;
-}
+using fe_test::ints;
 
 using Recorder = fe_test::Recorder;
 

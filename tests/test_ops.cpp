@@ -21,12 +21,8 @@ using fe_test::what_of;
 using fe::DType;
 using fe::Tensor;
 
-std::vector<int64_t> ints(fe::IntSpan s) {
-  std::vector<int64_t> v;
-  for (auto x : s) v.push_back(x.expect_int());
-  return v;
-}
-using V = std::vector<int64_t>;
+using fe_test::ints;
+using fe_test::V;
 
 const fe::Device kCuda = fe::Device::parse("cuda");
 

@@ -13,6 +13,14 @@
 
 namespace fe_test {
 
+/// Concrete values of sizes/strides, for EXPECT_EQ against `V{...}`.
+using V = std::vector<int64_t>;
+inline V ints(fe::IntSpan s) {
+  V v;
+  for (const auto& x : s) v.push_back(x.expect_int());
+  return v;
+}
+
 /// A TraceSink recording every dispatched op: its qualified name, arguments and source line.
 struct Recorder : fe::TraceSink {
   std::vector<std::string> ops;
