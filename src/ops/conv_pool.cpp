@@ -238,8 +238,8 @@ void cpu_avg_pool2d(const OpDef&, std::span<const IValue> a, std::span<Tensor> o
   const auto [dH, dW] = pair_of(ints(a[2]), {kH, kW});
   const auto [pH, pW] = pair_of(ints(a[3]), {0, 0});
   const bool count_include_pad = std::get<bool>(a[5]);
-  const std::optional<int64_t> divisor =
-      std::holds_alternative<SymInt>(a[6]) ? std::optional<int64_t>(to_int(a[6])) : std::nullopt;
+  // divisor_override: 0 means none (the meta rejects an explicit 0).
+  const int64_t divisor = std::holds_alternative<SymInt>(a[6]) ? to_int(a[6]) : 0;
   const bool integral = is_integral(o[0].dtype(), true);
   const int64_t H = in.sizes[2], W = in.sizes[3];
   for_each_pooled(in, ov, [&](int64_t oh, int64_t ow, int64_t ioff, int64_t ooff) {
@@ -257,7 +257,7 @@ void cpu_avg_pool2d(const OpDef&, std::span<const IValue> a, std::span<Tensor> o
     double sum = 0;
     for (int64_t h = h0; h < h1; ++h)
       for (int64_t w = w0; w < w1; ++w) sum += in.at(ioff + h * in.strides[2] + w * in.strides[3]);
-    const int64_t div = divisor ? *divisor : count_include_pad ? pool_size : (h1 - h0) * (w1 - w0);
+    const int64_t div = divisor != 0 ? divisor : count_include_pad ? pool_size : (h1 - h0) * (w1 - w0);
     // Integer inputs accumulate and divide in integer arithmetic (truncating).
     store_elem(o[0], ooff, integral ? static_cast<double>(static_cast<int64_t>(sum) / div) : sum / div);
   });

@@ -254,7 +254,16 @@ void add_scaled(std::vector<double>& vals, const Tensor& out, const IValue& bias
   });
 }
 
-void cpu_matmul(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+// FakeTensorMode's metas accept mixed dtypes (the result takes self's or the promoted dtype); eager
+// kernels reject them, and so do ours: a real computation never silently mixes precisions.
+void check_same_dtype_eager(const OpDef& op, const Tensor& m1, const Tensor& m2) {
+  FE_CHECK(m1.dtype() == m2.dtype(), DTypeError, op.schema.ns, "::", op.schema.name,
+           ": expected m1 and m2 to have the same dtype, but got: ", cpp_type_name(m1.dtype()), " != ",
+           cpp_type_name(m2.dtype()));
+}
+
+void cpu_matmul(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  check_same_dtype_eager(op, std::get<Tensor>(a[0]), std::get<Tensor>(a[1]));
   store_rowmajor(o[0], matmul_values(std::get<Tensor>(a[0]), std::get<Tensor>(a[1])));
 }
 
@@ -264,7 +273,8 @@ void cpu_outer(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   store_rowmajor(o[0], batched_matmul(x, y, sizes));
 }
 
-void cpu_linear(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+void cpu_linear(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  check_same_dtype_eager(op, std::get<Tensor>(a[0]), std::get<Tensor>(a[1]));
   View w = view_of(std::get<Tensor>(a[1]));
   View x = view_of(std::get<Tensor>(a[0]));
   if (x.sizes.size() == 1) x = vec_as_row(x);
@@ -275,7 +285,11 @@ void cpu_linear(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   store_rowmajor(o[0], vals);
 }
 
-void cpu_addmm(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+void cpu_addmm(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  check_same_dtype_eager(op, std::get<Tensor>(a[1]), std::get<Tensor>(a[2]));
+  if (const Tensor* self = std::get_if<Tensor>(&a[0]))
+    FE_CHECK(self->dtype() == std::get<Tensor>(a[2]).dtype(), DTypeError, "aten::addmm: self and mat2 must have the "
+             "same dtype, but got ", scalar_type_name(self->dtype()), " and ", scalar_type_name(std::get<Tensor>(a[2]).dtype()));
   std::vector<double> vals = matmul_values(std::get<Tensor>(a[1]), std::get<Tensor>(a[2]));
   add_scaled(vals, o[0], a[0], cpu::number_of(a[3]), cpu::number_of(a[4]));
   store_rowmajor(o[0], vals);

@@ -59,6 +59,25 @@ const char* cpp_type_name(DType t) {
   }
 }
 
+const char* scalar_type_name(DType t) {
+  switch (t) {
+    case DType::UInt8: return "Byte";
+    case DType::Int8: return "Char";
+    case DType::Int16: return "Short";
+    case DType::Int32: return "Int";
+    case DType::Int64: return "Long";
+    case DType::Float16: return "Half";
+    case DType::Float32: return "Float";
+    case DType::Float64: return "Double";
+    case DType::Complex32: return "ComplexHalf";
+    case DType::Complex64: return "ComplexFloat";
+    case DType::Complex128: return "ComplexDouble";
+    case DType::Bool: return "Bool";
+    case DType::BFloat16: return "BFloat16";
+    default: return dtype_name(t).data();
+  }
+}
+
 DimVector channels_last_strides(IntSpan sizes) {
   DimVector st(4, SymInt(0));
   st[1] = 1;

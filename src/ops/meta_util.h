@@ -53,6 +53,9 @@ void sort_dims(std::vector<size_t>& perm, F&& should_swap) {
 /// Dtype names as C++ TORCH_CHECK messages print them (caffe2::TypeMeta): "float", "c10::Half".
 const char* cpp_type_name(DType t);
 
+/// c10::toString(ScalarType), as ATen messages print dtypes: "Float", "Double", "Long", "Bool".
+const char* scalar_type_name(DType t);
+
 /// Channels-last (NHWC) strides for 4-D sizes.
 DimVector channels_last_strides(IntSpan sizes);
 

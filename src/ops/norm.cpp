@@ -77,17 +77,6 @@ bool channels_last_like(const TensorMeta& m) {
   return true;
 }
 
-const char* scalar_type_name(DType t) {
-  switch (t) {
-    case DType::Int64: return "Long";
-    case DType::Int32: return "Int";
-    case DType::Int16: return "Short";
-    case DType::Int8: return "Char";
-    case DType::UInt8: return "Byte";
-    case DType::Bool: return "Bool";
-    default: return "Unknown";
-  }
-}
 
 // ATen's rms_norm (_check_rms_norm_inputs) then the _fused_rms_norm decomposition: the result
 // keeps a channels-last layout, else is contiguous, in the input's dtype.
@@ -333,7 +322,7 @@ void group_norm_kernel(const Tensor& x, const IValue& wv, const IValue& bv, int6
                        std::span<Tensor> o) {
   const std::vector<double> xs = rowmajor(x), w = opt_rowmajor(wv), b = opt_rowmajor(bv);
   const int64_t n = x.size(0), c = x.size(1);
-  const int64_t hw = n * c ? static_cast<int64_t>(xs.size()) / (n * c) : 0;
+  const int64_t hw = (n * c) != 0 ? static_cast<int64_t>(xs.size()) / (n * c) : 0;
   std::vector<double> out, mean, rstd;
   normalize_rows(xs, c / g * hw, eps, false, out, mean, rstd);
   for (size_t e = 0; e < out.size(); ++e) {

@@ -283,22 +283,7 @@ void meta_unflatten(const MetaArgs& a, MetaOut& out) {
 }
 
 /// "MetaFloatType": the C++ type string (Tensor::toString) expand's message prints for fake tensors.
-std::string meta_type_string(DType t) {
-  const char* n = "Float";
-  switch (t) {
-    case DType::Float64: n = "Double"; break;
-    case DType::Float16: n = "Half"; break;
-    case DType::BFloat16: n = "BFloat16"; break;
-    case DType::Int64: n = "Long"; break;
-    case DType::Int32: n = "Int"; break;
-    case DType::Int16: n = "Short"; break;
-    case DType::Int8: n = "Char"; break;
-    case DType::UInt8: n = "Byte"; break;
-    case DType::Bool: n = "Bool"; break;
-    default: break;
-  }
-  return std::string("Meta") + n + "Type";
-}
+std::string meta_type_string(DType t) { return std::string("Meta") + scalar_type_name(t) + "Type"; }
 
 /// Negative sizes reaching as_strided: PyTorch's numel computation reports them.
 void check_sizes_nonnegative(const MetaArgs& a, IntSpan sizes) {
