@@ -1,0 +1,67 @@
+// torch.export's dynamic-shape markers: Dim("name", min, max), derived dims `A*dim + B`, and the
+// hints Dim::AUTO / DYNAMIC / STATIC. Texts and rules follow PyTorch 2.14 (tests/test_sym_dims.cpp).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fe {
+
+/// Unbounded upper end of a range (PyTorch's int_oo).
+inline constexpr int64_t kIntOo = INT64_MAX;
+
+/// A named dynamic dimension with an inclusive range [min, max]; default min 0, max int_oo.
+class Dim {
+ public:
+  /// ValueError for a name that is no identifier or min >= max (PyTorch's assertion texts).
+  explicit Dim(std::string name, int64_t min = 0, int64_t max = kIntOo);
+  const std::string& name() const { return name_; }
+  int64_t min() const { return min_; }
+  int64_t max() const { return max_; }
+  /// "Dim('dx', min=4, max=256)"; min is shown unless 2, max unless int_oo.
+  std::string repr() const;
+
+  /// PyTorch's Dim.AUTO / DYNAMIC / STATIC markers.
+  enum class Hint : uint8_t { Auto, Dynamic, Static };
+  static constexpr Hint AUTO = Hint::Auto;
+  static constexpr Hint DYNAMIC = Hint::Dynamic;
+  static constexpr Hint STATIC = Hint::Static;
+
+  friend bool operator==(const Dim&, const Dim&) = default;
+
+ private:
+  std::string name_;
+  int64_t min_, max_;
+};
+
+/// `coeff*root + offset` with coeff > 0: a dimension defined through another (y = 2*dx).
+class DerivedDim {
+ public:
+  DerivedDim(Dim root, int64_t coeff, int64_t offset);  ///< ValueError when its range leaves [0, int64 max)
+  const Dim& root() const { return root_; }
+  int64_t coeff() const { return coeff_; }
+  int64_t offset() const { return offset_; }
+  int64_t min() const;
+  int64_t max() const;
+  /// PyTorch's __name__: "2*dx + 1", "dx - 1", "dx + 2".
+  std::string name() const;
+
+ private:
+  Dim root_;
+  int64_t coeff_, offset_;
+};
+
+/// Arithmetic building derived dims (only increasing integer-linear maps, as in PyTorch).
+DerivedDim operator*(const Dim& d, int64_t k);
+DerivedDim operator*(int64_t k, const Dim& d);
+DerivedDim operator+(const Dim& d, int64_t k);
+DerivedDim operator-(const Dim& d, int64_t k);
+DerivedDim operator*(const DerivedDim& d, int64_t k);
+DerivedDim operator*(int64_t k, const DerivedDim& d);
+DerivedDim operator+(const DerivedDim& d, int64_t k);
+DerivedDim operator-(const DerivedDim& d, int64_t k);
+
+/// torch.export.dims("a", "b", min=..., max=...): one Dim per name, sharing the range.
+std::vector<Dim> dims(const std::vector<std::string>& names, int64_t min = 0, int64_t max = kIntOo);
+
+}  // namespace fe

@@ -1,0 +1,41 @@
+"""Prints what torch.export.Dim does for the cases tests/test_sym_dims.cpp checks (values, names, repr,
+error texts). Output committed as tests/fixtures/dims.txt."""
+import torch
+from torch.export import Dim
+def t(f):
+    try:
+        r = f(); print("OK", repr(r), getattr(r, "min", None), getattr(r, "max", None), getattr(r, "__name__", None))
+    except Exception as e:
+        print("ERR", type(e).__name__, str(e))
+t(lambda: Dim("dx"))
+t(lambda: Dim("dx", min=4, max=256))
+t(lambda: Dim("dx", max=512))
+t(lambda: Dim("dx", min=-1))
+t(lambda: Dim("dx", min=5, max=3))
+t(lambda: Dim("dx", min=5, max=5))
+t(lambda: Dim("dx", min=0, max=1))
+t(lambda: Dim("dx", min=4, max=256) * 2)
+t(lambda: 2 * Dim("dx", min=4, max=256))
+t(lambda: 2 * Dim("dx", min=4, max=256) + 1)
+t(lambda: Dim("dx", min=4, max=256) - 1)
+t(lambda: Dim("dx") * 0)
+t(lambda: Dim("dx") * -2)
+t(lambda: Dim("dx") * 2.5)
+t(lambda: (2 * Dim("dx")) * 3)
+t(lambda: Dim("1x"))
+t(lambda: Dim.AUTO)
+t(lambda: Dim.DYNAMIC)
+t(lambda: Dim.STATIC)
+t(lambda: torch.export.dims("a", "b", min=2, max=9))
+print("----")
+dx = Dim("dx", min=4, max=256)
+t(lambda: dx + 2)
+t(lambda: (2 * dx) + 1 + 1)
+t(lambda: 2 * (dx + 1))
+t(lambda: dx - 10)
+t(lambda: Dim("big", min=3, max=2**62) * 4)
+t(lambda: repr(Dim("q", min=2)))
+t(lambda: repr(Dim("q", min=2, max=10)))
+t(lambda: repr(Dim("q", min=3)))
+t(lambda: dx + dx)
+t(lambda: dx * dx)
