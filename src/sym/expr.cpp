@@ -236,13 +236,13 @@ Expr minmax(Kind k, const Expr& a, const Expr& b) {
     if (e->kind() == k) in.insert(in.end(), e->args().begin(), e->args().end());
     else in.push_back(*e);
   }
-  // Drop an argument dominated by another at a constant distance (covers constants and x vs x+1).
+  // Fold constants together and drop duplicates only: torch keeps Max(s0, s0 + 1) as it is.
   std::vector<Expr> keep;
   for (const auto& x : in) {
     bool drop = false;
     for (auto it = keep.begin(); it != keep.end(); ++it) {
+      if (!(x == *it || (x.is_constant() && it->is_constant()))) continue;
       Expr d = x - *it;
-      if (!d.is_constant()) continue;
       if ((k == Kind::Max) == (d.constant() > 0)) *it = x;
       drop = true;
       break;
