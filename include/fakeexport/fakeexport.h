@@ -10,3 +10,5 @@
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "fakeexport/ops/registry.h"
+#include "fakeexport/serde/safetensors.h"
+#include "fakeexport/sym/dims.h"
