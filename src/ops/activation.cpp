@@ -9,6 +9,7 @@
 #include "ops/families.h"
 #include "ops/meta_util.h"
 #include "ops/unary_common.h"
+#include "ops/elementwise.h"
 
 namespace fe {
 namespace ops {
@@ -259,9 +260,109 @@ void cpu_native_dropout(const OpDef&, std::span<const IValue> a, std::span<Tenso
   });
 }
 
+
+// ---- leaky_relu, hardtanh, elu, softplus: torch._refs checks each Scalar against self's Python
+// type (bool < int < float), then computes pointwise (TensorIterator layout, self's dtype).
+const char* py_type(TypeCategory c) {
+  return c == TypeCategory::Bool ? "bool" : c == TypeCategory::Integral ? "int" : "float";
+}
+TypeCategory act_category_of(DType t) {
+  return t == DType::Bool ? TypeCategory::Bool : is_floating(t) ? TypeCategory::Floating : TypeCategory::Integral;
+}
+/// `name argument of type <class 'float'> cannot be safely cast to type <class 'int'>!`
+void check_weak_scalar(const MetaArgs& a, TypeCategory value, const char* name) {
+  const TypeCategory self = act_category_of(a.tensor(0).dtype);
+  FE_CHECK(static_cast<int>(value) <= static_cast<int>(self), ValueError, label(a), ": ", name,
+           " argument of type <class '", py_type(value), "'> cannot be safely cast to type <class '", py_type(self),
+           "'>!");
+}
+void check_scalar_arg(const MetaArgs& a, size_t i, const char* name) {
+  ew::require_number(a, i);
+  check_weak_scalar(a, a.scalar_category(i), name);
+}
+
+void meta_leaky_relu(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = tensor_arg(a, 0);
+  check_scalar_arg(a, 1, "negative_slope");
+  if (a.op().inplace) out.push(x);
+  else out.push(pointwise_like(x));
+}
+void meta_hardtanh(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = tensor_arg(a, 0);
+  ew::require_number(a, 1);
+  ew::require_number(a, 2);
+  FE_CHECK(x.dtype != DType::Bool, DTypeError, label(a), ": Bool inputs not supported for hardtanh");
+  // Integer inputs truncate the limits; uint8 refuses negative ones.
+  FE_CHECK(x.dtype != DType::UInt8 || (int64_t(a.to_double(1)) >= 0 && int64_t(a.to_double(2)) >= 0), ValueError,
+           label(a), ": Cannot do hardtanh on an unsigned type with negative limits");
+  TensorMeta m = pointwise_like(x);
+  m.strides = preserved_strides(x);  // like relu: a dense input keeps its strides
+  if (a.op().inplace) out.push(x);
+  else out.push(std::move(m));
+}
+// elu's Python reference defaults are floats (1.0); the check meets input_scale first, so an int 1
+// there (the schema default: an omitted argument) counts as the float default.
+void meta_elu(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = tensor_arg(a, 0);
+  const char* names[3] = {"alpha", "scale", "input_scale"};
+  for (size_t i : {3, 2, 1}) {
+    ew::require_number(a, i);
+    const bool dflt = i == 3 && a.is_int(i) && a.to_int(i) == 1;
+    check_weak_scalar(a, dflt ? TypeCategory::Floating : a.scalar_category(i), names[i - 1]);
+  }
+  out.push(pointwise_like(x));
+}
+void meta_softplus(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = tensor_arg(a, 0);
+  // An omitted beta (the schema default, int 1) is not checked; threshold never is.
+  ew::require_number(a, 1);
+  ew::require_number(a, 2);
+  if (!(a.is_int(1) && a.to_int(1) == 1)) check_weak_scalar(a, a.scalar_category(1), "beta");
+  out.push(pointwise_like(x));
+}
+
+void check_float_kernel(const OpDef& op, DType t, const char* kernel) {
+  FE_CHECK(is_floating(t), DTypeError, op_label(op), ": \"", kernel, "\" not implemented for '", c10_type_name(t),
+           "'");
+}
+void cpu_leaky_relu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  check_float_kernel(op, o[0].dtype(), "leaky_relu_cpu");
+  if (op.inplace) check_no_internal_overlap(op, o[0].meta());
+  const double s = cpu::number_of(a[1]);
+  cpu::unary_kernel(a, o, [s](double x) { return x > 0 ? x : x * s; });
+}
+void cpu_hardtanh(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  const DType t = o[0].dtype();
+  FE_CHECK(t != DType::Bool, DTypeError, op_label(op), ": Bool inputs not supported for hardtanh");
+  double lo = cpu::number_of(a[1]), hi = cpu::number_of(a[2]);
+  if (!is_floating(t)) lo = std::trunc(lo), hi = std::trunc(hi);
+  FE_CHECK(t != DType::UInt8 || (lo >= 0 && hi >= 0), ValueError, op_label(op),
+           ": cannot do hardtanh on an unsigned type with negative limits");
+  if (op.inplace) check_no_internal_overlap(op, o[0].meta());
+  cpu::unary_kernel(a, o, [lo, hi](double x) { return std::isnan(x) ? x : std::min(std::max(x, lo), hi); });
+}
+void cpu_elu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  check_float_kernel(op, o[0].dtype(), "elu_cpu");
+  const double alpha = cpu::number_of(a[1]), scale = cpu::number_of(a[2]), in_scale = cpu::number_of(a[3]);
+  cpu::unary_kernel(a, o, [=](double x) { return x > 0 ? x * scale : alpha * scale * std::expm1(x * in_scale); });
+}
+void cpu_softplus(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  check_float_kernel(op, o[0].dtype(), "softplus_cpu");
+  const double beta = cpu::number_of(a[1]), threshold = cpu::number_of(a[2]);
+  cpu::unary_kernel(a, o, [=](double x) { return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta; });
+}
+
 }  // namespace
 
 void register_activation_ops(Registry& r) {
+  r.add({"aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", meta_leaky_relu, cpu_leaky_relu});
+  r.add({"aten::leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)", meta_leaky_relu,
+         cpu_leaky_relu});
+  r.add({"aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", meta_hardtanh, cpu_hardtanh});
+  r.add({"aten::hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", meta_hardtanh,
+         cpu_hardtanh});
+  r.add({"aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", meta_elu, cpu_elu});
+  r.add({"aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", meta_softplus, cpu_softplus});
   r.add({"aten::relu(Tensor self) -> Tensor", meta_relu, cpu_relu});
   r.add({"aten::relu_(Tensor(a!) self) -> Tensor(a!)", meta_pointwise_inplace, cpu_relu});
   r.add({"aten::gelu(Tensor self, *, str approximate=\"none\") -> Tensor", meta_gelu, cpu_gelu});

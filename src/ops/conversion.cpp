@@ -6,6 +6,8 @@
 #include "ops/cpu_util.h"
 #include "ops/factory_impl.h"
 #include "ops/families.h"
+#include <cmath>
+#include "ops/elementwise.h"
 
 namespace fe {
 namespace ops {
@@ -150,9 +152,87 @@ void cpu_copy(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
 
 constexpr DeviceRule kFree = DeviceRule::None;
 
+
+// ---- zero_, fill_, copy_ (in place: self's metadata comes back) and lift_fresh_copy.
+void meta_zero_(const MetaArgs& a, MetaOut& out) {
+  ew::require_tensor(a, 0);
+  out.push(a.tensor(0));
+}
+void meta_fill_scalar(const MetaArgs& a, MetaOut& out) {
+  ew::require_tensor(a, 0);
+  ew::require_number(a, 1);
+  out.push(a.tensor(0));
+}
+void meta_fill_tensor(const MetaArgs& a, MetaOut& out) {
+  ew::require_tensor(a, 0);
+  ew::require_tensor(a, 1);
+  const int64_t nd = a.tensor(1).dim();
+  FE_CHECK(nd == 0, ShapeError, label(a), ": fill_ only supports 0-dimension value tensor but got tensor with ", nd,
+           " dimensions.");
+  out.push(a.tensor(0));
+}
+// copy_: src must broadcast to self's shape (src's extra leading dims count as a mismatch).
+void meta_copy_(const MetaArgs& a, MetaOut& out) {
+  FE_CHECK(a.is_tensor(0), ValueError, label(a), ": 'float' object has no attribute 'device'");
+  ew::require_tensor(a, 1);
+  const TensorMeta& self = a.tensor(0);
+  const TensorMeta& src = a.tensor(1);
+  const int64_t ns = self.dim(), nr = src.dim();
+  // Trailing dims first, as broadcasting aligns them.
+  for (int64_t i = 1; i <= std::min(ns, nr); ++i) {
+    const SymInt& x = self.sizes[ns - i];
+    const SymInt& y = src.sizes[nr - i];
+    FE_CHECK(y == 1 || x == y, ShapeError, label(a), ": The size of tensor a (", x, ") must match the size of tensor b (",
+             y, ") at non-singleton dimension ", (nr > ns ? nr : ns) - i);
+  }
+  if (nr > ns) {
+    DimVector b = src.sizes;
+    for (int64_t i = 1; i <= ns; ++i)
+      if (b[nr - i] == 1) b[nr - i] = self.sizes[ns - i];
+    throw ShapeError(detail::cat(label(a), ": output with shape ", shape_str(self.sizes),
+                                 " doesn't match the broadcast shape ", shape_str(b)));
+  }
+  out.push(self);
+}
+void meta_lift_fresh_copy(const MetaArgs& a, MetaOut& out) {
+  ew::require_tensor(a, 0);
+  const TensorMeta& self = a.tensor(0);
+  out.push(make_contiguous(self.sizes, self.dtype, self.device));
+}
+
+void cpu_fill(std::span<Tensor> o, double v) {
+  const double x = o[0].dtype() == DType::Bool ? double(v != 0) : v;
+  cpu::for_each_element(o[0].meta(), {}, [&](int64_t off, const int64_t*) { cpu::store_at(o[0], off, x); });
+}
+void cpu_zero_(const OpDef&, std::span<const IValue>, std::span<Tensor> o) { cpu_fill(o, 0.0); }
+void cpu_fill_(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  if (std::holds_alternative<Tensor>(a[1])) ew::check_no_internal_overlap(op, o[0]);
+  if (const Tensor* t = std::get_if<Tensor>(&a[1])) {
+    cpu::Operand v = cpu::make_operand(*t, {});
+    cpu_fill(o, v.at(v.offset));
+  } else {
+    cpu_fill(o, cpu::number_of(a[1]));
+  }
+}
+void cpu_copy_(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  ew::check_no_internal_overlap(op, o[0]);
+  const TensorMeta& om = o[0].meta();
+  cpu::Operand src = cpu::make_operand(a[1], om.sizes);
+  const bool to_bool = om.dtype == DType::Bool;
+  cpu::for_each_element(om, std::span(&src, 1), [&](int64_t off, const int64_t* in) {
+    const double v = src.at(in[0]);
+    cpu::store_at(o[0], off, to_bool ? double(v != 0) : v);
+  });
+}
+
 }  // namespace
 
 void register_conversion_ops(Registry& r) {
+  r.add({"aten::zero_(Tensor(a!) self) -> Tensor(a!)", meta_zero_, cpu_zero_});
+  r.add({"aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", meta_fill_scalar, cpu_fill_});
+  r.add({"aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", meta_fill_tensor, cpu_fill_});
+  r.add({"aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", meta_copy_, cpu_copy_});
+  r.add({"aten::lift_fresh_copy(Tensor self) -> Tensor", meta_lift_fresh_copy, cpu_copy});
   r.add({"aten::_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()",
          meta_assert_metadata, nullptr, kFree, false, "_assert_tensor_metadata_default", /*max_positional=*/1});
   r.add({"aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor",

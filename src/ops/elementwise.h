@@ -13,6 +13,7 @@
 namespace fe::ops::ew {
 
 void register_logic_ops(Registry& r);
+void register_bitwise_ops(Registry& r);
 
 /// Python type name of a non-tensor value: 'int', 'float', 'bool', 'NoneType'.
 const char* py_type_name(const MetaValue& v);

@@ -4,6 +4,7 @@
 
 #include "ops/elementwise.h"
 #include "ops/families.h"
+#include "ops/unary_common.h"
 
 namespace fe::ops {
 namespace {
@@ -203,10 +204,59 @@ void cpu_clamp(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) 
   }
 }
 
+
+// ---- bitwise_not/and/or: FakeTensorMode takes any dtype (promoted as usual); the cpu kernels
+// refuse floating results ("bitwise_and_cpu" not implemented for 'Float').
+void meta_bitwise_not(const MetaArgs& a, MetaOut& out) {
+  require_tensor(a, 0);
+  out.push(elementwise_meta(a, {0}));
+}
+template <bool Scalar>
+void meta_bitwise(const MetaArgs& a, MetaOut& out) {
+  require_tensor(a, 0);
+  if (Scalar) require_number(a, 1);
+  else require_tensor(a, 1);
+  out.push(elementwise_meta(a, {0, 1}));
+}
+void check_bitwise_dtype(const OpDef& op, DType t) {
+  FE_CHECK(!is_floating(t), DTypeError, op.schema.ns, "::", op.schema.name, ": \"", op.schema.name,
+           "_cpu\" not implemented for '", c10_type_name(t), "'");
+}
+void cpu_bitwise_not(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  const DType t = o[0].dtype();
+  check_bitwise_dtype(op, t);
+  nary_kernel(a, {0}, o[0], t, [t](const double* v) -> double {
+    return t == DType::Bool ? double(v[0] == 0) : double(~static_cast<int64_t>(v[0]));
+  });
+}
+template <bool Or>
+void cpu_bitwise(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  const DType t = o[0].dtype();
+  check_bitwise_dtype(op, t);
+  nary_kernel(a, {0, 1}, o[0], t, [](const double* v) -> double {
+    const int64_t x = static_cast<int64_t>(v[0]), y = static_cast<int64_t>(v[1]);
+    return double(Or ? (x | y) : (x & y));
+  });
+}
+
+}  // namespace
+
+namespace ew {
+void register_bitwise_ops(Registry& r) {
+  r.add({"aten::bitwise_not(Tensor self) -> Tensor", meta_bitwise_not, cpu_bitwise_not});
+  r.add({"aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", meta_bitwise<false>, cpu_bitwise<false>});
+  r.add({"aten::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<false>});
+  r.add({"aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", meta_bitwise<false>, cpu_bitwise<true>});
+  r.add({"aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<true>});
+}
+}  // namespace ew
+
+namespace {
 }  // namespace
 
 namespace ew {
 void register_logic_ops(Registry& r) {
+  register_bitwise_ops(r);
   r.add({"aten::eq.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Eq, false>, cpu_cmp<Cmp::Eq>});
   r.add({"aten::eq.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Eq, true>, cpu_cmp<Cmp::Eq>});
   r.add({"aten::ne.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Ne, false>, cpu_cmp<Cmp::Ne>});

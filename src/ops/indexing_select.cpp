@@ -6,7 +6,9 @@
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "ops/cpu_util.h"
+#include <cmath>
 #include "ops/indexing_impl.h"
+#include "ops/elementwise.h"
 
 namespace fe {
 namespace ops {
@@ -262,9 +264,75 @@ void cpu_embedding(const OpDef&, std::span<const IValue> a, std::span<Tensor> o)
   });
 }
 
+
+// ---- index_add(self, dim, index, source, *, alpha): the decomposition's checks, then
+// index_put(accumulate=True); index_add returns a contiguous tensor, index_add_ self.
+void meta_index_add(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  const TensorMeta& index = a.tensor(2);
+  ew::require_tensor(a, 3);
+  const TensorMeta& src = a.tensor(3);
+  const int64_t dim = wrap_dim(a.to_int(1), self.dim(), label(a));
+  FE_CHECK(index.dim() <= 1, ShapeError, label(a), ": Index should have dimension 1 or 0 (got ", index.dim(), ")");
+  const SymInt n = index.dim() == 1 ? index.sizes[0] : SymInt(1);
+  const SymInt m = src.dim() > 0 ? src.sizes[std::min<int64_t>(dim, src.dim() - 1)] : SymInt(1);
+  FE_CHECK(n == m, ShapeError, label(a), ": Number of indices (", n, ") should be equal to tensor.size(dim) (", m,
+           "), for dim=", dim);
+  if (!(a.is_int(4) && a.to_int(4) == 1) && !(a.scalar_category(4) == TypeCategory::Bool && a.to_bool(4))) {
+    const DType t = self.dtype;
+    const TypeCategory self_c =
+        t == DType::Bool ? TypeCategory::Bool : is_floating(t) ? TypeCategory::Floating : TypeCategory::Integral;
+    const TypeCategory v = a.scalar_category(4);
+    auto py = [](TypeCategory c) { return c == TypeCategory::Bool ? "bool" : c == TypeCategory::Integral ? "int" : "float"; };
+    FE_CHECK(self_c == TypeCategory::Bool || static_cast<int>(v) <= static_cast<int>(self_c), ValueError, label(a),
+             ": alpha argument of type <class '", py(v), "'> cannot be safely cast to type <class '", py(self_c), "'>!");
+  }
+  if (a.op().inplace) {
+    out.push(self);
+  } else {
+    out.push(make_contiguous(self.sizes, self.dtype, self.device));
+  }
+}
+
+/// target[..., index[k], ...] += alpha * source[..., k, ...] along dim (source broadcast).
+void index_add_into(const Tensor& target, std::span<const IValue> a) {
+  const Tensor& index = std::get<Tensor>(a[2]);
+  const Tensor& src = std::get<Tensor>(a[3]);
+  const double alpha = cpu::number_of(a[4]);
+  const int64_t dim = wrap_dim(std::get<SymInt>(a[1]).expect_int(), target.dim(), "aten::index_add");
+  std::vector<int64_t> iv;
+  idx::for_each_index(index.sizes(), [&](const Ix& i) { iv.push_back(index_at(index, i)); });
+  DimVector result = target.dim() == 0 ? DimVector{SymInt(1)} : DimVector(target.sizes());
+  result[dim] = static_cast<int64_t>(iv.size());
+  const size_t lead = result.size() - std::min<size_t>(result.size(), src.dim());
+  const bool is_bool = target.dtype() == DType::Bool;
+  idx::for_each_index(result, [&](const Ix& r) {
+    Ix t = r;
+    t[dim] = idx::wrap_index("aten::index_add", static_cast<double>(iv[r[dim]]), target.dim() == 0 ? 1 : target.size(dim));
+    if (target.dim() == 0) t.clear();
+    Ix s(src.dim());
+    for (int64_t d = 0; d < src.dim(); ++d) s[d] = src.size(d) == 1 ? 0 : r[lead + d];
+    const int64_t off = idx::offset_of(target, t);
+    const double v = idx::at(target, t) + alpha * idx::at(src, s);
+    idx::store(target, off, is_bool ? double(v != 0) : v);
+  });
+}
+void cpu_index_add(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  idx::copy_into(o[0], std::get<Tensor>(a[0]));
+  index_add_into(o[0], a);
+}
+void cpu_index_add_(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  idx::check_no_overlap("aten::index_add_", o[0]);
+  index_add_into(o[0], a);
+}
+
 }  // namespace
 
 void register_indexing_select_ops(Registry& r) {
+  r.add({"aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
+         meta_index_add, cpu_index_add});
+  r.add({"aten::index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)",
+         meta_index_add, cpu_index_add_});
   r.add({"aten::index_select(Tensor self, int dim, Tensor index) -> Tensor", meta_index_select, cpu_index_select});
   r.add({"aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", meta_gather, cpu_gather});
   r.add({"aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", meta_scatter, cpu_scatter});

@@ -6,6 +6,7 @@ POINTWISE = [("aten::relu", {}), ("aten::relu_", {}), ("aten::gelu", {}), ("aten
 
 
 def calls():
+    yield from more_calls()
     # Pointwise activations.
     for op, kw in POINTWISE:
         for s in SHAPES:
@@ -100,3 +101,33 @@ def calls():
 def _dt(name):
     import torch
     return getattr(torch, name)
+
+
+# leaky_relu/hardtanh/elu/softplus: parameters are Scalars checked against self's Python type.
+MORE = [("aten::leaky_relu", [(), (0.2,), (0,), (True,)], {"negative_slope": 0.3}),
+        ("aten::leaky_relu_", [(), (0.2,), (2,)], {"negative_slope": 0.3}),
+        ("aten::hardtanh", [(), (-2.0, 2.0), (0, 6), (1.0, -1.0), (-1,)], {"max_val": 0.5}),
+        ("aten::hardtanh_", [(), (0, 6), (-0.5, 0.5)], {"min_val": 0.0}),
+        ("aten::elu", [(), (0.5,), (1, 2, 3), (1.0, 1.0507, 1.0)], {"alpha": 2.0}),
+        ("aten::softplus", [(), (2,), (1.0, 10.0), (0.5, 5)], {"threshold": 3})]
+
+
+def more_calls():
+    for op, argsets, kw in MORE:
+        for s in SHAPES:
+            yield call(op, T(s))
+        for s in [[3, 1], [2, 3, 4], [2, 3, 4, 5]]:
+            for x in layouts(s):
+                yield call(op, x)
+        for d in DTYPES_ALL:
+            for args in argsets:
+                yield call(op, T([2, 3], d), *args)
+        yield call(op, T([2, 3]), **kw)
+        yield call(op, 2.0)
+        yield call(op, T([2, 3]), T([]))
+        for x in layouts([2, 3, 4]):
+            for args in argsets:
+                yield vcall(op, x, *args)
+        for d in DTYPES_ALL:
+            yield vcall(op, T([2, 3], d), *argsets[-1])
+            yield vcall(op, T([2, 3], d))

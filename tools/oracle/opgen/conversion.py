@@ -165,9 +165,63 @@ def sym_size_calls():
 
 
 def calls():
+    yield from inplace_fill_calls()
     yield from to_copy_calls()
     yield from to_calls()
     yield from type_as_calls()
     yield from assert_metadata_calls()
     yield from local_scalar_calls()
     yield from sym_size_calls()
+
+
+def inplace_fill_calls():
+    """zero_, fill_, copy_ (in place: self comes back) and lift_fresh_copy."""
+    for x in inputs():
+        yield call("aten::zero_", x)
+        yield call("aten::fill_.Scalar", x, 1.5)
+        yield call("aten::fill_.Tensor", x, T([]))
+        yield call("aten::copy_", x, T(x.sizes))
+        yield call("aten::lift_fresh_copy", x)
+    for x in layouts([2, 3, 4]):
+        yield call("aten::lift_fresh_copy", x)
+        yield call("aten::copy_", T([2, 3, 4]), x)
+        yield call("aten::copy_", x, T([3, 1]))
+    for d in DTYPES_ALL:
+        yield call("aten::zero_", T([2, 3], d))
+        yield call("aten::lift_fresh_copy", T([2, 3], d))
+        for v in [True, 2, -1.5, 0]:
+            yield call("aten::fill_.Scalar", T([2, 3], d), v)
+        for e in DTYPES_ALL:
+            yield call("aten::fill_.Tensor", T([2, 3], d), T([], e))
+            yield call("aten::copy_", T([2, 3], d), T([3], e))
+    # Broadcasting src to self, and errors: shape mismatch, src bigger than self, 1-d fill value,
+    # internal overlap (expanded self), a number for a tensor.
+    for a, b in [([2, 3], []), ([2, 3], [1, 3]), ([2, 3], [2, 1]), ([2, 3], [4]), ([3], [2, 3]),
+                 ([2, 3], [3, 2]), ([0, 3], [3]), ([2, 3], [2, 3, 1])]:
+        yield call("aten::copy_", T(a), T(b))
+    yield call("aten::copy_", T([2, 3]), T([2, 3]), True)
+    yield call("aten::copy_", T([2, 3]), T([2, 3]), non_blocking=True)
+    for v in [T([1]), T([2]), T([2, 3]), 1.0]:
+        yield call("aten::fill_.Tensor", T([2, 3]), v)
+    yield call("aten::fill_.Scalar", T([2, 3]), T([]))
+    for op, extra in [("aten::zero_", ()), ("aten::fill_.Scalar", (2,)), ("aten::fill_.Tensor", (T([]),)),
+                      ("aten::copy_", (T([3, 4]),))]:
+        yield call(op, T([3, 4], strides=[0, 1]), *extra)
+        yield call(op, 1.0, *extra)
+    yield call("aten::lift_fresh_copy", 1.0)
+    # Values.
+    for x in layouts([2, 3, 4]):
+        yield vcall("aten::zero_", x)
+        yield vcall("aten::fill_.Scalar", x, -2.5)
+        yield vcall("aten::fill_.Tensor", x, T([], "float64"))
+        yield vcall("aten::copy_", x, T([3, 4], "int64"))
+        yield vcall("aten::copy_", T([2, 3, 4]), x)
+        yield vcall("aten::lift_fresh_copy", x)
+    for d in VALUE_DTYPES:
+        yield vcall("aten::zero_", T([2, 3], d))
+        yield vcall("aten::fill_.Scalar", T([2, 3], d), 3)
+        yield vcall("aten::fill_.Scalar", T([2, 3], d), True)
+        yield vcall("aten::fill_.Tensor", T([2, 3], d), T([], "float32"))
+        yield vcall("aten::lift_fresh_copy", T([2, 3], d))
+        for e in VALUE_DTYPES:
+            yield vcall("aten::copy_", T([2, 3], d), T([3], e))

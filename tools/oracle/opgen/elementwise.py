@@ -81,6 +81,7 @@ def value_tensors():
 
 
 def calls():
+    yield from bitwise_calls()
     for op in TT:
         yield from tt_calls(op)
     for alpha in [2, 0.5, True, False, -1]:
@@ -314,3 +315,51 @@ def value_calls():
         for op in INPLACE + ["aten::masked_fill_.Scalar", "aten::clamp_"]:
             args = {"aten::masked_fill_.Scalar": (T([4], "bool"), 2.0), "aten::clamp_": (-0.5, 0.5)}.get(op, (T([4]),))
             yield vcall(op, x, *args)
+
+
+def bitwise_calls():
+    """bitwise_not/and/or: FakeTensorMode accepts float inputs (metadata only); the cpu kernels refuse them."""
+    for x in value_tensors():
+        yield call("aten::bitwise_not", x)
+    for s in SHAPES:
+        yield call("aten::bitwise_not", T(s, "int64"))
+    for x in layouts([2, 3, 4, 5], "bool"):
+        yield call("aten::bitwise_not", x)
+    yield call("aten::bitwise_not", 2)
+    for op in ["aten::bitwise_and.Tensor", "aten::bitwise_or.Tensor"]:
+        ok, bad = broadcast_pairs()
+        for a, b in ok + bad:
+            yield call(op, T(a, "bool"), T(b, "bool"))
+        for x in layouts([2, 3, 4], "int32"):
+            for y in layouts([2, 3, 4], "int32"):
+                yield call(op, x, y)
+        for da, db in pairs_dtypes(DTYPES_ALL):
+            yield call(op, T([2, 3], da), T([3], db))
+        for da, db in pairs_dtypes(DT_SMALL):
+            yield call(op, T([2, 3], da), T([], db))
+        for s in SHAPES:
+            yield call(op, T(s, "bool"), T(s, "bool"))
+        yield call(op, T([2, 3], "bool"), True)
+        yield call(op, T([2, 3], "bool"), other=T([3], "bool"))
+    for op in ["aten::bitwise_and.Scalar", "aten::bitwise_or.Scalar"]:
+        for s in [True, False, 3, -1, 1.5]:
+            for d in DTYPES_ALL:
+                yield call(op, T([2, 3], d), s)
+            yield call(op, T([], "int64"), s)
+        for x in layouts([2, 3, 4, 5], "bool"):
+            yield call(op, x, True)
+        for s in SHAPES:
+            yield call(op, T(s, "int32"), 3)
+        yield call(op, T([2, 3], "bool"), T([2, 3], "bool"))
+    # Values (float inputs raise in the cpu kernels).
+    for d in DTYPES_ALL:
+        yield vcall("aten::bitwise_not", T([2, 3], d))
+        for op in ["aten::bitwise_and", "aten::bitwise_or"]:
+            yield vcall(op + ".Tensor", T([2, 3], d), T([3], d))
+            yield vcall(op + ".Tensor", T([2, 3], d), T([3], "bool"))
+            yield vcall(op + ".Scalar", T([2, 3], d), 3 if d != "bool" else True)
+            yield vcall(op + ".Scalar", T([2, 3], d), -6)
+    for x in layouts([2, 3, 4], "int64"):
+        yield vcall("aten::bitwise_not", x)
+        yield vcall("aten::bitwise_and.Tensor", x, T([3, 4], "int64"))
+        yield vcall("aten::bitwise_or.Scalar", x, 5)

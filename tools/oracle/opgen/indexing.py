@@ -303,6 +303,7 @@ def embedding_calls():
 
 
 def calls():
+    yield from index_add_calls()
     yield from index_calls()
     yield from index_select_calls()
     yield from gather_calls()
@@ -311,3 +312,50 @@ def calls():
     yield from index_copy_calls()
     yield from one_hot_calls()
     yield from embedding_calls()
+
+
+def index_add_calls():
+    for op in ["aten::index_add", "aten::index_add_"]:
+        for sizes in [[5], [4, 5], [3, 4, 5], [2, 0, 3]]:
+            for dim in range(-len(sizes), len(sizes)):
+                m = max(sizes[dim], 1)
+                src = list(sizes)
+                src[dim] = 2
+                yield call(op, T(sizes), dim, I([2], m), T(src))
+                yield call(op, T(sizes), dim, I([2], m), T(src), alpha=2)
+        yield call(op, T([]), 0, I([1], 1), T([]))
+        yield call(op, T([]), 0, I([], 1), T([]))
+        yield call(op, T([4, 5]), 0, I([], 4), T([5]))
+        yield call(op, T([4, 5]), 0, I([], 4), T([1, 5]))
+        for x in layouts([3, 4, 5]):
+            yield call(op, x, 1, I([2], 4), T([3, 2, 5]))
+        for s in layouts([3, 2, 5]):
+            yield call(op, T([3, 4, 5]), 1, I([2], 4), s)
+        for d in DTYPES_ALL:
+            yield call(op, T([4, 5], d), 1, I([3], 5), T([4, 3], d))
+            for alpha in [2, 1.5, True, 1]:
+                yield call(op, T([4, 5], d), 1, I([3], 5), T([4, 3], d), alpha=alpha)
+        for d in ["int32", "float32", "bool", "int16"]:
+            yield call(op, T([4, 5]), 0, T([2], d), T([2, 5]))
+        # Errors and lenient cases: bad dim, 2-d index, count mismatch, other shapes and dtypes.
+        yield call(op, T([4, 5]), 2, I([2], 4), T([2, 5]))
+        yield call(op, T([4, 5]), -3, I([2], 4), T([2, 5]))
+        yield call(op, T([4, 5]), 0, I([2, 1], 4), T([2, 5]))
+        yield call(op, T([4, 5]), 0, I([2], 4), T([3, 5]))
+        yield call(op, T([4, 5]), 0, I([2], 4), T([2, 4]))
+        yield call(op, T([4, 5]), 0, I([2], 4), T([2, 1]))
+        yield call(op, T([4, 5]), 0, I([2], 4), T([2, 5, 1]))
+        yield call(op, T([4, 5]), 0, I([2], 4), T([2]))
+        yield call(op, T([4, 5]), 0, I([1], 4), T([]))
+        yield call(op, T([4, 5]), 0, I([2], 4), T([2, 5], "float64"))
+        yield call(op, T([4, 5], "int64"), 0, I([2], 4), T([2, 5], "float32"))
+        yield call(op, T([4, 5]), 0, I([2], 4), 1.0)
+        # Values: repeated indices accumulate.
+        for x in layouts([3, 4, 5]):
+            yield vcall(op, x, 1, I([3], 4), T([3, 3, 5]))
+            yield vcall(op, x, 2, I([2], 5), T([3, 4, 2]), alpha=2)
+        for d in ["float32", "int64", "bool", "bfloat16", "float16", "int32"]:
+            yield vcall(op, T([4, 5], d), 0, I([3], 4), T([3, 5], d))
+            yield vcall(op, T([4, 5], d), 1, I([4], 5), T([4, 4], d), alpha=3 if d != "bool" else True)
+        yield vcall(op, T([]), 0, I([], 1), T([]), alpha=0.5)
+        yield vcall(op, T([4, 5]), 0, I([], 4), T([5]))
