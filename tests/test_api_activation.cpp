@@ -97,3 +97,51 @@ TEST(ApiActivation, RealValues) {
 }
 
 }  // namespace
+
+namespace {
+/// Row-major float values of a real contiguous float32 tensor.
+std::vector<float> fvals(const Tensor& t) { return {t.data<float>(), t.data<float>() + t.numel()}; }
+Tensor real_f32(fe::Sizes sizes, const std::vector<float>& v) {
+  Tensor t = fe::zeros(std::move(sizes));
+  for (size_t i = 0; i < v.size(); ++i) t.data<float>()[i] = v[i];
+  return t;
+}
+}  // namespace
+
+TEST(ApiActivation, MoreActivationsRecordTheirOps) {
+  fe::FakeTensorMode mode;
+  Tensor x = fe::randn({2, 3});
+  Calls sink;
+  {
+    fe::TraceScope scope(&sink);
+    fe::leaky_relu(x, 0.2);
+    fe::hardtanh(x);
+    fe::elu(x);
+    fe::softplus(x);
+    fe::leaky_relu(x, 0.01, true);
+    fe::hardtanh(x, 0.0, 6.0, true);
+  }
+  const std::vector<std::string> want{"aten::leaky_relu.default(0.2)", "aten::hardtanh.default(-1.0, 1.0)",
+                                      "aten::elu.default(1.0, 1, 1)", "aten::softplus.default(1, 20)",
+                                      "aten::leaky_relu_.default(0.01)", "aten::hardtanh_.default(0.0, 6.0)"};
+  EXPECT_EQ(sink.calls, want);
+  // uint8 refuses negative limits (after truncation); non-negative ones are fine.
+  Tensor i = fe::zeros({2}, {.dtype = DType::UInt8});
+  EXPECT_THROW(fe::hardtanh(i), fe::ValueError);
+  EXPECT_EQ(fe::hardtanh(i, 0.0, 6.0).dtype(), DType::UInt8);
+  EXPECT_THROW(fe::hardtanh(fe::zeros({2}, {.dtype = DType::Bool})), fe::DTypeError);
+}
+
+TEST(ApiActivation, MoreActivationValues) {
+  Tensor x = real_f32({4}, {-2, -0.5, 0.5, 3});
+  EXPECT_EQ(fvals(fe::leaky_relu(x, 0.5)), (std::vector<float>{-1, -0.25, 0.5, 3}));
+  EXPECT_EQ(fvals(fe::hardtanh(x)), (std::vector<float>{-1, -0.5, 0.5, 1}));
+  std::vector<float> e = fvals(fe::elu(x));
+  EXPECT_NEAR(e[0], std::expm1(-2.0), 1e-6);
+  EXPECT_EQ(e[3], 3.0f);
+  std::vector<float> s = fvals(fe::softplus(x));
+  EXPECT_NEAR(s[2], std::log1p(std::exp(0.5)), 1e-6);
+  Tensor y = fe::hardtanh(x, 0.0, 1.0, true);
+  EXPECT_TRUE(y.is_same(x));
+  EXPECT_EQ(fvals(x), (std::vector<float>{0, 0, 0.5, 1}));
+}

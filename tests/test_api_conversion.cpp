@@ -57,3 +57,34 @@ TEST(ApiConversion, RealTypeAs) {
   EXPECT_THROW(fe::arange(3).item(), fe::ValueError);  // item() needs one element
 }
 }  // namespace
+
+TEST(ApiConversion, InPlaceFillsAndCopies) {
+  {
+    fe::FakeTensorMode mode;
+    Tensor x = fe::randn({2, 3});
+    fe_test::Recorder rec;
+    {
+      fe::TraceScope scope(&rec);
+      EXPECT_TRUE(x.zero_().is_same(x));
+      EXPECT_TRUE(x.fill_(2.0).is_same(x));
+      EXPECT_TRUE(x.fill_(fe::scalar_tensor(1.0)).is_same(x));
+      EXPECT_TRUE(x.copy_(fe::randn({3})).is_same(x));
+      EXPECT_EQ(ints(fe::lift_fresh_copy(x.transpose(0, 1)).strides()), (V{2, 1}));
+    }
+    EXPECT_EQ(rec.ops, (std::vector<std::string>{"aten::zero_.default", "aten::fill_.Scalar",
+                                                 "aten::scalar_tensor.default", "aten::fill_.Tensor",
+                                                 "aten::randn.default", "aten::copy_.default",
+                                                 "aten::transpose.int", "aten::lift_fresh_copy.default"}));
+    EXPECT_THROW(x.copy_(fe::randn({4})), fe::ShapeError);
+    EXPECT_THROW(x.fill_(fe::randn({1})), fe::ShapeError);
+  }
+  Tensor y = fe::zeros({2, 2}, {.dtype = DType::Int64});
+  Tensor src = fe::ones({2});
+  src.data<float>()[1] = 2.75f;
+  y.copy_(src);  // broadcast over rows, cast to int64 (truncation)
+  EXPECT_EQ(std::vector<int64_t>(y.data<int64_t>(), y.data<int64_t>() + 4), (std::vector<int64_t>{1, 2, 1, 2}));
+  y.fill_(7);
+  EXPECT_EQ(y.data<int64_t>()[3], 7);
+  y.zero_();
+  EXPECT_EQ(y.data<int64_t>()[0], 0);
+}

@@ -166,3 +166,34 @@ TEST(ApiElementwise, RealValues) {
 }
 
 }  // namespace
+
+TEST(ApiElementwise, BitwiseOpsAndOperators) {
+  fe::FakeTensorMode mode;
+  Tensor m = fe::zeros({2, 3}, {.dtype = DType::Bool});
+  Tensor i = fe::zeros({2, 3}, {.dtype = DType::Int32});
+  EXPECT_EQ(recorded([&] { (void)~m; }).first, "aten::bitwise_not.default");
+  EXPECT_EQ(recorded([&] { (void)(m & m); }).first, "aten::__and__.Tensor");
+  EXPECT_EQ(recorded([&] { (void)(m | m); }).first, "aten::__or__.Tensor");
+  auto [name, args] = recorded([&] { (void)(i & 3); });
+  EXPECT_EQ(name, "aten::__and__.Scalar");
+  EXPECT_EQ(int_arg(args.at(1)), 3);
+  EXPECT_EQ(recorded([&] { (void)(i | 5); }).first, "aten::__or__.Scalar");
+  EXPECT_EQ(recorded([&] { fe::bitwise_and(i, i); }).first, "aten::bitwise_and.Tensor");
+  EXPECT_EQ(recorded([&] { m.bitwise_or(m); }).first, "aten::bitwise_or.Tensor");
+  EXPECT_EQ(recorded([&] { fe::bitwise_or(i, 1); }).first, "aten::bitwise_or.Scalar");
+  // bool & int8 promotes to int8; a bool mask stays bool.
+  EXPECT_EQ((m & fe::zeros({3}, {.dtype = DType::Int8})).dtype(), DType::Int8);
+  EXPECT_EQ((~m).dtype(), DType::Bool);
+}
+
+TEST(ApiElementwise, BitwiseRealValues) {
+  Tensor i = real({4}, {6, -7, 5, 0}, DType::Int64);
+  EXPECT_EQ(values(~i), (std::vector<double>{-7, 6, -6, -1}));
+  EXPECT_EQ(values(i & 3), (std::vector<double>{2, 1, 1, 0}));
+  EXPECT_EQ(values(i | 1), (std::vector<double>{7, -7, 5, 1}));
+  Tensor m = i > 0;
+  EXPECT_EQ(values(~m), (std::vector<double>{0, 1, 0, 1}));
+  EXPECT_EQ(values(m | (i < 0)), (std::vector<double>{1, 1, 1, 0}));
+  // Float inputs: "bitwise_and_cpu" not implemented for 'Float'.
+  EXPECT_THROW(fe::bitwise_and(real({2}, {1, 2}), 1), fe::DTypeError);
+}

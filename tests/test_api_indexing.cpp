@@ -100,3 +100,29 @@ TEST(ApiIndexing, RealValues) {
   EXPECT_EQ(values(mask), (std::vector<double>{3, 1}));
 }
 }  // namespace
+
+TEST(ApiIndexing, IndexAdd) {
+  {
+    fe::FakeTensorMode mode;
+    Tensor x = fe::randn({5, 3});
+    Tensor i = fe::zeros({2}, {.dtype = DType::Int64});
+    fe_test::Recorder rec;
+    Tensor a, b;
+    {
+      fe::TraceScope scope(&rec);
+      a = fe::index_add(x, 0, i, fe::randn({2, 3}), 2);
+      b = x.index_add_(0, i, fe::randn({2, 3}));
+    }
+    EXPECT_EQ(rec.ops, (std::vector<std::string>{"aten::index_add.default", "aten::index_add_.default"}));
+    EXPECT_EQ(ints(a.sizes()), (V{5, 3}));
+    EXPECT_TRUE(b.is_same(x));
+    EXPECT_THROW(fe::index_add(x, 0, i, fe::randn({3, 3})), fe::ShapeError);
+    EXPECT_THROW(fe::index_add(x, 2, i, fe::randn({2, 3})), fe::IndexError);
+  }
+  // Real values: repeated indices accumulate, alpha scales the source.
+  Tensor x = fe::zeros({3});
+  Tensor i = fe::zeros({3}, {.dtype = DType::Int64});
+  i.data<int64_t>()[2] = 2;
+  Tensor src = fe::ones({3});
+  EXPECT_EQ(values(fe::index_add(x, 0, i, src, 2)), (std::vector<double>{4, 0, 2}));
+}

@@ -421,6 +421,25 @@ std::pair<Tensor, Tensor> native_dropout(const Tensor& self, double p, std::opti
   return {outs[0], outs[1]};
 }
 
+Tensor leaky_relu(const Tensor& self, double negative_slope, bool inplace, SrcLocArg loc) {
+  static const OpDef& d = op("aten::leaky_relu");
+  static const OpDef& d_ = op("aten::leaky_relu_");
+  return dispatch1(inplace ? d_ : d, {self, negative_slope}, loc);
+}
+Tensor hardtanh(const Tensor& self, double min_val, double max_val, bool inplace, SrcLocArg loc) {
+  static const OpDef& d = op("aten::hardtanh");
+  static const OpDef& d_ = op("aten::hardtanh_");
+  return dispatch1(inplace ? d_ : d, {self, min_val, max_val}, loc);
+}
+Tensor elu(const Tensor& self, double alpha, SrcLocArg loc) {
+  static const OpDef& d = op("aten::elu");
+  return dispatch1(d, {self, alpha, SymInt(1), SymInt(1)}, loc);
+}
+Tensor softplus(const Tensor& self, Scalar beta, Scalar threshold, SrcLocArg loc) {
+  static const OpDef& d = op("aten::softplus");
+  return dispatch1(d, {self, beta.ivalue(), threshold.ivalue()}, loc);
+}
+
 Tensor Tensor::relu(SrcLocArg loc) const { return fe::relu(*this, false, loc); }
 Tensor Tensor::relu_(SrcLocArg loc) const { return fe::relu_(*this, loc); }
 Tensor Tensor::softmax(int64_t dim, std::optional<DType> dtype, SrcLocArg loc) const {

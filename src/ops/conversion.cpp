@@ -301,4 +301,31 @@ SymInt sym_size(const Tensor& self, int64_t dim) {
   return out.ints.at(0);
 }
 
+Tensor zero_(const Tensor& self, SrcLocArg loc) {
+  static const OpDef& d = op("aten::zero_");
+  return dispatch1(d, {self}, loc);
+}
+Tensor fill_(const Tensor& self, Scalar value, SrcLocArg loc) {
+  static const OpDef& d = op("aten::fill_.Scalar");
+  return dispatch1(d, {self, value.ivalue()}, loc);
+}
+Tensor fill_(const Tensor& self, const Tensor& value, SrcLocArg loc) {
+  static const OpDef& d = op("aten::fill_.Tensor");
+  return dispatch1(d, {self, value}, loc);
+}
+Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking, SrcLocArg loc) {
+  static const OpDef& d = op("aten::copy_");
+  return dispatch1(d, {self, src, non_blocking}, loc);
+}
+Tensor lift_fresh_copy(const Tensor& self, SrcLocArg loc) {
+  static const OpDef& d = op("aten::lift_fresh_copy");
+  return dispatch1(d, {self}, loc);
+}
+Tensor Tensor::zero_(SrcLocArg loc) const { return fe::zero_(*this, loc); }
+Tensor Tensor::fill_(const Scalar& value, SrcLocArg loc) const { return fe::fill_(*this, value, loc); }
+Tensor Tensor::fill_(const Tensor& value, SrcLocArg loc) const { return fe::fill_(*this, value, loc); }
+Tensor Tensor::copy_(const Tensor& src, bool non_blocking, SrcLocArg loc) const {
+  return fe::copy_(*this, src, non_blocking, loc);
+}
+
 }  // namespace fe

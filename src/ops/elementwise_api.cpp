@@ -339,4 +339,45 @@ Tensor operator>=(TensorAt a, TensorAt b) { return ge(a, b, a.loc); }
 Tensor operator>=(TensorAt a, Scalar b) { return ge(a, b, a.loc); }
 Tensor operator>=(Scalar a, TensorAt b) { return le(b, a, b.loc); }
 
+Tensor bitwise_not(const Tensor& self, SrcLocArg loc) {
+  FE_OP("aten::bitwise_not");
+  return dispatch1(d, {self}, loc);
+}
+Tensor bitwise_and(const Tensor& self, const Tensor& other, SrcLocArg loc) {
+  FE_OP("aten::bitwise_and.Tensor");
+  return dispatch1(d, {self, other}, loc);
+}
+Tensor bitwise_and(const Tensor& self, Scalar other, SrcLocArg loc) {
+  FE_OP("aten::bitwise_and.Scalar");
+  return dispatch1(d, {self, other.ivalue()}, loc);
+}
+Tensor bitwise_or(const Tensor& self, const Tensor& other, SrcLocArg loc) {
+  FE_OP("aten::bitwise_or.Tensor");
+  return dispatch1(d, {self, other}, loc);
+}
+Tensor bitwise_or(const Tensor& self, Scalar other, SrcLocArg loc) {
+  FE_OP("aten::bitwise_or.Scalar");
+  return dispatch1(d, {self, other.ivalue()}, loc);
+}
+Tensor operator~(TensorAt a) { return bitwise_not(a, a.loc); }
+Tensor operator&(TensorAt a, TensorAt b) {
+  FE_OP("aten::__and__.Tensor");
+  return dispatch1(d, {a.t, b.t}, a.loc);
+}
+Tensor operator&(TensorAt a, Scalar b) {
+  FE_OP("aten::__and__.Scalar");
+  return dispatch1(d, {a.t, b.ivalue()}, a.loc);
+}
+Tensor operator|(TensorAt a, TensorAt b) {
+  FE_OP("aten::__or__.Tensor");
+  return dispatch1(d, {a.t, b.t}, a.loc);
+}
+Tensor operator|(TensorAt a, Scalar b) {
+  FE_OP("aten::__or__.Scalar");
+  return dispatch1(d, {a.t, b.ivalue()}, a.loc);
+}
+Tensor Tensor::bitwise_not(SrcLocArg loc) const { return fe::bitwise_not(*this, loc); }
+Tensor Tensor::bitwise_and(const Tensor& other, SrcLocArg loc) const { return fe::bitwise_and(*this, other, loc); }
+Tensor Tensor::bitwise_or(const Tensor& other, SrcLocArg loc) const { return fe::bitwise_or(*this, other, loc); }
+
 }  // namespace fe

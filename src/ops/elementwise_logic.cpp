@@ -248,6 +248,11 @@ void register_bitwise_ops(Registry& r) {
   r.add({"aten::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<false>});
   r.add({"aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", meta_bitwise<false>, cpu_bitwise<true>});
   r.add({"aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<true>});
+  // The Python operators `a & b` / `a | b` record these (same semantics as bitwise_and/or).
+  r.add({"aten::__and__.Tensor(Tensor self, Tensor other) -> Tensor", meta_bitwise<false>, cpu_bitwise<false>});
+  r.add({"aten::__and__.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<false>});
+  r.add({"aten::__or__.Tensor(Tensor self, Tensor other) -> Tensor", meta_bitwise<false>, cpu_bitwise<true>});
+  r.add({"aten::__or__.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<true>});
 }
 }  // namespace ew
 

@@ -437,4 +437,29 @@ Tensor Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sourc
   return fe::index_copy_(*this, dim, index, source, loc);
 }
 
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha,
+                 SrcLocArg loc) {
+  static const OpDef& d = op("aten::index_add");
+  return dispatch1(d, {self, SymInt(dim), index, source, alpha.ivalue()}, loc);
+}
+Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha,
+                  SrcLocArg loc) {
+  static const OpDef& d = op("aten::index_add_");
+  return dispatch1(d, {self, SymInt(dim), index, source, alpha.ivalue()}, loc);
+}
+Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source, SrcLocArg loc) const {
+  return fe::index_add(*this, dim, index, source, 1, loc);
+}
+Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha,
+                         SrcLocArg loc) const {
+  return fe::index_add(*this, dim, index, source, alpha, loc);
+}
+Tensor Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, SrcLocArg loc) const {
+  return fe::index_add_(*this, dim, index, source, 1, loc);
+}
+Tensor Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha,
+                          SrcLocArg loc) const {
+  return fe::index_add_(*this, dim, index, source, alpha, loc);
+}
+
 }  // namespace fe

@@ -112,6 +112,9 @@ class Tensor {
   Tensor logical_or(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
   Tensor logical_xor(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
   Tensor logical_not(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor bitwise_not(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor bitwise_and(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor bitwise_or(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
   /// x.where(condition, y) == torch.where(condition, x, y).
   Tensor where(const Tensor& condition, const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
   Tensor where(const Tensor& condition, const class Scalar& other, SrcLocArg loc = SrcLocArg::current()) const;
@@ -248,6 +251,12 @@ class Tensor {
   Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src, SrcLocArg loc = SrcLocArg::current()) const;
   Tensor scatter_(int64_t dim, const Tensor& index, const Tensor& src, SrcLocArg loc = SrcLocArg::current()) const;
   Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const class Scalar& alpha,
+                   SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor index_add_(int64_t dim, const Tensor& index, const Tensor& source, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor index_add_(int64_t dim, const Tensor& index, const Tensor& source, const class Scalar& alpha,
+                    SrcLocArg loc = SrcLocArg::current()) const;
   Tensor index_copy_(int64_t dim, const Tensor& index, const Tensor& source,
                      SrcLocArg loc = SrcLocArg::current()) const;
 
@@ -279,6 +288,11 @@ class Tensor {
   /// t.to(other): other's device and dtype (recorded as to.device, as torch.export does).
   Tensor to(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
   Tensor type_as(const Tensor& other, SrcLocArg loc = SrcLocArg::current()) const;
+  /// In place (the result is self): zero_, fill_(number or 0-dim tensor), copy_(src broadcast and cast).
+  Tensor zero_(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor fill_(const class Scalar& value, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor fill_(const Tensor& value, SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor copy_(const Tensor& src, bool non_blocking = false, SrcLocArg loc = SrcLocArg::current()) const;
   // -- end of op methods
 
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }

@@ -31,5 +31,15 @@ Tensor dropout(const Tensor& self, double p = 0.5, bool training = true, SrcLocA
 /// torch.native_dropout: (output, bool keep-mask). Values for 0 < p < 1 come from our own generator.
 std::pair<Tensor, Tensor> native_dropout(const Tensor& self, double p, std::optional<bool> train,
                                          SrcLocArg loc = SrcLocArg::current());
+/// F.leaky_relu(x, negative_slope, inplace): aten.leaky_relu (leaky_relu_ when inplace).
+Tensor leaky_relu(const Tensor& self, double negative_slope = 0.01, bool inplace = false,
+                  SrcLocArg loc = SrcLocArg::current());
+/// F.hardtanh(x, min_val, max_val, inplace): aten.hardtanh(x, min_val, max_val) (hardtanh_ when inplace).
+Tensor hardtanh(const Tensor& self, double min_val = -1.0, double max_val = 1.0, bool inplace = false,
+                SrcLocArg loc = SrcLocArg::current());
+/// F.elu(x, alpha): aten.elu(x, alpha).
+Tensor elu(const Tensor& self, double alpha = 1.0, SrcLocArg loc = SrcLocArg::current());
+/// F.softplus(x, beta, threshold): aten.softplus; the defaults are the schema's (int 1 and 20).
+Tensor softplus(const Tensor& self, Scalar beta = 1, Scalar threshold = 20, SrcLocArg loc = SrcLocArg::current());
 
 }  // namespace fe

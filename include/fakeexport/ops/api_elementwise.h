@@ -65,6 +65,12 @@ Tensor logical_and(const Tensor& self, const Tensor& other, SrcLocArg loc = SrcL
 Tensor logical_or(const Tensor& self, const Tensor& other, SrcLocArg loc = SrcLocArg::current());
 Tensor logical_xor(const Tensor& self, const Tensor& other, SrcLocArg loc = SrcLocArg::current());
 Tensor logical_not(const Tensor& self, SrcLocArg loc = SrcLocArg::current());
+/// torch.bitwise_not / bitwise_and / bitwise_or (integral and bool tensors; float kernels refuse).
+Tensor bitwise_not(const Tensor& self, SrcLocArg loc = SrcLocArg::current());
+Tensor bitwise_and(const Tensor& self, const Tensor& other, SrcLocArg loc = SrcLocArg::current());
+Tensor bitwise_and(const Tensor& self, Scalar other, SrcLocArg loc = SrcLocArg::current());
+Tensor bitwise_or(const Tensor& self, const Tensor& other, SrcLocArg loc = SrcLocArg::current());
+Tensor bitwise_or(const Tensor& self, Scalar other, SrcLocArg loc = SrcLocArg::current());
 
 // ---- selection
 /// torch.where(condition, x, y): where.self / where.ScalarOther / where.ScalarSelf / where.Scalar.
@@ -121,5 +127,11 @@ Tensor operator>(Scalar a, TensorAt b);
 Tensor operator>=(TensorAt a, TensorAt b);
 Tensor operator>=(TensorAt a, Scalar b);
 Tensor operator>=(Scalar a, TensorAt b);
+/// `~x` records bitwise_not; `a & b` / `a | b` record __and__ / __or__ (.Tensor or .Scalar).
+Tensor operator~(TensorAt a);
+Tensor operator&(TensorAt a, TensorAt b);
+Tensor operator&(TensorAt a, Scalar b);
+Tensor operator|(TensorAt a, TensorAt b);
+Tensor operator|(TensorAt a, Scalar b);
 
 }  // namespace fe

@@ -39,6 +39,12 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
                   SrcLocArg loc = SrcLocArg::current());
 Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                    SrcLocArg loc = SrcLocArg::current());
+/// torch.index_add(self, dim, index, source, alpha=alpha): self + alpha * source scattered along dim
+/// (repeated indices accumulate); index_add_ writes into self and returns it.
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1,
+                 SrcLocArg loc = SrcLocArg::current());
+Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1,
+                  SrcLocArg loc = SrcLocArg::current());
 
 /// F.one_hot(tensor, num_classes=-1). num_classes=-1 reads the data (max + 1): a real tensor's
 /// value is used, a fake tensor raises DataDependentError.

@@ -326,7 +326,7 @@ def bitwise_calls():
     for x in layouts([2, 3, 4, 5], "bool"):
         yield call("aten::bitwise_not", x)
     yield call("aten::bitwise_not", 2)
-    for op in ["aten::bitwise_and.Tensor", "aten::bitwise_or.Tensor"]:
+    for op in ["aten::bitwise_and.Tensor", "aten::bitwise_or.Tensor", "aten::__and__.Tensor", "aten::__or__.Tensor"]:
         ok, bad = broadcast_pairs()
         for a, b in ok + bad:
             yield call(op, T(a, "bool"), T(b, "bool"))
@@ -341,7 +341,7 @@ def bitwise_calls():
             yield call(op, T(s, "bool"), T(s, "bool"))
         yield call(op, T([2, 3], "bool"), True)
         yield call(op, T([2, 3], "bool"), other=T([3], "bool"))
-    for op in ["aten::bitwise_and.Scalar", "aten::bitwise_or.Scalar"]:
+    for op in ["aten::bitwise_and.Scalar", "aten::bitwise_or.Scalar", "aten::__and__.Scalar", "aten::__or__.Scalar"]:
         for s in [True, False, 3, -1, 1.5]:
             for d in DTYPES_ALL:
                 yield call(op, T([2, 3], d), s)
@@ -354,7 +354,7 @@ def bitwise_calls():
     # Values (float inputs raise in the cpu kernels).
     for d in DTYPES_ALL:
         yield vcall("aten::bitwise_not", T([2, 3], d))
-        for op in ["aten::bitwise_and", "aten::bitwise_or"]:
+        for op in ["aten::bitwise_and", "aten::bitwise_or", "aten::__and__", "aten::__or__"]:
             yield vcall(op + ".Tensor", T([2, 3], d), T([3], d))
             yield vcall(op + ".Tensor", T([2, 3], d), T([3], "bool"))
             yield vcall(op + ".Scalar", T([2, 3], d), 3 if d != "bool" else True)
@@ -363,3 +363,5 @@ def bitwise_calls():
         yield vcall("aten::bitwise_not", x)
         yield vcall("aten::bitwise_and.Tensor", x, T([3, 4], "int64"))
         yield vcall("aten::bitwise_or.Scalar", x, 5)
+        yield vcall("aten::__or__.Tensor", x, T([4], "int64"))
+        yield vcall("aten::__and__.Scalar", x, 6)
