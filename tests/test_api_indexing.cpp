@@ -106,12 +106,13 @@ TEST(ApiIndexing, IndexAdd) {
     fe::FakeTensorMode mode;
     Tensor x = fe::randn({5, 3});
     Tensor i = fe::zeros({2}, {.dtype = DType::Int64});
+    Tensor s = fe::randn({2, 3});
     fe_test::Recorder rec;
     Tensor a, b;
     {
       fe::TraceScope scope(&rec);
-      a = fe::index_add(x, 0, i, fe::randn({2, 3}), 2);
-      b = x.index_add_(0, i, fe::randn({2, 3}));
+      a = fe::index_add(x, 0, i, s, 2);
+      b = x.index_add_(0, i, s);
     }
     EXPECT_EQ(rec.ops, (std::vector<std::string>{"aten::index_add.default", "aten::index_add_.default"}));
     EXPECT_EQ(ints(a.sizes()), (V{5, 3}));
