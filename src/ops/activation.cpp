@@ -1,4 +1,5 @@
-// Activations: relu, gelu, silu (+ in-place), softmax/_softmax, log_softmax/_log_softmax, dropout.
+// Activations: relu, gelu, silu (+ in-place), leaky_relu(_), hardtanh(_), elu, softplus, softmax/_softmax,
+// log_softmax/_log_softmax, dropout.
 #include <cmath>
 #include <numeric>
 #include <random>

@@ -1,6 +1,7 @@
 // Conversion ops: _to_copy, the to.* overloads and type_as (returning self when nothing changes),
 // _assert_tensor_metadata (export records it before every `to`, as PyTorch 2.14 does),
-// _local_scalar_dense (data-dependent on fake tensors) and sym_size.int.
+// _local_scalar_dense (data-dependent on fake tensors), sym_size.int, and the in-place writes zero_/fill_/copy_
+// plus lift_fresh_copy (torch.tensor constants in export).
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "ops/cpu_util.h"

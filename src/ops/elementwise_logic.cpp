@@ -1,5 +1,5 @@
-// Comparisons (eq/ne/lt/le/gt/ge), logical and/or/xor/not, where, masked_fill, clamp (+ min/max
-// variants), maximum/minimum: metadata and reference kernels.
+// Comparisons (eq/ne/lt/le/gt/ge), logical and/or/xor/not, bitwise not/and/or (+ __and__/__or__), where,
+// masked_fill, clamp (+ min/max variants), maximum/minimum: metadata and reference kernels.
 #include <cmath>
 
 #include "ops/elementwise.h"

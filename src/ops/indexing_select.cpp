@@ -1,4 +1,4 @@
-// Indexing along one dim: index_select, gather, scatter(_), index_copy(_), plus one_hot and
+// Indexing along one dim: index_select, gather, scatter(_), index_copy(_), index_add(_), plus one_hot and
 // embedding. Checks and messages follow the meta functions FakeTensorMode runs
 // (torch/_meta_registrations.py, torch/_decomp/decompositions.py in PyTorch 2.14).
 #include <algorithm>
