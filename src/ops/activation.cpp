@@ -80,7 +80,7 @@ void cpu_relu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
 }
 void cpu_gelu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   FE_CHECK(is_floating(o[0].dtype()), DTypeError, op_label(op), ": \"GeluKernelImpl\" not implemented for '",
-           c10_type_name(o[0].dtype()), "'");
+           scalar_type_name(o[0].dtype()), "'");
   const bool tanh_approx = std::get<std::string>(a[1]) == "tanh";
   cpu::unary_kernel(a, o, [tanh_approx](double x) {
     if (tanh_approx) {
@@ -92,7 +92,7 @@ void cpu_gelu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
 }
 void cpu_silu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   FE_CHECK(is_floating(o[0].dtype()), DTypeError, op_label(op), ": \"silu_cpu\" not implemented for '",
-           c10_type_name(o[0].dtype()), "'");
+           scalar_type_name(o[0].dtype()), "'");
   if (op.inplace) check_no_internal_overlap(op, o[0].meta());
   cpu::unary_kernel(a, o, [](double x) { return x / (1.0 + std::exp(-x)); });
 }
@@ -140,7 +140,7 @@ void softmax_kernel(const OpDef& op, std::span<const IValue> a, std::span<Tensor
   const int64_t nd = om.dim();
   const int64_t dim = wrap_dim(std::get<SymInt>(a[1]).expect_int(), nd, op_label(op));
   FE_CHECK(is_floating(om.dtype), DTypeError, op_label(op), ": \"", log ? "log_" : "", "softmax_",
-           dim >= nd - 1 ? "lastdim_" : "", "kernel_impl\" not implemented for '", c10_type_name(om.dtype), "'");
+           dim >= nd - 1 ? "lastdim_" : "", "kernel_impl\" not implemented for '", scalar_type_name(om.dtype), "'");
   if (om.numel().expect_int() == 0) return;
   cpu::Operand in = cpu::make_operand(a[0], om.sizes);
   const int64_t n = nd == 0 ? 1 : om.sizes[dim].expect_int();
@@ -323,7 +323,7 @@ void meta_softplus(const MetaArgs& a, MetaOut& out) {
 }
 
 void check_float_kernel(const OpDef& op, DType t, const char* kernel) {
-  FE_CHECK(is_floating(t), DTypeError, op_label(op), ": \"", kernel, "\" not implemented for '", c10_type_name(t),
+  FE_CHECK(is_floating(t), DTypeError, op_label(op), ": \"", kernel, "\" not implemented for '", scalar_type_name(t),
            "'");
 }
 void cpu_leaky_relu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {

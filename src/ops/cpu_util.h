@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/element.h"
+#include "fakeexport/core/scopes.h"
 #include "fakeexport/ops/ivalue.h"
 
 namespace fe::ops::cpu {
@@ -47,6 +48,19 @@ void for_each_element(const TensorMeta& out, std::span<const Operand> ins, F&& f
       idx[d] = 0;
     }
   }
+}
+
+/// The dtype PyTorch computes an elementwise op in: the promoted dtype of the tensor and number
+/// arguments at `idx` (at::native::result_type).
+inline DType result_dtype(std::span<const IValue> a, std::initializer_list<size_t> idx) {
+  ResultTypeState rt;
+  for (size_t i : idx) {
+    if (const Tensor* t = std::get_if<Tensor>(&a[i])) rt.add_tensor(t->dtype(), t->dim() == 0);
+    else if (std::holds_alternative<bool>(a[i])) rt.add_scalar(TypeCategory::Bool);
+    else if (std::holds_alternative<SymInt>(a[i])) rt.add_scalar(TypeCategory::Integral);
+    else if (std::holds_alternative<double>(a[i])) rt.add_scalar(TypeCategory::Floating);
+  }
+  return rt.result(default_dtype());
 }
 
 /// Value of a Scalar argument (bool, int or float) as double.

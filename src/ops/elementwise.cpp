@@ -172,17 +172,6 @@ void meta_arith(const MetaArgs& a, MetaOut& out) {
 
 // ---- reference kernels
 
-/// The dtype PyTorch computes in: the promoted dtype of the operands (ResultTypeState).
-DType common_dtype(std::span<const IValue> a, std::initializer_list<size_t> idx) {
-  ResultTypeState rt;
-  for (size_t i : idx) {
-    if (const Tensor* t = std::get_if<Tensor>(&a[i])) rt.add_tensor(t->dtype(), t->dim() == 0);
-    else if (std::holds_alternative<bool>(a[i])) rt.add_scalar(TypeCategory::Bool);
-    else if (std::holds_alternative<SymInt>(a[i])) rt.add_scalar(TypeCategory::Integral);
-    else if (std::holds_alternative<double>(a[i])) rt.add_scalar(TypeCategory::Floating);
-  }
-  return rt.result(default_dtype());
-}
 
 double floor_div(const OpDef& op, double x, double y, bool integral) {
   if (integral) {
@@ -236,7 +225,7 @@ double int_pow(DType t, double b, double e) {
 template <Arith K, Form F>
 void cpu_arith(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   if (F == Form::Inplace) check_no_internal_overlap(op, o[0]);
-  const DType common = common_dtype(a, {0, 1});
+  const DType common = cpu::result_dtype(a, {0, 1});
   const bool integral = is_integral(common, true);
   double alpha = 1;
   if constexpr (K == Arith::Add || K == Arith::Sub || K == Arith::RSub) {

@@ -21,16 +21,6 @@ DType result_dtype(const MetaArgs& a, std::initializer_list<size_t> idx) {
   return rt.result(default_dtype());
 }
 
-DType result_dtype(std::span<const IValue> a, std::initializer_list<size_t> idx) {
-  ResultTypeState rt;
-  for (size_t i : idx) {
-    if (const Tensor* t = std::get_if<Tensor>(&a[i])) rt.add_tensor(t->dtype(), t->dim() == 0);
-    else if (std::holds_alternative<bool>(a[i])) rt.add_scalar(TypeCategory::Bool);
-    else if (std::holds_alternative<SymInt>(a[i])) rt.add_scalar(TypeCategory::Integral);
-    else if (std::holds_alternative<double>(a[i])) rt.add_scalar(TypeCategory::Floating);
-  }
-  return rt.result(default_dtype());
-}
 
 void check_predicate(const MetaArgs& a, size_t i) {
   const DType t = a.tensor(i).dtype;
@@ -70,7 +60,7 @@ void meta_cmp(const MetaArgs& a, MetaOut& out) {
 
 template <Cmp K>
 void cpu_cmp(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
-  nary_kernel(a, {0, 1}, o[0], result_dtype(a, {0, 1}), [](const double* v) -> double {
+  nary_kernel(a, {0, 1}, o[0], cpu::result_dtype(a, {0, 1}), [](const double* v) -> double {
     const double x = v[0], y = v[1];
     switch (K) {
       case Cmp::Eq: return x == y;
@@ -181,7 +171,7 @@ template <Clamp K>
 void cpu_clamp(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   if (K == Clamp::Inplace) check_no_internal_overlap(op, o[0]);
   const bool two = K != Clamp::Min && K != Clamp::Max;
-  const DType common = two ? result_dtype(a, {0, 1, 2}) : result_dtype(a, {0, 1});
+  const DType common = two ? cpu::result_dtype(a, {0, 1, 2}) : cpu::result_dtype(a, {0, 1});
   FE_CHECK(!(K == Clamp::Inplace && !can_cast(common, o[0].dtype())), DTypeError, op.schema.ns, "::", op.schema.name,
            ": result type ", torch_dtype(common), " can't be cast to the desired output type ",
            torch_dtype(o[0].dtype()));
@@ -220,7 +210,7 @@ void meta_bitwise(const MetaArgs& a, MetaOut& out) {
 }
 void check_bitwise_dtype(const OpDef& op, DType t) {
   FE_CHECK(!is_floating(t), DTypeError, op.schema.ns, "::", op.schema.name, ": \"", op.schema.name,
-           "_cpu\" not implemented for '", c10_type_name(t), "'");
+           "_cpu\" not implemented for '", scalar_type_name(t), "'");
 }
 void cpu_bitwise_not(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   const DType t = o[0].dtype();

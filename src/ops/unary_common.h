@@ -28,25 +28,6 @@ inline const TensorMeta& tensor_arg(const MetaArgs& a, size_t i) {
   return a.tensor(i);
 }
 
-/// c10's ScalarType name ("Long", "Bool"), used in kernel "not implemented for" messages.
-inline const char* c10_type_name(DType t) {
-  switch (t) {
-    case DType::UInt8: return "Byte";
-    case DType::Int8: return "Char";
-    case DType::Int16: return "Short";
-    case DType::Int32: return "Int";
-    case DType::Int64: return "Long";
-    case DType::Float16: return "Half";
-    case DType::BFloat16: return "BFloat16";
-    case DType::Float32: return "Float";
-    case DType::Float64: return "Double";
-    case DType::Bool: return "Bool";
-    case DType::Complex32: return "ComplexHalf";
-    case DType::Complex64: return "ComplexFloat";
-    case DType::Complex128: return "ComplexDouble";
-    default: return "Unknown";
-  }
-}
 
 /// Dtype of the real part: abs(complex64) is float32.
 inline DType real_dtype(DType t) {
