@@ -288,19 +288,25 @@ void meta_leaky_relu(const MetaArgs& a, MetaOut& out) {
   if (a.op().inplace) out.push(x);
   else out.push(pointwise_like(x));
 }
-void meta_hardtanh(const MetaArgs& a, MetaOut& out) {
+/// hardtanh's layout and checks for limits [lo, hi] (relu6 is hardtanh(0, 6) in PyTorch's decomposition).
+void hardtanh_meta(const MetaArgs& a, MetaOut& out, double lo, double hi) {
   const TensorMeta& x = tensor_arg(a, 0);
-  ew::require_number(a, 1);
-  ew::require_number(a, 2);
   FE_CHECK(x.dtype != DType::Bool, DTypeError, label(a), ": Bool inputs not supported for hardtanh");
   // Integer inputs truncate the limits; uint8 refuses negative ones.
-  FE_CHECK(x.dtype != DType::UInt8 || (int64_t(a.to_double(1)) >= 0 && int64_t(a.to_double(2)) >= 0), ValueError,
-           label(a), ": Cannot do hardtanh on an unsigned type with negative limits");
+  FE_CHECK(x.dtype != DType::UInt8 || (int64_t(lo) >= 0 && int64_t(hi) >= 0), ValueError, label(a),
+           ": Cannot do hardtanh on an unsigned type with negative limits");
   TensorMeta m = pointwise_like(x);
   m.strides = preserved_strides(x);  // like relu: a dense input keeps its strides
   if (a.op().inplace) out.push(x);
   else out.push(std::move(m));
 }
+void meta_hardtanh(const MetaArgs& a, MetaOut& out) {
+  tensor_arg(a, 0);
+  ew::require_number(a, 1);
+  ew::require_number(a, 2);
+  hardtanh_meta(a, out, a.to_double(1), a.to_double(2));
+}
+void meta_relu6(const MetaArgs& a, MetaOut& out) { hardtanh_meta(a, out, 0, 6); }
 // elu's Python reference defaults are floats (1.0); the check meets input_scale first, so an int 1
 // there (the schema default: an omitted argument) counts as the float default.
 void meta_elu(const MetaArgs& a, MetaOut& out) {
@@ -311,7 +317,8 @@ void meta_elu(const MetaArgs& a, MetaOut& out) {
     const bool dflt = i == 3 && a.is_int(i) && a.to_int(i) == 1;
     check_weak_scalar(a, dflt ? TypeCategory::Floating : a.scalar_category(i), names[i - 1]);
   }
-  out.push(pointwise_like(x));
+  if (a.op().inplace) out.push(x);
+  else out.push(pointwise_like(x));
 }
 void meta_softplus(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& x = tensor_arg(a, 0);
@@ -332,18 +339,22 @@ void cpu_leaky_relu(const OpDef& op, std::span<const IValue> a, std::span<Tensor
   const double s = cpu::number_of(a[1]);
   cpu::unary_kernel(a, o, [s](double x) { return x > 0 ? x : x * s; });
 }
-void cpu_hardtanh(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+void hardtanh_kernel(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o, double lo, double hi) {
   const DType t = o[0].dtype();
   FE_CHECK(t != DType::Bool, DTypeError, op_label(op), ": Bool inputs not supported for hardtanh");
-  double lo = cpu::number_of(a[1]), hi = cpu::number_of(a[2]);
   if (!is_floating(t)) lo = std::trunc(lo), hi = std::trunc(hi);
   FE_CHECK(t != DType::UInt8 || (lo >= 0 && hi >= 0), ValueError, op_label(op),
            ": cannot do hardtanh on an unsigned type with negative limits");
   if (op.inplace) check_no_internal_overlap(op, o[0].meta());
   cpu::unary_kernel(a, o, [lo, hi](double x) { return std::isnan(x) ? x : std::min(std::max(x, lo), hi); });
 }
+void cpu_hardtanh(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  hardtanh_kernel(op, a, o, cpu::number_of(a[1]), cpu::number_of(a[2]));
+}
+void cpu_relu6(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) { hardtanh_kernel(op, a, o, 0, 6); }
 void cpu_elu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   check_float_kernel(op, o[0].dtype(), "elu_cpu");
+  if (op.inplace) check_no_internal_overlap(op, o[0].meta());
   const double alpha = cpu::number_of(a[1]), scale = cpu::number_of(a[2]), in_scale = cpu::number_of(a[3]);
   cpu::unary_kernel(a, o, [=](double x) { return x > 0 ? x * scale : alpha * scale * std::expm1(x * in_scale); });
 }
@@ -363,6 +374,9 @@ void register_activation_ops(Registry& r) {
   r.add({"aten::hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", meta_hardtanh,
          cpu_hardtanh});
   r.add({"aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", meta_elu, cpu_elu});
+  r.add({"aten::elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)", meta_elu,
+         cpu_elu});
+  r.add({"aten::relu6(Tensor self) -> Tensor", meta_relu6, cpu_relu6});
   r.add({"aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", meta_softplus, cpu_softplus});
   r.add({"aten::relu(Tensor self) -> Tensor", meta_relu, cpu_relu});
   r.add({"aten::relu_(Tensor(a!) self) -> Tensor(a!)", meta_pointwise_inplace, cpu_relu});

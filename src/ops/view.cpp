@@ -391,6 +391,24 @@ void meta_alias(const MetaArgs& a, MetaOut& out) {
   out.alias_input0 = true;
 }
 
+// detach: a view of self that autograd does not track (a fresh tensor never requires grad).
+void meta_detach(const MetaArgs& a, MetaOut& out) {
+  TensorMeta m = a.tensor(0);
+  m.requires_grad = false;
+  out.push(std::move(m));
+  out.alias_input0 = true;
+}
+// detach_: only autograd state changes; the dispatcher returns self itself.
+void meta_detach_(const MetaArgs& a, MetaOut& out) { out.push(a.tensor(0)); }
+/// PyTorch refuses to detach a view in place (its meta cannot see view-ness; real tensors can).
+void cpu_detach_(const OpDef& op, std::span<const IValue> a, std::span<Tensor>) {
+  FE_CHECK(!std::get<Tensor>(a[0]).impl()->view_base, ValueError, op.schema.ns, "::", op.schema.name,
+           ": Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for "
+           "training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence "
+           "detach_() cannot be called on these gradients. To fix this error, please refer to the "
+           "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
+}
+
 // as_strided(self, size, stride, storage_offset?): any view of self's storage.
 void meta_as_strided(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& self = a.tensor(0);
@@ -426,6 +444,8 @@ void register_view_shape_ops(Registry& r) {
          meta_contiguous, cpu_copy_input0, DeviceRule::SameDevice, /*may_return_self=*/true});
   r.add({"aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", meta_clone, cpu_copy_input0});
   r.add({"aten::alias(Tensor(a) self) -> Tensor(a)", meta_alias});
+  r.add({"aten::detach(Tensor(a) self) -> Tensor(a)", meta_detach});
+  r.add({"aten::detach_(Tensor(a!) self) -> Tensor(a!)", meta_detach_, cpu_detach_});
   r.add({"aten::as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)",
          meta_as_strided});
 }

@@ -77,6 +77,14 @@ Tensor alias(const Tensor& self, SrcLocArg loc) {
   static const OpDef& d = op("aten::alias");
   return dispatch1(d, {self}, loc);
 }
+Tensor detach(const Tensor& self, SrcLocArg loc) {
+  static const OpDef& d = op("aten::detach");
+  return dispatch1(d, {self}, loc);
+}
+Tensor detach_(const Tensor& self, SrcLocArg loc) {
+  static const OpDef& d = op("aten::detach_");
+  return dispatch1(d, {self}, loc);
+}
 Tensor as_strided(const Tensor& self, Sizes size, Sizes stride, std::optional<int64_t> storage_offset, SrcLocArg loc) {
   static const OpDef& d = op("aten::as_strided");
   if (!storage_offset) return dispatch1(d, {self, std::move(size), std::move(stride)}, loc);
@@ -135,6 +143,8 @@ Tensor Tensor::unflatten(int64_t dim, std::vector<SymInt> sizes, SrcLocArg loc) 
   return fe::unflatten(*this, dim, std::move(sizes), loc);
 }
 Tensor Tensor::contiguous(SrcLocArg loc) const { return fe::contiguous(*this, MemoryFormat::Contiguous, loc); }
+Tensor Tensor::detach(SrcLocArg loc) const { return fe::detach(*this, loc); }
+Tensor Tensor::detach_(SrcLocArg loc) const { return fe::detach_(*this, loc); }
 Tensor Tensor::clone(SrcLocArg loc) const { return fe::clone(*this, std::nullopt, loc); }
 Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step,
                      SrcLocArg loc) const {

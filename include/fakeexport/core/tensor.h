@@ -222,6 +222,8 @@ class Tensor {
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1, SrcLocArg loc = SrcLocArg::current()) const;
   Tensor unflatten(int64_t dim, std::vector<SymInt> sizes, SrcLocArg loc = SrcLocArg::current()) const;
   Tensor contiguous(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor detach(SrcLocArg loc = SrcLocArg::current()) const;
+  Tensor detach_(SrcLocArg loc = SrcLocArg::current()) const;
   Tensor clone(SrcLocArg loc = SrcLocArg::current()) const;
   /// x[..., start:end:step] along dim (Python indexing records start 0 and end INT64_MAX when omitted).
   Tensor slice(int64_t dim, std::optional<int64_t> start = {}, std::optional<int64_t> end = {}, int64_t step = 1,

@@ -36,6 +36,10 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format = MemoryFormat:
                   SrcLocArg loc = SrcLocArg::current());
 Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format = {}, SrcLocArg loc = SrcLocArg::current());
 Tensor alias(const Tensor& self, SrcLocArg loc = SrcLocArg::current());
+/// A view of `self` that does not require grad (aten::detach).
+Tensor detach(const Tensor& self, SrcLocArg loc = SrcLocArg::current());
+/// In-place detach; returns `self` (torch.export records it after lift_fresh_copy for constants).
+Tensor detach_(const Tensor& self, SrcLocArg loc = SrcLocArg::current());
 Tensor as_strided(const Tensor& self, Sizes size, Sizes stride, std::optional<int64_t> storage_offset = {},
                   SrcLocArg loc = SrcLocArg::current());
 
