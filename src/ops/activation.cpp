@@ -446,6 +446,14 @@ Tensor hardtanh(const Tensor& self, double min_val, double max_val, bool inplace
   static const OpDef& d_ = op("aten::hardtanh_");
   return dispatch1(inplace ? d_ : d, {self, min_val, max_val}, loc);
 }
+Tensor relu6(const Tensor& self, SrcLocArg loc) {
+  static const OpDef& d = op("aten::relu6");
+  return dispatch1(d, {self}, loc);
+}
+Tensor elu_(const Tensor& self, double alpha, SrcLocArg loc) {
+  static const OpDef& d = op("aten::elu_");
+  return dispatch1(d, {self, alpha}, loc);
+}
 Tensor elu(const Tensor& self, double alpha, SrcLocArg loc) {
   static const OpDef& d = op("aten::elu");
   return dispatch1(d, {self, alpha, SymInt(1), SymInt(1)}, loc);

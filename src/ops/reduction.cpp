@@ -201,6 +201,12 @@ void meta_var(const MetaArgs& a, MetaOut& out) {
   out.push(reduced_meta(x, mask, a.to_bool(3), real_dtype(x.dtype), KS));
 }
 
+// var.default/std.default(self, unbiased): a full reduction to a 0-dim tensor.
+void meta_var_all(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = a.tensor(0);
+  out.push(reduced_meta(x, all_dims(x.dim()), false, real_dtype(x.dtype)));
+}
+
 // ---- reference kernels
 /// Writes one value per group to output 0, in the output's row-major order.
 template <class F>
@@ -328,6 +334,10 @@ template <bool Sqrt>
 void cpu_var_dim(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   var_kernel<Sqrt>(op, std::get<Tensor>(a[0]), a[1], std::get<bool>(a[2]) ? 1.0 : 0.0, o[0]);
 }
+template <bool Sqrt>
+void cpu_var_all(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  var_kernel<Sqrt>(op, std::get<Tensor>(a[0]), IValue(None{}), std::get<bool>(a[1]) ? 1.0 : 0.0, o[0]);
+}
 }  // namespace
 
 void register_reduction_ops(Registry& r) {
@@ -358,6 +368,8 @@ void register_reduction_ops(Registry& r) {
          meta_var<KeepStrides::Contiguous>, cpu_var_correction<true>});
   r.add({"aten::std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
          meta_var<KeepStrides::Contiguous>, cpu_var_dim<true>});
+  r.add({"aten::var(Tensor self, bool unbiased=True) -> Tensor", meta_var_all, cpu_var_all<false>});
+  r.add({"aten::std(Tensor self, bool unbiased=True) -> Tensor", meta_var_all, cpu_var_all<true>});
   register_reduction_index_ops(r);
 }
 
@@ -436,6 +448,16 @@ Tensor var(const Tensor& self, const OptDims& dim, Correction correction, bool k
 Tensor var(const Tensor& self, std::initializer_list<int64_t> dim, Correction correction, bool keepdim,
            SrcLocArg loc) {
   return fe::var(self, OptDims(dim), correction, keepdim, loc);
+}
+Tensor detail::var_all(const Tensor& self, bool unbiased, SrcLocArg loc) {
+  static const OpDef& d = op("aten::var.default");
+  if (unbiased) return dispatch1(d, {self}, loc);  // torch.var(x, unbiased=True) records var.default(x)
+  return dispatch1(d, {self, false}, loc);
+}
+Tensor detail::std_all(const Tensor& self, bool unbiased, SrcLocArg loc) {
+  static const OpDef& d = op("aten::std.default");
+  if (unbiased) return dispatch1(d, {self}, loc);
+  return dispatch1(d, {self, false}, loc);
 }
 Tensor std(const Tensor& self, SrcLocArg loc) {
   static const OpDef& d = op("aten::std.correction");

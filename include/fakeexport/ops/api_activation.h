@@ -39,6 +39,10 @@ Tensor hardtanh(const Tensor& self, double min_val = -1.0, double max_val = 1.0,
                 SrcLocArg loc = SrcLocArg::current());
 /// F.elu(x, alpha): aten.elu(x, alpha).
 Tensor elu(const Tensor& self, double alpha = 1.0, SrcLocArg loc = SrcLocArg::current());
+/// F.elu_(x, alpha) / F.elu(x, alpha, inplace=True): aten.elu_(x, alpha); returns self.
+Tensor elu_(const Tensor& self, double alpha = 1.0, SrcLocArg loc = SrcLocArg::current());
+/// F.relu6(x): aten.relu6(x) (min(max(x, 0), 6)).
+Tensor relu6(const Tensor& self, SrcLocArg loc = SrcLocArg::current());
 /// F.softplus(x, beta, threshold): aten.softplus; the defaults are the schema's (int 1 and 20).
 Tensor softplus(const Tensor& self, Scalar beta = 1, Scalar threshold = 20, SrcLocArg loc = SrcLocArg::current());
 

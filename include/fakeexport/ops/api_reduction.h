@@ -2,6 +2,7 @@
 // Each function builds the argument list of one ATen op (as Python's arg parser would) and calls
 // dispatch(); none computes metadata itself.
 #pragma once
+#include <concepts>
 #include <initializer_list>
 #include <optional>
 #include <string_view>
@@ -63,6 +64,20 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim = {}, bool keepdim 
 // Variance and standard deviation, as Python records them: `x.var()` and
 // `x.var(dims, correction=c)` -> var.correction; `x.var(dims[, unbiased])` -> var.dim.
 Tensor var(const Tensor& self, SrcLocArg loc = SrcLocArg::current());
+namespace detail {
+Tensor var_all(const Tensor& self, bool unbiased, SrcLocArg loc);
+Tensor std_all(const Tensor& self, bool unbiased, SrcLocArg loc);
+}  // namespace detail
+/// torch.var(x, unbiased) -> var.default. A template so that `var(x, {0})` still means a dim list.
+template <std::same_as<bool> B>
+Tensor var(const Tensor& self, B unbiased, SrcLocArg loc = SrcLocArg::current()) {
+  return detail::var_all(self, unbiased, loc);
+}
+/// torch.std(x, unbiased) -> std.default.
+template <std::same_as<bool> B>
+Tensor std(const Tensor& self, B unbiased, SrcLocArg loc = SrcLocArg::current()) {
+  return detail::std_all(self, unbiased, loc);
+}
 Tensor var(const Tensor& self, const std::vector<int64_t>& dim, bool unbiased = true, bool keepdim = false,
            SrcLocArg loc = SrcLocArg::current());
 Tensor var(const Tensor& self, const OptDims& dim, Correction correction, bool keepdim = false,

@@ -185,6 +185,18 @@ def var_std_calls():
             yield call(op, T([2, 3, 4]), [1], unbiased)
             yield call(op, T([2, 3, 4]), [0, 2], unbiased, True)
             yield call(op, T([1, 3]), [0], unbiased)
+    # var.default/std.default(self, unbiased): torch.var(x, False) records them.
+    for op in ["aten::var", "aten::std"]:
+        for sizes in SHAPES:
+            yield call(op, T(sizes))
+            yield call(op, T(sizes), False)
+        for x in layouts([2, 3, 4]):
+            yield call(op, x, True)
+        for d in DTYPES_ALL:
+            yield call(op, T([2, 3], d), False)
+        yield call(op, T([2, 3]), unbiased=False)
+        yield call(op, NOT_TENSOR)
+        yield call(op, T([2, 3]), 1.5)
 
 
 def cumsum_calls():
@@ -252,8 +264,10 @@ def value_calls():
             yield vcall(op, x, [1], correction=0, keepdim=True)
             yield vcall(op, x, None, correction=2)
         for op in ["aten::sum", "aten::mean", "aten::prod", "aten::max", "aten::min", "aten::any", "aten::all",
-                   "aten::var.correction", "aten::std.correction"]:
+                   "aten::var.correction", "aten::std.correction", "aten::var", "aten::std"]:
             yield vcall(op, x)
+        for op in ["aten::var", "aten::std"]:
+            yield vcall(op, x, False)
         for op in ["aten::max.dim", "aten::min.dim", "aten::any.dim", "aten::all.dim", "aten::prod.dim_int",
                    "aten::argmax", "aten::argmin", "aten::cumsum"]:
             for d in [0, -1]:
