@@ -106,6 +106,25 @@ Tensor real_f32(fe::Sizes sizes, const std::vector<float>& v) {
   for (size_t i = 0; i < v.size(); ++i) t.data<float>()[i] = v[i];
   return t;
 }
+TEST(ApiActivation, Relu6AndEluInPlace) {
+  Tensor x = fe::empty({5});
+  const float in[] = {-2.f, 0.5f, 3.f, 6.5f, 10.f};
+  for (int i = 0; i < 5; ++i) x.data<float>()[i] = in[i];
+  Calls sink;
+  Tensor r, e;
+  {
+    fe::TraceScope scope(&sink);
+    r = fe::relu6(x);
+    e = fe::elu_(x, 0.5);
+  }
+  EXPECT_EQ(sink.calls, (std::vector<std::string>{"aten::relu6.default()", "aten::elu_.default(0.5, 1, 1)"}));
+  const float want6[] = {0.f, 0.5f, 3.f, 6.f, 6.f};
+  for (int i = 0; i < 5; ++i) EXPECT_FLOAT_EQ(r.data<float>()[i], want6[i]);
+  EXPECT_TRUE(e.is_same(x));
+  EXPECT_NEAR(x.data<float>()[0], 0.5 * std::expm1(-2.0), 1e-6);
+  EXPECT_FLOAT_EQ(x.data<float>()[4], 10.f);
+}
+
 }  // namespace
 
 TEST(ApiActivation, MoreActivationsRecordTheirOps) {

@@ -147,4 +147,24 @@ TEST(ApiReduction, RealValues) {
   EXPECT_THROW(real({}, {0}).max(), fe::ShapeError);
 }
 
+TEST(ApiReduction, VarStdDefault) {
+  Tensor x = real({1, 5, -2, 4, 0, 3}, {2, 3});
+  Recorder rec;
+  Tensor v, s, vu;
+  {
+    fe::TraceScope scope(&rec);
+    v = fe::var(x, false);  // torch.var(x, False) -> var.default(x, False)
+    s = fe::std(x, true);   // unbiased=True is the default: recorded without it
+    vu = fe::var(x, {1});   // a braced list still means dims
+  }
+  EXPECT_EQ(rec.ops, (std::vector<std::string>{"aten::var.default", "aten::std.default", "aten::var.dim"}));
+  EXPECT_EQ(fe::python_repr(rec.args[0][1]), "False");
+  EXPECT_EQ(fe::python_repr(rec.args[1][1]), "True");
+  EXPECT_EQ(v.dim(), 0);
+  // mean 11/6; sum of squared deviations 209/6 over 6 (biased) and 5 (unbiased).
+  EXPECT_NEAR(values(v)[0], 209.0 / 36.0, 1e-5);
+  EXPECT_NEAR(values(s)[0], std::sqrt(209.0 / 30.0), 1e-5);
+  EXPECT_EQ(vu.sizes().size(), 1u);
+}
+
 }  // namespace

@@ -122,4 +122,23 @@ TEST(ApiView, RealTensorsReadThroughViews) {
   EXPECT_EQ(flat.data<float>()[5], 5.0f);
 }
 
+TEST(ApiView, DetachAliasesAndDetachInPlaceReturnsSelf) {
+  Tensor x = fe::empty({2, 3});
+  for (int i = 0; i < 6; ++i) x.data<float>()[i] = static_cast<float>(i);
+  Tensor fresh = fe::empty({2});
+  fe_test::Recorder rec;
+  {
+    fe::TraceScope scope(&rec);
+    Tensor d = x.transpose(0, 1).detach();
+    EXPECT_EQ(d.data_ptr(), x.data_ptr());  // a view: same storage, transposed strides kept
+    EXPECT_EQ(d.strides()[0], 1);
+    EXPECT_EQ(d.strides()[1], 3);
+    Tensor s = fresh.detach_();
+    EXPECT_TRUE(s.is_same(fresh));
+  }
+  EXPECT_EQ(rec.ops, (std::vector<std::string>{"aten::transpose.int", "aten::detach.default", "aten::detach_.default"}));
+  // PyTorch refuses to detach a view in place.
+  EXPECT_THROW(x.transpose(0, 1).detach_(), fe::ValueError);
+}
+
 }  // namespace
