@@ -58,6 +58,13 @@ def make_tensor(spec, real=False):
         base = torch.tensor(vals, dtype=dtype_of(spec.dtype), device=spec.device)
     else:
         base = torch.empty(n, dtype=dtype_of(spec.dtype), device=spec.device)
+    # A contiguous spec that fills its whole storage is a fresh tensor, not a view (ops such as
+    # detach_ refuse views); every other layout is a view of a larger base.
+    numel = 1
+    for s in spec.sizes:
+        numel *= s
+    if spec.offset == 0 and spec.strides == opgen.contiguous_strides(spec.sizes) and n == max(numel, 1) and numel:
+        return base.reshape(spec.sizes).detach()
     return base.as_strided(spec.sizes, spec.strides, spec.offset)
 
 

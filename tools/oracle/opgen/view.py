@@ -338,9 +338,12 @@ def strided_calls():
         for x in layouts(sizes):
             yield call("aten::alias", x)
     yield call("aten::alias", 1)
-    # detach is alias without autograd. detach_ raises "Can't detach views in-place" for every input
-    # gen_ops builds (all are as_strided views of a base), and our fake inputs carry no view-ness,
-    # so only its argument errors are compared here; the view error is checked on real tensors.
+    # detach is alias without autograd. detach_ raises "Can't detach views in-place" for views, and
+    # our fake inputs carry no view-ness: its samples use fresh (contiguous, whole-storage) tensors;
+    # the view error is checked on real tensors.
+    for sizes in [[2, 3], [5], [], [2, 3, 4]]:
+        for d in SMALL_DTYPES:
+            yield call("aten::detach_", T(sizes, d))
     for sizes in VIEW_SHAPES:
         for x in layouts(sizes):
             yield call("aten::detach", x)
