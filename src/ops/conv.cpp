@@ -413,23 +413,29 @@ IValue opt_tensor_arg(const Tensor& t) { return t.defined() ? IValue(t) : IValue
 IValue int_list(const Sizes& s) { return std::vector<SymInt>(s.begin(), s.end()); }
 }  // namespace
 
-Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Sizes& stride,
-              const ConvPadding& padding, const Sizes& dilation, int64_t groups, SrcLocArg loc) {
-  static const OpDef& d = op("aten::conv1d");
-  static const OpDef& dp = op("aten::conv1d.padding");
+namespace {
+/// conv1d/conv2d: the `.padding` overload when padding is "same"/"valid", else the int-list one.
+Tensor conv_nd(const OpDef& d, const OpDef& dp, const Tensor& input, const Tensor& weight, const Tensor& bias,
+               const Sizes& stride, const ConvPadding& padding, const Sizes& dilation, int64_t groups,
+               SrcLocArg loc) {
   return dispatch1(padding.mode ? dp : d,
                    {input, weight, opt_tensor_arg(bias), int_list(stride),
                     padding.mode ? IValue(*padding.mode) : int_list(padding.ints), int_list(dilation), SymInt(groups)},
                    loc);
 }
+}  // namespace
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Sizes& stride,
+              const ConvPadding& padding, const Sizes& dilation, int64_t groups, SrcLocArg loc) {
+  static const OpDef& d = op("aten::conv1d");
+  static const OpDef& dp = op("aten::conv1d.padding");
+  return conv_nd(d, dp, input, weight, bias, stride, padding, dilation, groups, loc);
+}
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Sizes& stride,
               const ConvPadding& padding, const Sizes& dilation, int64_t groups, SrcLocArg loc) {
   static const OpDef& d = op("aten::conv2d");
   static const OpDef& dp = op("aten::conv2d.padding");
-  return dispatch1(padding.mode ? dp : d,
-                   {input, weight, opt_tensor_arg(bias), int_list(stride),
-                    padding.mode ? IValue(*padding.mode) : int_list(padding.ints), int_list(dilation), SymInt(groups)},
-                   loc);
+  return conv_nd(d, dp, input, weight, bias, stride, padding, dilation, groups, loc);
 }
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, const Sizes& stride,
                    const Sizes& padding, const Sizes& dilation, bool transposed, const Sizes& output_padding,

@@ -145,6 +145,17 @@ struct GroupWriter {
   GroupOffsets g;
 };
 
+
+/// Positions of v in sorted order (NaN last; descending puts the largest first). Stable: equal
+/// values keep their input order, as PyTorch's CPU sort/topk do.
+void stable_order(const std::vector<double>& v, bool descending, std::vector<size_t>& order) {
+  order.resize(v.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t p, size_t q) {
+    return descending ? less_nan_last(v[q], v[p]) : less_nan_last(v[p], v[q]);
+  });
+}
+
 void cpu_topk(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   const Tensor& x = std::get<Tensor>(a[0]);
   FE_CHECK(x.dtype() != DType::Bool, DTypeError, op_label(op), ": topk does not support bool dtypes on CPU");
@@ -154,12 +165,7 @@ void cpu_topk(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   const GroupWriter vals(o[0], mask), idx(o[1], mask);
   std::vector<size_t> order;
   for_each_group(x, mask, [&](size_t g, const std::vector<double>& v) {
-    order.resize(v.size());
-    std::iota(order.begin(), order.end(), size_t{0});
-    // Stable: equal values keep their input order (sorted=False returns the same order).
-    std::stable_sort(order.begin(), order.end(), [&](size_t p, size_t q) {
-      return largest ? less_nan_last(v[q], v[p]) : less_nan_last(v[p], v[q]);
-    });
+    stable_order(v, largest, order);
     for (int64_t j = 0; j < k; ++j) {
       vals.put(g, static_cast<size_t>(j), v[order[j]]);
       idx.put(g, static_cast<size_t>(j), static_cast<double>(order[j]));
@@ -172,11 +178,7 @@ void sort_kernel(const OpDef& op, const Tensor& x, int64_t dim, bool descending,
   const GroupWriter vals(o[0], mask), idx(o[1], mask);
   std::vector<size_t> order;
   for_each_group(x, mask, [&](size_t g, const std::vector<double>& v) {
-    order.resize(v.size());
-    std::iota(order.begin(), order.end(), size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](size_t p, size_t q) {
-      return descending ? less_nan_last(v[q], v[p]) : less_nan_last(v[p], v[q]);
-    });
+    stable_order(v, descending, order);
     for (size_t j = 0; j < order.size(); ++j) {
       vals.put(g, j, v[order[j]]);
       idx.put(g, j, static_cast<double>(order[j]));

@@ -224,14 +224,19 @@ def index_put_calls():
             yield vcall(op, T([4, 5], d), [None, I([2, 3], 5, "int32")], T([], d), True)
 
 
+def _index_dim_cases():
+    """(self sizes, dim, index, source) over shapes and every dim: 2 indices into self's dim."""
+    for sizes in [[5], [4, 5], [3, 4, 5], [2, 0, 3]]:
+        for dim in range(-len(sizes), len(sizes)):
+            src = list(sizes)
+            src[dim] = 2
+            yield sizes, dim, I([2], max(sizes[dim], 1)), T(src)
+
+
 def index_copy_calls():
     for op in ["aten::index_copy", "aten::index_copy_"]:
-        for sizes in [[5], [4, 5], [3, 4, 5], [2, 0, 3]]:
-            for dim in range(-len(sizes), len(sizes)):
-                m = max(sizes[dim], 1)
-                src = list(sizes)
-                src[dim] = 2
-                yield call(op, T(sizes), dim, I([2], m), T(src))
+        for sizes, dim, idx, src in _index_dim_cases():
+            yield call(op, T(sizes), dim, idx, src)
         yield call(op, T([]), 0, I([1], 1), T([]))
         yield call(op, T([4, 5]), 0, I([], 4), T([5]))
         for x in layouts([3, 4, 5]):
@@ -316,13 +321,9 @@ def calls():
 
 def index_add_calls():
     for op in ["aten::index_add", "aten::index_add_"]:
-        for sizes in [[5], [4, 5], [3, 4, 5], [2, 0, 3]]:
-            for dim in range(-len(sizes), len(sizes)):
-                m = max(sizes[dim], 1)
-                src = list(sizes)
-                src[dim] = 2
-                yield call(op, T(sizes), dim, I([2], m), T(src))
-                yield call(op, T(sizes), dim, I([2], m), T(src), alpha=2)
+        for sizes, dim, idx, src in _index_dim_cases():
+            yield call(op, T(sizes), dim, idx, src)
+            yield call(op, T(sizes), dim, idx, src, alpha=2)
         yield call(op, T([]), 0, I([1], 1), T([]))
         yield call(op, T([]), 0, I([], 1), T([]))
         yield call(op, T([4, 5]), 0, I([], 4), T([5]))
