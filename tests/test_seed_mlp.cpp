@@ -144,7 +144,7 @@ TEST(SeedMlpReal, ComputesLikeANaiveReference) {
   ASSERT_FALSE(y.is_fake());
   ASSERT_EQ(y.size(0), 4);
   ASSERT_EQ(y.size(1), 3);
-  auto at = [](const fe::Tensor& t, int64_t i, int64_t j) { return t.data<float>()[i * t.size(1) + j]; };
+  auto at = [](const fe::Tensor& t, int64_t i, int64_t j) { return t.data<float>()[i * t.size(1).expect_int() + j]; };
   auto vec = [](const fe::Tensor& t, int64_t i) { return t.data<float>()[i]; };
   const fe::Tensor &w1 = model.fc1->weight, &b1 = model.fc1->bias, &w2 = model.fc2->weight, &b2 = model.fc2->bias;
   for (int64_t r = 0; r < 4; ++r) {

@@ -31,8 +31,8 @@ const TensorMeta& Tensor::meta() const {
   return impl_->meta;
 }
 
-int64_t Tensor::size(int64_t d) const {
-  return meta().sizes[wrap_dim(d, dim(), "size")].expect_int();
+SymInt Tensor::size(int64_t d) const {
+  return meta().sizes[wrap_dim(d, dim(), "size")];
 }
 
 void* Tensor::data_ptr() const {

@@ -13,43 +13,59 @@ int64_t checked_mul(int64_t a, int64_t b, std::string_view what) {
   return r;
 }
 
+namespace {
+// Facts provable without a guard (PyTorch's definitely_true / size-oblivious checks): a symbolic
+// size never equals 0 or 1 here, since dynamic dims are 0/1-specialized and ranged [2, oo).
+bool known_eq(const SymInt& a, const SymInt& b) {
+  if (!a.is_symbolic() && !b.is_symbolic()) return a.hint() == b.hint();
+  return a.same_as(b) || statically_known_true(sym_eq(a, b));
+}
+}  // namespace
+
 SymInt TensorMeta::numel() const {
   int64_t n = 1;
-  for (SymInt s : sizes) n = checked_mul(n, s.expect_int(), "numel");
-  return n;
+  bool symbolic = false;
+  for (const SymInt& s : sizes) {
+    n = checked_mul(n, s.hint(), "numel");
+    symbolic |= s.is_symbolic();
+  }
+  if (!symbolic) return n;
+  SymInt r = 1;
+  for (const SymInt& s : sizes) r = r * s;
+  return r;
 }
 
+// From the hints: storage size is a memory estimate, never a reason to specialize a shape.
 int64_t TensorMeta::storage_nbytes() const {
-  if (numel().expect_int() == 0) return 0;
-  int64_t len = 1 + storage_offset.expect_int();
+  for (const SymInt& s : sizes)
+    if (s.hint() == 0) return 0;
+  int64_t len = 1 + storage_offset.hint();
   for (size_t i = 0; i < sizes.size(); ++i)
-    len += checked_mul(sizes[i].expect_int() - 1, strides[i].expect_int(), "storage size");
+    len += checked_mul(sizes[i].hint() - 1, strides[i].hint(), "storage size");
   return checked_mul(len, itemsize(dtype), "storage bytes");
 }
 
 bool TensorMeta::is_contiguous() const {
-  for (SymInt s : sizes)
-    if (s.expect_int() == 0) return true;  // empty tensors are contiguous whatever their strides
-  int64_t expected = 1;
+  for (const SymInt& s : sizes)
+    if (known_eq(s, 0)) return true;  // empty tensors are contiguous whatever their strides
+  SymInt expected = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
-    int64_t s = sizes[i].expect_int();
-    if (s == 1) continue;
-    if (strides[i].expect_int() != expected) return false;
-    expected *= s;
+    if (known_eq(sizes[i], 1)) continue;
+    if (!known_eq(strides[i], expected)) return false;
+    expected = expected * sizes[i];
   }
   return true;
 }
 
 bool TensorMeta::is_channels_last_contiguous() const {
   if (sizes.size() != 4) return false;
-  for (SymInt s : sizes)
-    if (s.expect_int() == 0) return true;
-  int64_t expected = 1;
+  for (const SymInt& s : sizes)
+    if (known_eq(s, 0)) return true;
+  SymInt expected = 1;
   for (int d : {1, 3, 2, 0}) {
-    const int64_t s = sizes[d].expect_int();
-    if (s == 1) continue;
-    if (strides[d].expect_int() != expected) return false;
-    expected *= s;
+    if (known_eq(sizes[d], 1)) continue;
+    if (!known_eq(strides[d], expected)) return false;
+    expected = expected * sizes[d];
   }
   return true;
 }
@@ -59,18 +75,28 @@ bool TensorMeta::is_non_overlapping_and_dense() const {
   std::vector<size_t> perm(sizes.size());
   std::iota(perm.begin(), perm.end(), 0);
   std::stable_sort(perm.begin(), perm.end(), [&](size_t a, size_t b) {
-    if (sizes[a].expect_int() < 2) return false;
-    if (sizes[b].expect_int() < 2) return true;
-    return strides[a].expect_int() < strides[b].expect_int();
+    if (sizes[a].hint() < 2) return false;
+    if (sizes[b].hint() < 2) return true;
+    return strides[a].hint() < strides[b].hint();
   });
-  int64_t expected = 1;
+  SymInt expected = 1;
   for (size_t d : perm) {
-    int64_t s = sizes[d].expect_int();
-    if (s == 1) continue;
-    if (strides[d].expect_int() != expected) return false;
-    expected *= s;
+    if (known_eq(sizes[d], 1)) continue;
+    if (!known_eq(strides[d], expected)) return false;
+    expected = expected * sizes[d];
   }
   return true;
+}
+
+bool operator==(const TensorMeta& a, const TensorMeta& b) {
+  auto same = [](IntSpan x, IntSpan y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!x[i].same_as(y[i])) return false;
+    return true;
+  };
+  return same(a.sizes, b.sizes) && same(a.strides, b.strides) && a.storage_offset.same_as(b.storage_offset) &&
+         a.dtype == b.dtype && a.device == b.device && a.layout == b.layout && a.requires_grad == b.requires_grad;
 }
 
 std::string TensorMeta::annotation() const {
@@ -78,7 +104,7 @@ std::string TensorMeta::annotation() const {
   s += '[';
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (i) s += ", ";
-    s += std::to_string(sizes[i].expect_int());
+    s += sizes[i].str();
   }
   return s + ']';
 }
@@ -86,9 +112,18 @@ std::string TensorMeta::annotation() const {
 DimVector contiguous_strides(IntSpan sizes) {
   DimVector st(sizes.size(), SymInt(1));
   int64_t acc = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
+  size_t i = sizes.size();
+  for (; i-- > 0;) {
+    if (sizes[i].is_symbolic()) break;
     st[i] = acc;
-    acc = checked_mul(acc, std::max<int64_t>(sizes[i].expect_int(), 1), "contiguous strides");
+    acc = checked_mul(acc, std::max<int64_t>(sizes[i].hint(), 1), "contiguous strides");
+  }
+  if (i == static_cast<size_t>(-1)) return st;
+  // Symbolic tail: stride[i] = prod(max(size[j], 1)) for j > i; symbolic sizes are >= 2.
+  SymInt sacc = acc;
+  for (++i; i-- > 0;) {
+    st[i] = sacc;
+    sacc = sacc * (sizes[i].is_symbolic() ? sizes[i] : SymInt(std::max<int64_t>(sizes[i].hint(), 1)));
   }
   return st;
 }

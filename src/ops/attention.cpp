@@ -188,7 +188,7 @@ void cpu_sdpa(const OpDef&, std::span<const IValue> args, std::span<Tensor> o) {
   const bool causal = std::get<bool>(args[5]);
   const TensorMeta& om = o[0].meta();
   const size_t rank = static_cast<size_t>(om.dim()), nb = rank - 2;
-  const int64_t L = q.size(-2), S = k.size(-2), E = q.size(-1), Ev = v.size(-1);
+  const int64_t L = q.size(-2).expect_int(), S = k.size(-2).expect_int(), E = q.size(-1).expect_int(), Ev = v.size(-1).expect_int();
   const double scale = std::holds_alternative<double>(args[6]) ? std::get<double>(args[6])
                                                                  : 1.0 / std::sqrt(static_cast<double>(E));
   auto qs = aligned_strides(q.meta(), rank), ks = aligned_strides(k.meta(), rank), vs = aligned_strides(v.meta(), rank);
@@ -196,8 +196,8 @@ void cpu_sdpa(const OpDef&, std::span<const IValue> args, std::span<Tensor> o) {
   // GQA: key/value head h serves query heads [h * rep, (h + 1) * rep).
   int64_t krep = 1, vrep = 1;
   if (std::get<bool>(args[7]) && nb >= 1) {
-    krep = om.sizes[nb - 1].expect_int() / std::max<int64_t>(k.size(-3), 1);
-    vrep = om.sizes[nb - 1].expect_int() / std::max<int64_t>(v.size(-3), 1);
+    krep = om.sizes[nb - 1].expect_int() / std::max<int64_t>(k.size(-3).expect_int(), 1);
+    vrep = om.sizes[nb - 1].expect_int() / std::max<int64_t>(v.size(-3).expect_int(), 1);
     if (k.size(-3) == 1) krep = 1;  // already broadcast by stride 0
     if (v.size(-3) == 1) vrep = 1;
     if (krep > 1) ks[nb - 1] = k.meta().strides[k.dim() - 3].expect_int();

@@ -286,7 +286,7 @@ void for_each_selected(const char* op, const Tensor& self, const std::vector<std
       int64_t c;
       if (k < g.first || g.count == 0) c = o[k];
       else if (k >= g.first + g.count) c = o[k - g.count + nr];
-      else c = idx::wrap_index(op, static_cast<double>(list[d]->at(o, nb, nr)), self.size(static_cast<int64_t>(d)));
+      else c = idx::wrap_index(op, static_cast<double>(list[d]->at(o, nb, nr)), self.size(static_cast<int64_t>(d)).expect_int());
       off += c * self.strides()[d].expect_int();
     }
     f(o, off);
@@ -345,7 +345,7 @@ void index_put_into(const OpDef& op, const Tensor& target, std::span<const IValu
            ": shape mismatch: value tensor of shape ", shape_str(values.sizes()),
            " cannot be broadcast to indexing result of shape ", shape_str(result));
   for (int64_t d = 0; d < values.dim(); ++d) {
-    const int64_t vs = values.size(d), rs = result[lead + d].expect_int();
+    const int64_t vs = values.size(d).expect_int(), rs = result[lead + d].expect_int();
     FE_CHECK(vs == 1 || vs == rs, ShapeError, "aten::", op.schema.name, ": shape mismatch: value tensor of shape ",
              shape_str(values.sizes()), " cannot be broadcast to indexing result of shape ", shape_str(result));
   }

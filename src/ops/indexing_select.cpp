@@ -176,7 +176,7 @@ void cpu_index_select(const OpDef&, std::span<const IValue> a, std::span<Tensor>
   const int64_t dim = self.dim() == 0 ? 0 : (std::get<SymInt>(a[1]).expect_int() + self.dim()) % self.dim();
   idx::for_each_index(o[0].sizes(), [&](const Ix& i) {
     Ix s = i;
-    if (self.dim() > 0) s[dim] = idx::wrap_index("aten::index_select", static_cast<double>(iv[i[dim]]), self.size(dim));
+    if (self.dim() > 0) s[dim] = idx::wrap_index("aten::index_select", static_cast<double>(iv[i[dim]]), self.size(dim).expect_int());
     idx::store(o[0], idx::offset_of(o[0], i), idx::at(self, s));
   });
 }
@@ -187,7 +187,7 @@ void cpu_gather(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   const int64_t dim = wrap_dim(std::get<SymInt>(a[1]).expect_int(), self.dim(), "aten::gather");
   idx::for_each_index(index.sizes(), [&](const Ix& i) {
     Ix s = i;
-    if (self.dim() > 0) s[dim] = idx::wrap_index("aten::gather", static_cast<double>(index_at(index, i)), self.size(dim));
+    if (self.dim() > 0) s[dim] = idx::wrap_index("aten::gather", static_cast<double>(index_at(index, i)), self.size(dim).expect_int());
     else s.clear();
     idx::store(o[0], idx::offset_of(o[0], i), idx::at(self, s));
   });
@@ -202,7 +202,7 @@ void scatter_into(const Tensor& target, std::span<const IValue> a) {
   idx::for_each_index(index.sizes(), [&](const Ix& i) {
     Ix t = i;
     if (target.dim() > 0)
-      t[dim] = idx::wrap_index("aten::scatter", static_cast<double>(index_at(index, i)), target.size(dim));
+      t[dim] = idx::wrap_index("aten::scatter", static_cast<double>(index_at(index, i)), target.size(dim).expect_int());
     else t.clear();
     Ix s = i;
     if (src && src->dim() == 0) s.clear();
@@ -230,7 +230,7 @@ void index_copy_into(const Tensor& target, std::span<const IValue> a) {
   const size_t lead = result.size() - std::min<size_t>(result.size(), src.dim());
   idx::for_each_index(result, [&](const Ix& r) {
     Ix t = r;
-    t[dim] = idx::wrap_index("aten::index_copy", static_cast<double>(iv[r[dim]]), target.dim() == 0 ? 1 : target.size(dim));
+    t[dim] = idx::wrap_index("aten::index_copy", static_cast<double>(iv[r[dim]]), target.dim() == 0 ? 1 : target.size(dim).expect_int());
     if (target.dim() == 0) t.clear();
     Ix s(src.dim());
     for (int64_t d = 0; d < src.dim(); ++d) s[d] = src.size(d) == 1 ? 0 : r[lead + d];
@@ -259,7 +259,7 @@ void cpu_embedding(const OpDef&, std::span<const IValue> a, std::span<Tensor> o)
   const Tensor& indices = std::get<Tensor>(a[1]);
   idx::for_each_index(o[0].sizes(), [&](const Ix& i) {
     const Ix s(i.begin(), i.end() - 1);
-    const int64_t row = idx::wrap_index("aten::embedding", static_cast<double>(index_at(indices, s)), w.size(0));
+    const int64_t row = idx::wrap_index("aten::embedding", static_cast<double>(index_at(indices, s)), w.size(0).expect_int());
     idx::store(o[0], idx::offset_of(o[0], i), idx::at(w, Ix{row, i.back()}));
   });
 }
@@ -308,7 +308,7 @@ void index_add_into(const Tensor& target, std::span<const IValue> a) {
   const bool is_bool = target.dtype() == DType::Bool;
   idx::for_each_index(result, [&](const Ix& r) {
     Ix t = r;
-    t[dim] = idx::wrap_index("aten::index_add", static_cast<double>(iv[r[dim]]), target.dim() == 0 ? 1 : target.size(dim));
+    t[dim] = idx::wrap_index("aten::index_add", static_cast<double>(iv[r[dim]]), target.dim() == 0 ? 1 : target.size(dim).expect_int());
     if (target.dim() == 0) t.clear();
     Ix s(src.dim());
     for (int64_t d = 0; d < src.dim(); ++d) s[d] = src.size(d) == 1 ? 0 : r[lead + d];
@@ -410,7 +410,7 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
   std::vector<IValue> args{weight, input};
   if (padding_idx || scale_grad_by_freq || sparse) {
     int64_t p = padding_idx.value_or(-1);
-    if (padding_idx && p < 0) p += weight.size(0);  // F.embedding normalises negative padding_idx
+    if (padding_idx && p < 0) p += weight.size(0).expect_int();  // F.embedding normalises negative padding_idx
     args.push_back(SymInt(p));
   }
   if (scale_grad_by_freq || sparse) args.push_back(scale_grad_by_freq);

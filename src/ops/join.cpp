@@ -243,7 +243,7 @@ void cpu_cat(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   for (const Tensor& t : ts) {
     if (t.numel() == 0) continue;  // empty inputs (legacy [0] ones included) add nothing
     copy_into(o[0], t, d, start, false);
-    start += t.size(d);
+    start += t.size(d).expect_int();
   }
 }
 
@@ -257,7 +257,7 @@ void cpu_repeat(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   const Tensor& self = std::get<Tensor>(a[0]);
   const size_t lead = o[0].dim() - self.dim();
   for_each_index(o[0].meta(), [&](std::vector<int64_t> idx, int64_t off) {
-    for (int64_t d = 0; d < self.dim(); ++d) idx[lead + d] %= self.size(d);
+    for (int64_t d = 0; d < self.dim(); ++d) idx[lead + d] %= self.size(d).expect_int();
     cpu::store_at(o[0], off, load_idx(self, idx, lead));
   });
 }
@@ -283,7 +283,7 @@ void cpu_repeat_interleave_int(const OpDef&, std::span<const IValue> a, std::spa
   const Tensor& self = std::get<Tensor>(a[0]);
   const bool flatten = std::holds_alternative<None>(a[2]);
   const int64_t d = flatten ? 0 : wrap_dim(std::get<SymInt>(a[2]).expect_int(), self.dim(), "aten::repeat_interleave");
-  const int64_t n = flatten ? self.numel() : self.size(d);
+  const int64_t n = flatten ? self.numel() : self.size(d).expect_int();
   gather_dim(self, flatten, d, interleave_map(std::vector<int64_t>(n, std::get<SymInt>(a[1]).expect_int())), o[0]);
 }
 
@@ -306,7 +306,7 @@ void cpu_repeat_interleave_self_tensor(const OpDef&, std::span<const IValue> a, 
   const Tensor& self = std::get<Tensor>(a[0]);
   const bool flatten = std::holds_alternative<None>(a[2]);
   const int64_t d = flatten ? 0 : wrap_dim(std::get<SymInt>(a[2]).expect_int(), self.dim(), "aten::repeat_interleave");
-  const int64_t n = flatten ? self.numel() : self.size(d);
+  const int64_t n = flatten ? self.numel() : self.size(d).expect_int();
   std::vector<int64_t> counts = int_values(std::get<Tensor>(a[1]));
   if (counts.size() == 1) counts.assign(static_cast<size_t>(n), counts[0]);
   gather_dim(self, flatten, d, interleave_map(counts), o[0]);

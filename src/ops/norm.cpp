@@ -321,7 +321,7 @@ void cpu_rms_norm(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) 
 void group_norm_kernel(const Tensor& x, const IValue& wv, const IValue& bv, int64_t g, double eps,
                        std::span<Tensor> o) {
   const std::vector<double> xs = rowmajor(x), w = opt_rowmajor(wv), b = opt_rowmajor(bv);
-  const int64_t n = x.size(0), c = x.size(1);
+  const int64_t n = x.size(0).expect_int(), c = x.size(1).expect_int();
   const int64_t hw = (n * c) != 0 ? static_cast<int64_t>(xs.size()) / (n * c) : 0;
   std::vector<double> out, mean, rstd;
   normalize_rows(xs, c / g * hw, eps, false, out, mean, rstd);
@@ -351,7 +351,7 @@ void bn_kernel(std::span<const IValue> a, std::span<Tensor> o, double eps) {
                             rv = opt_rowmajor(a[4]);
   // Stats broadcast against the channel dim: dim 1, or the only dim of a vector input.
   int64_t inner = 1;
-  for (int64_t d = 2; d < x.dim(); ++d) inner *= x.size(d);
+  for (int64_t d = 2; d < x.dim(); ++d) inner *= x.size(d).expect_int();
   const int64_t c = static_cast<int64_t>(rm.size());
   for (size_t e = 0; e < out.size(); ++e) {
     const int64_t ch = c ? static_cast<int64_t>(e) / inner % c : 0;

@@ -371,7 +371,7 @@ std::string header_for(const std::vector<Planned>& planned, const std::optional<
     h += "\",\"shape\":[";
     for (int64_t i = 0; i < p.tensor->dim(); ++i) {
       if (i) h += ',';
-      h += std::to_string(p.tensor->size(i));
+      h += std::to_string(p.tensor->size(i).expect_int());
     }
     h += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + p.nbytes) + "]}";
     offset += p.nbytes;

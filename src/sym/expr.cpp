@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "fakeexport/core/error.h"
+#include "fakeexport/core/symint.h"
 
 namespace fe::sym {
 
@@ -42,21 +43,8 @@ int64_t checked_pow(int64_t b, int64_t e) {
   }
   return r;
 }
-int64_t py_floordiv(int64_t a, int64_t b) {
-  FE_CHECK(b != 0, ValueError, "symbolic expression: division by zero in ", a, " // 0");
-  FE_CHECK(!(a == INT64_MIN && b == -1), ShapeError,
-           "symbolic expression: int64 overflow in ", a, " // ", b);
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-int64_t py_mod(int64_t a, int64_t b) {
-  FE_CHECK(b != 0, ValueError, "symbolic expression: modulo by zero in ", a, " % 0");
-  if (b == -1) return 0;
-  int64_t r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
+using fe::detail::py_floordiv;
+using fe::detail::py_mod;
 
 size_t mix(size_t h, size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
 

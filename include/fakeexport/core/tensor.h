@@ -54,7 +54,7 @@ class Tensor {
 
   IntSpan sizes() const { return meta().sizes; }
   IntSpan strides() const { return meta().strides; }
-  int64_t size(int64_t d) const;
+  SymInt size(int64_t d) const;
   int64_t dim() const { return meta().dim(); }
   int64_t numel() const { return meta().numel().expect_int(); }
   DType dtype() const { return meta().dtype; }

@@ -40,7 +40,8 @@ struct TensorMeta {
   /// "f32[4, 256]": the FX annotation, without quotes.
   std::string annotation() const;
 
-  friend bool operator==(const TensorMeta&, const TensorMeta&) = default;
+  /// Same metadata; symbolic sizes compare by simplified expression (no guard).
+  friend bool operator==(const TensorMeta&, const TensorMeta&);
 };
 
 /// Row-major strides for sizes, PyTorch's make_contiguous_strides_for (size 0/1 dims use max(size,1)).

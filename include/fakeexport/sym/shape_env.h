@@ -1,0 +1,144 @@
+// ShapeEnv: the symbols of one export, their value ranges, replacements and guards
+// (torch.fx.experimental.symbolic_shapes.ShapeEnv, without sympy). Owns every SymNode it hands out.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fakeexport/core/source_location.h"
+#include "fakeexport/core/symint.h"
+#include "fakeexport/sym/expr.h"
+#include "fakeexport/sym/symbol_names.h"
+
+namespace fe::sym {
+
+/// Unbounded end of a range (PyTorch's int_oo / -int_oo).
+inline constexpr int64_t kPosInf = INT64_MAX;
+inline constexpr int64_t kNegInf = INT64_MIN;
+
+/// Inclusive integer interval; kPosInf/kNegInf are infinite ends. Printed "VR[2, int_oo]".
+struct ValueRange {
+  int64_t lo = kNegInf, hi = kPosInf;
+  bool contains(int64_t v) const { return lo <= v && v <= hi; }
+  ValueRange operator&(const ValueRange& o) const;
+  std::string str() const;
+  friend bool operator==(const ValueRange&, const ValueRange&) = default;
+};
+
+class ShapeEnv;
+
+/// A symbolic value: the expression as created, plus how a tracer can compute it in a graph.
+struct SymNode {
+  Expr expr;
+  ShapeEnv* env = nullptr;
+  /// Built by user arithmetic `a op b` (op valid when a or b is symbolic); a leaf otherwise.
+  bool has_operands = false;
+  SymOp op = SymOp::Add;
+  SymInt a, b;
+  /// Tracer bookkeeping: the graph node computing this value, for trace `proxy_trace`.
+  mutable void* proxy = nullptr;
+  mutable uint64_t proxy_trace = 0;
+  /// Lazy proxy: `sym_size.int(size_of, size_dim)` for the first traced tensor having this size.
+  mutable void* size_of = nullptr;
+  mutable int64_t size_dim = 0;
+  /// Cache of env->replace(expr), valid while replacement_version() is unchanged.
+  mutable Expr replaced;
+  mutable uint64_t replaced_version = ~uint64_t{0};
+};
+
+/// How an input dim was marked in dynamic_shapes.
+enum class DimKind : uint8_t { Static, Auto, Dynamic, Named, Derived };
+
+/// One backed symbol (`s77`): where it came from and what is known about it.
+struct SymbolInfo {
+  std::string name;    ///< "s77"
+  std::string source;  ///< "L['x'].size()[0]", or the Dim name for a phantom root
+  int64_t hint = 0;
+  ValueRange range{2, kPosInf};
+  DimKind kind = DimKind::Auto;
+  std::string dim_name;  ///< the Dim's name for named dims (PyTorch's debug name)
+};
+
+/// A recorded guard: the relation that held on the example inputs, and who asked.
+struct Guard {
+  Rel rel;
+  Expr lhs, rhs;
+  std::string op;                ///< the ATen op whose meta asked; empty in user code
+  std::optional<SrcLocArg> call; ///< that op's call site
+  std::source_location where;    ///< the C++ line that turned the relation into a bool
+  std::string str() const;       ///< sympy's print: "Eq(s15, s77 + 2)", "s15 <= 512"
+};
+
+/// sympy's print of a relation: "Eq(a, b)", "Ne(a, b)", "a < b".
+std::string rel_str(Rel rel, const Expr& lhs, const Expr& rhs);
+Rel negate(Rel r);
+
+class ShapeEnv {
+ public:
+  ShapeEnv() = default;
+  ShapeEnv(const ShapeEnv&) = delete;
+  ShapeEnv& operator=(const ShapeEnv&) = delete;
+
+  /// A new backed symbol for an input dim (sN from the source's hash), range [max(2,lo), hi].
+  SymInt create_symbol(const std::string& source, int64_t hint, ValueRange range, DimKind kind,
+                       std::string dim_name = {});
+  /// Wraps an expression over this env's symbols (hint = its value on the example inputs).
+  SymInt make(Expr e, int64_t hint);
+  /// Result of user/meta arithmetic; remembers the operands for tracing.
+  SymInt make_binary(SymOp op, const SymInt& a, const SymInt& b);
+
+  /// The expression with every replacement applied.
+  Expr replace(const Expr& e) const;
+  const Expr& simplified(const SymNode& n) const;
+  /// Bumped whenever a replacement is added (invalidates SymNode::replaced caches).
+  uint64_t replacement_version() const { return version_; }
+
+  /// Bounds of an expression from the symbol ranges (interval arithmetic).
+  ValueRange bound(const Expr& e) const;
+  /// true/false when provable from ranges after replacements; nullopt otherwise.
+  std::optional<bool> static_eval(Rel rel, const Expr& lhs, const Expr& rhs) const;
+  /// Answers `lhs rel rhs` on the hints; unless statically known, records the guard, refines
+  /// ranges and, for equalities, adds a replacement (PyTorch's _maybe_guard_rel).
+  bool evaluate(Rel rel, const SymInt& lhs, const SymInt& rhs, std::source_location where);
+
+  /// The op being dispatched (provenance for guards asked inside meta functions).
+  struct OpContext {
+    std::string_view op;
+    const SrcLocArg* call = nullptr;
+  };
+  void set_context(OpContext c) { ctx_ = c; }
+  OpContext context() const { return ctx_; }
+
+  const std::vector<Guard>& guards() const { return guards_; }
+  const std::vector<SymbolInfo>& symbols() const { return symbols_; }
+  const SymbolInfo* symbol(std::string_view name) const;
+  SymbolInfo* symbol(std::string_view name);
+  /// Symbol -> replacement, e.g. s94 -> s77, s21 -> 5.
+  const std::map<std::string, Expr, std::less<>>& replacements() const { return replacements_; }
+  /// Forces `sym := value` (used for 0/1-style specializations and equalities from dynamic_shapes).
+  void set_replacement(const std::string& sym, const Expr& value, bool check_range = true);
+  /// Applies the guard Eq(a, b) as if user code had asked it (produce_guards' source equalities).
+  void equate(const Expr& a, const Expr& b, std::source_location where = std::source_location::current());
+
+ private:
+  int64_t hint_of(const std::string& sym) const;
+  void refine_ranges(Rel rel, const Expr& lhs, const Expr& rhs);
+  void maybe_replace(const Expr& lhs, const Expr& rhs);
+  void intersect_range(const std::string& sym, ValueRange r);
+
+  std::deque<SymNode> nodes_;
+  std::vector<SymbolInfo> symbols_;
+  std::map<std::string, size_t, std::less<>> by_name_;
+  std::map<std::string, Expr, std::less<>> replacements_;
+  std::vector<Guard> guards_;
+  SymbolIds ids_;
+  uint64_t version_ = 0;
+  OpContext ctx_;
+};
+
+}  // namespace fe::sym
