@@ -3,6 +3,7 @@
 #include <atomic>
 #include <unordered_map>
 
+#include "export/dynamic_shapes.h"
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/export/exported_program.h"
@@ -25,8 +26,16 @@ std::string flat_name(const std::string& dotted) {
 /// Records dispatched ops as call_function nodes; maps tensors to the nodes that produced them.
 class Tracer : public TraceSink {
  public:
-  Tracer(Graph& g, std::unordered_map<const nn::Module*, std::string> paths)
-      : g_(g), id_(g_next_trace_id++), paths_(std::move(paths)) {}
+  Tracer(Graph& g, std::unordered_map<const nn::Module*, std::string> paths, sym::ShapeEnv* env)
+      : g_(g), id_(g_next_trace_id++), paths_(std::move(paths)), env_(env) {}
+
+  // Guards asked while an op's meta runs name that op and its call site.
+  void begin_op(const OpDef& op, const SrcLocArg& loc) override {
+    if (env_) env_->set_context({op.qualified, &loc});
+  }
+  void end_op() override {
+    if (env_) env_->set_context({});
+  }
 
   void bind(const Tensor& t, Node* n) {
     t.impl()->trace_node = n;
@@ -97,6 +106,7 @@ class Tracer : public TraceSink {
   std::unordered_map<const nn::Module*, std::string> paths_;
   std::shared_ptr<const ModuleStack> stack_;
   uint64_t epoch_ = ~uint64_t{0};
+  sym::ShapeEnv* env_;
 };
 
 /// Puts fake twins into real state slots for the trace; restores the originals on scope exit.
@@ -122,7 +132,9 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
   Graph& g = ep.graph;
   std::unordered_map<const nn::Module*, std::string> paths;
   for (auto& [p, m] : module.named_modules()) paths.emplace(m, p);
-  Tracer tracer(g, std::move(paths));
+  ep.shape_env = std::make_shared<sym::ShapeEnv>();
+  sym::ShapeEnv& env = *ep.shape_env;
+  Tracer tracer(g, std::move(paths), &env);
 
   ep.state_dict = module.state_dict();  // the module's own tensors, before fake twins replace them
   FakeTensorMode fake_mode;
@@ -145,11 +157,33 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
   }
 
   std::vector<std::string> names = options.input_names.empty() ? module.forward_arg_names() : options.input_names;
-  std::vector<Tensor> fake_args;
+  for (size_t i = names.size(); i < args.size(); ++i) names.push_back("args_" + std::to_string(i));
+  std::vector<const TensorMeta*> example_metas;
   for (size_t i = 0; i < args.size(); ++i) {
     FE_CHECK(args[i].defined(), ValueError, "export: example input ", i, " is an undefined tensor");
+    example_metas.push_back(&args[i].meta());
+  }
+  detail::validate_dynamic_shapes(options.dynamic_shapes, names, example_metas);
+  std::vector<detail::InputDim> input_dims;
+  std::vector<Tensor> fake_args;
+  for (size_t i = 0; i < args.size(); ++i) {
     Tensor a = args[i].is_fake() ? args[i] : fake_like(args[i]);
-    Node* n = g.placeholder(i < names.size() ? names[i] : "args_" + std::to_string(i), a.meta());
+    auto spec = options.dynamic_shapes.find(names[i]);
+    if (spec != options.dynamic_shapes.end()) {
+      DimVector sizes = detail::make_input_sizes(env, names[i], a.meta(), &spec->second, input_dims);
+      bool symbolic = false;
+      for (const SymInt& s : sizes) symbolic |= s.is_symbolic();
+      if (symbolic) {
+        FE_CHECK(a.meta().is_contiguous(), UserError, "export: input '", names[i], "' (", a.meta().annotation(),
+                 ") has dynamic dims but is not contiguous; pass a contiguous example input");
+        TensorMeta m = a.meta();
+        m.strides = contiguous_strides(sizes);
+        m.sizes = std::move(sizes);
+        a = fake_like(a);
+        a.impl()->meta = std::move(m);
+      }
+    }
+    Node* n = g.placeholder(names[i], a.meta());
     if (!tracer.first_user_input) tracer.first_user_input = n;
     tracer.bind(a, n);
     fake_args.push_back(a);
@@ -161,6 +195,11 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
     TraceScope scope(&tracer);
     outs = module.forward_dyn(fake_args);
   }
+  // produce_guards: what dynamic_shapes promised must still hold after the trace.
+  detail::apply_spec_equalities(env, input_dims);
+  detail::check_constraints(env, input_dims);
+  ep.range_constraints = detail::range_constraints(env, input_dims);
+
   std::vector<Node*> out_nodes;
   for (const Tensor& t : outs) {
     FE_CHECK(t.defined(), ValueError, "export: forward returned an undefined tensor");

@@ -161,8 +161,7 @@ void print_program(std::ostream& os, const ExportedProgram& ep, const PrintOptio
   os << "    \nRange constraints: {";
   bool first = true;
   for (const auto& [sym, r] : ep.range_constraints) {
-    os << (first ? "" : ", ") << sym << ": VR[" << r.lo << ", "
-       << (r.hi == INT64_MAX ? std::string("int_oo") : std::to_string(r.hi)) << "]";
+    os << (first ? "" : ", ") << sym << ": " << r.str();
     first = false;
   }
   os << "}\n";

@@ -51,6 +51,13 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
            real_input->meta().annotation(), ") among the inputs of a fake computation");
 
   MetaOut mo;
+  struct OpScope {  // end_op also when the meta throws
+    TraceSink* sink;
+    ~OpScope() {
+      if (sink) sink->end_op();
+    }
+  } op_scope{t_sink};
+  if (t_sink) t_sink->begin_op(op, loc);
   run_meta(op, margs, mo);
 
   std::vector<Tensor> outs;

@@ -86,4 +86,7 @@ std::vector<Dim> dims(const std::vector<std::string>& names, int64_t min, int64_
   return out;
 }
 
+DimSpec::DimSpec(Dim::Hint h, int64_t min, int64_t max)
+    : kind_(h == Dim::AUTO ? Kind::Auto : h == Dim::DYNAMIC ? Kind::Dynamic : Kind::Static), min_(min), max_(max) {}
+
 }  // namespace fe

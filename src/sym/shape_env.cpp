@@ -134,6 +134,18 @@ SymInt ShapeEnv::create_symbol(const std::string& source, int64_t hint, ValueRan
   return SymInt(&nodes_.back(), hint);
 }
 
+SymInt ShapeEnv::named_symbol(const std::string& name, int64_t hint, ValueRange range) {
+  if (auto it = by_name_.find(name); it != by_name_.end()) {
+    FE_CHECK(symbols_[it->second].hint == hint, ValueError, "ShapeEnv: symbol ", name, " exists with hint ",
+             symbols_[it->second].hint, ", not ", hint);
+    return make(Expr::symbol(name), hint);
+  }
+  by_name_.emplace(name, symbols_.size());
+  symbols_.push_back({name, name, hint, range, DimKind::Auto, {}});
+  nodes_.push_back(SymNode{Expr::symbol(name), this});
+  return SymInt(&nodes_.back(), hint);
+}
+
 SymInt ShapeEnv::make(Expr e, int64_t hint) {
   if (e.is_constant()) return SymInt(e.constant());
   nodes_.push_back(SymNode{std::move(e), this});

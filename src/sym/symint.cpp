@@ -91,6 +91,11 @@ bool SymBool::guard(std::source_location where) const {
 
 std::string SymBool::str() const { return sym::rel_str(rel_, a_.expr(), b_.expr()); }
 
+void check(bool cond, std::string_view message, std::source_location where) {
+  FE_CHECK(cond, UserError, "check failed at ", where.file_name(), ":", where.line(), " in ", where.function_name(),
+           message.empty() ? "" : ": ", message);
+}
+
 SymBool SymBool::operator!() const { return {sym::negate(rel_), a_, b_}; }
 
 }  // namespace fe

@@ -35,6 +35,8 @@ class ValueError : public UserError { using UserError::UserError; };
 class IndexError : public UserError { using UserError::UserError; };
 /// A fake tensor's data was needed to decide a shape or a value (`item()`, boolean masks).
 class DataDependentError : public UserError { using UserError::UserError; };
+/// dynamic_shapes promised more than the program allows (specialized or related dims, narrower ranges).
+class ConstraintViolationError : public UserError { using UserError::UserError; };
 /// A real (non-fake) tensor requested on a device this machine cannot compute on.
 class DeviceUnavailableError : public UserError { using UserError::UserError; };
 

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <source_location>
 #include <string>
+#include <string_view>
 
 namespace fe {
 namespace sym {
@@ -146,6 +147,10 @@ inline SymBool sym_lt(const SymInt& a, const SymInt& b) { return {Rel::Lt, a, b}
 inline SymBool sym_le(const SymInt& a, const SymInt& b) { return {Rel::Le, a, b}; }
 inline SymBool sym_gt(const SymInt& a, const SymInt& b) { return {Rel::Gt, a, b}; }
 inline SymBool sym_ge(const SymInt& a, const SymInt& b) { return {Rel::Ge, a, b}; }
+/// torch._check: throws UserError (naming `where` and `message`) unless `cond`; a comparison of
+/// symbolic sizes inside `cond` has already recorded its guard, which export keeps.
+void check(bool cond, std::string_view message = {}, std::source_location where = std::source_location::current());
+
 /// PyTorch's statically_known_true: true only when provable without a guard.
 inline bool statically_known_true(const SymBool& b) { return b.maybe_static().value_or(false); }
 

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "fakeexport/export/graph.h"
+#include "fakeexport/sym/dims.h"
+#include "fakeexport/sym/shape_env.h"
 
 namespace fe {
 namespace nn { class Module; }
@@ -36,10 +38,6 @@ struct GraphSignature {
   std::vector<OutputSpec> outputs;
 };
 
-/// Value range of a symbol, [lo, hi] (hi = INT64_MAX means int_oo). Filled by symbolic shapes.
-struct ValueRange {
-  int64_t lo, hi;
-};
 
 /// One entry of the module call graph (root only unless signatures are preserved).
 struct ModuleCallEntry {
@@ -54,13 +52,19 @@ struct ExportedProgram {
   std::vector<std::pair<std::string, Tensor>> state_dict;
   /// Non-persistent buffers and lifted constants, by target name.
   std::vector<std::pair<std::string, Tensor>> constants;
-  std::map<std::string, ValueRange> range_constraints;
+  /// Ranges of the symbolic input dims, keyed by their printed expression ("s77", "s17*s77"),
+  /// in PyTorch's order (input by input, dim by dim; root symbols last).
+  std::vector<std::pair<std::string, sym::ValueRange>> range_constraints;
+  /// Owns the symbolic sizes in the graph's metadata; null for a static program.
+  std::shared_ptr<sym::ShapeEnv> shape_env;
   std::vector<ModuleCallEntry> module_call_graph;
 };
 
 struct ExportOptions {
   /// Placeholder names of user inputs; default: the module's forward_arg_names(), else args_0, ...
   std::vector<std::string> input_names;
+  /// Which input dims are dynamic, by forward argument name (torch.export's dynamic_shapes).
+  DynamicShapes dynamic_shapes;
   /// Run the verifier (re-runs every node's meta) before returning.
   bool verify = true;
 };

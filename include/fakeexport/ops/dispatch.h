@@ -16,6 +16,9 @@ class TraceSink {
   /// `outs` are the freshly produced tensors (empty for ops returning nothing).
   virtual void record(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs,
                       const SrcLocArg& loc) = 0;
+  /// Around each op's meta and kernel (provenance for guards the meta asks).
+  virtual void begin_op(const OpDef&, const SrcLocArg&) {}
+  virtual void end_op() {}
 };
 
 /// Installs a TraceSink for this thread for the scope's lifetime.

@@ -1,7 +1,10 @@
 // torch.export's dynamic-shape markers: Dim("name", min, max), derived dims `A*dim + B`, and the
 // hints Dim::AUTO / DYNAMIC / STATIC. Texts and rules follow PyTorch 2.14 (tests/test_sym_dims.cpp).
 #pragma once
+#include <concepts>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +63,37 @@ DerivedDim operator*(const DerivedDim& d, int64_t k);
 DerivedDim operator*(int64_t k, const DerivedDim& d);
 DerivedDim operator+(const DerivedDim& d, int64_t k);
 DerivedDim operator-(const DerivedDim& d, int64_t k);
+
+/// One entry of a dynamic_shapes spec: None (static), an int (static, checked), a Dim, a derived
+/// dim, or a hint Dim::AUTO / DYNAMIC / STATIC (AUTO and DYNAMIC with an optional range).
+class DimSpec {
+ public:
+  enum class Kind : uint8_t { None, Int, Auto, Dynamic, Static, Named, Derived };
+  DimSpec() = default;
+  DimSpec(std::nullopt_t) {}  // NOLINT: Python's None
+  template <std::integral I>
+  DimSpec(I v) : kind_(Kind::Int), value_(static_cast<int64_t>(v)) {}  // NOLINT
+  DimSpec(Dim d) : kind_(Kind::Named), dim_(std::move(d)) {}           // NOLINT
+  DimSpec(DerivedDim d) : kind_(Kind::Derived), derived_(std::move(d)) {}  // NOLINT
+  DimSpec(Dim::Hint h, int64_t min = 0, int64_t max = kIntOo);         // NOLINT: Dim.AUTO(min=, max=)
+
+  Kind kind() const { return kind_; }
+  int64_t value() const { return value_; }  ///< Kind::Int
+  const Dim& dim() const { return *dim_; }   ///< Kind::Named
+  const DerivedDim& derived() const { return *derived_; }  ///< Kind::Derived
+  int64_t min() const { return min_; }  ///< Auto/Dynamic hint range
+  int64_t max() const { return max_; }
+
+ private:
+  Kind kind_ = Kind::None;
+  int64_t value_ = 0, min_ = 0, max_ = kIntOo;
+  std::optional<Dim> dim_;
+  std::optional<DerivedDim> derived_;
+};
+
+/// dynamic_shapes of torch.export: per forward argument name, one DimSpec per dim. An argument
+/// that is absent is static.
+using DynamicShapes = std::map<std::string, std::vector<DimSpec>>;
 
 /// torch.export.dims("a", "b", min=..., max=...): one Dim per name, sharing the range.
 std::vector<Dim> dims(const std::vector<std::string>& names, int64_t min = 0, int64_t max = kIntOo);

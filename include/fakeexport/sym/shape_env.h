@@ -87,6 +87,9 @@ class ShapeEnv {
   /// A new backed symbol for an input dim (sN from the source's hash), range [max(2,lo), hi].
   SymInt create_symbol(const std::string& source, int64_t hint, ValueRange range, DimKind kind,
                        std::string dim_name = {});
+  /// The symbol `name` with that hint (created on first use; no hashed id). For tests and probes
+  /// that need fixed names, like tools/oracle/sym_probe.py.
+  SymInt named_symbol(const std::string& name, int64_t hint, ValueRange range = {2, kPosInf});
   /// Wraps an expression over this env's symbols (hint = its value on the example inputs).
   SymInt make(Expr e, int64_t hint);
   /// Result of user/meta arithmetic; remembers the operands for tracing.

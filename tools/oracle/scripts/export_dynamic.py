@@ -134,3 +134,15 @@ class Bad1Fixed(torch.nn.Module):
 
 record("cond", lambda: str(export(Bad1Fixed(), (torch.randn(3, 3),))))
 print("\n".join(sorted(os.listdir(OUT))))
+
+
+class RangeBad(torch.nn.Module):
+    """A named Dim whose range is wider than the code allows: Suggested fixes give the narrower Dim."""
+
+    def forward(self, x):
+        assert x.shape[0] <= 6
+        return x.sin()
+
+
+record("range_violation_error",
+       lambda: str(export(RangeBad(), (torch.randn(5),), dynamic_shapes={"x": (Dim("dim", min=3, max=100),)})))

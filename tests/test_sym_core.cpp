@@ -1,0 +1,101 @@
+// SymInt / ShapeEnv basics: arithmetic builds canonical expressions, comparisons guard and answer
+// from hints, equalities replace the (hint, name)-largest symbol, ranges refine, statically known
+// facts record nothing. Expectations checked against tools/oracle/sym_probe.py where PyTorch has them.
+#include <gtest/gtest.h>
+
+#include "test_sym_util.h"
+#include "fakeexport/core/error.h"
+
+namespace {
+using namespace fe;
+using fe_test::replacements_str;
+
+TEST(SymCore, ConcreteFastPathStaysConcrete) {
+  SymInt a = 6, b = 4;
+  EXPECT_FALSE((a * b + a).is_symbolic());
+  EXPECT_EQ((a * b + a).hint(), 30);
+  EXPECT_EQ(floordiv(SymInt(-7), 2).hint(), -4);
+  EXPECT_EQ(mod(SymInt(-7), 2).hint(), 1);
+  EXPECT_TRUE(a == 6);
+  static_assert(sizeof(SymInt) == 16);
+}
+
+TEST(SymCore, ArithmeticIsCanonicalAndKeepsHints) {
+  sym::ShapeEnv env;
+  SymInt s0 = env.named_symbol("s0", 4), s1 = env.named_symbol("s1", 8);
+  EXPECT_EQ((s1 * s0).str(), "s0*s1");
+  EXPECT_EQ((s0 * 2 + 1).str(), "2*s0 + 1");
+  EXPECT_EQ((s0 * 2 + 1).hint(), 9);
+  EXPECT_EQ((s0 - s0).is_symbolic(), false);
+  EXPECT_EQ(floordiv(s0 * 4, 2).str(), "2*s0");
+  EXPECT_TRUE(env.guards().empty());
+}
+
+TEST(SymCore, EqualityGuardReplacesLargerName) {
+  sym::ShapeEnv env;
+  SymInt s77 = env.named_symbol("s77", 4), s94 = env.named_symbol("s94", 4);
+  EXPECT_TRUE(s77 == s94);  // like broadcasting x + y
+  EXPECT_EQ(replacements_str(env), "s94 -> s77");
+  EXPECT_EQ(s94.str(), "s77");
+  ASSERT_EQ(env.guards().size(), 1u);
+  EXPECT_EQ(env.guards()[0].str(), "Eq(s77, s94)");
+  EXPECT_EQ(env.guards()[0].where.line(), __LINE__ - 5u);
+}
+
+TEST(SymCore, LargerHintIsSolvedFor) {
+  sym::ShapeEnv env;
+  SymInt s17 = env.named_symbol("s17", 8), s77 = env.named_symbol("s77", 4), s68 = env.named_symbol("s68", 32);
+  EXPECT_TRUE(s17 * s77 == s68);
+  EXPECT_EQ(replacements_str(env), "s68 -> s17*s77");
+}
+
+TEST(SymCore, RangesRefineAndTransferThroughReplacement) {
+  sym::ShapeEnv env;
+  SymInt w = env.named_symbol("s15", 18), x = env.named_symbol("s77", 16);
+  EXPECT_TRUE(w <= 512);
+  EXPECT_TRUE(x >= 16);
+  EXPECT_TRUE(w == x + 2);
+  EXPECT_EQ(replacements_str(env), "s15 -> s77 + 2");
+  EXPECT_EQ(env.symbol("s77")->range.str(), "VR[16, 510]");
+  EXPECT_EQ(env.bound(w.expr()).str(), "VR[18, 512]");
+}
+
+TEST(SymCore, StaticallyKnownFactsRecordNoGuard) {
+  sym::ShapeEnv env;
+  SymInt s0 = env.named_symbol("s0", 4);
+  EXPECT_FALSE(s0 == 1);  // sizes are >= 2
+  EXPECT_TRUE(s0 >= 0);
+  EXPECT_TRUE(s0 * 2 != 3);
+  EXPECT_TRUE(env.guards().empty());
+  EXPECT_TRUE(statically_known_true(sym_gt(s0, 1)));
+  EXPECT_FALSE(sym_eq(s0, 4).maybe_static().has_value());
+}
+
+TEST(SymCore, ExpectIntSpecializes) {
+  sym::ShapeEnv env;
+  SymInt s0 = env.named_symbol("s0", 5);
+  EXPECT_EQ(s0.expect_int(), 5);
+  EXPECT_EQ(replacements_str(env), "s0 -> 5");
+  EXPECT_EQ(s0.maybe_int(), 5);
+}
+
+TEST(SymCore, FalseComparisonRecordsTheNegation) {
+  sym::ShapeEnv env;
+  SymInt s0 = env.named_symbol("s0", 5);
+  EXPECT_FALSE(s0 > 8);
+  ASSERT_EQ(env.guards().size(), 1u);
+  EXPECT_EQ(env.guards()[0].str(), "s0 <= 8");
+  EXPECT_EQ(env.symbol("s0")->range.str(), "VR[2, 8]");
+}
+
+TEST(SymCore, CheckThrowsUserErrorWithLocation) {
+  try {
+    check(false, "x must be even");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("test_sym_core.cpp"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("x must be even"), std::string::npos);
+  }
+}
+
+}  // namespace
