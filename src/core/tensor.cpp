@@ -40,7 +40,13 @@ void* Tensor::data_ptr() const {
   return impl_->storage->data() + meta().storage_offset.expect_int() * itemsize(dtype());
 }
 
-double Tensor::item() const {
+double Tensor::item(SrcLocArg loc) const {
+  if (is_fake())
+    throw DataDependentError(detail::cat(
+        "aten::_local_scalar_dense: Could not extract the value of a fake tensor (", meta().annotation(), " on ",
+        device().str(), ") at ", loc.file_name(), ":", loc.line(), " in ", loc.function_name(),
+        ": it is data, unknown while exporting, so control flow on it cannot be traced. Express data-dependent "
+        "branches with fe::cond(pred, true_fn, false_fn, operands), which keeps both branches in the program."));
   if (!has_storage()) throw_fake_access(*this, "aten::_local_scalar_dense");
   FE_CHECK(numel() == 1, ValueError, "aten::_local_scalar_dense: a Tensor with ", numel(),
            " elements cannot be converted to Scalar");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fakeexport/core/tensor_meta.h"
+#include "fakeexport/export/graph.h"
 #include "fakeexport/sym/dims.h"
 #include "fakeexport/sym/shape_env.h"
 
@@ -40,5 +41,9 @@ void check_constraints(const sym::ShapeEnv& env, const std::vector<InputDim>& di
 /// ExportedProgram.range_constraints in PyTorch's order.
 std::vector<std::pair<std::string, sym::ValueRange>> range_constraints(const sym::ShapeEnv& env,
                                                                        const std::vector<InputDim>& dims);
+
+/// Re-expresses symbolic ints from the inputs' sizes (PyTorch's insert_deferred_runtime_asserts):
+/// hoisted sym_size.int nodes per input symbol, duplicates replaced, unused sym nodes removed.
+void fold_symbolic_nodes(Graph& g, sym::ShapeEnv& env);
 
 }  // namespace fe::detail

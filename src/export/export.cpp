@@ -24,7 +24,9 @@ std::string flat_name(const std::string& dotted) {
 }
 
 /// Records dispatched ops as call_function nodes; maps tensors to the nodes that produced them.
-class Tracer : public TraceSink {
+/// Symbolic ints get graph nodes lazily, as make_fx does: `sym_size.int(t, d)` for the first traced
+/// tensor carrying a size, operator nodes for arithmetic and comparisons done in user code.
+class Tracer : public TraceSink, public sym::SymTracer {
  public:
   Tracer(Graph& g, std::unordered_map<const nn::Module*, std::string> paths, sym::ShapeEnv* env)
       : g_(g), id_(g_next_trace_id++), paths_(std::move(paths)), env_(env) {}
@@ -40,6 +42,7 @@ class Tracer : public TraceSink {
   void bind(const Tensor& t, Node* n) {
     t.impl()->trace_node = n;
     t.impl()->trace_id = id_;
+    track_sizes(t.meta(), n);
   }
 
   Node* node_of(const Tensor& t) {
@@ -51,7 +54,10 @@ class Tracer : public TraceSink {
               const SrcLocArg& loc) override {
     std::vector<NodeArg> nargs;
     nargs.reserve(args.size());
-    for (const IValue& a : args) nargs.push_back(map_tensors<Node*>(a, [&](const Tensor& t) { return node_of(t); }));
+    for (const IValue& a : args) {
+      nargs.push_back(map_tensors<Node*>(a, [&](const Tensor& t) { return node_of(t); }));
+      symbolic_args_to_nodes(nargs.back());
+    }
     Node* n = g_.call(op, std::move(nargs));
     n->val.reserve(outs.size());
     for (const Tensor& t : outs) n->val.push_back(t.meta());
@@ -72,6 +78,14 @@ class Tracer : public TraceSink {
     for (const Tensor& t : outs) bind(t, n);
   }
 
+  // User arithmetic on sizes is traced at once (FX names such nodes add, mul, ...; they usually
+  // fold away later but keep their names taken).
+  void on_binary(const SymInt& r) override { (void)proxy(r); }
+  void on_compare(Rel rel, const SymInt& a, const SymInt& b) override {
+    static constexpr PyOp ops[] = {PyOp::Eq, PyOp::Ne, PyOp::Lt, PyOp::Le, PyOp::Gt, PyOp::Ge};
+    g_.sym_op(ops[static_cast<size_t>(rel)], {operand(a), operand(b)}, std::nullopt);
+  }
+
   /// Tensors the program reads but that are neither state nor inputs become lifted constants.
   struct Lifted {
     std::string target, node_name;
@@ -87,6 +101,50 @@ class Tracer : public TraceSink {
     constants.push_back({target, n->name(), t});
     bind(t, n);
     return n;
+  }
+
+  /// The first traced tensor with a symbolic size provides it (make_fx's track_tensor).
+  void track_sizes(const TensorMeta& m, Node* n) {
+    for (size_t d = 0; d < m.sizes.size(); ++d) {
+      const sym::SymNode* s = m.sizes[d].node();
+      if (!s || s->proxy_trace == id_) continue;
+      s->proxy_trace = id_;
+      s->proxy = nullptr;
+      s->size_of = n;
+      s->size_dim = static_cast<int64_t>(d);
+    }
+  }
+
+  /// The graph node computing a symbolic int, created on first need.
+  Node* proxy(const SymInt& v) {
+    const sym::SymNode* s = v.node();
+    if (s->proxy_trace == id_ && s->proxy) return static_cast<Node*>(s->proxy);
+    Node* n = nullptr;
+    if (s->proxy_trace == id_ && s->size_of) {
+      static const OpDef& sym_size = op("aten::sym_size.int");
+      n = g_.call(sym_size, {static_cast<Node*>(s->size_of), SymInt(s->size_dim)});
+    } else if (s->has_operands) {
+      static constexpr PyOp ops[] = {PyOp::Add, PyOp::Sub, PyOp::Mul, PyOp::FloorDiv, PyOp::Mod, PyOp::SymMin,
+                                     PyOp::SymMax};
+      n = g_.sym_op(ops[static_cast<size_t>(s->op)], {operand(s->a), operand(s->b)}, std::nullopt);
+    } else {
+      throw InternalError(detail::cat("export: symbolic value ", v.str(), " has no origin in the traced graph"));
+    }
+    n->sym_val = v;
+    s->proxy_trace = id_;
+    s->proxy = n;
+    return n;
+  }
+
+  /// A symbolic operand as a handle naming its node; a constant as itself.
+  NodeArg operand(const SymInt& v) { return v.is_symbolic() ? NodeArg(handle(v)) : NodeArg(v); }
+  SymInt handle(const SymInt& v) { return v.node()->env->make_handle(v, proxy(v)); }
+
+  void symbolic_args_to_nodes(NodeArg& a) {
+    if (auto* s = std::get_if<SymInt>(&a); s && s->is_symbolic()) *s = handle(*s);
+    if (auto* l = std::get_if<std::vector<SymInt>>(&a))
+      for (SymInt& x : *l)
+        if (x.is_symbolic()) x = handle(x);
   }
 
   std::shared_ptr<const ModuleStack> module_stack() {
@@ -187,12 +245,17 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
     if (!tracer.first_user_input) tracer.first_user_input = n;
     tracer.bind(a, n);
     fake_args.push_back(a);
-    ep.signature.inputs.push_back({InputKind::UserInput, n->name(), "", true});
+    ep.signature.inputs.push_back({InputKind::UserInput, n->target_name(), "", true});
   }
 
   std::vector<Tensor> outs;
   {
     TraceScope scope(&tracer);
+    env.set_tracer(&tracer);
+    struct Uninstall {
+      sym::ShapeEnv& env;
+      ~Uninstall() { env.set_tracer(nullptr); }
+    } uninstall{env};
     outs = module.forward_dyn(fake_args);
   }
   // produce_guards: what dynamic_shapes promised must still hold after the trace.
@@ -219,6 +282,8 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
       ep.constants.emplace_back(c.target, c.value);
     }
   }
+
+  if (!env.symbols().empty()) detail::fold_symbolic_nodes(g, env);
 
   // No dead-code elimination here: PyTorch 2.14's export keeps unused pure ops (checked by
   // tests/fixtures/export_ops_cpu.txt); DeadCodeElimination is a separate, opt-in pass.

@@ -105,6 +105,7 @@ Node* Graph::placeholder(std::string_view name, TensorMeta val, Node* before) {
   auto n = std::make_unique<Node>();
   n->op_ = NodeOp::Placeholder;
   n->name_ = unique_name(name);
+  if (n->name_ != name) n->target_name_ = std::string(name);
   n->val.push_back(std::move(val));
   return insert(std::move(n), before);
 }
@@ -130,6 +131,26 @@ Node* Graph::getitem(Node* src, int64_t index, Node* before) {
   return insert(std::move(n), before);
 }
 
+std::string_view py_op_name(PyOp op) {
+  static constexpr std::string_view names[] = {"add", "sub", "mul", "floordiv", "mod", "sym_min", "sym_max",
+                                               "eq",  "ne",  "lt",  "le",       "gt",  "ge"};
+  return names[static_cast<size_t>(op)];
+}
+std::string_view py_op_symbol(PyOp op) {
+  static constexpr std::string_view syms[] = {"+", "-", "*", "//", "%", "", "", "==", "!=", "<", "<=", ">", ">="};
+  return syms[static_cast<size_t>(op)];
+}
+
+Node* Graph::sym_op(PyOp op, std::vector<NodeArg> args, std::optional<SymInt> val, Node* before) {
+  auto n = std::make_unique<Node>();
+  n->op_ = NodeOp::SymOp;
+  n->py_op_ = op;
+  n->name_ = unique_name(py_op_name(op));
+  n->args_ = std::move(args);
+  n->sym_val = val;
+  return insert(std::move(n), before);
+}
+
 Node* Graph::output(std::vector<Node*> values) {
   auto n = std::make_unique<Node>();
   n->op_ = NodeOp::Output;
@@ -138,15 +159,28 @@ Node* Graph::output(std::vector<Node*> values) {
   return insert(std::move(n), nullptr);
 }
 
+void Graph::set_args(Node* n, std::vector<NodeArg> args) {
+  drop_uses(n);
+  n->args_ = std::move(args);
+  add_uses(n);
+}
+
 void Graph::replace_all_uses_with(Node* from, Node* to) {
   FE_INTERNAL_ASSERT(from != to, "replace_all_uses_with a node by itself");
   std::vector<Node*> users = from->users_;
   for (Node* u : users) {
     drop_uses(u);
+    // A symbolic int argument names its sym node through a handle: re-point it with a new handle.
+    auto repoint = [&](SymInt& s) {
+      if (graph_node_of(s) == from) s = s.node()->env->make_handle(s, to);
+    };
     for (NodeArg& a : u->args_) {
       if (auto* p = std::get_if<Node*>(&a); p && *p == from) *p = to;
       if (auto* l = std::get_if<std::vector<Node*>>(&a))
         std::replace(l->begin(), l->end(), from, to);
+      if (auto* si = std::get_if<SymInt>(&a)) repoint(*si);
+      if (auto* sl = std::get_if<std::vector<SymInt>>(&a))
+        for (SymInt& x : *sl) repoint(x);
     }
     add_uses(u);
   }

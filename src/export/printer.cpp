@@ -45,6 +45,12 @@ class SourceCache {
   std::unordered_map<std::string, std::vector<std::string>> files_;
 };
 
+/// A symbolic int argument prints as the sym node computing it.
+std::string int_str(const SymInt& v) {
+  if (Node* n = graph_node_of(v)) return n->name();
+  return v.str();
+}
+
 std::string arg_str(const NodeArg& a) {
   if (auto* n = std::get_if<Node*>(&a)) return (*n)->name();
   if (auto* l = std::get_if<std::vector<Node*>>(&a)) {
@@ -52,7 +58,21 @@ std::string arg_str(const NodeArg& a) {
     for (size_t i = 0; i < l->size(); ++i) s += (i ? ", " : "") + (*l)[i]->name();
     return s + "]";
   }
+  if (auto* v = std::get_if<SymInt>(&a); v && v->is_symbolic()) return int_str(*v);
+  if (auto* l = std::get_if<std::vector<SymInt>>(&a)) {
+    std::string s = "[";
+    for (size_t i = 0; i < l->size(); ++i) s += (i ? ", " : "") + int_str((*l)[i]);
+    return s + "]";
+  }
   return python_repr(a);
+}
+
+/// `sym_size_int * 2`, `torch.sym_max(a, b)`: FX's codegen of operator nodes.
+std::string sym_op_str(const Node& n) {
+  std::string a = arg_str(n.args()[0]), b = arg_str(n.args()[1]);
+  if (n.py_op() == PyOp::SymMin || n.py_op() == PyOp::SymMax)
+    return "torch." + std::string(py_op_name(n.py_op())) + "(" + a + ", " + b + ")";
+  return a + " " + std::string(py_op_symbol(n.py_op())) + " " + b;
 }
 
 std::string call_str(const Node& n) {
@@ -74,6 +94,7 @@ std::string call_str(const Node& n) {
 }
 
 std::string annotation(const Node& n) {
+  if (n.sym_val) return ": \"Sym(" + n.sym_val->str() + ")\"";
   if (n.val.size() != 1 || n.multi_output()) return "";
   return ": \"" + n.val[0].annotation() + "\"";
 }
@@ -99,11 +120,16 @@ void print_program(std::ostream& os, const ExportedProgram& ep, const PrintOptio
   }
 
   os << "ExportedProgram:\n    class GraphModule(torch.nn.Module):\n        def forward(self";
-  for (Node* p : g.placeholders()) os << ", " << p->name() << annotation(*p);
+  for (Node* p : g.placeholders()) os << ", " << p->target_name() << annotation(*p);
   os << "):\n";
 
   bool body_empty = true;
-  std::string prev_trace;
+  for (Node* p : g.placeholders())
+    if (p->target_name() != p->name()) {
+      os << ind << p->name() << " = " << p->target_name() << "\n";
+      body_empty = false;
+    }
+  std::optional<std::string> prev_trace;  // FX starts with None: a first node without a trace gets the comment
   for (const auto& up : g.nodes()) {
     const Node& n = *up;
     if (n.op() == NodeOp::Placeholder) continue;
@@ -126,14 +152,15 @@ void print_program(std::ostream& os, const ExportedProgram& ep, const PrintOptio
            << short_function_name(n.loc->function_name()) << ", code: " << src.line(n.loc->file_name(), n.loc->line())
            << "\n";
       }
-    } else if (!prev_trace.empty()) {
-      prev_trace.clear();
+    } else if (!prev_trace || !prev_trace->empty()) {
+      prev_trace = std::string();
       if (!body_empty) os << "    \n";
       os << ind << "# No stacktrace found for following nodes\n";
     }
     body_empty = false;
     os << ind << n.name() << annotation(n) << " = ";
     if (n.op() == NodeOp::GetItem) os << n.inputs()[0]->name() << "[" << n.index() << "]";
+    else if (n.op() == NodeOp::SymOp) os << sym_op_str(n);
     else os << call_str(n);
     std::vector<const Node*> dels;
     if (auto it = last_uses.find(&n); it != last_uses.end()) dels = it->second;

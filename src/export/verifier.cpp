@@ -24,8 +24,8 @@ void verify(const ExportedProgram& ep) {
   FE_INTERNAL_ASSERT(phs.size() == ep.signature.inputs.size(), "verify: ", phs.size(), " placeholders but ",
                      ep.signature.inputs.size(), " input specs");
   for (size_t i = 0; i < phs.size(); ++i)
-    FE_INTERNAL_ASSERT(phs[i]->name() == ep.signature.inputs[i].name, "verify: placeholder ", i, " is '",
-                       phs[i]->name(), "' but the signature says '", ep.signature.inputs[i].name, "'");
+    FE_INTERNAL_ASSERT(phs[i]->target_name() == ep.signature.inputs[i].name, "verify: placeholder ", i, " is '",
+                       phs[i]->target_name(), "' but the signature says '", ep.signature.inputs[i].name, "'");
   const auto& outs = std::get<std::vector<Node*>>(g.output_node()->args()[0]);
   FE_INTERNAL_ASSERT(outs.size() == ep.signature.outputs.size(), "verify: ", outs.size(), " outputs but ",
                      ep.signature.outputs.size(), " output specs");

@@ -71,8 +71,13 @@ Rel flip(Rel r) {  // a rel b  <=>  b flip(rel) a
 /// e == c*x + rest with x not free in rest: {c, rest}; nullopt when e is not linear in x.
 std::optional<std::pair<int64_t, Expr>> linear_in(const Expr& e, const std::string& x) {
   std::map<std::string, Expr, std::less<>> at0{{x, Expr(0)}}, at1{{x, Expr(1)}};
-  Expr rest = e.substitute(at0);
-  Expr c = e.substitute(at1) - rest;
+  Expr rest, c;
+  try {  // x inside a divisor (Mod(s0, s0//4)): substituting 0 divides by zero; not linear anyway
+    rest = e.substitute(at0);
+    c = e.substitute(at1) - rest;
+  } catch (const UserError&) {
+    return std::nullopt;
+  }
   if (!c.is_constant() || c.constant() == 0) return std::nullopt;
   if (!(c.constant() * Expr::symbol(x) + rest == e)) return std::nullopt;
   return std::make_pair(c.constant(), rest);
@@ -169,7 +174,16 @@ SymInt ShapeEnv::make_binary(SymOp op, const SymInt& a, const SymInt& b) {
   }
   if (e.is_constant()) return SymInt(e.constant());
   nodes_.push_back(SymNode{std::move(e), this, true, op, a, b});
-  return SymInt(&nodes_.back(), h);
+  SymInt r(&nodes_.back(), h);
+  if (tracer_ && ctx_.op.empty()) tracer_->on_binary(r);
+  return r;
+}
+
+SymInt ShapeEnv::make_handle(const SymInt& v, void* graph_node) {
+  FE_INTERNAL_ASSERT(v.is_symbolic(), "make_handle of a concrete value");
+  nodes_.push_back(SymNode{v.node()->expr, this});
+  nodes_.back().graph_node = graph_node;
+  return SymInt(&nodes_.back(), v.hint());
 }
 
 Expr ShapeEnv::replace(const Expr& e) const {

@@ -34,7 +34,9 @@ sym::ShapeEnv& env_of(const SymInt& a, const SymInt& b) {
 SymInt sym_binary(SymOp op, const SymInt& a, const SymInt& b) { return env_of(a, b).make_binary(op, a, b); }
 
 bool sym_compare(Rel rel, const SymInt& a, const SymInt& b, std::source_location where) {
-  return env_of(a, b).evaluate(rel, a, b, where);
+  sym::ShapeEnv& env = env_of(a, b);
+  env.trace_compare(rel, a, b);
+  return env.evaluate(rel, a, b, where);
 }
 
 }  // namespace detail

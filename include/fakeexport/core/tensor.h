@@ -71,8 +71,13 @@ class Tensor {
   void* data_ptr() const;
   template <class T>
   T* data() const { return static_cast<T*>(data_ptr()); }
-  /// Value of a one-element tensor (aten::_local_scalar_dense); DataAccessError when fake.
-  double item() const;
+  /// Value of a one-element tensor (aten::_local_scalar_dense). On a fake tensor the value is data:
+  /// DataDependentError naming the caller's line (control flow on it needs fe::cond).
+  double item(SrcLocArg loc = SrcLocArg::current()) const;
+  template <class T>
+  T item(SrcLocArg loc = SrcLocArg::current()) const {
+    return static_cast<T>(item(loc));
+  }
   /// Element values as text, like print(tensor); DataAccessError when fake.
   std::string values_string() const;
 

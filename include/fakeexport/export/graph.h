@@ -10,6 +10,7 @@
 
 #include "fakeexport/core/source_location.h"
 #include "fakeexport/ops/registry.h"
+#include "fakeexport/sym/shape_env.h"
 
 namespace fe {
 
@@ -26,17 +27,28 @@ struct ModuleFrame {
 using ModuleStack = std::vector<ModuleFrame>;
 
 /// FX node kinds. GetItem is FX's call_function on operator.getitem: element `index()` of a
-/// multi-output op's result (split, max.dim, native_layer_norm).
-enum class NodeOp : uint8_t { Placeholder, CallFunction, GetItem, Output };
+/// multi-output op's result (split, max.dim, native_layer_norm). SymOp is a call_function on a
+/// Python operator over symbolic ints (`sym_size_int * 2`, `sym_size_int == 4`).
+enum class NodeOp : uint8_t { Placeholder, CallFunction, GetItem, Output, SymOp };
+
+/// The Python operator of a SymOp node.
+enum class PyOp : uint8_t { Add, Sub, Mul, FloorDiv, Mod, SymMin, SymMax, Eq, Ne, Lt, Le, Gt, Ge };
+std::string_view py_op_name(PyOp op);    ///< "add", "sym_max", "eq": the node's name hint
+std::string_view py_op_symbol(PyOp op);  ///< "+", "//", "==" (empty for sym_min/sym_max)
 
 class Node {
  public:
   NodeOp op() const { return op_; }
   const std::string& name() const { return name_; }
+  /// Placeholder: the forward argument it binds (FX's target). Differs from name() when the
+  /// argument is a Python builtin (`input` -> node `input_1`, printed `input_1 = input`).
+  const std::string& target_name() const { return target_name_.empty() ? name_ : target_name_; }
   /// The operator of a call_function node; null otherwise.
   const OpDef* target() const { return target_; }
   /// GetItem: which element of its single input's outputs.
   int64_t index() const { return index_; }
+  /// SymOp: the operator.
+  PyOp py_op() const { return py_op_; }
   /// Whether the node's value is a tuple/list of tensors (consumed only through GetItem nodes).
   bool multi_output() const;
   /// call_function: all arguments in schema order; output: one TensorList of returned nodes.
@@ -48,6 +60,8 @@ class Node {
 
   /// Output metadata: one entry per tensor output; empty for ops returning nothing.
   std::vector<TensorMeta> val;
+  /// The symbolic int a sym_size.int or arithmetic SymOp node computes (printed "Sym(s77)").
+  std::optional<SymInt> sym_val;
   /// Where the op was called (std::source_location); absent for placeholders and output.
   std::optional<SrcLocArg> loc;
   /// nn_module_stack at the time of the call (shared among nodes of the same module call).
@@ -57,18 +71,31 @@ class Node {
   friend class Graph;
   NodeOp op_ = NodeOp::CallFunction;
   std::string name_;
+  std::string target_name_;
   const OpDef* target_ = nullptr;
   int64_t index_ = 0;
+  PyOp py_op_ = PyOp::Add;
   std::vector<NodeArg> args_;
   std::vector<Node*> users_;
 };
 
-/// Visits every Node* inside an argument value.
+/// The sym node a symbolic int argument refers to (set by the tracer); null for constants.
+inline Node* graph_node_of(const SymInt& s) {
+  return s.is_symbolic() ? static_cast<Node*>(s.node()->graph_node) : nullptr;
+}
+
+/// Visits every Node* inside an argument value (tensors, and sym nodes behind symbolic ints).
 template <class F>
 void for_each_node(const NodeArg& a, F&& f) {
   if (auto* n = std::get_if<Node*>(&a)) return f(*n);
   if (auto* l = std::get_if<std::vector<Node*>>(&a))
     for (Node* n : *l) f(n);
+  if (auto* s = std::get_if<SymInt>(&a)) {
+    if (Node* n = graph_node_of(*s)) f(n);
+  }
+  if (auto* l = std::get_if<std::vector<SymInt>>(&a))
+    for (const SymInt& s : *l)
+      if (Node* n = graph_node_of(s)) f(n);
 }
 
 class Graph {
@@ -86,9 +113,13 @@ class Graph {
              Node* before = nullptr);
   /// Appends `src[index]` (FX: operator.getitem), named "getitem", "getitem_1", ...
   Node* getitem(Node* src, int64_t index, Node* before = nullptr);
+  /// Appends (or inserts before `before`) `a op b` over symbolic ints; named after the operator.
+  Node* sym_op(PyOp op, std::vector<NodeArg> args, std::optional<SymInt> val, Node* before = nullptr);
   /// Appends the output node returning `values`.
   Node* output(std::vector<Node*> values);
 
+  /// Replaces the arguments of `n` (use-lists follow).
+  void set_args(Node* n, std::vector<NodeArg> args);
   /// Replaces every use of `from` by `to`; afterwards from->users() is empty.
   void replace_all_uses_with(Node* from, Node* to);
   /// Removes a node that has no users (InternalError otherwise).

@@ -46,6 +46,8 @@ struct SymNode {
   /// Lazy proxy: `sym_size.int(size_of, size_dim)` for the first traced tensor having this size.
   mutable void* size_of = nullptr;
   mutable int64_t size_dim = 0;
+  /// A graph's reference to the node computing this value (set on handles in graph arguments).
+  mutable void* graph_node = nullptr;
   /// Cache of env->replace(expr), valid while replacement_version() is unchanged.
   mutable Expr replaced;
   mutable uint64_t replaced_version = ~uint64_t{0};
@@ -78,6 +80,15 @@ struct Guard {
 std::string rel_str(Rel rel, const Expr& lhs, const Expr& rhs);
 Rel negate(Rel r);
 
+/// Sees symbolic arithmetic and comparisons done by user code (outside op metas) while tracing, so
+/// the graph can record them as FX does (operator nodes that later passes fold away).
+class SymTracer {
+ public:
+  virtual ~SymTracer() = default;
+  virtual void on_binary(const SymInt& result) = 0;
+  virtual void on_compare(Rel rel, const SymInt& a, const SymInt& b) = 0;
+};
+
 class ShapeEnv {
  public:
   ShapeEnv() = default;
@@ -94,6 +105,14 @@ class ShapeEnv {
   SymInt make(Expr e, int64_t hint);
   /// Result of user/meta arithmetic; remembers the operands for tracing.
   SymInt make_binary(SymOp op, const SymInt& a, const SymInt& b);
+  /// A copy of `v` whose node refers to `graph_node` (how graph arguments name sym nodes).
+  SymInt make_handle(const SymInt& v, void* graph_node);
+  /// Installed by the export tracer for the duration of a trace.
+  void set_tracer(SymTracer* t) { tracer_ = t; }
+  /// Reports a user-level comparison to the tracer (called by SymInt's comparison operators).
+  void trace_compare(Rel rel, const SymInt& a, const SymInt& b) {
+    if (tracer_ && ctx_.op.empty()) tracer_->on_compare(rel, a, b);
+  }
 
   /// The expression with every replacement applied.
   Expr replace(const Expr& e) const;
@@ -142,6 +161,7 @@ class ShapeEnv {
   SymbolIds ids_;
   uint64_t version_ = 0;
   OpContext ctx_;
+  SymTracer* tracer_ = nullptr;
 };
 
 }  // namespace fe::sym

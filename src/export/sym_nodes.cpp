@@ -1,0 +1,185 @@
+// After the trace, symbolic ints are re-expressed from the inputs' sizes, as PyTorch's
+// insert_deferred_runtime_asserts pass does: one sym_size.int per input symbol right after the
+// placeholders (no stack trace), every other sym node with the same value replaced by it, composite
+// values rebuilt from operator nodes, and sym nodes nobody uses dropped.
+#include <unordered_map>
+
+#include "export/dynamic_shapes.h"
+#include "fakeexport/core/error.h"
+#include "fakeexport/export/graph.h"
+
+namespace fe::detail {
+namespace {
+
+bool is_sym_node(const Node& n) {
+  static const OpDef& sym_size = op("aten::sym_size.int");
+  return n.op() == NodeOp::SymOp || (n.op() == NodeOp::CallFunction && n.target() == &sym_size);
+}
+
+class Folder {
+ public:
+  Folder(Graph& g, sym::ShapeEnv& env) : g_(g), env_(env) {}
+
+  void run() {
+    static const OpDef& sym_size = op("aten::sym_size.int");
+    std::vector<Node*> order;
+    for (const auto& n : g_.nodes()) order.push_back(n.get());
+    Node* first_body = nullptr;
+    for (Node* n : order)
+      if (n->op() != NodeOp::Placeholder) {
+        first_body = n;
+        break;
+      }
+    for (Node* ph : g_.placeholders()) {
+      const TensorMeta& m = ph->val[0];
+      for (size_t d = 0; d < m.sizes.size(); ++d) {
+        const SymInt& s = m.sizes[d];
+        if (!s.is_symbolic()) continue;
+        const sym::Expr e = s.expr();
+        if (!e.is_symbol() || known_.count(e.str())) continue;
+        Node* n = g_.call(sym_size, {ph, SymInt(static_cast<int64_t>(d))}, {}, first_body);
+        n->sym_val = s;
+        known_[e.str()] = n;
+      }
+    }
+    for (Node* n : order) {
+      if (n->op() == NodeOp::Placeholder || !n->sym_val || n->users().empty()) continue;
+      const sym::Expr e = n->sym_val->expr();
+      if (e.is_constant()) {
+        replace_with_constant(n, e.constant());
+        continue;
+      }
+      auto it = known_.find(e.str());
+      if (it != known_.end()) {
+        g_.replace_all_uses_with(n, it->second);
+      } else if (n->op() == NodeOp::CallFunction && n->inputs()[0]->op() != NodeOp::Placeholder) {
+        // The size of an intermediate tensor: computed from the inputs' sizes instead.
+        NodeArg v = reify(e, n);
+        if (auto* p = std::get_if<SymInt>(&v); p && graph_node_of(*p)) g_.replace_all_uses_with(n, graph_node_of(*p));
+      } else {
+        known_[e.str()] = n;
+      }
+    }
+    // Drop sym nodes without users (last to first, so chains go too).
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto it = g_.nodes().rbegin(); it != g_.nodes().rend(); ++it) {
+        Node* n = it->get();
+        if (is_sym_node(*n) && n->users().empty()) {
+          g_.erase(n);
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+
+ private:
+  /// Users of `n` read the constant instead (the value was specialized after it was traced).
+  void replace_with_constant(Node* n, int64_t c) {
+    std::vector<Node*> users = n->users();
+    for (Node* u : users) {
+      std::vector<NodeArg> args = u->args();
+      auto fix = [&](SymInt& s) {
+        if (graph_node_of(s) == n) s = SymInt(c);
+      };
+      for (NodeArg& a : args) {
+        if (auto* s = std::get_if<SymInt>(&a)) fix(*s);
+        if (auto* l = std::get_if<std::vector<SymInt>>(&a))
+          for (SymInt& s : *l) fix(s);
+      }
+      g_.set_args(u, std::move(args));
+    }
+  }
+
+  SymInt value_of(const sym::Expr& e) {
+    const int64_t hint = e.evaluate([&](std::string_view name) {
+      const sym::SymbolInfo* s = env_.symbol(name);
+      FE_INTERNAL_ASSERT(s, "reify: unknown symbol ", name);
+      return s->hint;
+    });
+    return env_.make(e, hint);
+  }
+
+  NodeArg node_arg(Node* n) { return NodeArg(env_.make_handle(*n->sym_val, n)); }
+
+  NodeArg binary(PyOp op, NodeArg a, NodeArg b, const sym::Expr& e, Node* before) {
+    Node* n = g_.sym_op(op, {std::move(a), std::move(b)}, value_of(e), before);
+    known_[e.str()] = n;
+    return node_arg(n);
+  }
+
+  /// The expression as graph values (hash-consed on the printed expression).
+  NodeArg reify(const sym::Expr& e, Node* before) {
+    if (e.is_constant()) return SymInt(e.constant());
+    if (auto it = known_.find(e.str()); it != known_.end()) return node_arg(it->second);
+    switch (e.kind()) {
+      case sym::Kind::Symbol:
+        throw InternalError(detail::cat("export: symbol ", e.str(), " is not the size of any input"));
+      case sym::Kind::Add: {
+        NodeArg acc;
+        sym::Expr acc_e(0);
+        bool first = true;
+        for (const auto& [t, c] : e.terms()) {
+          sym::Expr te = sym::Expr(c) * t;
+          NodeArg tv = c == 1 ? reify(t, before) : binary(PyOp::Mul, reify(t, before), SymInt(c), te, before);
+          if (first) {
+            acc = tv;
+            acc_e = te;
+            first = false;
+          } else {
+            acc_e = acc_e + te;
+            acc = binary(PyOp::Add, acc, tv, acc_e, before);
+          }
+        }
+        if (e.add_constant() != 0) acc = binary(PyOp::Add, acc, SymInt(e.add_constant()), e, before);
+        return acc;
+      }
+      case sym::Kind::Mul: {
+        NodeArg acc;
+        sym::Expr acc_e(1);
+        bool first = true;
+        for (const auto& [base, exp] : e.terms())
+          for (int64_t i = 0; i < exp; ++i) {
+            NodeArg bv = reify(base, before);
+            if (first) {
+              acc = bv;
+              acc_e = base;
+              first = false;
+            } else {
+              acc_e = acc_e * base;
+              acc = binary(PyOp::Mul, acc, bv, acc_e, before);
+            }
+          }
+        return acc;
+      }
+      case sym::Kind::FloorDiv:
+        return binary(PyOp::FloorDiv, reify(e.args()[0], before), reify(e.args()[1], before), e, before);
+      case sym::Kind::Mod:
+        return binary(PyOp::Mod, reify(e.args()[0], before), reify(e.args()[1], before), e, before);
+      case sym::Kind::Min:
+      case sym::Kind::Max: {
+        const bool is_min = e.kind() == sym::Kind::Min;
+        NodeArg acc = reify(e.args()[0], before);
+        sym::Expr acc_e = e.args()[0];
+        for (size_t i = 1; i < e.args().size(); ++i) {
+          acc_e = is_min ? sym::min(acc_e, e.args()[i]) : sym::max(acc_e, e.args()[i]);
+          acc = binary(is_min ? PyOp::SymMin : PyOp::SymMax, acc, reify(e.args()[i], before), acc_e, before);
+        }
+        return acc;
+      }
+      case sym::Kind::Const: break;
+    }
+    return SymInt(0);
+  }
+
+  Graph& g_;
+  sym::ShapeEnv& env_;
+  std::unordered_map<std::string, Node*> known_;
+};
+
+}  // namespace
+
+void fold_symbolic_nodes(Graph& g, sym::ShapeEnv& env) { Folder(g, env).run(); }
+
+}  // namespace fe::detail
