@@ -96,7 +96,7 @@ void meta_stack(const MetaArgs& a, MetaOut& out) {
   if (d < nd) {
     for (size_t i = 1; i < ts.size(); ++i)
       FE_CHECK(ts[i]->sizes == ts[0]->sizes, ShapeError, label(a), ": stack expects each tensor to be equal size, but got ",
-               shape_str(ts[0]->sizes), " at entry 0 and ", shape_str(ts[i]->sizes), " at entry ", i);
+               dims_str(ts[0]->sizes), " at entry 0 and ", dims_str(ts[i]->sizes), " at entry ", i);
     TensorMeta c = cat_meta(a, ts, d);
     DimVector sizes = ts[0]->sizes;
     sizes.insert_at(d, SymInt(static_cast<int64_t>(ts.size())));

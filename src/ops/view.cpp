@@ -26,31 +26,32 @@ std::string infer_size(IntSpan shape, const SymInt& numel, bool python, DimVecto
   SymInt newsize = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     const SymInt& d = shape[i];
-    if (d == -1) {  // guard_or_false: sizes are never -1
+    if (view_guard(py_rel(Rel::Eq, d, -1))) {  // guard_or_false: sizes are never -1
       if (infer) return "only one dimension can be inferred";
       infer = i;
-    } else if (d >= 0) {
+    } else if (view_guard(py_rel(Rel::Ge, d, 0))) {
       newsize *= d;
     } else if (python) {
       return detail::cat("invalid shape dimension ", d,
                          ". If this was symbolic, it was assumed to not be -1.If this was meant to be inferred, "
                          "please explicitly pass in -1.");
     } else {
-      return detail::cat("invalid shape dimension ", d, " at index ", i, " of shape ", shape_str(shape));
+      return detail::cat("invalid shape dimension ", d, " at index ", i, " of shape ", dims_str(shape));
     }
   }
-  const std::string invalid = detail::cat("shape '", shape_str(shape), "' is invalid for input of size ", numel);
+  auto invalid = [&] { return detail::cat("shape '", dims_str(shape), "' is invalid for input of size ", numel); };
+  auto ambiguous = [&] {
+    return detail::cat("cannot reshape tensor of 0 elements into shape ", dims_str(shape),
+                       " because the unspecified dimension size -1 can be any value and is ambiguous");
+  };
   res = DimVector(shape);
-  if (!infer) return view_guard(sym_eq(numel, newsize)) ? std::string() : invalid;
-  const std::string ambiguous = detail::cat("cannot reshape tensor of 0 elements into shape ", shape_str(shape),
-                                            " because the unspecified dimension size -1 can be any value and is "
-                                            "ambiguous");
+  if (!infer) return view_guard(sym_eq(numel, newsize)) ? std::string() : invalid();
   if (python) {  // torch._prims_common.infer_size: three torch._check's
-    if (!view_guard(sym_ne(newsize, 0))) return view_guard(sym_eq(numel, 0)) ? ambiguous : invalid;
-    if (!view_guard(sym_eq(sym_rem(numel, newsize), 0))) return invalid;
+    if (!view_guard(sym_ne(newsize, 0))) return view_guard(sym_eq(numel, 0)) ? ambiguous() : invalid();
+    if (!view_guard(sym_eq(sym_rem(numel, newsize), 0))) return invalid();
   } else if (newsize.maybe_int() == 0) {  // at::infer_size_impl
-    if (!view_guard(sym_eq(numel, newsize))) return invalid;
-    if (!view_guard(sym_ne(newsize, 0))) return ambiguous;
+    if (!view_guard(sym_eq(numel, newsize))) return invalid();
+    if (!view_guard(sym_ne(newsize, 0))) return ambiguous();
   } else {
     // TORCH_SYM_CHECK((newsize > 0 && numel % newsize == 0) || numel == newsize): PyTorch guards the
     // disjunction as one expression; known parts decide it without a guard, else the parts guard.
@@ -60,8 +61,8 @@ std::string infer_size(IntSpan shape, const SymInt& numel, bool python, DimVecto
     if ((kp == true && kd == true) || ks == true) ok = true;
     else if ((kp == false || kd == false) && ks == false) ok = false;
     else ok = (view_guard(pos) && view_guard(divides)) || view_guard(same);
-    if (!ok) return invalid;
-    if (!view_guard(sym_ne(newsize, 0))) return ambiguous;
+    if (!ok) return invalid();
+    if (!view_guard(sym_ne(newsize, 0))) return ambiguous();
   }
   res[*infer] = sym_div(numel, newsize);
   return {};
@@ -203,7 +204,7 @@ TensorMeta ref_view(const MetaArgs& a, const TensorMeta& self, IntSpan proposed)
   SymInt shape_numel = 1;
   for (const SymInt& s : shape) shape_numel = shape_numel * s;
   FE_CHECK(view_guard(sym_eq(numel, shape_numel)), ShapeError, label(a), ": Could not reshape a tensor with shape ",
-           shape_str(self.sizes), " as a tensor with shape ", shape_str(shape), "!");
+           dims_str(self.sizes), " as a tensor with shape ", dims_str(shape), "!");
   // _reshape_view_helper_core_alg: build the target dims left to right by merging and splitting.
   DimVector sz = self.sizes, st = self.strides;
   size_t idx = 0;
@@ -222,7 +223,7 @@ TensorMeta ref_view(const MetaArgs& a, const TensorMeta& self, IntSpan proposed)
     while (view_guard(sym_ne(sym_rem(accum, length), 0))) accum = accum * sz[++end];
     if (end != idx) {
       FE_CHECK(collapse_view(sz, st, idx, end), ShapeError, label(a), ": Cannot view a tensor with shape torch.Size(",
-               shape_str(self.sizes), ") and strides ", py_tuple(self.strides), " as a tensor with shape ",
+               dims_str(self.sizes), ") and strides ", py_tuple(self.strides), " as a tensor with shape ",
                py_tuple(shape), "!");
     }
     if (view_guard(sym_ne(accum, length))) split_dim(sz, st, idx, length);
@@ -317,7 +318,7 @@ void meta_unflatten(const MetaArgs& a, MetaOut& out) {
   std::string err = infer_size(sizes, self.sizes[dim], false, inferred);
   if (!err.empty()) {
     FE_CHECK(err.find("is invalid for input of size") == std::string::npos, ShapeError, label(a),
-             ": unflatten: Provided sizes ", shape_str(sizes), " don't multiply up to the size of dim ", dim, " (",
+             ": unflatten: Provided sizes ", dims_str(sizes), " don't multiply up to the size of dim ", dim, " (",
              self.sizes[dim], ") in the input tensor");
     throw ShapeError(detail::cat(label(a), ": unflatten got an unexpected error:\n", err));
   }
@@ -343,15 +344,15 @@ void check_sizes_nonnegative(const MetaArgs& a, IntSpan sizes) {
   }
   if (!neg) return;
   FE_CHECK(!zero, ShapeError, label(a), ": Trying to create tensor with negative dimension ", first_neg, ": ",
-           shape_str(sizes));
+           dims_str(sizes));
   throw ShapeError(detail::cat(label(a), ": numel: integer multiplication overflow"));
 }
 
 /// at::inferExpandGeometry: new leading dims and size-1 dims broadcast with stride 0.
 TensorMeta expand_meta(const MetaArgs& a, const TensorMeta& self, IntSpan sizes) {
   const int64_t ndim = static_cast<int64_t>(sizes.size()), tdim = self.dim();
-  FE_CHECK(ndim >= tdim, ShapeError, label(a), ": expand(", meta_type_string(self.dtype), "{", shape_str(self.sizes),
-           "}, size=", shape_str(sizes), "): the number of sizes provided (", ndim,
+  FE_CHECK(ndim >= tdim, ShapeError, label(a), ": expand(", meta_type_string(self.dtype), "{", dims_str(self.sizes),
+           "}, size=", dims_str(sizes), "): the number of sizes provided (", ndim,
            ") must be greater or equal to the number of dimensions in the tensor (", tdim, ")");
   TensorMeta m = self;
   m.sizes = DimVector(sizes);
@@ -369,7 +370,7 @@ TensorMeta expand_meta(const MetaArgs& a, const TensorMeta& self, IntSpan sizes)
     if (view_guard(sym_ne(size, target))) {
       FE_CHECK(view_guard(sym_eq(size, 1)), ShapeError, label(a), ": The expanded size of the tensor (", target,
                ") must match the existing size (", size, ") at non-singleton dimension ", i, ".  Target sizes: ",
-               shape_str(sizes), ".  Tensor sizes: ", shape_str(self.sizes));
+               dims_str(sizes), ".  Tensor sizes: ", dims_str(self.sizes));
       size = target;
       stride = 0;
     }
@@ -463,7 +464,7 @@ void meta_as_strided(const MetaArgs& a, MetaOut& out) {
   FE_CHECK(size.size() == stride.size(), ShapeError, label(a), ": mismatch in length of strides and shape");
   for (const SymInt& s : stride)
     FE_CHECK(view_guard(sym_ge(s, 0)), ShapeError, label(a),
-             ": as_strided: Negative strides are not supported at the moment, got strides: ", shape_str(stride));
+             ": as_strided: Negative strides are not supported at the moment, got strides: ", dims_str(stride));
   check_sizes_nonnegative(a, size);
   TensorMeta m = self;
   m.sizes = DimVector(size);

@@ -26,8 +26,14 @@ SymInt sym_rem(const SymInt& a, const SymInt& b);
 /// expanded difference with each symbol shifted to its lower bound (ShapeEnv._maybe_evaluate_static
 /// proves Ne(s0*(s1 - 1), s1 - 1) that way).
 std::optional<bool> view_static(const SymBool& b);
+/// SymBool::guard, tolerating the shared ShapeEnv's division by zero while it refines ranges
+/// from a guard over Mod/FloorDiv with symbolic divisors (the guard is recorded either way).
+bool safe_guard(const SymBool& b, std::source_location where = std::source_location::current());
 /// view_static, else the guarded answer (PyTorch's bool() / guard_or_* on backed sizes).
 bool view_guard(const SymBool& b, std::source_location where = std::source_location::current());
+
+/// "[s0, 8]": sizes for messages, printed without guards (the shared shape_str specializes).
+std::string dims_str(IntSpan s);
 
 /// Python's `a OP b` on ints and SymInts: an int on the left defers to the SymInt's reflected
 /// operator, so `3 <= s0` is the relation `s0 >= 3` (as PyTorch prints its guard).

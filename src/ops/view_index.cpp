@@ -160,7 +160,7 @@ void meta_select(const MetaArgs& a, MetaOut& out) {
   const SymInt index = a.sym_int(2);
   const SymInt size = self.sizes[d];
   FE_CHECK(!(view_guard(py_rel(Rel::Ge, index, size)) || view_guard(py_rel(Rel::Lt, index, -size))), IndexError,
-           label(a), ": select(): index ", index, " out of range for tensor of size ", shape_str(self.sizes),
+           label(a), ": select(): index ", index, " out of range for tensor of size ", dims_str(self.sizes),
            " at dimension ", dim);
   TensorMeta m = drop_dim(self, d);
   // Backed sizes decide the sign of the index.
@@ -205,7 +205,9 @@ void push_splits(MetaOut& out, const TensorMeta& self, int64_t d, IntSpan length
 /// pieces, not the size.
 DimVector split_lengths(const SymInt& dim_size, const SymInt& split_size) {
   if (split_size.maybe_int() == 0) return DimVector{dim_size};
-  const int64_t n = sym_div(dim_size + split_size - 1, split_size).expect_int();
+  const SymInt count = sym_div(dim_size + split_size - 1, split_size);
+  const int64_t n = count.hint();
+  if (count.is_symbolic()) safe_guard(sym_eq(count, n));  // guard_int: specializes the count
   DimVector lengths(std::max<int64_t>(n, 1), split_size);
   lengths.back() = split_size - (split_size * n - dim_size);
   return lengths;
@@ -218,13 +220,13 @@ void split_with_sizes_into(const MetaArgs& a, MetaOut& out, const TensorMeta& se
   for (const SymInt& s : sizes) {
     FE_CHECK(view_guard(sym_ge(s, 0)), ValueError, label(a),
              ": split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
-             shape_str(sizes));
+             dims_str(sizes));
     sum = sum + s;
   }
   const SymInt dim_size = self.sizes[d];
   FE_CHECK(view_guard(py_rel(Rel::Eq, sum, dim_size)), ShapeError, label(a),
            ": split_with_sizes expects split_sizes to sum exactly to ", dim_size, " (input tensor's size at dimension ",
-           dim, "), but got split_sizes=", shape_str(sizes));
+           dim, "), but got split_sizes=", dims_str(sizes));
   push_splits(out, self, d, sizes);
 }
 

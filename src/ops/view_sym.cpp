@@ -3,9 +3,11 @@
 // symbolic sizes (`numel // newsize`, `accum % length`), where sympy cancels common factors:
 // (24*s0)//s0 -> 24, Mod(s0*s1, s0) -> 0, Mod(s0, 3*s0) -> s0. Without those, guards PyTorch
 // never records (Ne(Mod(48*s0*s1, s0*s1), 0)) would appear.
+#include <algorithm>
 #include <map>
 #include <numeric>
 
+#include "fakeexport/core/error.h"
 #include "fakeexport/sym/shape_env.h"
 #include "ops/view_impl.h"
 
@@ -143,8 +145,33 @@ void poly_add(Poly& a, const Poly& b, int64_t c) {
   for (const auto& [m, k] : b) a[m] += c * k;
 }
 
+/// Pseudo-symbols standing for FloorDiv/Mod atoms known to be >= 0 (not >= 1 like shifted symbols).
+constexpr char kAtom = '\x01';
+
+/// What the signs of the coefficients prove, each shifted symbol being >= 1 and each atom >= 0.
+struct Sign {
+  bool nonneg = false, pos = false, nonpos = false, neg = false;
+};
+
+Sign poly_sign(const Poly& p) {
+  bool any_pos = false, any_neg = false, pos_unit = false, neg_unit = false;
+  for (const auto& [m, c] : p) {
+    const bool unit = std::none_of(m.begin(), m.end(), [](const auto& f) { return f.first[0] == kAtom; });
+    if (c > 0) any_pos = true, pos_unit = pos_unit || unit;
+    if (c < 0) any_neg = true, neg_unit = neg_unit || unit;
+  }
+  Sign r;
+  r.nonneg = !any_neg;
+  r.pos = !any_neg && pos_unit;
+  r.nonpos = !any_pos;
+  r.neg = !any_pos && neg_unit;
+  return r;
+}
+
 /// The expanded polynomial, with every symbol s of lower bound lo written as t + (lo - 1), t >= 1
 /// (what ShapeEnv._maybe_evaluate_static does before bounding). nullopt for FloorDiv/Mod/Min/Max.
+std::optional<Poly> shifted_poly(const sym::ShapeEnv& env, const Expr& e);
+
 std::optional<Poly> shifted_poly(const sym::ShapeEnv& env, const Expr& e) {
   switch (e.kind()) {
     case Kind::Const: return Poly{{{}, e.constant()}};
@@ -173,8 +200,61 @@ std::optional<Poly> shifted_poly(const sym::ShapeEnv& env, const Expr& e) {
       }
       return r;
     }
+    case Kind::Mod:
+    case Kind::FloorDiv: {
+      auto pp = shifted_poly(env, e.args()[0]), pq = shifted_poly(env, e.args()[1]);
+      if (!pp || !pq) return std::nullopt;
+      if (e.kind() == Kind::Mod) {  // sympy, on the expanded shifted form, evaluates Mod(p, q) to p when 0 < p < q
+        Poly diff = *pq;
+        poly_add(diff, *pp, -1);
+        if (poly_sign(*pp).pos && poly_sign(diff).pos) return pp;
+      }
+      // p // q and p % q are >= 0 for p >= 0, q > 0: an opaque nonnegative atom.
+      if (!poly_sign(*pp).nonneg || !poly_sign(*pq).pos) return std::nullopt;
+      return Poly{{{{std::string(1, kAtom) + e.str(), 1}}, 1}};
+    }
     default: return std::nullopt;
   }
+}
+
+/// What d's sign is known to be: d == 0, d != 0, d < 0, ... as a relation of d to 0.
+std::optional<bool> implied(Rel known, Rel asked) {
+  // known: `d known 0` holds; asked: does `d asked 0` hold?
+  if (known == asked) return true;
+  switch (known) {
+    case Rel::Eq: return asked == Rel::Le || asked == Rel::Ge;
+    case Rel::Ne: if (asked == Rel::Eq) return false; break;
+    case Rel::Lt: return asked == Rel::Le || asked == Rel::Ne;
+    case Rel::Gt: return asked == Rel::Ge || asked == Rel::Ne;
+    case Rel::Le: if (asked == Rel::Gt) return false; break;
+    case Rel::Ge: if (asked == Rel::Lt) return false; break;
+  }
+  return std::nullopt;
+}
+
+Rel mirror(Rel r) {  // d rel 0  <=>  -d mirror(rel) 0
+  switch (r) {
+    case Rel::Lt: return Rel::Gt;
+    case Rel::Gt: return Rel::Lt;
+    case Rel::Le: return Rel::Ge;
+    case Rel::Ge: return Rel::Le;
+    default: return r;
+  }
+}
+
+/// PyTorch evaluates a relation from the guards already recorded (ShapeEnv axioms and their
+/// implications) before recording a new one; `d` is lhs - rhs with replacements applied.
+std::optional<bool> from_guards(const sym::ShapeEnv& env, Rel rel, const Expr& d) {
+  for (const sym::Guard& g : env.guards()) {
+    const Expr gd = env.replace(g.lhs - g.rhs);
+    std::optional<Rel> known;
+    if (gd == d) known = g.rel;
+    else if (gd == -d) known = mirror(g.rel);
+    if (!known) continue;
+    if (auto k = implied(*known, rel)) return k;
+    if (auto k = implied(*known, sym::negate(rel)); k == true) return false;
+  }
+  return std::nullopt;
 }
 
 sym::ShapeEnv& env_of(const SymInt& a, const SymInt& b) {
@@ -187,26 +267,40 @@ std::optional<bool> view_static(const SymBool& b) {
   if (auto k = b.maybe_static()) return k;
   const SymInt &l = b.lhs(), &r = b.rhs();
   const sym::ShapeEnv& env = env_of(l, r);
+  if (auto k = from_guards(env, b.rel(), env.replace(l.expr() - r.expr()))) return k;
   auto p = shifted_poly(env, l.expr() - r.expr());
   if (!p) return std::nullopt;
-  bool pos = false, neg = false;
-  for (const auto& [m, c] : *p) {
-    if (c > 0) pos = true;
-    if (c < 0) neg = true;
-  }
-  if (pos == neg) return std::nullopt;  // mixed signs, or zero (maybe_static answers that)
-  switch (b.rel()) {  // lhs - rhs > 0 when pos, < 0 when neg (every shifted monomial is >= 1)
-    case Rel::Eq: return false;
-    case Rel::Ne: return true;
-    case Rel::Lt: case Rel::Le: return neg;
-    case Rel::Gt: case Rel::Ge: return pos;
+  const Sign sg = poly_sign(*p);  // the sign of lhs - rhs
+  switch (b.rel()) {
+    case Rel::Eq: if (sg.pos || sg.neg) return false; break;
+    case Rel::Ne: if (sg.pos || sg.neg) return true; break;
+    case Rel::Lt: if (sg.neg) return true; if (sg.nonneg) return false; break;
+    case Rel::Le: if (sg.nonpos) return true; if (sg.pos) return false; break;
+    case Rel::Gt: if (sg.pos) return true; if (sg.nonpos) return false; break;
+    case Rel::Ge: if (sg.nonneg) return true; if (sg.neg) return false; break;
   }
   return std::nullopt;
 }
 
+bool safe_guard(const SymBool& b, std::source_location where) {
+  try {
+    return b.guard(where);
+  } catch (const ValueError&) {
+    // The shared ShapeEnv records the guard, then its range refinement substitutes 0 for a symbol
+    // that also divides (Mod(s0, (s0//4))) and divides by zero; PyTorch learns nothing there either.
+    return b.hint();
+  }
+}
+
 bool view_guard(const SymBool& b, std::source_location where) {
   if (auto k = view_static(b)) return *k;
-  return b.guard(where);
+  return safe_guard(b, where);
+}
+
+std::string dims_str(IntSpan s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + s[i].str();
+  return out + "]";
 }
 
 SymBool py_rel(Rel rel, const SymInt& a, const SymInt& b) {
@@ -223,9 +317,9 @@ SymBool py_rel(Rel rel, const SymInt& a, const SymInt& b) {
 bool guard_and(const SymBool& p, const SymBool& q, std::source_location where) {
   const auto kp = view_static(p), kq = view_static(q);
   if (kp == false || kq == false) return false;
-  if (kp == true) return kq == true || q.guard(where);
-  if (kq == true) return p.guard(where);
-  return p.guard(where) && q.guard(where);
+  if (kp == true) return kq == true || safe_guard(q, where);
+  if (kq == true) return safe_guard(p, where);
+  return safe_guard(p, where) && safe_guard(q, where);
 }
 
 SymInt sym_div(const SymInt& a, const SymInt& b) {
