@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "fakeexport/core/error.h"
+#include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "test_sym_util.h"
 
@@ -219,7 +220,7 @@ TEST_F(SymView, CopiesAndAliases) {
 
 // ---- slice / select / narrow / split / chunk / unbind (view_index.py)
 
-Tensor slice(const Tensor& x, int64_t dim, std::optional<SymInt> start, std::optional<SymInt> end, SymInt step = 1) {
+Tensor sym_slice(const Tensor& x, int64_t dim, std::optional<SymInt> start, std::optional<SymInt> end, SymInt step = 1) {
   auto opt = [](std::optional<SymInt> v) { return v ? IValue(*v) : IValue(None{}); };
   return dispatch1(op("aten::slice.Tensor"), {x, SymInt(dim), opt(start), opt(end), step}, SrcLocArg::current());
 }
@@ -227,32 +228,32 @@ Tensor slice(const Tensor& x, int64_t dim, std::optional<SymInt> start, std::opt
 TEST_F(SymView, SliceStaticBounds) {
   sym(4);
   const Tensor x = sym_tensor({s0, 3});
-  EXPECT_EQ(desc(slice(x, 0, 1, {})), "sizes=[s0 - 1, 3] strides=[3, 1] offset=3");
-  EXPECT_EQ(desc(slice(x, 0, -1, {})), "sizes=[1, 3] strides=[3, 1] offset=3*s0 - 3");
-  EXPECT_EQ(desc(slice(x, 0, {}, -1)), "sizes=[s0 - 1, 3] strides=[3, 1] offset=0");
+  EXPECT_EQ(desc(sym_slice(x, 0, 1, {})), "sizes=[s0 - 1, 3] strides=[3, 1] offset=3");
+  EXPECT_EQ(desc(sym_slice(x, 0, -1, {})), "sizes=[1, 3] strides=[3, 1] offset=3*s0 - 3");
+  EXPECT_EQ(desc(sym_slice(x, 0, {}, -1)), "sizes=[s0 - 1, 3] strides=[3, 1] offset=0");
   EXPECT_EQ(guards_str(env), "");
 }
 
 TEST_F(SymView, SliceEndOfSymbolicDim) {
   sym(8);
   const Tensor x = sym_tensor({3, s0});
-  EXPECT_EQ(desc(slice(x, 1, 0, std::numeric_limits<int64_t>::max())), "sizes=[3, s0] strides=[s0, 1] offset=0");
-  EXPECT_EQ(desc(slice(x, 1, {}, {}, 2)), "sizes=[3, ((s0 + 1)//2)] strides=[s0, 2] offset=0");
+  EXPECT_EQ(desc(sym_slice(x, 1, 0, std::numeric_limits<int64_t>::max())), "sizes=[3, s0] strides=[s0, 1] offset=0");
+  EXPECT_EQ(desc(sym_slice(x, 1, {}, {}, 2)), "sizes=[3, ((s0 + 1)//2)] strides=[s0, 2] offset=0");
   EXPECT_EQ(guards_str(env), "");
-  EXPECT_EQ(desc(slice(x, 1, {}, 3)), "sizes=[3, 3] strides=[s0, 1] offset=0");
+  EXPECT_EQ(desc(sym_slice(x, 1, {}, 3)), "sizes=[3, 3] strides=[s0, 1] offset=0");
   EXPECT_EQ(guards_str(env), "s0 >= 3");
 }
 
 TEST_F(SymView, SliceEndClampsWithGuard) {
   sym(8);
-  EXPECT_EQ(desc(slice(sym_tensor({3, s0}), 1, {}, 100)), "sizes=[3, s0] strides=[s0, 1] offset=0");
+  EXPECT_EQ(desc(sym_slice(sym_tensor({3, s0}), 1, {}, 100)), "sizes=[3, s0] strides=[s0, 1] offset=0");
   EXPECT_EQ(guards_str(env), "s0 < 100");
   EXPECT_EQ(env.symbol("s0")->range.str(), "VR[2, 99]");
 }
 
 TEST_F(SymView, SliceStartEnd) {
   sym(8);
-  EXPECT_EQ(desc(slice(sym_tensor({3, s0}), 1, 2, 5)), "sizes=[3, 3] strides=[s0, 1] offset=2");
+  EXPECT_EQ(desc(sym_slice(sym_tensor({3, s0}), 1, 2, 5)), "sizes=[3, 3] strides=[s0, 1] offset=2");
   EXPECT_EQ(guards_str(env), "s0 >= 5");
   EXPECT_EQ(replacements_str(env), "");
 }
@@ -260,11 +261,11 @@ TEST_F(SymView, SliceStartEnd) {
 TEST_F(SymView, SliceBySymbols) {
   sym(8, 4, 3);
   const Tensor x = sym_tensor({3, s0});
-  EXPECT_EQ(desc(slice(x, 1, {}, s1)), "sizes=[3, s1] strides=[s0, 1] offset=0");
+  EXPECT_EQ(desc(sym_slice(x, 1, {}, s1)), "sizes=[3, s1] strides=[s0, 1] offset=0");
   EXPECT_EQ(guards_str(env), "s1 <= s0");
-  EXPECT_EQ(desc(slice(x, 1, s1, {})), "sizes=[3, s0 - s1] strides=[s0, 1] offset=s1");
+  EXPECT_EQ(desc(sym_slice(x, 1, s1, {})), "sizes=[3, s0 - s1] strides=[s0, 1] offset=s1");
   EXPECT_EQ(guards_str(env), "s1 <= s0");
-  EXPECT_EQ(desc(slice(x, 1, {}, s2 * 2)), "sizes=[3, 2*s2] strides=[s0, 1] offset=0");
+  EXPECT_EQ(desc(sym_slice(x, 1, {}, s2 * 2)), "sizes=[3, 2*s2] strides=[s0, 1] offset=0");
   EXPECT_EQ(guards_str(env, 1), "2*s2 <= s0");
   EXPECT_EQ(replacements_str(env), "");
 }
@@ -348,6 +349,71 @@ TEST_F(SymView, UnbindStaticAndSymbolic) {
   EXPECT_EQ(desc(rows[2]), "sizes=[2] strides=[1] offset=4");
   EXPECT_EQ(guards_str(env2), "Eq(s0, 3)");
   EXPECT_EQ(replacements_str(env2), "s0 -> 3");
+}
+
+}  // namespace
+
+// ---- join family: cat / stack / repeat / repeat_interleave / triu (view_join.py)
+namespace {
+using namespace fe;
+using fe_test::replacements_str;
+using fe_test::sym_str;
+using fe_test::sym_tensor;
+
+struct SymJoin : ::testing::Test {
+  sym::ShapeEnv env;
+};
+
+TEST_F(SymJoin, CatAddsSizesAndEquatesOthers) {
+  const SymInt s0 = env.named_symbol("s0", 4), s1 = env.named_symbol("s1", 6), s2 = env.named_symbol("s2", 4),
+               s3 = env.named_symbol("s3", 5);
+  const Tensor y = cat({sym_tensor({s0, s1}), sym_tensor({s2, s3})}, 1);
+  EXPECT_EQ(desc(y), "sizes=[s0, s1 + s3] strides=[s1 + s3, 1] offset=0");
+  EXPECT_EQ(guards_str(env), "Eq(s2, s0)");
+  EXPECT_EQ(replacements_str(env), "s2 -> s0");
+}
+
+TEST_F(SymJoin, CatWithoutGuards) {
+  const SymInt s0 = env.named_symbol("s0", 4), s1 = env.named_symbol("s1", 6);
+  EXPECT_EQ(desc(cat({sym_tensor({s0, 3}), sym_tensor({s1, 3})})), "sizes=[s0 + s1, 3] strides=[3, 1] offset=0");
+  const Tensor x = sym_tensor({s0, s1});
+  EXPECT_EQ(desc(cat({x, x.slice(1, {}, 1)}, 1)), "sizes=[s0, s1 + 1] strides=[s1 + 1, 1] offset=0");
+  EXPECT_EQ(desc(cat({sym_tensor({s0, 3}), sym_tensor({0})})), "sizes=[s0, 3] strides=[3, 1] offset=0");
+  EXPECT_EQ(guards_str(env), "");
+  EXPECT_EQ(replacements_str(env), "");
+  EXPECT_THROW(cat({x, x.t()}), ShapeError);  // s0 (4) vs s1 (6) in dim 1
+}
+
+TEST_F(SymJoin, StackEquatesAndViews) {
+  const SymInt s0 = env.named_symbol("s0", 4), s1 = env.named_symbol("s1", 4);
+  EXPECT_EQ(desc(stack({sym_tensor({s0, 3}), sym_tensor({s1, 3})})), "sizes=[2, s0, 3] strides=[3*s0, 3, 1] offset=0");
+  EXPECT_EQ(guards_str(env), "Eq(s1, s0)");
+  EXPECT_EQ(replacements_str(env), "s1 -> s0");
+  EXPECT_EQ(desc(stack({sym_tensor({s0, 3}), sym_tensor({s1, 3})}, 2)), "sizes=[s0, 3, 2] strides=[6, 2, 1] offset=0");
+  EXPECT_EQ(guards_str(env), "Eq(s1, s0)");
+}
+
+TEST_F(SymJoin, StackInnerDim) {
+  const SymInt s0 = env.named_symbol("s0", 4), s1 = env.named_symbol("s1", 6);
+  const Tensor x = sym_tensor({s0, s1});
+  EXPECT_EQ(desc(stack({x, x}, 1)), "sizes=[s0, 2, s1] strides=[2*s1, s1, 1] offset=0");
+  EXPECT_EQ(guards_str(env), "");
+}
+
+TEST_F(SymJoin, RepeatsAndTriangles) {
+  const SymInt s0 = env.named_symbol("s0", 4), s1 = env.named_symbol("s1", 5), s2 = env.named_symbol("s2", 6);
+  const Tensor x = sym_tensor({s0, 3});
+  EXPECT_EQ(desc(x.repeat({2, 1})), "sizes=[2*s0, 3] strides=[3, 1] offset=0");
+  EXPECT_EQ(desc(x.repeat({s1, 1, 1})), "sizes=[s1, s0, 3] strides=[3*s0, 3, 1] offset=0");
+  EXPECT_EQ(desc(x.repeat_interleave(2, 0)), "sizes=[2*s0, 3] strides=[3, 1] offset=0");
+  EXPECT_EQ(desc(x.repeat_interleave(2)), "sizes=[6*s0] strides=[1] offset=0");
+  EXPECT_EQ(desc(dispatch1(op("aten::repeat_interleave.self_int"), {x, s1, SymInt(1), None{}}, SrcLocArg::current())),
+            "sizes=[s0, 3*s1] strides=[3*s1, 1] offset=0");
+  const Tensor m = sym_tensor({s0, s2});
+  EXPECT_EQ(desc(m.triu(1)), "sizes=[s0, s2] strides=[s2, 1] offset=0");
+  EXPECT_EQ(desc(m.tril()), "sizes=[s0, s2] strides=[s2, 1] offset=0");
+  EXPECT_EQ(guards_str(env), "");
+  EXPECT_EQ(replacements_str(env), "");
 }
 
 }  // namespace
