@@ -14,14 +14,15 @@ namespace fe {
 namespace ops {
 namespace {
 
-/// c10::is_channels_last_strides_2d_s4: the strides NHWC-like (ambiguous cases prefer NCHW).
+/// c10::is_channels_last_strides_2d_s4: the strides NHWC-like (ambiguous cases prefer NCHW). A layout
+/// decision: answered on the hints, without guards.
 bool strides_like_channels_last(const TensorMeta& t) {
-  if (t.dim() != 4 || t.strides[1].expect_int() == 0) return false;
+  if (t.dim() != 4 || t.strides[1].hint() == 0) return false;
   int64_t min = 0;
   for (int d : {1, 3, 2, 0}) {
-    const int64_t size = t.sizes[d].expect_int(), stride = t.strides[d].expect_int();
+    const int64_t size = t.sizes[d].hint(), stride = t.strides[d].hint();
     if (size == 0 || stride < min) return false;
-    if (d == 0 && min == t.strides[1].expect_int()) return false;
+    if (d == 0 && min == t.strides[1].hint()) return false;
     min = stride;
     if (size > 1) min *= size;
   }
@@ -51,10 +52,10 @@ TensorMeta cat_meta(const MetaArgs& a, const std::vector<const TensorMeta*>& ts,
   for (size_t i = 0; i < ts.size(); ++i) {
     const TensorMeta* t = ts[i];
     if (t->dim() != example->dim()) {
-      FE_CHECK(t->sizes[0].expect_int() == 0, ShapeError, label(a),
+      FE_CHECK(view_guard(sym_eq(t->sizes[0], 0)), ShapeError, label(a),
                ": Number of dimensions of tensors must match.  Expected ", example->dim(),
                "-D tensors, but got 1-D for tensor number ", i, " in the list");
-    } else if (!(t->dim() == 1 && t->sizes[0].expect_int() == 0)) {
+    } else if (!(t->dim() == 1 && view_guard(sym_eq(t->sizes[0], 0)))) {
       filtered.push_back(t);
     }
   }
@@ -73,7 +74,7 @@ TensorMeta cat_meta(const MetaArgs& a, const std::vector<const TensorMeta*>& ts,
   for (size_t i = 0; i < filtered.size(); ++i) {
     for (int64_t k = 0; k < nd; ++k) {
       if (k == d) continue;
-      FE_CHECK(filtered[i]->sizes[k] == shape[k], ShapeError, label(a),
+      FE_CHECK(view_guard(sym_eq(filtered[i]->sizes[k], shape[k])), ShapeError, label(a),
                ": Sizes of tensors must match except in dimension ", d, ". Expected ", shape[k], " in dimension ", k,
                " but got ", filtered[i]->sizes[k], " for tensor number ", i, " in the list");
     }
@@ -94,9 +95,12 @@ void meta_stack(const MetaArgs& a, MetaOut& out) {
   const int64_t nd = ts[0]->dim();
   const int64_t d = wrap(a, a.to_int(1), nd + 1);
   if (d < nd) {
-    for (size_t i = 1; i < ts.size(); ++i)
-      FE_CHECK(ts[i]->sizes == ts[0]->sizes, ShapeError, label(a), ": stack expects each tensor to be equal size, but got ",
-               shape_str(ts[0]->sizes), " at entry 0 and ", shape_str(ts[i]->sizes), " at entry ", i);
+    for (size_t i = 1; i < ts.size(); ++i) {
+      bool same = ts[i]->dim() == ts[0]->dim();  // sym_eq(shape_i, shape_0): one torch._check
+      for (int64_t k = 0; same && k < nd; ++k) same = view_guard(sym_eq(ts[i]->sizes[k], ts[0]->sizes[k]));
+      FE_CHECK(same, ShapeError, label(a), ": stack expects each tensor to be equal size, but got ",
+               dims_str(ts[0]->sizes), " at entry 0 and ", dims_str(ts[i]->sizes), " at entry ", i);
+    }
     TensorMeta c = cat_meta(a, ts, d);
     DimVector sizes = ts[0]->sizes;
     sizes.insert_at(d, SymInt(static_cast<int64_t>(ts.size())));
@@ -122,7 +126,7 @@ void meta_repeat(const MetaArgs& a, MetaOut& out) {
   FE_CHECK(static_cast<int64_t>(reps.size()) >= self.dim(), ShapeError, label(a),
            ": Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
   for (size_t i = 0; i < reps.size(); ++i)
-    FE_CHECK(reps[i].expect_int() >= 0, ValueError, label(a), ": Repeats cannot be negative, found ", reps[i],
+    FE_CHECK(view_guard(sym_ge(reps[i], 0)), ValueError, label(a), ": Repeats cannot be negative, found ", reps[i],
              " at index ", i);
   const size_t lead = reps.size() - self.dim();
   DimVector shape;
@@ -141,15 +145,15 @@ void meta_repeat_interleave_int(const MetaArgs& a, MetaOut& out) {
   } else {
     sizes = DimVector{self.numel()};
   }
-  const int64_t repeats = a.to_int(1);
-  FE_CHECK(repeats >= 0, ValueError, label(a), ": Repeats must be non-negative");
+  const SymInt repeats = a.sym_int(1);
+  FE_CHECK(view_guard(sym_ge(repeats, 0)), ValueError, label(a), ": Repeats must be non-negative");
   // input.unsqueeze(dim + 1) fails for 0-dim inputs given a dim.
   FE_CHECK(!sizes.empty(), IndexError, label(a),
            ": Dimension out of range (expected to be in range of [-1, 0], but got ", d + 1, ")");
   const SymInt n = sizes[d] * repeats;
-  if (auto os = a.opt_int(3))
-    FE_CHECK(*os == n.expect_int(), ValueError, label(a), ": repeat_interleave: Invalid output_size, expected ", n,
-             " but got ", *os);
+  if (!a.is_none(3))
+    FE_CHECK(view_guard(sym_eq(a.sym_int(3), n)), ValueError, label(a),
+             ": repeat_interleave: Invalid output_size, expected ", n, " but got ", a.sym_int(3));
   sizes[d] = n;
   out.push(make_contiguous(sizes, self.dtype, self.device));
 }
@@ -157,10 +161,9 @@ void meta_repeat_interleave_int(const MetaArgs& a, MetaOut& out) {
 // repeat_interleave.Tensor(repeats, *, output_size?): the size is the data's sum unless given.
 void meta_repeat_interleave_tensor(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& reps = a.tensor(0);
-  const std::optional<int64_t> os = a.opt_int(1);
-  FE_CHECK(os.has_value(), DataDependentError, label(a),
+  FE_CHECK(!a.is_none(1), DataDependentError, label(a),
            ": aten.repeat_interleave.Tensor: the output size depends on the values of `repeats`; pass output_size");
-  const SymInt size[1] = {SymInt(*os)};
+  const SymInt size[1] = {a.sym_int(1)};
   out.push(make_contiguous(size, reps.dtype, reps.device));
 }
 
@@ -173,17 +176,16 @@ void meta_repeat_interleave_self_tensor(const MetaArgs& a, MetaOut& out) {
   DimVector sizes = dim_opt ? self.sizes : DimVector{self.numel()};
   const int64_t d = dim_opt ? wrap(a, *dim_opt, self.dim()) : 0;
   FE_CHECK(!sizes.empty(), IndexError, label(a), ": Dimension specified as 0 but tensor has no dimensions");
-  const bool one = reps.dim() == 0 || (reps.dim() == 1 && reps.sizes[0].expect_int() == 1);
+  const bool one = reps.dim() == 0 || (reps.dim() == 1 && view_guard(sym_eq(reps.sizes[0], 1)));
   if (!one) {
     FE_CHECK(reps.dim() == 1, ShapeError, label(a), ": repeats must be 0-dim or 1-dim tensor");
-    FE_CHECK(reps.sizes[0] == sizes[d], ShapeError, label(a),
+    FE_CHECK(view_guard(sym_eq(reps.sizes[0], sizes[d])), ShapeError, label(a),
              ": repeats must have the same size as input along dim, but got repeats.size(0) = ", reps.sizes[0],
              " and input.size(", dim_opt.value_or(0), ") = ", sizes[d]);
   }
-  const std::optional<int64_t> os = a.opt_int(3);
-  FE_CHECK(os.has_value(), DataDependentError, label(a),
+  FE_CHECK(!a.is_none(3), DataDependentError, label(a),
            ": aten.repeat_interleave.Tensor: the output size depends on the values of `repeats`; pass output_size");
-  sizes[d] = *os;
+  sizes[d] = a.sym_int(3);
   out.push(make_contiguous(sizes, self.dtype, self.device));
 }
 

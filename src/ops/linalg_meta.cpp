@@ -3,41 +3,13 @@
 
 #include "core/element.h"
 #include "ops/cpu_util.h"
+#include "ops/view_impl.h"
 
 namespace fe::ops::linalg {
 
+// at::detail::computeStride is the view family's (symbolic-aware) implementation.
 std::optional<DimVector> compute_stride(IntSpan sizes, IntSpan strides, IntSpan shape) {
-  const int64_t nshape = static_cast<int64_t>(shape.size());
-  if (sizes.empty()) return DimVector(shape.size(), SymInt(1));
-  int64_t numel = 1;
-  for (const SymInt& s : sizes) numel *= s.expect_int();
-  DimVector out(shape.size(), SymInt(0));
-  if (numel == 0) {
-    if (std::equal(sizes.begin(), sizes.end(), shape.begin(), shape.end())) return DimVector(strides);
-    for (int64_t d = nshape - 1; d >= 0; --d)
-      out[d] = d == nshape - 1 ? SymInt(1) : SymInt(std::max<int64_t>(shape[d + 1].expect_int(), 1)) * out[d + 1];
-    return out;
-  }
-  int64_t view_d = nshape - 1;
-  int64_t chunk_base = strides.back().expect_int(), tensor_numel = 1, view_numel = 1;
-  for (int64_t td = static_cast<int64_t>(sizes.size()) - 1; td >= 0; --td) {
-    tensor_numel *= sizes[td].expect_int();
-    if (td == 0 || (sizes[td - 1].expect_int() != 1 && strides[td - 1].expect_int() != tensor_numel * chunk_base)) {
-      while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d].expect_int() == 1)) {
-        out[view_d] = view_numel * chunk_base;
-        view_numel *= shape[view_d].expect_int();
-        --view_d;
-      }
-      if (view_numel != tensor_numel) return std::nullopt;
-      if (td > 0) {
-        chunk_base = strides[td - 1].expect_int();
-        tensor_numel = 1;
-        view_numel = 1;
-      }
-    }
-  }
-  if (view_d != -1) return std::nullopt;
-  return out;
+  return ops::compute_stride(sizes, strides, shape);
 }
 
 TensorMeta permute(const TensorMeta& m, std::span<const int64_t> perm) {

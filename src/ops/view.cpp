@@ -15,44 +15,60 @@ namespace ops {
 
 std::string py_tuple(IntSpan s) {
   std::string r = "(";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i].expect_int());
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + s[i].str();
   return r + (s.size() == 1 ? ",)" : ")");
 }
 
 int64_t wrap(const MetaArgs& a, int64_t dim, int64_t ndim) { return wrap_dim(dim, ndim, label(a)); }
 
-std::string infer_size(IntSpan shape, int64_t numel, bool python, DimVector& res) {
+std::string infer_size(IntSpan shape, const SymInt& numel, bool python, DimVector& res) {
   std::optional<size_t> infer;
-  int64_t newsize = 1;
+  SymInt newsize = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
-    const int64_t d = shape[i].expect_int();
-    if (d == -1) {
+    const SymInt& d = shape[i];
+    if (view_guard(py_rel(Rel::Eq, d, -1))) {  // guard_or_false: sizes are never -1
       if (infer) return "only one dimension can be inferred";
       infer = i;
-    } else if (d >= 0) {
+    } else if (view_guard(py_rel(Rel::Ge, d, 0))) {
       newsize *= d;
     } else if (python) {
       return detail::cat("invalid shape dimension ", d,
                          ". If this was symbolic, it was assumed to not be -1.If this was meant to be inferred, "
                          "please explicitly pass in -1.");
     } else {
-      return detail::cat("invalid shape dimension ", d, " at index ", i, " of shape ", shape_str(shape));
+      return detail::cat("invalid shape dimension ", d, " at index ", i, " of shape ", dims_str(shape));
     }
   }
-  if (numel == newsize || (infer && newsize > 0 && numel % newsize == 0)) {
-    res = DimVector(shape);
-    if (infer) {
-      if (newsize == 0)
-        return detail::cat("cannot reshape tensor of 0 elements into shape ", shape_str(shape),
-                           " because the unspecified dimension size -1 can be any value and is ambiguous");
-      res[*infer] = numel / newsize;
-    }
-    return {};
+  auto invalid = [&] { return detail::cat("shape '", dims_str(shape), "' is invalid for input of size ", numel); };
+  auto ambiguous = [&] {
+    return detail::cat("cannot reshape tensor of 0 elements into shape ", dims_str(shape),
+                       " because the unspecified dimension size -1 can be any value and is ambiguous");
+  };
+  res = DimVector(shape);
+  if (!infer) return view_guard(sym_eq(numel, newsize)) ? std::string() : invalid();
+  if (python) {  // torch._prims_common.infer_size: three torch._check's
+    if (!view_guard(sym_ne(newsize, 0))) return view_guard(sym_eq(numel, 0)) ? ambiguous() : invalid();
+    if (!view_guard(sym_eq(sym_rem(numel, newsize), 0))) return invalid();
+  } else if (newsize.maybe_int() == 0) {  // at::infer_size_impl
+    if (!view_guard(sym_eq(numel, newsize))) return invalid();
+    if (!view_guard(sym_ne(newsize, 0))) return ambiguous();
+  } else {
+    // TORCH_SYM_CHECK((newsize > 0 && numel % newsize == 0) || numel == newsize): PyTorch guards the
+    // disjunction as one expression; known parts decide it without a guard, else the parts guard.
+    const SymBool pos = sym_gt(newsize, 0), divides = sym_eq(sym_rem(numel, newsize), 0), same = sym_eq(numel, newsize);
+    const auto kp = view_static(pos), kd = view_static(divides), ks = view_static(same);
+    bool ok;
+    if ((kp == true && kd == true) || ks == true) ok = true;
+    else if ((kp == false || kd == false) && ks == false) ok = false;
+    else ok = (view_guard(pos) && view_guard(divides)) || view_guard(same);
+    if (!ok) return invalid();
+    if (!view_guard(sym_ne(newsize, 0))) return ambiguous();
   }
-  return detail::cat("shape '", shape_str(shape), "' is invalid for input of size ", numel);
+  res[*infer] = sym_div(numel, newsize);
+  return {};
 }
 
-DimVector infer_size_or_throw(const MetaArgs& a, IntSpan shape, int64_t numel, bool python) {
+DimVector infer_size_or_throw(const MetaArgs& a, IntSpan shape, const SymInt& numel, bool python) {
   DimVector res;
   std::string err = infer_size(shape, numel, python, res);
   FE_CHECK(err.empty(), ShapeError, label(a), ": ", err);
@@ -61,34 +77,40 @@ DimVector infer_size_or_throw(const MetaArgs& a, IntSpan shape, int64_t numel, b
 
 std::optional<DimVector> compute_stride(IntSpan oldshape, IntSpan oldstride, IntSpan newshape) {
   if (oldshape.empty()) return DimVector(newshape.size(), SymInt(1));
-  int64_t numel = 1;
-  for (SymInt s : oldshape) numel *= s.expect_int();
-  if (numel == 0 && std::equal(oldshape.begin(), oldshape.end(), newshape.begin(), newshape.end()))
-    return DimVector(oldstride);
+  SymInt numel = 1;
+  for (const SymInt& s : oldshape) numel *= s;
+  const bool zero_numel = view_guard(sym_eq(numel, 0));
+  if (zero_numel && oldshape.size() == newshape.size()) {
+    bool same = true;
+    for (size_t i = 0; i < oldshape.size() && same; ++i) same = view_guard(sym_eq(oldshape[i], newshape[i]));
+    if (same) return DimVector(oldstride);
+  }
+  const int64_t nnew = static_cast<int64_t>(newshape.size());
   DimVector newstride(newshape.size(), SymInt(0));
-  if (numel == 0) {
-    for (int64_t d = static_cast<int64_t>(newshape.size()) - 1; d >= 0; --d)
-      newstride[d] = d == static_cast<int64_t>(newshape.size()) - 1
-                         ? SymInt(1)
-                         : SymInt(std::max<int64_t>(newshape[d + 1].expect_int(), 1) * newstride[d + 1].expect_int());
+  if (zero_numel) {
+    for (int64_t d = nnew - 1; d >= 0; --d)
+      newstride[d] = d == nnew - 1 ? SymInt(1)
+                                   : (view_guard(sym_lt(newshape[d + 1], 1)) ? SymInt(1) : newshape[d + 1]) *
+                                         newstride[d + 1];
     return newstride;
   }
-  int64_t view_d = static_cast<int64_t>(newshape.size()) - 1;
-  int64_t chunk_base_stride = oldstride.back().expect_int();
-  int64_t tensor_numel = 1, view_numel = 1;
+  int64_t view_d = nnew - 1;
+  SymInt chunk_base_stride = oldstride.back();
+  SymInt tensor_numel = 1, view_numel = 1;
   for (int64_t td = static_cast<int64_t>(oldshape.size()) - 1; td >= 0; --td) {
-    tensor_numel *= oldshape[td].expect_int();
+    tensor_numel *= oldshape[td];
     // End of a contiguous chunk of the input: the view dims must tile it exactly.
-    if (td == 0 || (oldshape[td - 1].expect_int() != 1 &&
-                    oldstride[td - 1].expect_int() != tensor_numel * chunk_base_stride)) {
-      while (view_d >= 0 && (view_numel < tensor_numel || newshape[view_d].expect_int() == 1)) {
+    if (td == 0 || (view_guard(sym_ne(oldshape[td - 1], 1)) &&
+                    view_guard(sym_ne(oldstride[td - 1], tensor_numel * chunk_base_stride)))) {
+      while (view_d >= 0 &&
+             (view_guard(sym_lt(view_numel, tensor_numel)) || view_guard(sym_eq(newshape[view_d], 1)))) {
         newstride[view_d] = view_numel * chunk_base_stride;
-        view_numel *= newshape[view_d].expect_int();
+        view_numel *= newshape[view_d];
         --view_d;
       }
-      if (view_numel != tensor_numel) return std::nullopt;
+      if (view_guard(sym_ne(view_numel, tensor_numel))) return std::nullopt;
       if (td > 0) {
-        chunk_base_stride = oldstride[td - 1].expect_int();
+        chunk_base_stride = oldstride[td - 1];
         tensor_numel = 1;
         view_numel = 1;
       }
@@ -100,26 +122,45 @@ std::optional<DimVector> compute_stride(IntSpan oldshape, IntSpan oldstride, Int
 
 namespace {
 
-/// prims.split_dim: dim d of size accum becomes (outer, accum / outer).
-void split_dim(DimVector& sz, DimVector& st, size_t d, int64_t outer) {
-  const int64_t inner = sz[d].expect_int() / outer;
+/// Python's `a == b` on sizes: an int on the left defers to the SymInt (Eq(s0, 2), not Eq(2, s0)).
+SymBool py_eq(const SymInt& a, const SymInt& b) {
+  return !a.is_symbolic() && b.is_symbolic() ? sym_eq(b, a) : sym_eq(a, b);
+}
+
+/// prims.split_dim: dim d of size accum becomes (outer, accum // outer).
+void split_dim(DimVector& sz, DimVector& st, size_t d, const SymInt& outer) {
+  const SymInt inner = sym_div(sz[d], outer);
+  FE_CHECK(!view_guard(sym_ne(sym_rem(sz[d], outer), 0)), ShapeError, "Attempting to split dimension of length ",
+           sz[d], ", but outer length of ", outer, " divides it with a remainder!");
   const SymInt stride = st[d];
   sz[d] = outer;
   st[d] = stride * inner;
-  sz.insert_at(d + 1, SymInt(inner));
+  sz.insert_at(d + 1, inner);
   st.insert_at(d + 1, stride);
 }
 
 /// prims._collapse_view_helper for a non-empty tensor: merges dims [start, end] if a view can.
 bool collapse_view(DimVector& sz, DimVector& st, size_t start, size_t end) {
-  for (size_t i = start; i < end; ++i) {
-    const int64_t s0 = sz[i].expect_int(), s1 = sz[i + 1].expect_int();
-    if (!(s0 == 1 || s1 == 1 || st[i].expect_int() == st[i + 1].expect_int() * s1)) return false;
-  }
-  int64_t stride = st[end].expect_int(), length = sz[end].expect_int();
+  // valid = AND over i of OR(sz[i] == 1, sz[i+1] == 1, st[i] == st[i+1] * sz[i+1]), one guard in
+  // PyTorch; statically known disjuncts decide without a guard, unknown ones guard in order.
   for (size_t i = end; i-- > start;) {
-    if (sz[i].expect_int() != 1) stride = std::min(stride, st[i].expect_int());
-    length *= sz[i].expect_int();
+    const SymBool parts[3] = {sym_eq(sz[i], 1), sym_eq(sz[i + 1], 1), sym_eq(st[i], st[i + 1] * sz[i + 1])};
+    bool known_true = false, all_false = true;
+    for (const SymBool& p : parts) {
+      const auto k = view_static(p);
+      known_true = known_true || k == true;
+      all_false = all_false && k == false;
+    }
+    if (known_true) continue;
+    if (all_false) return false;
+    bool any = false;
+    for (const SymBool& p : parts) any = any || view_guard(p);
+    if (!any) return false;
+  }
+  SymInt stride = st[end], length = sz[end];
+  for (size_t i = end; i-- > start;) {
+    if (view_guard(sym_ne(sz[i], 1)) && view_guard(sym_lt(st[i], stride))) stride = st[i];  // min(stride, st[i])
+    length = length * sz[i];
   }
   for (size_t i = end; i > start; --i) {
     sz.erase_at(i);
@@ -133,11 +174,11 @@ bool collapse_view(DimVector& sz, DimVector& st, size_t start, size_t end) {
 }  // namespace
 
 TensorMeta ref_view(const MetaArgs& a, const TensorMeta& self, IntSpan proposed) {
-  const int64_t numel = self.numel().expect_int();
+  const SymInt numel = self.numel();
   const DimVector shape = infer_size_or_throw(a, proposed, numel, true);
   TensorMeta m = self;
   m.sizes = shape;
-  if (numel == 0) {
+  if (view_guard(sym_eq(numel, 0))) {
     m.strides = contiguous_strides(shape);
     return m;
   }
@@ -150,7 +191,8 @@ TensorMeta ref_view(const MetaArgs& a, const TensorMeta& self, IntSpan proposed)
     return m;
   }
   if (self.is_contiguous()) {
-    if (shape.size() == 1 && self.dim() > 1) {
+    if (shape.size() == 1 && self.dim() > 1) {  // as_strided(a, [a.numel()], [1])
+      m.sizes = DimVector{numel};
       m.strides = DimVector{SymInt(1)};
       return m;
     }
@@ -159,36 +201,42 @@ TensorMeta ref_view(const MetaArgs& a, const TensorMeta& self, IntSpan proposed)
       return m;
     }
   }
+  SymInt shape_numel = 1;
+  for (const SymInt& s : shape) shape_numel = shape_numel * s;
+  FE_CHECK(view_guard(sym_eq(numel, shape_numel)), ShapeError, label(a), ": Could not reshape a tensor with shape ",
+           dims_str(self.sizes), " as a tensor with shape ", dims_str(shape), "!");
   // _reshape_view_helper_core_alg: build the target dims left to right by merging and splitting.
   DimVector sz = self.sizes, st = self.strides;
   size_t idx = 0;
-  for (SymInt len_s : shape) {
-    const int64_t length = len_s.expect_int();
+  for (const SymInt& length : shape) {
     if (idx >= sz.size()) {  // tail unsqueeze
-      split_dim(sz, st, sz.size() - 1, sz.back().expect_int());
+      split_dim(sz, st, sz.size() - 1, sz.back());
       ++idx;
       continue;
     }
-    if (length == sz[idx].expect_int()) {
+    if (view_guard(py_eq(length, sz[idx]))) {
       ++idx;
       continue;
     }
-    int64_t accum = sz[idx].expect_int();
+    SymInt accum = sz[idx];
     size_t end = idx;
-    while (accum % length != 0) accum *= sz[++end].expect_int();
+    while (view_guard(sym_ne(sym_rem(accum, length), 0))) accum = accum * sz[++end];
     if (end != idx) {
       FE_CHECK(collapse_view(sz, st, idx, end), ShapeError, label(a), ": Cannot view a tensor with shape torch.Size(",
-               shape_str(self.sizes), ") and strides ", py_tuple(self.strides), " as a tensor with shape ",
+               dims_str(self.sizes), ") and strides ", py_tuple(self.strides), " as a tensor with shape ",
                py_tuple(shape), "!");
     }
-    if (accum != length) split_dim(sz, st, idx, length);
+    if (view_guard(sym_ne(accum, length))) split_dim(sz, st, idx, length);
     ++idx;
   }
   while (idx < sz.size()) {  // squeeze the tail of size-1 dims
+    FE_CHECK(view_guard(sym_eq(sz[idx], 1)), ShapeError, label(a), ": a.size(", idx, ") expected to be 1 but got ",
+             sz[idx]);
     sz.erase_at(idx);
     st.erase_at(idx);
   }
   m.strides = st;
+  m.sizes = sz;
   return m;
 }
 
@@ -198,15 +246,14 @@ void reshape_into(const MetaArgs& a, const TensorMeta& self, IntSpan shape, Meta
     out.push(ref_view(a, self, shape));
     return;
   }
-  const DimVector sh = infer_size_or_throw(a, shape, self.numel().expect_int(), false);
+  const DimVector sh = infer_size_or_throw(a, shape, self.numel(), false);
   if (compute_stride(self.sizes, self.strides, sh)) {
-    out.push(ref_view(a, self, shape));
+    out.push(ref_view(a, self, sh));
     return;
   }
-  // No view exists: _unsafe_view(clone(contiguous)), a fresh tensor.
+  // No view exists: _unsafe_view(clone(contiguous), shape), a fresh tensor.
   out.alias_input0 = false;
-  TensorMeta m = make_contiguous(sh, self.dtype, self.device);
-  out.push(std::move(m));
+  out.push(ref_view(a, make_contiguous(self.sizes, self.dtype, self.device), sh));
 }
 
 void cpu_copy_input0(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
@@ -268,10 +315,10 @@ void meta_unflatten(const MetaArgs& a, MetaOut& out) {
   FE_CHECK(self.dim() > 0, IndexError, label(a),
            ": unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions");
   DimVector inferred;
-  std::string err = infer_size(sizes, self.sizes[dim].expect_int(), false, inferred);
+  std::string err = infer_size(sizes, self.sizes[dim], false, inferred);
   if (!err.empty()) {
     FE_CHECK(err.find("is invalid for input of size") == std::string::npos, ShapeError, label(a),
-             ": unflatten: Provided sizes ", shape_str(sizes), " don't multiply up to the size of dim ", dim, " (",
+             ": unflatten: Provided sizes ", dims_str(sizes), " don't multiply up to the size of dim ", dim, " (",
              self.sizes[dim], ") in the input tensor");
     throw ShapeError(detail::cat(label(a), ": unflatten got an unexpected error:\n", err));
   }
@@ -288,42 +335,42 @@ std::string meta_type_string(DType t) { return std::string("Meta") + scalar_type
 /// Negative sizes reaching as_strided: PyTorch's numel computation reports them.
 void check_sizes_nonnegative(const MetaArgs& a, IntSpan sizes) {
   bool neg = false, zero = false;
-  int64_t first_neg = 0;
-  for (SymInt s : sizes) {
-    if (s.expect_int() < 0 && !neg) first_neg = s.expect_int();
-    neg = neg || s.expect_int() < 0;
-    zero = zero || s.expect_int() == 0;
+  SymInt first_neg = 0;
+  for (const SymInt& s : sizes) {
+    const bool is_neg = view_guard(sym_lt(s, 0));
+    if (is_neg && !neg) first_neg = s;
+    neg = neg || is_neg;
+    zero = zero || view_guard(sym_eq(s, 0));
   }
   if (!neg) return;
   FE_CHECK(!zero, ShapeError, label(a), ": Trying to create tensor with negative dimension ", first_neg, ": ",
-           shape_str(sizes));
+           dims_str(sizes));
   throw ShapeError(detail::cat(label(a), ": numel: integer multiplication overflow"));
 }
 
 /// at::inferExpandGeometry: new leading dims and size-1 dims broadcast with stride 0.
 TensorMeta expand_meta(const MetaArgs& a, const TensorMeta& self, IntSpan sizes) {
   const int64_t ndim = static_cast<int64_t>(sizes.size()), tdim = self.dim();
-  FE_CHECK(ndim >= tdim, ShapeError, label(a), ": expand(", meta_type_string(self.dtype), "{", shape_str(self.sizes),
-           "}, size=", shape_str(sizes), "): the number of sizes provided (", ndim,
+  FE_CHECK(ndim >= tdim, ShapeError, label(a), ": expand(", meta_type_string(self.dtype), "{", dims_str(self.sizes),
+           "}, size=", dims_str(sizes), "): the number of sizes provided (", ndim,
            ") must be greater or equal to the number of dimensions in the tensor (", tdim, ")");
   TensorMeta m = self;
   m.sizes = DimVector(sizes);
   m.strides = DimVector(sizes.size(), SymInt(0));
-  for (int64_t i = ndim - 1; tdim > 0 && i >= 0; --i) {  // a 0-dim self takes `sizes` with stride 0
+  for (int64_t i = ndim - 1; tdim > 0 && i >= 0; --i) {
     const int64_t dim = tdim - 1 - (ndim - 1 - i);
-    int64_t size = dim >= 0 ? self.sizes[dim].expect_int() : 1;
-    int64_t stride = dim >= 0 ? self.strides[dim].expect_int()
-                              : (i + 1 < ndim ? m.sizes[i + 1].expect_int() * m.strides[i + 1].expect_int() : 1);
-    int64_t target = sizes[i].expect_int();
-    if (target == -1) {
+    SymInt size = dim >= 0 ? self.sizes[dim] : SymInt(1);
+    SymInt stride = dim >= 0 ? self.strides[dim] : (i + 1 < ndim ? m.sizes[i + 1] * m.strides[i + 1] : SymInt(1));
+    SymInt target = sizes[i];
+    if (view_guard(sym_eq(target, -1))) {
       FE_CHECK(dim >= 0, ShapeError, label(a), ": The expanded size of the tensor (", target,
                ") isn't allowed in a leading, non-existing dimension ", i);
       target = size;
     }
-    if (size != target) {
-      FE_CHECK(size == 1, ShapeError, label(a), ": The expanded size of the tensor (", target,
+    if (view_guard(sym_ne(size, target))) {
+      FE_CHECK(view_guard(sym_eq(size, 1)), ShapeError, label(a), ": The expanded size of the tensor (", target,
                ") must match the existing size (", size, ") at non-singleton dimension ", i, ".  Target sizes: ",
-               shape_str(sizes), ".  Tensor sizes: ", shape_str(self.sizes));
+               dims_str(sizes), ".  Tensor sizes: ", dims_str(self.sizes));
       size = target;
       stride = 0;
     }
@@ -415,15 +462,15 @@ void meta_as_strided(const MetaArgs& a, MetaOut& out) {
   const auto& size = a.int_list(1);
   const auto& stride = a.int_list(2);
   FE_CHECK(size.size() == stride.size(), ShapeError, label(a), ": mismatch in length of strides and shape");
-  for (SymInt s : stride)
-    FE_CHECK(s.expect_int() >= 0, ShapeError, label(a),
-             ": as_strided: Negative strides are not supported at the moment, got strides: ", shape_str(stride));
+  for (const SymInt& s : stride)
+    FE_CHECK(view_guard(sym_ge(s, 0)), ShapeError, label(a),
+             ": as_strided: Negative strides are not supported at the moment, got strides: ", dims_str(stride));
   check_sizes_nonnegative(a, size);
   TensorMeta m = self;
   m.sizes = DimVector(size);
   m.strides = DimVector(stride);
-  if (auto off = a.opt_int(3)) m.storage_offset = *off;
-  FE_CHECK(m.storage_offset.expect_int() >= 0, ShapeError, label(a), ": Tensor: invalid storage offset ",
+  if (!a.is_none(3)) m.storage_offset = a.sym_int(3);
+  FE_CHECK(view_guard(sym_ge(m.storage_offset, 0)), ShapeError, label(a), ": Tensor: invalid storage offset ",
            m.storage_offset);
   out.push(std::move(m));
   out.alias_input0 = true;

@@ -2,6 +2,7 @@
 // PyTorch's two view-stride algorithms, and the register functions of each part.
 #pragma once
 #include <optional>
+#include <source_location>
 #include <string>
 
 #include "fakeexport/ops/registry.h"
@@ -15,14 +16,42 @@ void register_view_index_ops(Registry& r);  // view_index.cpp
 /// "(6,)", "(2, 3)": a Python tuple, as torch._refs messages print shapes and strides.
 std::string py_tuple(IntSpan s);
 
-/// -1 inference: fills `res` and returns "" or returns the error text. `python` picks the text of
-/// torch._prims_common.infer_size (FakeTensorMode's view) over C++ at::infer_size_dv (reshape of
-/// non-contiguous tensors, unflatten); they differ only for negative sizes.
-std::string infer_size(IntSpan shape, int64_t numel, bool python, DimVector& res);
-/// infer_size that throws ShapeError naming the op.
-DimVector infer_size_or_throw(const MetaArgs& a, IntSpan shape, int64_t numel, bool python);
+// ---- symbolic helpers (view_sym.cpp)
+/// Python `a // b` with the cancellations torch's FloorDiv makes for symbolic divisors
+/// ((24*s0)//(3*s0) -> 8); the shared floordiv otherwise.
+SymInt sym_div(const SymInt& a, const SymInt& b);
+/// Python `a % b` with torch's Mod rules for symbolic divisors (Mod(s0*s1, s0) -> 0, Mod(s0, 3*s0) -> s0).
+SymInt sym_rem(const SymInt& a, const SymInt& b);
+/// Whether the relation is known without a guard: the ShapeEnv's answer, else the sign of the
+/// expanded difference with each symbol shifted to its lower bound (ShapeEnv._maybe_evaluate_static
+/// proves Ne(s0*(s1 - 1), s1 - 1) that way).
+std::optional<bool> view_static(const SymBool& b);
+/// SymBool::guard, tolerating the shared ShapeEnv's division by zero while it refines ranges
+/// from a guard over Mod/FloorDiv with symbolic divisors (the guard is recorded either way).
+bool safe_guard(const SymBool& b, std::source_location where = std::source_location::current());
+/// view_static, else the guarded answer (PyTorch's bool() / guard_or_* on backed sizes).
+bool view_guard(const SymBool& b, std::source_location where = std::source_location::current());
 
-/// at::detail::computeStride: strides viewing (sizes, strides) as `shape`, or nullopt.
+/// "[s0, 8]": sizes for messages, printed without guards (the shared shape_str specializes).
+std::string dims_str(IntSpan s);
+
+/// Python's `a OP b` on ints and SymInts: an int on the left defers to the SymInt's reflected
+/// operator, so `3 <= s0` is the relation `s0 >= 3` (as PyTorch prints its guard).
+SymBool py_rel(Rel rel, const SymInt& a, const SymInt& b);
+/// guard_or_false(sym_and(p, q)) on backed sizes: known parts decide without a guard; PyTorch guards
+/// an undecided conjunction as one expression, here its parts guard in order.
+bool guard_and(const SymBool& p, const SymBool& q, std::source_location where = std::source_location::current());
+
+/// -1 inference: fills `res` and returns "" or returns the error text. `python` picks
+/// torch._prims_common.infer_size (FakeTensorMode's view) over C++ at::infer_size_dv (reshape of
+/// non-contiguous tensors, unflatten): their texts differ for negative sizes, and on symbolic
+/// sizes they check divisibility differently. Symbolic checks record PyTorch's guards.
+std::string infer_size(IntSpan shape, const SymInt& numel, bool python, DimVector& res);
+/// infer_size that throws ShapeError naming the op.
+DimVector infer_size_or_throw(const MetaArgs& a, IntSpan shape, const SymInt& numel, bool python);
+
+/// at::detail::computeStride: strides viewing (sizes, strides) as `shape`, or nullopt. On symbolic
+/// sizes it records the guards PyTorch's guard_or_true/guard_or_false record on backed sizes.
 std::optional<DimVector> compute_stride(IntSpan sizes, IntSpan strides, IntSpan shape);
 
 /// torch._refs view (_reshape_view_helper, allow_copy=False): what FakeTensorMode's view and

@@ -70,7 +70,8 @@ TensorMeta squeeze_dims(const TensorMeta& self, const std::vector<bool>& drop) {
   m.sizes.clear();
   m.strides.clear();
   for (int64_t d = 0; d < self.dim(); ++d) {
-    if (drop[d] && self.sizes[d].expect_int() == 1) continue;
+    // guard_or_false(size == 1): a size that cannot be 1 (a dynamic dim) is kept.
+    if (drop[d] && view_guard(sym_eq(self.sizes[d], 1))) continue;
     m.sizes.push_back(self.sizes[d]);
     m.strides.push_back(self.strides[d]);
   }
@@ -105,29 +106,47 @@ void meta_squeeze_dims(const MetaArgs& a, MetaOut& out) {
   out.alias_input0 = true;
 }
 
-/// at::native::slice: clamps start/end into [0, size], size = ceil((end - start) / step).
-TensorMeta slice_meta(const TensorMeta& self, int64_t d, std::optional<int64_t> start_o,
-                      std::optional<int64_t> end_o, int64_t step) {
-  const int64_t size = self.sizes[d].expect_int();
-  int64_t start = start_o.value_or(0), end = end_o.value_or(std::numeric_limits<int64_t>::max());
-  if (start < 0) start += size;
-  if (end < 0) end += size;
-  start = std::clamp<int64_t>(start, 0, size);
-  end = std::clamp<int64_t>(end, start, size);
+/// fake_impls._compute_slice_index: start/end wrapped and clamped into [0, size].
+SymInt slice_index(const SymInt& size, const SymInt& index) {
+  if (guard_and(py_rel(Rel::Ge, index, 0), py_rel(Rel::Le, index, size))) return index;
+  if (guard_and(py_rel(Rel::Lt, index, 0), py_rel(Rel::Ge, index, -size))) return index + size;
+  if (view_guard(py_rel(Rel::Lt, index, -size))) return 0;
+  if (view_guard(py_rel(Rel::Gt, index, size))) return size;
+  // Backed sizes always decide one of the above.
+  if (view_guard(py_rel(Rel::Ge, index, 0))) return sym_min(index, size);
+  return sym_max(index + size, 0);
+}
+
+/// FakeTensorMode's slice_forward: size = ceil((end - start) / step), offset += start * stride.
+TensorMeta slice_meta(const TensorMeta& self, int64_t d, std::optional<SymInt> start_o, std::optional<SymInt> end_o,
+                      const SymInt& step) {
+  const SymInt size = self.sizes[d];
+  const SymInt start = start_o ? slice_index(size, *start_o) : SymInt(0);
+  const bool to_end = !end_o || (end_o->maybe_int() == std::numeric_limits<int64_t>::max());
+  const SymInt end = to_end ? size : slice_index(size, *end_o);
+  SymInt new_size;
+  if (view_guard(py_rel(Rel::Ge, end, start))) new_size = sym_div(end - start + step - 1, step);
+  else if (view_guard(py_rel(Rel::Ge, start, end))) new_size = 0;
+  else new_size = sym_div(sym_max(end - start, 0) + step - 1, step);
   TensorMeta m = self;
-  m.storage_offset = self.storage_offset + self.strides[d] * start;
-  m.sizes[d] = (end - start + step - 1) / step;
+  m.storage_offset = self.storage_offset + start * self.strides[d];
+  m.sizes[d] = new_size;
   m.strides[d] = self.strides[d] * step;
   return m;
+}
+
+std::optional<SymInt> opt_sym(const MetaArgs& a, size_t i) {
+  if (a.is_none(i)) return std::nullopt;
+  return a.sym_int(i);
 }
 
 void meta_slice(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& self = a.tensor(0);
   FE_CHECK(self.dim() > 0, ShapeError, label(a), ": slice() cannot be applied to a 0-dim tensor.");
   const int64_t d = wrap(a, a.to_int(1), self.dim());
-  const int64_t step = a.to_int(4);
-  FE_CHECK(step > 0, ValueError, label(a), ": slice step must be positive");
-  out.push(slice_meta(self, d, a.opt_int(2), a.opt_int(3), step));
+  const SymInt step = a.sym_int(4);
+  FE_CHECK(view_guard(sym_gt(step, 0)), ValueError, label(a), ": slice step must be positive");
+  out.push(slice_meta(self, d, opt_sym(a, 2), opt_sym(a, 3), step));
   out.alias_input0 = true;
 }
 
@@ -138,13 +157,15 @@ void meta_select(const MetaArgs& a, MetaOut& out) {
   // dim -ndim-1 selects along the last dim).
   const int64_t dim = a.to_int(1) >= 0 ? a.to_int(1) : a.to_int(1) + self.dim();
   const int64_t d = wrap(a, dim, self.dim());
-  int64_t index = a.to_int(2);
-  const int64_t size = self.sizes[d].expect_int();
-  FE_CHECK(!(size <= -1 - index || size <= index), IndexError, label(a), ": select(): index ", index,
-           " out of range for tensor of size ", shape_str(self.sizes), " at dimension ", dim);
-  if (index < 0) index += size;
+  const SymInt index = a.sym_int(2);
+  const SymInt size = self.sizes[d];
+  FE_CHECK(!(view_guard(py_rel(Rel::Ge, index, size)) || view_guard(py_rel(Rel::Lt, index, -size))), IndexError,
+           label(a), ": select(): index ", index, " out of range for tensor of size ", dims_str(self.sizes),
+           " at dimension ", dim);
   TensorMeta m = drop_dim(self, d);
-  m.storage_offset = self.storage_offset + self.strides[d] * index;
+  // Backed sizes decide the sign of the index.
+  const SymInt pos = view_guard(py_rel(Rel::Ge, index, 0)) ? index : index + size;
+  m.storage_offset = self.storage_offset + pos * self.strides[d];
   out.push(std::move(m));
   out.alias_input0 = true;
 }
@@ -152,36 +173,76 @@ void meta_select(const MetaArgs& a, MetaOut& out) {
 void meta_narrow(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& self = a.tensor(0);
   FE_CHECK(self.dim() > 0, ShapeError, label(a), ": narrow() cannot be applied to a 0-dim tensor.");
-  const int64_t length = a.to_int(3);
-  FE_CHECK(length >= 0, ValueError, label(a), ": narrow(): length must be non-negative.");
+  const SymInt length = a.sym_int(3);
+  FE_CHECK(view_guard(sym_ge(length, 0)), ValueError, label(a), ": narrow(): length must be non-negative.");
   const int64_t d = wrap(a, a.to_int(1), self.dim());
-  const int64_t size = self.sizes[d].expect_int();
-  int64_t start = a.to_int(2);
-  FE_CHECK(-size <= start && start <= size, IndexError, label(a), ": start out of range (expected to be in range of [",
-           -size, ", ", size, "], but got ", start, ")");
-  if (start < 0) start += size;
-  FE_CHECK(start <= size - length, ShapeError, label(a), ": start (", start, ") + length (", length,
+  const SymInt size = self.sizes[d];
+  SymInt start = a.sym_int(2);
+  FE_CHECK(view_guard(sym_le(-size, start)) && view_guard(sym_le(start, size)), IndexError, label(a),
+           ": start out of range (expected to be in range of [", -size, ", ", size, "], but got ", start, ")");
+  if (view_guard(sym_lt(start, 0))) start = start + size;
+  FE_CHECK(view_guard(sym_le(start, size - length)), ShapeError, label(a), ": start (", start, ") + length (", length,
            ") exceeds dimension size (", size, ").");
   out.push(slice_meta(self, d, start, start + length, 1));
   out.alias_input0 = true;
 }
 
-/// Consecutive slices of dim d with the given lengths (split / split_with_sizes / chunk).
+/// torch._refs.split_with_sizes: views of self with the same strides at growing offsets.
 void push_splits(MetaOut& out, const TensorMeta& self, int64_t d, IntSpan lengths) {
-  int64_t start = 0;
-  for (SymInt l : lengths) {
-    out.push(slice_meta(self, d, start, start + l.expect_int(), 1));
-    start += l.expect_int();
+  SymInt offset = self.storage_offset;
+  for (const SymInt& l : lengths) {
+    TensorMeta m = self;
+    m.sizes[d] = l;
+    m.storage_offset = offset;
+    offset = offset + self.strides[d] * l;
+    out.push(std::move(m));
   }
   out.alias_input0 = true;
 }
 
-/// Lengths at::split gives: ceil(size / split_size) pieces (at least one), the last one shorter.
-DimVector split_lengths(int64_t dim_size, int64_t split_size) {
-  const int64_t n = split_size == 0 ? 1 : std::max<int64_t>((dim_size + split_size - 1) / split_size, 1);
-  DimVector lengths(n, SymInt(split_size));
-  lengths[n - 1] = split_size - (split_size * n - dim_size);
+/// split.Tensor's decomposition: guard_int(ceil(size / split_size)) pieces (at least one when the
+/// size is 0), the last one `split_size - (split_size * chunks - size)`. Specializes the number of
+/// pieces, not the size.
+DimVector split_lengths(const SymInt& dim_size, const SymInt& split_size) {
+  if (split_size.maybe_int() == 0) return DimVector{dim_size};
+  const SymInt count = sym_div(dim_size + split_size - 1, split_size);
+  const int64_t n = count.hint();
+  if (count.is_symbolic()) safe_guard(sym_eq(count, n));  // guard_int: specializes the count
+  DimVector lengths(std::max<int64_t>(n, 1), split_size);
+  lengths.back() = split_size - (split_size * n - dim_size);
   return lengths;
+}
+
+void split_with_sizes_into(const MetaArgs& a, MetaOut& out, const TensorMeta& self, int64_t dim, IntSpan sizes) {
+  FE_CHECK(self.dim() > 0, ShapeError, label(a), ": split expects at least a 1-dimensional tensor");
+  const int64_t d = wrap(a, dim, self.dim());
+  SymInt sum = 0;
+  for (const SymInt& s : sizes) {
+    FE_CHECK(view_guard(sym_ge(s, 0)), ValueError, label(a),
+             ": split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
+             dims_str(sizes));
+    sum = sum + s;
+  }
+  const SymInt dim_size = self.sizes[d];
+  FE_CHECK(view_guard(py_rel(Rel::Eq, sum, dim_size)), ShapeError, label(a),
+           ": split_with_sizes expects split_sizes to sum exactly to ", dim_size, " (input tensor's size at dimension ",
+           dim, "), but got split_sizes=", dims_str(sizes));
+  push_splits(out, self, d, sizes);
+}
+
+void split_into(const MetaArgs& a, MetaOut& out, const TensorMeta& self, int64_t d, const SymInt& split_size) {
+  FE_CHECK(view_guard(sym_ge(split_size, 0)), ValueError, label(a),
+           ": split expects split_size be non-negative, but got split_size=", split_size);
+  const SymInt dim_size = self.sizes[d];
+  if (view_guard(sym_eq(dim_size, 0))) {  // (self.detach(),)
+    push_splits(out, self, d, DimVector{dim_size});
+    return;
+  }
+  FE_CHECK(view_guard(sym_gt(split_size, 0)), ValueError, label(a),
+           ": split_size can only be 0 if dimension size is 0, but got dimension size of ", dim_size);
+  const DimVector lengths = split_lengths(dim_size, split_size);
+  // torch.split(self, lengths): split_with_sizes checks the pieces.
+  split_with_sizes_into(a, out, self, d, lengths);
 }
 
 void meta_split(const MetaArgs& a, MetaOut& out) {
@@ -189,48 +250,27 @@ void meta_split(const MetaArgs& a, MetaOut& out) {
   const int64_t dim = a.to_int(2);
   // FakeTensorMode runs the Python decomposition, which indexes the shape tuple.
   FE_CHECK(dim >= -self.dim() && dim < self.dim(), IndexError, label(a), ": tuple index out of range");
-  const int64_t d = dim < 0 ? dim + self.dim() : dim;
-  const int64_t split_size = a.to_int(1);
-  FE_CHECK(split_size >= 0, ValueError, label(a), ": split expects split_size be non-negative, but got split_size=",
-           split_size);
-  const int64_t dim_size = self.sizes[d].expect_int();
-  FE_CHECK(split_size > 0 || dim_size == 0, ValueError, label(a),
-           ": split_size can only be 0 if dimension size is 0, but got dimension size of ", dim_size);
-  push_splits(out, self, d, split_lengths(dim_size, split_size));
+  split_into(a, out, self, dim < 0 ? dim + self.dim() : dim, a.sym_int(1));
 }
 
 void meta_split_with_sizes(const MetaArgs& a, MetaOut& out) {
-  const TensorMeta& self = a.tensor(0);
-  FE_CHECK(self.dim() > 0, ShapeError, label(a), ": split expects at least a 1-dimensional tensor");
-  const int64_t dim = a.to_int(2);
-  const int64_t d = wrap(a, dim, self.dim());
-  const auto& sizes = a.int_list(1);
-  int64_t sum = 0;
-  for (SymInt s : sizes) {
-    FE_CHECK(s.expect_int() >= 0, ValueError, label(a),
-             ": split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
-             shape_str(sizes));
-    sum += s.expect_int();
-  }
-  const int64_t dim_size = self.sizes[d].expect_int();
-  FE_CHECK(sum == dim_size, ShapeError, label(a), ": split_with_sizes expects split_sizes to sum exactly to ",
-           dim_size, " (input tensor's size at dimension ", dim, "), but got split_sizes=", shape_str(sizes));
-  push_splits(out, self, d, sizes);
+  split_with_sizes_into(a, out, a.tensor(0), a.to_int(2), a.int_list(1));
 }
 
+// chunk: split by ceil(size / chunks) (a symbolic split size on a symbolic dim).
 void meta_chunk(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& self = a.tensor(0);
   FE_CHECK(self.dim() > 0, ShapeError, label(a), ": chunk expects at least a 1-dimensional tensor");
   const int64_t chunks = a.to_int(1);
   FE_CHECK(chunks > 0, ValueError, label(a), ": chunk expects `chunks` to be greater than 0, got: ", chunks);
   const int64_t d = wrap(a, a.to_int(2), self.dim());
-  const int64_t dim_size = self.sizes[d].expect_int();
-  const int64_t split_size = (dim_size + chunks - 1) / chunks;
-  if (split_size == 0 && dim_size == 0) {  // keeps `chunks` empty pieces
+  const SymInt dim_size = self.sizes[d];
+  const SymInt split_size = sym_div(dim_size + chunks - 1, chunks);
+  if (view_guard(sym_eq(split_size, 0)) && view_guard(sym_eq(dim_size, 0))) {  // keeps `chunks` empty pieces
     push_splits(out, self, d, DimVector(chunks, SymInt(0)));
     return;
   }
-  push_splits(out, self, d, split_lengths(dim_size, split_size));
+  split_into(a, out, self, d, split_size);
 }
 
 void meta_unbind(const MetaArgs& a, MetaOut& out) {
