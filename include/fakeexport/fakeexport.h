@@ -3,6 +3,7 @@
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/core/tensor.h"
+#include "fakeexport/export/cond.h"
 #include "fakeexport/export/exported_program.h"
 #include "fakeexport/export/passes.h"
 #include "fakeexport/nn/layers.h"

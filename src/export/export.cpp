@@ -6,6 +6,7 @@
 #include "export/dynamic_shapes.h"
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
+#include "fakeexport/export/cond.h"
 #include "fakeexport/export/exported_program.h"
 #include "fakeexport/nn/module.h"
 #include "fakeexport/ops/dispatch.h"
@@ -26,10 +27,73 @@ std::string flat_name(const std::string& dotted) {
 /// Records dispatched ops as call_function nodes; maps tensors to the nodes that produced them.
 /// Symbolic ints get graph nodes lazily, as make_fx does: `sym_size.int(t, d)` for the first traced
 /// tensor carrying a size, operator nodes for arithmetic and comparisons done in user code.
-class Tracer : public TraceSink, public sym::SymTracer {
+class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTracer {
  public:
-  Tracer(Graph& g, std::unordered_map<const nn::Module*, std::string> paths, sym::ShapeEnv* env)
-      : g_(g), id_(g_next_trace_id++), paths_(std::move(paths)), env_(env) {}
+  Tracer(Graph& g, std::unordered_map<const nn::Module*, std::string> paths, sym::ShapeEnv* env,
+         Tracer* parent = nullptr)
+      : g_(g), id_(g_next_trace_id++), paths_(std::move(paths)), env_(env), parent_(parent) {}
+
+  // cond: each branch traced by a child tracer into its own subgraph, then one cond node here.
+  std::vector<Tensor> trace_cond(const Tensor& pred, const BranchFn& true_fn, const BranchFn& false_fn,
+                                 const std::vector<Tensor>& operands, const SrcLocArg& loc) override {
+    Node* pred_node = node_of(pred);
+    std::vector<Node*> operand_nodes;
+    for (const Tensor& t : operands) operand_nodes.push_back(node_of(t));
+    auto trace_branch = [&](const char* kind, const BranchFn& fn, std::vector<TensorMeta>& metas) {
+      Graph& sub = g_.add_subgraph(std::string(kind) + "_graph_" + std::to_string(cond_count_));
+      Tracer child(sub, paths_, env_, this);
+      std::vector<Tensor> ins;
+      for (size_t i = 0; i < operands.size(); ++i) {
+        Tensor in = fake_like(operands[i]);
+        child.bind(in, sub.placeholder(operand_nodes[i]->name(), in.meta()));
+        ins.push_back(in);
+      }
+      std::vector<Tensor> outs;
+      {
+        TraceScope scope(&child);
+        if (env_) env_->set_tracer(&child);
+        struct Restore {
+          sym::ShapeEnv* env;
+          Tracer* self;
+          ~Restore() {
+            if (env) env->set_tracer(self);
+          }
+        } restore{env_, this};
+        outs = fn(ins);
+      }
+      std::vector<Node*> out_nodes;
+      for (const Tensor& t : outs) {
+        out_nodes.push_back(child.node_of(t));
+        metas.push_back(t.meta());
+      }
+      sub.output(out_nodes);
+      return std::string(kind) + "_graph_" + std::to_string(cond_count_);
+    };
+    std::vector<TensorMeta> tm, fm;
+    const std::string tname = trace_branch("true", true_fn, tm);
+    const std::string fname = trace_branch("false", false_fn, fm);
+    ++cond_count_;
+    detail::check_branch_outputs(tm, fm);
+    Node* tg = g_.get_attr(tname);
+    Node* fg = g_.get_attr(fname);
+    Node* c = g_.cond(pred_node, tg, fg, operand_nodes, tm);
+    std::vector<Tensor> results;
+    for (Node* n : {tg, fg, c}) {
+      n->loc = loc;
+      n->module_stack = module_stack();
+    }
+    for (size_t k = 0; k < tm.size(); ++k) {
+      Node* gi = g_.getitem(c, static_cast<int64_t>(k));
+      gi->loc = loc;
+      gi->module_stack = c->module_stack;
+      auto impl = std::make_shared<TensorImpl>();
+      impl->meta = tm[k];
+      impl->fake = true;
+      results.emplace_back(std::move(impl));
+      bind(results.back(), gi);
+    }
+    return results;
+  }
 
   // Guards asked while an op's meta runs name that op and its call site.
   void begin_op(const OpDef& op, const SrcLocArg& loc) override {
@@ -96,6 +160,8 @@ class Tracer : public TraceSink, public sym::SymTracer {
 
  private:
   Node* lift_constant(const Tensor& t) {
+    FE_CHECK(!parent_, UserError, "cond: a branch reads a tensor (", t.meta().annotation(),
+             ") that is not one of its operands; pass every tensor a branch uses in `operands`");
     std::string target = "lifted_tensor_" + std::to_string(constants.size());
     Node* n = g_.placeholder("c_" + target, t.meta(), first_user_input);
     constants.push_back({target, n->name(), t});
@@ -165,6 +231,8 @@ class Tracer : public TraceSink, public sym::SymTracer {
   std::shared_ptr<const ModuleStack> stack_;
   uint64_t epoch_ = ~uint64_t{0};
   sym::ShapeEnv* env_;
+  Tracer* parent_;
+  int cond_count_ = 0;
 };
 
 /// Puts fake twins into real state slots for the trace; restores the originals on scope exit.

@@ -43,6 +43,7 @@ std::vector<Node*> Node::inputs() const {
 }
 
 bool Node::multi_output() const {
+  if (op_ == NodeOp::Cond) return true;
   if (op_ != NodeOp::CallFunction) return false;
   const auto& r = target_->schema.returns;
   return r.size() > 1 || (r.size() == 1 && r[0].type.is_list);
@@ -149,6 +150,29 @@ Node* Graph::sym_op(PyOp op, std::vector<NodeArg> args, std::optional<SymInt> va
   n->args_ = std::move(args);
   n->sym_val = val;
   return insert(std::move(n), before);
+}
+
+Node* Graph::get_attr(const std::string& attr) {
+  auto n = std::make_unique<Node>();
+  n->op_ = NodeOp::GetAttr;
+  n->name_ = unique_name(attr);
+  n->target_name_ = attr;
+  return insert(std::move(n), nullptr);
+}
+
+Node* Graph::cond(Node* pred, Node* true_graph, Node* false_graph, std::vector<Node*> operands,
+                  std::vector<TensorMeta> vals) {
+  auto n = std::make_unique<Node>();
+  n->op_ = NodeOp::Cond;
+  n->name_ = unique_name("cond");
+  n->args_ = {pred, true_graph, false_graph, std::move(operands)};
+  n->val = std::move(vals);
+  return insert(std::move(n), nullptr);
+}
+
+Graph& Graph::add_subgraph(const std::string& name) {
+  subgraphs_.emplace_back(name, std::make_unique<Graph>());
+  return *subgraphs_.back().second;
 }
 
 Node* Graph::output(std::vector<Node*> values) {

@@ -29,7 +29,9 @@ using ModuleStack = std::vector<ModuleFrame>;
 /// FX node kinds. GetItem is FX's call_function on operator.getitem: element `index()` of a
 /// multi-output op's result (split, max.dim, native_layer_norm). SymOp is a call_function on a
 /// Python operator over symbolic ints (`sym_size_int * 2`, `sym_size_int == 4`).
-enum class NodeOp : uint8_t { Placeholder, CallFunction, GetItem, Output, SymOp };
+/// GetAttr reads a submodule (`true_graph_0 = self.true_graph_0`); Cond is
+/// torch.ops.higher_order.cond(pred, true_graph, false_graph, (operands...)), a multi-output node.
+enum class NodeOp : uint8_t { Placeholder, CallFunction, GetItem, Output, SymOp, GetAttr, Cond };
 
 /// The Python operator of a SymOp node.
 enum class PyOp : uint8_t { Add, Sub, Mul, FloorDiv, Mod, SymMin, SymMax, Eq, Ne, Lt, Le, Gt, Ge };
@@ -49,6 +51,8 @@ class Node {
   int64_t index() const { return index_; }
   /// SymOp: the operator.
   PyOp py_op() const { return py_op_; }
+  /// GetAttr: the attribute (submodule) it reads.
+  const std::string& attr() const { return target_name_; }
   /// Whether the node's value is a tuple/list of tensors (consumed only through GetItem nodes).
   bool multi_output() const;
   /// call_function: all arguments in schema order; output: one TensorList of returned nodes.
@@ -117,6 +121,14 @@ class Graph {
   Node* sym_op(PyOp op, std::vector<NodeArg> args, std::optional<SymInt> val, Node* before = nullptr);
   /// Appends the output node returning `values`.
   Node* output(std::vector<Node*> values);
+  /// Appends `name = self.<attr>` reading the subgraph `attr`.
+  Node* get_attr(const std::string& attr);
+  /// Appends a cond node; `vals` are the branches' (equal) output metadata.
+  Node* cond(Node* pred, Node* true_graph, Node* false_graph, std::vector<Node*> operands, std::vector<TensorMeta> vals);
+
+  /// A new subgraph (a submodule of the GraphModule, e.g. cond's `true_graph_0`).
+  Graph& add_subgraph(const std::string& name);
+  const std::vector<std::pair<std::string, std::unique_ptr<Graph>>>& subgraphs() const { return subgraphs_; }
 
   /// Replaces the arguments of `n` (use-lists follow).
   void set_args(Node* n, std::vector<NodeArg> args);
@@ -143,6 +155,7 @@ class Graph {
   void drop_uses(Node* n);
 
   std::vector<std::unique_ptr<Node>> nodes_;
+  std::vector<std::pair<std::string, std::unique_ptr<Graph>>> subgraphs_;
   std::unordered_set<std::string> used_names_;
   std::unordered_map<std::string, int64_t> base_count_;
 };
