@@ -187,6 +187,8 @@ TEST(SymElem, SizeThatMayBeOneIsGuardedOnceLikePyTorch) {
   EXPECT_EQ(strides(sigmoid(sl)), "[Max(1, s1 - 1), 1]");
   EXPECT_EQ(env.guards().size(), 1u);  // asked again: answered from the first guard
   EXPECT_EQ(strides(add(strided({s1 - 1, s0}, {1, s1}), 1)), "[1, Max(1, s1 - 1)]");
+  EXPECT_EQ(strides(relu(sl)), "[Max(1, s1 - 1), 1]");
+  EXPECT_EQ(strides(sort(strided({s1 - 1, s0}, {1, s1}), 0).first), "[1, Max(1, s1 - 1)]");
   EXPECT_EQ(env.guards().size(), 1u);
   EXPECT_TRUE(env.replacements().empty());
 
@@ -263,6 +265,8 @@ TEST(SymElem, IndexReductionsSortCumsum) {
   EXPECT_EQ(sizes(sv) + strides(sv) + strides(si), "[s0, s1][s1, 1][s1, 1]");
   Tensor c = cumsum(x, 1);
   EXPECT_EQ(sizes(c) + strides(c), "[s0, s1][s1, 1]");
+  auto [tsv, tsi] = sort(strided({s1, s0}, {1, s1}), 0);
+  EXPECT_EQ(strides(tsv) + strides(tsi), "[1, s1][1, s1]");
   c = cumsum(strided({s1, s0}, {1, s1}), 1);
   EXPECT_EQ(sizes(c) + strides(c), "[s1, s0][s0, 1]");
   EXPECT_TRUE(env.guards().empty());

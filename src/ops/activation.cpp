@@ -65,7 +65,7 @@ void meta_pointwise(const MetaArgs& a, MetaOut& out) { out.push(pointwise_like(t
 // relu's fake kernel keeps a dense input's strides even where TensorIterator would not ([3, 1] as [1, 3]).
 void meta_relu(const MetaArgs& a, MetaOut& out) {
   TensorMeta m = pointwise_like(tensor_arg(a, 0));
-  m.strides = preserved_strides(a.tensor(0));
+  m.strides = dense_or_sorted_strides(a.tensor(0));
   out.push(std::move(m));
 }
 void meta_pointwise_inplace(const MetaArgs& a, MetaOut& out) { out.push(tensor_arg(a, 0)); }

@@ -458,6 +458,12 @@ DimVector preserved_strides(const TensorMeta& m) {
   return contiguous_strides(m.sizes);
 }
 
+DimVector dense_or_sorted_strides(const TensorMeta& m) {
+  if (!any_symbolic_meta(m)) return preserved_strides(m);
+  const TensorMeta* in = &m;
+  return symbolic_output_strides(m.sizes, std::span(&in, 1));
+}
+
 TensorMeta elementwise_meta(const MetaArgs& a, std::initializer_list<size_t> idx) {
   ResultTypeState rt;
   const TensorMeta* first = nullptr;

@@ -86,6 +86,10 @@ DimVector channels_last_strides(IntSpan sizes);
 /// Strides a `preserve_format` copy of `m` gets: m's own when non-overlapping and dense, else contiguous.
 DimVector preserved_strides(const TensorMeta& m);
 
+/// preserved_strides for ops whose symbolic-size path is the refs' (relu, sort): a dense input keeps
+/// its strides, else its dims sorted by stride (refs.empty_like); concrete inputs: preserved_strides.
+DimVector dense_or_sorted_strides(const TensorMeta& m);
+
 /// "[4, 128]" for messages.
 std::string shape_str(IntSpan s);
 

@@ -66,7 +66,7 @@ void meta_topk(const MetaArgs& a, MetaOut& out) {
 void meta_sort(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& x = a.tensor(0);
   TensorMeta v = make_contiguous(x.sizes, x.dtype, x.device);
-  v.strides = preserved_strides(x);
+  v.strides = dense_or_sorted_strides(x);
   TensorMeta i = v;
   i.dtype = DType::Int64;
   out.push(std::move(v));

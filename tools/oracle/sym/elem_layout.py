@@ -21,3 +21,6 @@ probe(lambda x, y: torch.add(x.expand(("s1", 4) and 4, -1), y), T(1, ("s0", 8)),
 probe(lambda x: torch.mul(x.unsqueeze(0).transpose(0, 1), 2), T(("s0", 4), ("s1", 8)), title="mul unsqueeze-transposed")
 probe(lambda x: torch.gelu(x.transpose(0, 1)), T(("s0", 4), ("s1", 8), ("s2", 3)), title="gelu transpose(0,1)")
 probe(lambda x: torch.add(x.transpose(0, 1), 1), T(("s0", 4), ("s1", 8), ("s2", 3)), title="add transpose(0,1)")
+probe(lambda x: torch.relu(x[:, 1:]), T(("s0", 4), ("s1", 8)), title="relu sliced")
+probe(lambda x: torch.sort(x[:, 1:].t(), 0), T(("s0", 4), ("s1", 8)), title="sort sliced.t")
+probe(lambda x: torch.sort(x.t(), 0), T(("s0", 4), ("s1", 8)), title="sort transposed")
