@@ -34,6 +34,10 @@ TensorMeta pointwise_like(const TensorMeta& x) {
 /// channels-last short cuts, else x's dims sorted by stride, dense).
 DimVector empty_like_strides(const TensorMeta& x) {
   const size_t nd = x.sizes.size();
+  if (any_symbolic_meta(x)) {
+    const TensorMeta* in = &x;
+    return symbolic_output_strides(x.sizes, std::span(&in, 1), /*single_dense_shortcut=*/false);
+  }
   const bool contig = x.is_contiguous();
   const bool cl = x.is_channels_last_contiguous();
   if (contig && !cl) return contiguous_strides(x.sizes);
@@ -61,7 +65,7 @@ void meta_pointwise(const MetaArgs& a, MetaOut& out) { out.push(pointwise_like(t
 // relu's fake kernel keeps a dense input's strides even where TensorIterator would not ([3, 1] as [1, 3]).
 void meta_relu(const MetaArgs& a, MetaOut& out) {
   TensorMeta m = pointwise_like(tensor_arg(a, 0));
-  m.strides = preserved_strides(a.tensor(0));
+  m.strides = dense_or_sorted_strides(a.tensor(0));
   out.push(std::move(m));
 }
 void meta_pointwise_inplace(const MetaArgs& a, MetaOut& out) { out.push(tensor_arg(a, 0)); }
@@ -188,7 +192,7 @@ void check_dropout_p(const MetaArgs& a) {
 void meta_dropout(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& x = tensor_arg(a, 0);
   check_dropout_p(a);
-  if (!a.to_bool(2) || a.to_double(1) == 0 || x.numel().expect_int() == 0) {
+  if (!a.to_bool(2) || a.to_double(1) == 0 || x.numel() == 0) {
     out.alias_input0 = true;
     out.push(x);
     return;

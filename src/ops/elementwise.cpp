@@ -40,7 +40,7 @@ std::string torch_size(IntSpan s) { return "torch.Size(" + shape_str(s) + ")"; }
 
 std::string py_tuple(IntSpan s) {
   std::string out = "(";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i].expect_int());
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + s[i].str();
   return out + (s.size() == 1 ? ",)" : ")");
 }
 

@@ -1,6 +1,7 @@
 // Shared pieces of meta functions: broadcasting, elementwise result dtype, layout of new outputs.
 #pragma once
 #include <initializer_list>
+#include <source_location>
 #include <span>
 #include <string>
 #include <vector>
@@ -50,6 +51,29 @@ void sort_dims(std::vector<size_t>& perm, F&& should_swap) {
   }
 }
 
+/// PyTorch's guard_or_false(a == b) on backed sizes: the answer from the hints, with a guard unless
+/// statically known; a relation already guarded is answered again without a second guard (PyTorch
+/// keeps guards as axioms).
+bool guard_or_false_eq(const SymInt& a, const SymInt& b,
+                       std::source_location where = std::source_location::current());
+
+/// torch._prims_common.make_contiguous_strides_for: stride[i] = prod(sym_max(size[j], 1)), j > i.
+DimVector make_contiguous_strides_for(IntSpan sizes);
+/// PyTorch's is_contiguous_or_false / is_channels_last_contiguous_2d (false_if_dde) /
+/// is_non_overlapping_and_dense_or_false on sizes+strides: a size that may be 1 is guarded like PyTorch.
+bool contiguous_or_false(IntSpan sizes, IntSpan strides);
+bool channels_last_or_false(IntSpan sizes, IntSpan strides);
+bool non_overlapping_and_dense_or_false(IntSpan sizes, IntSpan strides);
+/// Output strides PyTorch computes for an elementwise op on symbolic sizes (refs/prims:
+/// compute_elementwise_output_strides over the operands expanded to `shape`; 0-dim cpu tensors
+/// are skipped). The stride sort decides on hints without guards.
+/// `single_dense_shortcut`: one dense operand keeps its strides (prims' elementwise meta); false
+/// gives empty_like's permutation (refs.empty_like).
+DimVector symbolic_output_strides(IntSpan shape, std::span<const TensorMeta* const> ins,
+                                  bool single_dense_shortcut = true);
+/// Any symbolic size, stride or offset.
+bool any_symbolic_meta(const TensorMeta& m);
+
 /// Dtype names as C++ TORCH_CHECK messages print them (caffe2::TypeMeta): "float", "c10::Half".
 const char* cpp_type_name(DType t);
 
@@ -61,6 +85,10 @@ DimVector channels_last_strides(IntSpan sizes);
 
 /// Strides a `preserve_format` copy of `m` gets: m's own when non-overlapping and dense, else contiguous.
 DimVector preserved_strides(const TensorMeta& m);
+
+/// preserved_strides for ops whose symbolic-size path is the refs' (relu, sort): a dense input keeps
+/// its strides, else its dims sorted by stride (refs.empty_like); concrete inputs: preserved_strides.
+DimVector dense_or_sorted_strides(const TensorMeta& m);
 
 /// "[4, 128]" for messages.
 std::string shape_str(IntSpan s);

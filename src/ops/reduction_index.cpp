@@ -51,11 +51,11 @@ void meta_topk(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& x = a.tensor(0);
   const int64_t d = wrap_dim(a.to_int(2), x.dim(), label(a));
   const SymInt k = a.sym_int(1);
-  FE_CHECK(k.expect_int() >= 0, ValueError, label(a),
+  FE_CHECK(k >= 0, ValueError, label(a),
            ": Expected cond to be True, but got False. (Could this error message be improved? If so, please report "
            "an enhancement request to PyTorch.)");
   const SymInt limit = x.dim() ? x.sizes[d] : SymInt(1);
-  FE_CHECK(k.expect_int() <= limit.expect_int(), ValueError, label(a), ": k not in range for dimension");
+  FE_CHECK(limit >= k, ValueError, label(a), ": k not in range for dimension");
   DimVector sizes = x.sizes;
   if (x.dim()) sizes[d] = k;
   out.push(make_contiguous(sizes, x.dtype, x.device));
@@ -66,7 +66,7 @@ void meta_topk(const MetaArgs& a, MetaOut& out) {
 void meta_sort(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& x = a.tensor(0);
   TensorMeta v = make_contiguous(x.sizes, x.dtype, x.device);
-  v.strides = preserved_strides(x);
+  v.strides = dense_or_sorted_strides(x);
   TensorMeta i = v;
   i.dtype = DType::Int64;
   out.push(std::move(v));

@@ -44,7 +44,7 @@ inline void check_no_internal_overlap(const OpDef& op, const TensorMeta& m) {
   if (m.is_non_overlapping_and_dense()) return;
   bool overlap = false;
   for (size_t d = 0; d < m.sizes.size(); ++d)
-    overlap = overlap || (m.strides[d].expect_int() == 0 && m.sizes[d].expect_int() > 1);
+    overlap = overlap || (m.strides[d].maybe_int() == 0 && m.sizes[d] > 1);
   FE_CHECK(!overlap, ValueError, op.schema.ns, "::", op.schema.name,
            ": unsupported operation: more than one element of the written-to tensor refers to a single memory "
            "location. Please clone() the tensor before performing the operation.");

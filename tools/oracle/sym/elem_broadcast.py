@@ -1,0 +1,31 @@
+"""Broadcasting and output strides of elementwise ops on symbolic sizes (tests/test_sym_elem.cpp)."""
+import sys; sys.path.insert(0, "/repo/tools/oracle")
+from sym_probe import probe, T
+import torch
+
+A = torch.add
+probe(lambda x, y: A(x, y), T(("s1", 4)), T(("s0", 8), ("s2", 4)), title="add [s1] + [s0,s2] tie->replace")
+probe(lambda x, y: A(x, y), T(("s0", 4), ("s1", 8)), T(("s0", 4), ("s1", 8)), title="add same symbols")
+probe(lambda x, y: A(x, y), T(("s0", 4), ("s1", 8)), T(("s1", 8)), title="add [s0,s1]+[s1]")
+probe(lambda x, y: A(x, y), T(("s0", 4), ("s1", 8)), T(8), title="add [s0,s1]+[8] specializes")
+probe(lambda x, y: A(x, y), T(("s0", 4), 1), T(("s1", 8)), title="add [s0,1]+[s1] outer")
+probe(lambda x, y: A(x, y), T(("s0", 4), ("s1", 8)), T(("s2", 5)), title="add mismatch error")
+probe(lambda x, y: A(x, y), T(("s0", 4), ("s1", 8)), T(("s2", 4), ("s3", 8)), title="add two fresh sets")
+probe(lambda x, y: A(x, y), T(("s0", 4), ("s1", 8)), 2.0, title="add scalar")
+probe(lambda x: A(x.t(), 1.0), T(("s0", 4), ("s1", 8)), title="add transposed + scalar")
+probe(lambda x, y: A(x.t(), y), T(("s0", 4), ("s1", 8)), T(("s1", 8), ("s0", 4)), title="add transposed + contig")
+probe(lambda x, y: A(x.t(), y.t()), T(("s0", 4), ("s1", 8)), T(("s0", 4), ("s1", 8)), title="add both transposed")
+probe(lambda x, y: A(x.t(), y), T(("s0", 4), ("s1", 8)), T(("s0", 4)), title="add transposed + bcast row")
+probe(lambda x, y: A(x.permute(0, 2, 1), y), T(("s0", 4), ("s1", 8), ("s2", 6)), T(("s2", 6), 1), title="add permuted 3d + bcast")
+probe(lambda x: A(x.expand(3, -1, -1), 1), T(1, ("s0", 4), ("s1", 8)), title="add expanded + scalar")
+probe(lambda x, y: A(x.expand(("s1" and 3), -1), y), T(1, ("s0", 4)), T(3, ("s0", 4)), title="add expanded + same-shape")
+probe(lambda x, y: torch.mul(x, y), T(("s0", 4), ("s1", 8), 3, 3), T(("s0", 4), ("s1", 8), 3, 3), title="mul 4d")
+probe(lambda x: torch.mul(x.contiguous(memory_format=torch.channels_last), 2), T(("s0", 4), ("s1", 8), ("s2", 5), ("s3", 6)), title="mul channels_last")
+probe(lambda x, y: torch.mul(x.contiguous(memory_format=torch.channels_last), y), T(("s0", 4), ("s1", 8), ("s2", 5), ("s3", 6)), T(("s1", 8), 1, 1), title="mul channels_last + bias")
+probe(lambda x, y: torch.where(x > 0, x, y), T(("s0", 4), ("s1", 8)), T(("s1", 8)), title="where")
+probe(lambda x, y: torch.eq(x, y), T(("s0", 4), ("s1", 8)), T(("s0", 4), 1), title="eq")
+probe(lambda x, y: torch.maximum(x.t(), y), T(("s0", 4), ("s1", 8)), T(("s0", 4)), title="maximum transposed + row (slow path)")
+probe(lambda x, y: torch.maximum(x, y), T(("s1", 4)), T(("s0", 8), ("s2", 4)), title="maximum [s1] + [s0,s2]")
+probe(lambda x, y: torch.add(x[:, ::2], y), T(("s0", 4), ("s1", 8)), T(1), title="add sliced")
+probe(lambda x, y: torch.add(x, y), T(("s0", 4), ("s1", 8), ("s2", 6)), T(("s1", 8), 1), title="add 3d + [s1,1]")
+probe(lambda x, y: torch.add(x, y), T(("s0", 4), 1, ("s2", 6)), T(("s1", 8), 1), title="add [s0,1,s2] + [s1,1]")
