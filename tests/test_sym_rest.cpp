@@ -340,4 +340,67 @@ TEST_F(SymRest, ConversionsKeepSymbols) {
   EXPECT_EQ(replacements_str(env), "");
 }
 
+// ---------------------------------------------------------------- conv / pool
+/// A fake tensor with the given sizes and strides.
+Tensor strided_tensor(std::vector<SymInt> sizes, std::vector<SymInt> strides) {
+  Tensor t = sym_tensor(sizes);
+  t.impl()->meta.strides = DimVector(IntSpan(strides));
+  return t;
+}
+
+TEST_F(SymRest, Conv2dSymbolicBatch) {
+  SymInt n = s("s27", 2);
+  Tensor o = conv2d(sym_tensor({n, 3, 32, 32}), sym_tensor({8, 3, 3, 3}), sym_tensor({8}));
+  EXPECT_EQ(meta_str(o), "[s27, 8, 30, 30] / [7200, 900, 30, 1]");
+  // PyTorch's fake mode also records `s27 < 16` (cpu backend choice); torch.export drops it.
+  EXPECT_EQ(guards_str(env), "");
+  EXPECT_EQ(replacements_str(env), "");
+}
+
+TEST_F(SymRest, Conv2dSymbolicSpatial) {
+  SymInt n = s("s27", 2), h = s("s51", 32), w = s("s85", 30);
+  Tensor o = conv2d(sym_tensor({n, 3, h, w}), sym_tensor({8, 3, 3, 3}), {}, {2}, {1});
+  EXPECT_EQ(sym_str(o.sizes()), "[s27, 8, (((s51 - 1)//2)) + 1, (((s85 - 1)//2)) + 1]");
+  EXPECT_EQ(sym_str(o.strides()),
+            "[8*((((s51 - 1)//2)) + 1)*((((s85 - 1)//2)) + 1), ((((s51 - 1)//2)) + 1)*((((s85 - 1)//2)) + 1), "
+            "(((s85 - 1)//2)) + 1, 1]");
+  EXPECT_EQ(replacements_str(env), "");
+}
+
+TEST_F(SymRest, Conv2dSymbolicChannelsSpecialize) {
+  SymInt n = s("s27", 2), c = s("s18", 3);
+  EXPECT_EQ(meta_str(conv2d(sym_tensor({n, c, 8, 8}), sym_tensor({4, 3, 3, 3}))), "[s27, 4, 6, 6] / [144, 36, 6, 1]");
+  EXPECT_EQ(replacements_str(env), "s18 -> 3");
+}
+
+TEST_F(SymRest, Conv2dChannelsLastInputNoGuard) {
+  SymInt n = s("s27", 2);
+  Tensor x = strided_tensor({n, 3, 8, 8}, {192, 1, 24, 3});
+  EXPECT_EQ(meta_str(conv2d(x, sym_tensor({4, 3, 3, 3}))), "[s27, 4, 6, 6] / [144, 1, 24, 4]");
+  EXPECT_EQ(guards_str(env), "");
+  EXPECT_EQ(replacements_str(env), "");
+}
+
+TEST_F(SymRest, Pooling) {
+  SymInt n = s("s27", 2), h = s("s51", 8), w = s("s85", 9);
+  // PyTorch's strides print Max(1, (s51//2)): the core's contiguous strides take symbolic sizes as >= 2.
+  EXPECT_EQ(sym_str(max_pool2d(sym_tensor({n, 3, h, w}), {2}).sizes()), "[s27, 3, (s51//2), (s85//2)]");
+  EXPECT_EQ(meta_str(avg_pool2d(sym_tensor({n, 3, 8, 8}), {2})), "[s27, 3, 4, 4] / [48, 16, 4, 1]");
+  EXPECT_EQ(meta_str(adaptive_avg_pool2d(sym_tensor({n, 3, 8, 8}), {1, 1})), "[s27, 3, 1, 1] / [3, 1, 1, 1]");
+  EXPECT_EQ(guards_str(env), "");
+  EXPECT_EQ(replacements_str(env), "");
+}
+
+TEST_F(SymRest, EinsumDiagonalAndBatched) {
+  SymInt a = s("s27", 4), b = s("s18", 4);
+  EXPECT_EQ(meta_str(einsum("ii->i", {sym_tensor({a, b})})), "[s18] / [s18 + 1]");
+  EXPECT_EQ(replacements_str(env), "s27 -> s18");
+  sym::ShapeEnv e2;
+  SymInt x0 = e2.named_symbol("s27", 4), x1 = e2.named_symbol("s18", 6), y0 = e2.named_symbol("s78", 4),
+         y2 = e2.named_symbol("s96", 3);
+  EXPECT_EQ(meta_str(einsum("bij,bjk->bik", {sym_tensor({x0, x1, 5}), sym_tensor({y0, 5, y2})})),
+            "[s27, s18, s96] / [s18*s96, s96, 1]");
+  EXPECT_EQ(replacements_str(e2), "s78 -> s27");
+}
+
 }  // namespace

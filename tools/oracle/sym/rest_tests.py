@@ -76,3 +76,17 @@ probe(lambda x: aten._to_copy(x.transpose(0, 1), dtype=torch.float64), T(("s27",
 probe(lambda x: x.to(torch.float16), T(("s27", 4), ("s18", 6)), title="to dtype")
 probe(lambda x: aten.sym_size.int(x, 1), T(("s27", 4), ("s18", 6)), title="sym_size")
 probe(lambda x: aten._assert_tensor_metadata(x, (x.shape[0], 6), None, torch.float32), T(("s27", 4), 6), title="assert metadata")
+
+# ---- conv / pool (fake mode also records the cpu backend heuristic `batch < 16` from
+# ConvParams::use_mkldnn; torch.export does not keep it, see rest_conv_export.py, and neither do we)
+probe(lambda x, w, b: F.conv2d(x, w, b), T(("s27", 2), 3, 32, 32), T(8, 3, 3, 3), T(8), title="conv2d sym batch")
+probe(lambda x, w: F.conv2d(x, w, padding=1, stride=2), T(("s27", 2), 3, ("s51", 32), ("s85", 30)), T(8, 3, 3, 3), title="conv2d sym spatial")
+probe(lambda x, w: F.conv2d(x, w), T(("s27", 2), ("s18", 3), 8, 8), T(4, 3, 3, 3), title="conv2d sym channels")
+probe(lambda x, w: F.conv2d(x.to(memory_format=torch.channels_last), w), T(("s27", 2), 3, 8, 8), T(4, 3, 3, 3), title="conv2d channels_last input")
+probe(lambda x: F.max_pool2d(x, 2), T(("s27", 2), 3, ("s51", 8), ("s85", 9)), title="max_pool2d sym spatial")
+probe(lambda x: F.avg_pool2d(x, 2), T(("s27", 2), 3, 8, 8), title="avg_pool2d")
+probe(lambda x: F.adaptive_avg_pool2d(x, 1), T(("s27", 2), 3, 8, 8), title="adaptive_avg_pool2d")
+
+# ---- more linalg
+probe(lambda x: torch.einsum("ii->i", x), T(("s27", 4), ("s18", 4)), title="einsum diag")
+probe(lambda x, y: torch.einsum("bij,bjk->bik", x, y), T(("s27", 4), ("s18", 6), 5), T(("s78", 4), 5, ("s96", 3)), title="einsum bmm")
