@@ -4,6 +4,7 @@
 // output). The meta mirrors that choice because the two paths give different strides and errors.
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
@@ -60,6 +61,13 @@ DimVector matmul_shape(const MetaArgs& a, IntSpan x, IntSpan y) {
 bool use_flash_cpu(const MetaArgs& a, const TensorMeta& q, const TensorMeta& k, const TensorMeta& v,
                    const TensorMeta* mask, double dropout, bool gqa) {
   if (dropout != 0.0) return false;
+  if (q.dim() == 3 && k.dim() == 3 && v.dim() == 3) {
+    // 3-D inputs reach the fused kernel as a batch of one (a 3-D mask too): dim 0 acts as the heads.
+    using linalg::unsqueeze;
+    std::optional<TensorMeta> m4;
+    if (mask && mask->dim() == 3) m4 = unsqueeze(*mask, 0);
+    return use_flash_cpu(a, unsqueeze(q, 0), unsqueeze(k, 0), unsqueeze(v, 0), m4 ? &*m4 : mask, dropout, gqa);
+  }
   if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4) return false;
   // check_batch_size_and_num_heads_dense<supports_gqa=true> (both comparisons evaluated, in order).
   const bool same_batch = q.sizes[0] == k.sizes[0] && q.sizes[0] == v.sizes[0];

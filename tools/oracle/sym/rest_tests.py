@@ -90,3 +90,16 @@ probe(lambda x: F.adaptive_avg_pool2d(x, 1), T(("s27", 2), 3, 8, 8), title="adap
 # ---- more linalg
 probe(lambda x: torch.einsum("ii->i", x), T(("s27", 4), ("s18", 4)), title="einsum diag")
 probe(lambda x, y: torch.einsum("bij,bjk->bik", x, y), T(("s27", 4), ("s18", 6), 5), T(("s78", 4), 5, ("s96", 3)), title="einsum bmm")
+
+# ---- attention on 3-D inputs: the fused cpu kernel (a batch of one; dim 0 acts as the heads), so
+# the output keeps the query's strides and the key/value sequence lengths are not compared
+probe(lambda q, k, v: F.scaled_dot_product_attention(q, k, v), T(("s27", 2), ("s18", 6), 8), T(("s78", 2), ("s71", 7), 8), T(("s20", 2), ("s21", 5), 8), title="sdpa 3d")
+probe(lambda q, k, v: F.scaled_dot_product_attention(q.transpose(0, 1), k, v), T(6, 2, 8), T(2, 7, 8), T(2, 5, 8), title="sdpa 3d transposed q static")
+probe(lambda q, k, v, m: F.scaled_dot_product_attention(q.transpose(0, 1), k, v, attn_mask=m), T(6, 2, 8), T(2, 7, 8), T(2, 7, 8), T(2, 6, 7), title="sdpa 3d 3d-mask static")
+probe(lambda q, k, v: F.scaled_dot_product_attention(q, k, v), T(2, 6, 8), T(1, 7, 8), T(1, 7, 8), title="sdpa 3d batch broadcast static")
+
+# ---- more linalg paths
+probe(lambda x, w: torch.matmul(x.transpose(1, 2), w), T(("s27", 4), 16, ("s51", 6)), T(16, 8), title="matmul transposed 3d@2d")
+probe(lambda x, w, b: F.linear(x, w, b), T(("s27", 4), 3, ("s51", 6), 16), T(48, 16), T(48), title="linear 4d bias")
+probe(lambda x, w, b: F.linear(x.transpose(0, 1), w, b), T(("s27", 4), ("s18", 6), 16), T(48, 16), T(48), title="linear transposed 3d bias")
+probe(lambda x, y: torch.outer(x, y), T(("s27", 4)), T(("s78", 5)), title="outer")
