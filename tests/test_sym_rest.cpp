@@ -438,4 +438,18 @@ TEST_F(SymRest, DISABLED_OuterNeedsSymbolicIterOutputStrides) {
   EXPECT_EQ(replacements_str(env), "");
 }
 
+TEST_F(SymRest, CopiesInAMemoryFormat) {
+  SymInt n = s("s27", 4), h = s("s51", 6), w = s("s85", 5), b = s("s18", 6);
+  auto to_format = [](const Tensor& x, MemoryFormat f) {
+    return call("aten::to.dtype_layout", {x, None{}, None{}, None{}, None{}, false, false, f})[0];
+  };
+  EXPECT_EQ(meta_str(to_format(sym_tensor({n, 3, h, w}), MemoryFormat::ChannelsLast)),
+            "[s27, 3, s51, s85] / [3*s51*s85, 1, 3*s85, 3]");
+  Tensor c = call("aten::_to_copy", {sym_tensor({n, b}).transpose(0, 1), None{}, None{}, None{}, None{}, false,
+                                     MemoryFormat::Contiguous})[0];
+  EXPECT_EQ(meta_str(c), "[s18, s27] / [s27, 1]");
+  EXPECT_EQ(guards_str(env), "");
+  EXPECT_EQ(replacements_str(env), "");
+}
+
 }  // namespace

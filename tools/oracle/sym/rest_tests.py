@@ -103,3 +103,7 @@ probe(lambda x, w: torch.matmul(x.transpose(1, 2), w), T(("s27", 4), 16, ("s51",
 probe(lambda x, w, b: F.linear(x, w, b), T(("s27", 4), 3, ("s51", 6), 16), T(48, 16), T(48), title="linear 4d bias")
 probe(lambda x, w, b: F.linear(x.transpose(0, 1), w, b), T(("s27", 4), ("s18", 6), 16), T(48, 16), T(48), title="linear transposed 3d bias")
 probe(lambda x, y: torch.outer(x, y), T(("s27", 4)), T(("s78", 5)), title="outer")
+
+# ---- memory formats of copies
+probe(lambda x: x.to(memory_format=torch.channels_last), T(("s27", 4), 3, ("s51", 6), ("s85", 5)), title="to channels_last")
+probe(lambda x: aten._to_copy(x.transpose(0, 1), memory_format=torch.contiguous_format), T(("s27", 4), ("s18", 6)), title="_to_copy contiguous_format")
