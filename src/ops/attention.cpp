@@ -4,11 +4,13 @@
 // output). The meta mirrors that choice because the two paths give different strides and errors.
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
+#include "ops/linalg_meta.h"
 #include "ops/meta_util.h"
 
 namespace fe {
@@ -21,8 +23,6 @@ SymInt prod(IntSpan s) {
   for (const SymInt& x : s) p = p * x;
   return p;
 }
-
-std::string torch_size_str(IntSpan s) { return "torch.Size(" + shape_str(s) + ")"; }
 
 /// Shape of at::matmul(a, b) for a, b of rank >= 2, with the errors its decomposition raises
 /// (mm for 2-D / folded N-D x 2-D, else broadcast batch dims and bmm).
@@ -57,35 +57,29 @@ DimVector matmul_shape(const MetaArgs& a, IntSpan x, IntSpan y) {
   return out;
 }
 
-/// torch._prims_common broadcast of (attn, mask) for the out-of-place `attn + mask` of the math path.
-DimVector prims_broadcast(const MetaArgs& a, IntSpan attn, IntSpan mask) {
-  const size_t n = std::max(attn.size(), mask.size());
-  std::vector<int64_t> common(n, 1);
-  IntSpan shapes[2] = {attn, mask};
-  for (size_t arg = 0; arg < 2; ++arg) {
-    IntSpan s = shapes[arg];
-    for (size_t j = 1; j <= s.size(); ++j) {
-      const int64_t v = s[s.size() - j].expect_int();
-      int64_t& c = common[n - j];
-      if (c == 1) {
-        c = v;
-      } else if (v != 1) {
-        FE_CHECK(c == v, ShapeError, label(a), ": Attempting to broadcast a dimension of length ", v, " at -", j,
-                 "! Mismatching argument at index ", arg, " had ", torch_size_str(s),
-                 "; but expected shape should be broadcastable to ", shape_str(DimVector(common.begin(), common.end())));
-      }
-    }
-  }
-  return DimVector(common.begin(), common.end());
-}
-
 /// sdp::use_flash_attention_cpp: the gates of the fused cpu kernel, in PyTorch's order.
 bool use_flash_cpu(const MetaArgs& a, const TensorMeta& q, const TensorMeta& k, const TensorMeta& v,
-                   const TensorMeta* mask, double dropout) {
+                   const TensorMeta* mask, double dropout, bool gqa) {
   if (dropout != 0.0) return false;
+  if (q.dim() == 3 && k.dim() == 3 && v.dim() == 3) {
+    // 3-D inputs reach the fused kernel as a batch of one (a 3-D mask too): dim 0 acts as the heads.
+    using linalg::unsqueeze;
+    std::optional<TensorMeta> m4;
+    if (mask && mask->dim() == 3) m4 = unsqueeze(*mask, 0);
+    return use_flash_cpu(a, unsqueeze(q, 0), unsqueeze(k, 0), unsqueeze(v, 0), m4 ? &*m4 : mask, dropout, gqa);
+  }
   if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4) return false;
-  if (!(q.sizes[0] == k.sizes[0] && q.sizes[0] == v.sizes[0])) return false;
-  if (!(q.sizes[1] == k.sizes[1] && q.sizes[1] == v.sizes[1])) return false;  // no GQA in the cpu kernel
+  // check_batch_size_and_num_heads_dense<supports_gqa=true> (both comparisons evaluated, in order).
+  const bool same_batch = q.sizes[0] == k.sizes[0] && q.sizes[0] == v.sizes[0];
+  const bool same_heads = q.sizes[1] == k.sizes[1] && q.sizes[1] == v.sizes[1];
+  if (!same_batch) return false;
+  if (gqa) {
+    // check_grouped_query_attention<requires_same_num_heads=true>.
+    if (!(k.sizes[1] == v.sizes[1])) return false;
+    if (k.sizes[1] == 0 || mod(q.sizes[1], k.sizes[1]) != 0) return false;
+  } else if (!same_heads) {
+    return false;
+  }
   if (mask) {
     // attn_mask.sym_size(-2) raises for masks of rank < 2.
     FE_CHECK(mask->dim() >= 2, IndexError, label(a),
@@ -128,7 +122,7 @@ void meta_sdpa(const MetaArgs& a, MetaOut& out) {
   // Raised whichever path runs (the fused kernel refuses the pair too).
   FE_CHECK(!(causal && mask), ValueError, label(a),
            ": _scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
-  if (use_flash_cpu(a, q, k, v, mask, dropout)) {
+  if (use_flash_cpu(a, q, k, v, mask, dropout, gqa)) {
     TensorMeta m = q;  // empty_like(query)
     m.strides = preserved_strides(q);
     m.storage_offset = 0;
@@ -142,10 +136,9 @@ void meta_sdpa(const MetaArgs& a, MetaOut& out) {
     for (const TensorMeta* t : {&q, &k, &v})
       FE_CHECK(t->dim() >= 3, IndexError, label(a), ": Dimension out of range (expected to be in range of [-",
                t->dim(), ", ", t->dim() - 1, "], but got -3)");
-    const int64_t hq = q.sizes[q.dim() - 3].expect_int();
-    const int64_t hk = k.sizes[k.dim() - 3].expect_int(), hv = v.sizes[v.dim() - 3].expect_int();
+    const SymInt hq = q.sizes[q.dim() - 3], hk = k.sizes[k.dim() - 3], hv = v.sizes[v.dim() - 3];
     const bool all_equal = hq == hk && hk == hv;
-    FE_CHECK(all_equal || (hk != 0 && hv != 0 && hq % hk == 0 && hq % hv == 0), ShapeError, label(a),
+    FE_CHECK(all_equal || (hk != 0 && hv != 0 && mod(hq, hk) == 0 && mod(hq, hv) == 0), ShapeError, label(a),
              ": Number of heads in key and value must divide the number of heads in ");
     // repeat_interleave(H_q / H_kv, dim=-3)
     ks[ks.size() - 3] = hq;
@@ -154,7 +147,7 @@ void meta_sdpa(const MetaArgs& a, MetaOut& out) {
   DimVector kt = ks;
   std::swap(kt[kt.size() - 1], kt[kt.size() - 2]);
   DimVector attn = matmul_shape(a, q.sizes, kt);
-  if (mask) attn = prims_broadcast(a, attn, mask->sizes);
+  if (mask) attn = linalg::prims_broadcast(a, attn, mask->sizes);
   FE_CHECK(!(dropout > 0.0 && dropout > 1.0), ValueError, label(a),
            ": dropout probability has to be between 0 and 1, but got ", python_float_repr(dropout));
   // The scaled query is floating (int * float -> float32); bmm then meets the integral value.

@@ -12,6 +12,8 @@
 namespace fe {
 namespace ops {
 
+// A layout decision (suggest_memory_format): symbolic sizes/strides are compared on their hints,
+// without guards.
 bool strides_like_channels_last(const TensorMeta& t) {
   static constexpr int kOrder4[] = {1, 3, 2, 0};
   static constexpr int kOrder5[] = {1, 4, 3, 2, 0};
@@ -19,26 +21,31 @@ bool strides_like_channels_last(const TensorMeta& t) {
   if (t.dim() == 4) order = kOrder4;
   else if (t.dim() == 5) order = kOrder5;
   else return false;
-  if (t.strides[1] == 0) return false;
+  if (t.strides[1].hint() == 0) return false;
   int64_t min = 0;
   for (int d : order) {
-    const int64_t size = t.sizes[d].expect_int(), stride = t.strides[d].expect_int();
+    const int64_t size = t.sizes[d].hint(), stride = t.strides[d].hint();
     if (size == 0 || stride < min) return false;
-    if (d == 0 && min == t.strides[1].expect_int()) return false;  // N111: ambiguous, NCHW wins
+    if (d == 0 && min == t.strides[1].hint()) return false;  // N111: ambiguous, NCHW wins
     min = stride * size;
   }
   return true;
 }
 
+/// max(s, 1) as make_contiguous_strides_for computes it: a symbolic size provably >= 1 is itself.
+static SymInt max1(const SymInt& s) {
+  if (!s.is_symbolic()) return std::max<int64_t>(s.hint(), 1);
+  return statically_known_true(sym_ge(s, 1)) ? s : sym_max(s, 1);
+}
+
 DimVector channels_last_nd_strides(IntSpan sizes) {
   const size_t n = sizes.size();
   DimVector st(n, SymInt(0));
-  int64_t acc = 1;
   st[1] = 1;
-  acc = std::max<int64_t>(sizes[1].expect_int(), 1);
+  SymInt acc = max1(sizes[1]);
   for (size_t d = n - 1; d >= 2; --d) {
     st[d] = acc;
-    acc *= std::max<int64_t>(sizes[d].expect_int(), 1);
+    acc = acc * max1(sizes[d]);
   }
   st[0] = acc;
   return st;
@@ -77,9 +84,9 @@ std::vector<int64_t> expand_param(const MetaArgs& a, IntSpan v, const char* name
   return out;
 }
 
-std::string dims_str(const std::vector<int64_t>& v, const char* sep) {
+std::string dims_str(const std::vector<SymInt>& v, const char* sep) {
   std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + std::to_string(v[i]);
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i].str();
   return s;
 }
 
@@ -120,7 +127,9 @@ TensorMeta conv_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& w
     FE_CHECK(w.dim() == x.dim(), ShapeError, label(a), ": Expected ", k, "-dimensional input for ", k,
              "-dimensional weight ", shape_str(w.sizes), ", but got ", x.dim(), "-dimensional input of size ",
              shape_str(x.sizes), " instead");
-    const int64_t w0 = w.sizes[0].expect_int(), w1 = w.sizes[1].expect_int(), c = x.sizes[1].expect_int();
+    // Weight dims are parameters (static); input channels may be symbolic: `c == w1 * groups` guards.
+    const int64_t w0 = w.sizes[0].expect_int(), w1 = w.sizes[1].expect_int();
+    const SymInt c = x.sizes[1];
     FE_CHECK(w0 >= groups, ShapeError, label(a), ": Given groups=", groups, ", expected weight to be at least ", groups,
              " at dimension 0, but got weight of size ", shape_str(w.sizes), " instead");
     FE_CHECK(w0 % groups == 0, ShapeError, label(a), ": Given groups=", groups,
@@ -133,11 +142,11 @@ TensorMeta conv_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& w
       FE_CHECK(!bias || (bias->dim() == 1 && bias->sizes[0] == w0), ShapeError, label(a), ": Given weight of size ",
                shape_str(w.sizes), ", expected bias to be 1-dimensional with ", w0, " elements, but got bias of size ",
                shape_str(bias->sizes), " instead");
-      std::vector<int64_t> in, ker;
+      std::vector<SymInt> in, ker;
       bool fits = true;
       for (int64_t i = 2; i < k; ++i) {
-        in.push_back(x.sizes[i].expect_int() + 2 * padding[i - 2]);
-        ker.push_back(dilation[i - 2] * (w.sizes[i].expect_int() - 1) + 1);
+        in.push_back(x.sizes[i] + 2 * padding[i - 2]);
+        ker.push_back(SymInt(dilation[i - 2]) * (w.sizes[i] - 1) + 1);
         fits = fits && in.back() >= ker.back();
       }
       FE_CHECK(fits, ShapeError, label(a), ": Calculated padded input size per channel: (", dims_str(in, " x "),
@@ -170,19 +179,23 @@ TensorMeta conv_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& w
   }
   // meta_conv / calc_conv_nd_return_shape
   if (!transposed)
-    FE_CHECK(x.dim() >= 2 && w.sizes[1].expect_int() * groups == x.sizes[1].expect_int(), ShapeError, label(a),
+    FE_CHECK(x.dim() >= 2 && w.sizes[1] * groups == x.sizes[1], ShapeError, label(a),
              ": Invalid channel dimensions");
   const int64_t nd = x.dim() - 2;
   FE_CHECK(nd == dim, ShapeError, label(a), ": Invalid channel dimensions");
   auto pick = [&](IntSpan v, int64_t i) { return (v.size() == 1 ? v[0] : v[i]).expect_int(); };
   DimVector shape{x.sizes[0], transposed ? w.sizes[1] * groups : w.sizes[0]};
-  std::vector<int64_t> in_sp, out_sp;
+  std::vector<SymInt> in_sp, out_sp;
   bool any_positive = nd == 0;
   for (int64_t i = 0; i < nd; ++i) {
-    const int64_t ln = x.sizes[2 + i].expect_int(), kk = w.sizes[2 + i].expect_int();
+    const SymInt ln = x.sizes[2 + i], kk = w.sizes[2 + i];
     const int64_t s = pick(stride_, i), p = pick(padding_, i), d = pick(dilation_, i);
-    const int64_t o = transposed ? (ln - 1) * s - 2 * p + d * (kk - 1) + pick(opad_, i) + 1
-                                 : (ln + 2 * p - d * (kk - 1) - 1) / s + 1;
+    // calc_conv_nd_return_shape; a symbolic numerator uses Python's // (it is >= 0 once the
+    // kernel-size check passed, where // and C++'s / agree).
+    const SymInt num = ln + 2 * p - SymInt(d) * (kk - 1) - 1;
+    const SymInt o = transposed        ? (ln - 1) * s - 2 * p + SymInt(d) * (kk - 1) + pick(opad_, i) + 1
+                     : num.is_symbolic() ? floordiv(num, s) + 1
+                                         : SymInt(num.hint() / s + 1);
     in_sp.push_back(ln);
     out_sp.push_back(o);
     any_positive = any_positive || o > 0;
@@ -190,7 +203,7 @@ TensorMeta conv_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& w
   }
   FE_CHECK(any_positive, ShapeError, label(a), ": Given input size per channel: [", dims_str(in_sp, ", "),
            "]. Calculated output size per channel: [", dims_str(out_sp, ", "), "]. Output size is too small");
-  for (int64_t o : out_sp)
+  for (const SymInt& o : out_sp)
     FE_CHECK(o >= 0, ShapeError, label(a), ": Trying to create tensor with negative dimension ", o, ": ",
              shape_str(shape));
   if (x.sizes[1] == 0) shape[1] = 0;

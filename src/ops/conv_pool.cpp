@@ -26,32 +26,34 @@ std::pair<int64_t, int64_t> unpack(const MetaArgs& a, IntSpan v, const char* op,
   return {v[0].expect_int(), v[v.size() - 1].expect_int()};
 }
 
-int64_t pooling_output_shape(const MetaArgs& a, int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation,
-                             bool ceil_mode) {
+SymInt pooling_output_shape(const MetaArgs& a, const SymInt& in, int64_t k, int64_t pad, int64_t stride,
+                            int64_t dilation, bool ceil_mode) {
   FE_CHECK(stride != 0, ValueError, label(a), ": stride should not be zero");
   FE_CHECK(pad >= 0, ValueError, label(a), ": pad must be non-negative, but got pad: ", pad);
   FE_CHECK(pad <= ((k - 1) * dilation + 1) / 2, ValueError, label(a),
            ": pad should be at most half of effective kernel size, but got pad=", pad, ", kernel_size=", k,
            " and dilation=", dilation);
-  int64_t out = floor_div(in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0), stride) + 1;
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;  // the last window must start inside the input
+  const int64_t off = 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  SymInt out = in.is_symbolic() ? floordiv(in + off, stride) + 1 : SymInt(floor_div(in.hint() + off, stride) + 1);
+  if (ceil_mode && (out - 1) * stride >= in + pad) out = out - 1;  // the last window must start inside the input
   return out;
 }
 
 /// input.size(-3) etc.: IndexError for inputs of rank < 3.
-int64_t size_at(const MetaArgs& a, const TensorMeta& x, int64_t d) {
+SymInt size_at(const MetaArgs& a, const TensorMeta& x, int64_t d) {
   const int64_t n = std::max<int64_t>(x.dim(), 1);
   FE_CHECK(d >= -n && d < n, IndexError, label(a), ": Dimension out of range (expected to be in range of [", -n, ", ",
            n - 1, "], but got ", d, ")");
-  return x.sizes[x.dim() + d].expect_int();
+  return x.sizes[x.dim() + d];
 }
 
 struct Pool2d {
   int64_t kH, kW, dH, dW, padH, padW, dilH, dilW;
 };
 
-void pool2d_shape_check(const MetaArgs& a, const TensorMeta& x, const Pool2d& p, bool channels_last, int64_t planes,
-                        int64_t inH, int64_t inW, int64_t outH, int64_t outW) {
+void pool2d_shape_check(const MetaArgs& a, const TensorMeta& x, const Pool2d& p, bool channels_last,
+                        const SymInt& planes, const SymInt& inH, const SymInt& inW, const SymInt& outH,
+                        const SymInt& outW) {
   FE_CHECK(p.kW > 0 && p.kH > 0, ValueError, label(a), ": kernel size should be greater than zero, but got kH: ", p.kH,
            ", kW: ", p.kW);
   FE_CHECK(p.dW > 0 && p.dH > 0, ValueError, label(a), ": stride should be greater than zero, but got dH: ", p.dH,
@@ -59,7 +61,7 @@ void pool2d_shape_check(const MetaArgs& a, const TensorMeta& x, const Pool2d& p,
   FE_CHECK(p.dilH > 0 && p.dilW > 0, ValueError, label(a),
            ": dilation should be greater than zero, but got dilationH: ", p.dilH, ", dilationW: ", p.dilW);
   const int64_t nd = x.dim();
-  auto sz = [&](int64_t d) { return x.sizes[d].expect_int(); };
+  auto sz = [&](int64_t d) { return x.sizes[d]; };
   const bool valid = sz(1) != 0 && sz(2) != 0;
   if (channels_last) {
     FE_CHECK(nd == 4 && valid && sz(3) != 0, ShapeError, label(a),
@@ -77,7 +79,7 @@ void pool2d_shape_check(const MetaArgs& a, const TensorMeta& x, const Pool2d& p,
            "). Calculated output size: (", planes, "x", outH, "x", outW, "). Output size is too small");
 }
 
-TensorMeta pool_output(const TensorMeta& x, int64_t outH, int64_t outW, bool channels_last, DType dtype) {
+TensorMeta pool_output(const TensorMeta& x, const SymInt& outH, const SymInt& outW, bool channels_last, DType dtype) {
   DimVector size(x.sizes.begin(), x.sizes.end() - 2);
   size.push_back(outH);
   size.push_back(outW);
@@ -100,12 +102,12 @@ void meta_max_pool2d(const MetaArgs& a, MetaOut& out) {
   std::tie(p.padH, p.padW) = unpack(a, a.int_list(3), "max_pool2d", "padding");
   std::tie(p.dilH, p.dilW) = unpack(a, a.int_list(4), "max_pool2d", "dilation");
   const bool ceil_mode = a.to_bool(5);
-  const int64_t planes = size_at(a, x, -3), inH = size_at(a, x, -2), inW = size_at(a, x, -1);
+  const SymInt planes = size_at(a, x, -3), inH = size_at(a, x, -2), inW = size_at(a, x, -1);
   const bool cl = strides_like_channels_last(x) && x.dim() == 4;
   FE_CHECK(cl || x.dim() == 3 || x.dim() == 4, ShapeError, label(a),
            ": non-empty 3D or 4D (batch mode) tensor expected for input");
-  const int64_t outH = pooling_output_shape(a, inH, p.kH, p.padH, p.dH, p.dilH, ceil_mode);
-  const int64_t outW = pooling_output_shape(a, inW, p.kW, p.padW, p.dW, p.dilW, ceil_mode);
+  const SymInt outH = pooling_output_shape(a, inH, p.kH, p.padH, p.dH, p.dilH, ceil_mode);
+  const SymInt outW = pooling_output_shape(a, inW, p.kW, p.padW, p.dW, p.dilW, ceil_mode);
   pool2d_shape_check(a, x, p, cl, planes, inH, inW, outH, outW);
   out.push(pool_output(x, outH, outW, cl, x.dtype));
   if (kIndices) out.push(pool_output(x, outH, outW, cl, DType::Int64));
@@ -127,9 +129,9 @@ void meta_avg_pool2d(const MetaArgs& a, MetaOut& out) {
   const bool ceil_mode = a.to_bool(4);
   const auto divisor = a.opt_int(6);
   FE_CHECK(!divisor || *divisor != 0, ValueError, label(a), ": divisor must be not zero");
-  const int64_t planes = size_at(a, x, -3), inH = size_at(a, x, -2), inW = size_at(a, x, -1);
-  const int64_t outH = pooling_output_shape(a, inH, p.kH, p.padH, p.dH, 1, ceil_mode);
-  const int64_t outW = pooling_output_shape(a, inW, p.kW, p.padW, p.dW, 1, ceil_mode);
+  const SymInt planes = size_at(a, x, -3), inH = size_at(a, x, -2), inW = size_at(a, x, -1);
+  const SymInt outH = pooling_output_shape(a, inH, p.kH, p.padH, p.dH, 1, ceil_mode);
+  const SymInt outW = pooling_output_shape(a, inW, p.kW, p.padW, p.dW, 1, ceil_mode);
   const bool cl = strides_like_channels_last(x) && x.dim() == 4;
   pool2d_shape_check(a, x, p, cl, planes, inH, inW, outH, outW);
   out.push(pool_output(x, outH, outW, cl, x.dtype));

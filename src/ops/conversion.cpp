@@ -17,7 +17,7 @@ namespace {
 /// Python's tuple repr of strides: "(3, 1)", "(1,)", "()".
 std::string tuple_str(IntSpan s) {
   std::string out = "(";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i].expect_int());
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + s[i].str();
   return out + (s.size() == 1 ? ",)" : ")");
 }
 
@@ -69,13 +69,14 @@ void meta_to_copy(const MetaArgs& a, MetaOut& out) {
 }
 
 /// c10's is_channels_last_strides_2d/3d: strides *ordered* like NHWC (NDHWC), dense or not.
+/// A layout decision: symbolic sizes/strides are compared on their hints, without guards.
 bool strides_like_channels_last(const TensorMeta& m, std::initializer_list<int> order) {
   int64_t min = 0;
-  if (m.strides[1].expect_int() == 0) return false;  // trivial C dimension: NCHW
+  if (m.strides[1].hint() == 0) return false;  // trivial C dimension: NCHW
   for (int d : order) {
-    const int64_t size = m.sizes[d].expect_int(), stride = m.strides[d].expect_int();
+    const int64_t size = m.sizes[d].hint(), stride = m.strides[d].hint();
     if (size == 0 || stride < min) return false;
-    if (d == 0 && min == m.strides[1].expect_int()) return false;  // ambiguous N111: NCHW
+    if (d == 0 && min == m.strides[1].hint()) return false;  // ambiguous N111: NCHW
     min = size > 1 ? stride * size : stride;
   }
   return true;

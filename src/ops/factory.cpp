@@ -22,8 +22,8 @@ using factory::Kwargs;
 
 void check_sizes(const MetaArgs& a, IntSpan size) {
   for (SymInt s : size)
-    FE_CHECK(s.expect_int() >= 0, ShapeError, label(a), ": Trying to create tensor with negative dimension ",
-             s.expect_int(), ": ", shape_str(size));
+    FE_CHECK(s >= 0, ShapeError, label(a), ": Trying to create tensor with negative dimension ", s, ": ",
+             shape_str(size));
 }
 
 /// A size-taking factory's result: `size` argument 0 (or 1 for new_*), dtype default `dt`.

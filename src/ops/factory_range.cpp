@@ -33,12 +33,34 @@ std::string repr_of(const MetaArgs& a, int i, double v) {
   return python_float_repr(v);
 }
 
+bool is_sym(const MetaArgs& a, int i) { return i >= 0 && a.is_int(static_cast<size_t>(i)) && a.sym_int(i).is_symbolic(); }
+SymInt sym_of(const MetaArgs& a, int i, int64_t dflt) {
+  if (i < 0) return dflt;
+  if (a.is_int(static_cast<size_t>(i))) return a.sym_int(static_cast<size_t>(i));
+  return static_cast<int64_t>(a.to_double(static_cast<size_t>(i)));  // a bool
+}
+
 template <int Start, int End, int Step>
 void meta_arange(const MetaArgs& a, MetaOut& out) {
   constexpr int n = 1 + (Start >= 0) + (Step >= 0);  // number of Scalar arguments
   constexpr size_t dt = n;
   check_strided(a, dt + 1);
   FE_CHECK(!factory::pinned(a, dt + 3), ValueError, label(a), ": PrimTorch does not support pinned memory");
+  const bool ints = is_int_like(a, Start) && is_int_like(a, End) && is_int_like(a, Step);
+  const DType dtype_ = a.opt_dtype(dt).value_or(ints ? DType::Int64 : default_dtype());
+  if (ints && (is_sym(a, Start) || is_sym(a, End) || is_sym(a, Step))) {
+    // refs.arange on SymInt bounds: the sign check guards, the length stays an expression.
+    const SymInt s = sym_of(a, Start, 0), e = sym_of(a, End, 0), st = sym_of(a, Step, 1);
+    FE_CHECK(st != 0, ValueError, label(a), ": step must be nonzero");
+    if (st > 0) {
+      FE_CHECK(e >= s, ValueError, label(a), ": upper bound and lower bound inconsistent with step sign");
+    } else if (st < 0) {
+      FE_CHECK(e <= s, ValueError, label(a), ": upper bound and lower bound inconsistent with step sign");
+    }
+    const int64_t sgn = int64_t{st > 0} - int64_t{st < 0};
+    const SymInt length = floordiv(e - s + st - sgn, st);
+    return out.push(make_contiguous(DimVector{length}, dtype_, device_or(a, dt + 2, kCPU)));
+  }
   const double start = value_of(a, Start, 0), end = value_of(a, End, 0), step = value_of(a, Step, 1);
   FE_CHECK(step != 0, ValueError, label(a), ": step must be nonzero");
   FE_CHECK(!(step > 0 && !(end >= start)) && !(step < 0 && !(end <= start)), ValueError, label(a),
@@ -46,7 +68,6 @@ void meta_arange(const MetaArgs& a, MetaOut& out) {
   FE_CHECK(std::isfinite(start) && std::isfinite(end), ValueError, label(a), ": unsupported range: ",
            repr_of(a, Start, start), " -> ", repr_of(a, End, end));
   FE_CHECK(std::isfinite(step), ValueError, label(a), ": step must be finite but got ", repr_of(a, Step, step));
-  const bool ints = is_int_like(a, Start) && is_int_like(a, End) && is_int_like(a, Step);
   int64_t length;
   if (ints) {  // floor division, as refs.arange
     const auto s = static_cast<int64_t>(start), e = static_cast<int64_t>(end), st = static_cast<int64_t>(step);
@@ -55,8 +76,7 @@ void meta_arange(const MetaArgs& a, MetaOut& out) {
   } else {
     length = static_cast<int64_t>(std::ceil((end - start) / step));
   }
-  const DType dtype = a.opt_dtype(dt).value_or(ints ? DType::Int64 : default_dtype());
-  out.push(make_contiguous(DimVector{SymInt(length)}, dtype, device_or(a, dt + 2, kCPU)));
+  out.push(make_contiguous(DimVector{SymInt(length)}, dtype_, device_or(a, dt + 2, kCPU)));
 }
 
 // linspace(start, end, steps, *, dtype, layout, device, pin_memory)

@@ -19,15 +19,17 @@ using idx::torch_size;
 bool is_mask_dtype(DType t) { return t == DType::Bool || t == DType::Int8; }
 
 /// prims' is_contiguous / is_channels_last_contiguous (size-1 dims skipped, < 2 elements contiguous).
+/// On symbolic sizes the comparisons are those prims makes (statically known in the usual layouts,
+/// so no guard; a guard where PyTorch's guard_size_oblivious would record one too).
 bool prims_contiguous(IntSpan sizes, IntSpan strides) {
-  int64_t n = 1;
-  for (SymInt s : sizes) n *= s.expect_int();
+  SymInt n = 1;
+  for (const SymInt& s : sizes) n *= s;
   if (n < 2) return true;
-  int64_t expected = 1;
+  SymInt expected = 1;
   for (size_t d = sizes.size(); d-- > 0;) {
-    const int64_t s = sizes[d].expect_int();
+    const SymInt& s = sizes[d];
     if (s == 1) continue;
-    if (strides[d].expect_int() != expected) return false;
+    if (strides[d] != expected) return false;
     expected *= s;
   }
   return true;
@@ -38,11 +40,11 @@ bool prims_channels_last(IntSpan sizes, IntSpan strides) {
   if (sizes.size() == 4) order = k2d;
   else if (sizes.size() == 5) order = k3d;
   else return false;
-  int64_t expected = 1;
+  SymInt expected = 1;
   for (size_t d : order) {
-    const int64_t s = sizes[d].expect_int();
+    const SymInt& s = sizes[d];
     if (s == 1) continue;
-    if (strides[d].expect_int() != expected) return false;
+    if (strides[d] != expected) return false;
     expected *= s;
   }
   return true;
@@ -62,11 +64,12 @@ std::vector<size_t> logical_to_physical_perm(IntSpan shape, IntSpan strides) {
     p.push_back(1);
     return p;
   }
-  auto ge = [](int64_t x, int64_t y) { return y == 0 ? true : x == 0 ? false : x >= y; };
+  auto ge = [](const SymInt& x, const SymInt& y) { return y == 0 ? true : x == 0 ? false : x >= y; };
   auto should_swap = [&](size_t a, size_t b) -> int {
-    const int64_t sa = strides[a].expect_int(), sb = strides[b].expect_int();
+    const SymInt& sa = strides[a];
+    const SymInt& sb = strides[b];
     if (sa == 0 || sb == 0) return 0;
-    if (sa == sb) return ge(shape[b].expect_int(), shape[a].expect_int()) ? 0 : 1;
+    if (sa == sb) return ge(shape[b], shape[a]) ? 0 : 1;
     if (ge(sb, sa)) return -1;
     if (ge(sa, sb)) return 1;
     return 0;
@@ -174,7 +177,7 @@ void meta_index(const MetaArgs& a, MetaOut& out) {
   const AdvancedIndex g = advanced_index(a, self, list, false);
   const DimVector shape = g.result_shape();
   TensorMeta m = make_contiguous(shape, self.dtype, self.device);
-  if (self.numel().expect_int() != 0) {
+  if (self.numel() != 0) {
     // Follow eager TensorIterator: order output dims like self restrided onto the output shape.
     // _restride_src: strides[len(before) : ndim - len(after)] = [0] * len(replacement).
     DimVector st;

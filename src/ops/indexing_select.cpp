@@ -16,7 +16,7 @@ namespace {
 
 using idx::torch_size;
 
-int64_t nonempty_size(const TensorMeta& t, int64_t d) { return t.dim() == 0 ? 1 : t.sizes[d].expect_int(); }
+SymInt nonempty_size(const TensorMeta& t, int64_t d) { return t.dim() == 0 ? SymInt(1) : t.sizes[d]; }
 int64_t nonempty_dim(const TensorMeta& t) { return std::max<int64_t>(t.dim(), 1); }
 bool is_index_dtype(DType t) { return t == DType::Int64 || t == DType::Int32; }
 
@@ -38,7 +38,7 @@ void meta_gather(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& self = a.tensor(0);
   const TensorMeta& index = a.tensor(2);
   const int64_t dim = wrap_dim(a.to_int(1), self.dim(), label(a));
-  if (index.numel().expect_int() != 0) {
+  if (index.numel() != 0) {
     FE_CHECK(is_index_dtype(index.dtype), DTypeError, label(a),
              ": gather(): Expected dtype int32/int64 for index, but got torch.", dtype_name(index.dtype));
     FE_CHECK(nonempty_dim(self) == nonempty_dim(index), ShapeError, label(a),
@@ -57,7 +57,7 @@ void check_scatter(const MetaArgs& a) {
   const TensorMeta& index = a.tensor(2);
   const TensorMeta* src = a.is_tensor(3) ? &a.tensor(3) : nullptr;
   const int64_t dim = wrap_dim(a.to_int(1), self.dim(), label(a));
-  const bool empty = index.numel().expect_int() == 0;
+  const bool empty = index.numel() == 0;
   FE_CHECK(empty || is_index_dtype(index.dtype), DTypeError, label(a), ": scatter(): Expected dtype int32/int64 for index");
   FE_CHECK(!src || src->dtype == self.dtype, DTypeError, label(a),
            ": scatter(): Expected self.dtype to be equal to src.dtype");
@@ -92,7 +92,7 @@ int64_t check_index_copy(const MetaArgs& a) {
   const TensorMeta& src = a.tensor(3);
   const int64_t dim = wrap_dim(a.to_int(1), self.dim(), label(a));
   FE_CHECK(index.dim() <= 1, ShapeError, label(a), ": Index should have dimension 1 or 0 (got ", index.dim(), ")");
-  const int64_t n = index.numel().expect_int();
+  const SymInt n = index.numel();
   if (src.dim() == 0)
     FE_CHECK(n == 1, ShapeError, label(a), ": index_copy_(): When source is scalar, index should have one element (got ",
              n, ")");
@@ -111,7 +111,7 @@ int64_t check_index_copy(const MetaArgs& a) {
            ": index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: ",
            torch_size(xs), " at dimension ", dim, " and source slice shape: ", torch_size(ts), " at dimension 0.");
   if (src.dim() != 0)
-    FE_CHECK(n == src.sizes[dim].expect_int(), ShapeError, label(a), ": index_copy_(): Number of indices (", n,
+    FE_CHECK(n == src.sizes[dim], ShapeError, label(a), ": index_copy_(): Number of indices (", n,
              ") should be equal to source.size(dim) (", src.sizes[dim], ")");
   return dim;
 }
@@ -144,7 +144,7 @@ void meta_one_hot(const MetaArgs& a, MetaOut& out) {
   TensorMeta m = make_contiguous(shape, DType::Int64, self.device);
   const TensorMeta* ins[] = {&unsq, &classes};
   // An empty result keeps contiguous strides (as eager's TensorIterator allocates it).
-  if (m.numel().expect_int() != 0) m.strides = iter_output_strides(shape, ins);
+  if (m.numel() != 0) m.strides = iter_output_strides(shape, ins);
   out.push(std::move(m));
 }
 

@@ -28,10 +28,10 @@ TensorMeta addmm_meta(const MetaArgs& a, const TensorMeta& self, const TensorMet
   // beta * self is a TensorIterator output of self alone (a Python number disables the fast path).
   const TensorMeta* one[1] = {&self};
   TensorMeta scaled = self;
-  scaled.strides = iter_output_strides(self.sizes, one, 1);
+  scaled.strides = ti_strides(self.sizes, one, 1);
   const TensorMeta* two[2] = {&out, &scaled};
   TensorMeta r = out;
-  r.strides = iter_output_strides(sizes, two);
+  r.strides = ti_strides(sizes, two);
   r.sizes = std::move(sizes);
   return r;
 }
@@ -93,8 +93,8 @@ void check_expand(const MetaArgs& a, const TensorMeta& self, IntSpan target) {
     const int64_t j = i - (nt - ns);
     if (j < 0) continue;
     FE_CHECK(self.sizes[j] == target[i] || self.sizes[j] == 1, ShapeError, label(a),
-             ": The expanded size of the tensor (", target[i].expect_int(), ") must match the existing size (",
-             self.sizes[j].expect_int(), ") at non-singleton dimension ", i, ".  Target sizes: ", shape_str(target),
+             ": The expanded size of the tensor (", target[i], ") must match the existing size (",
+             self.sizes[j], ") at non-singleton dimension ", i, ".  Target sizes: ", shape_str(target),
              ".  Tensor sizes: ", shape_str(self.sizes));
   }
 }
@@ -112,8 +112,8 @@ void meta_baddbmm(const MetaArgs& a, MetaOut& out) {
            ": Input dtypes must be the same, got: input: torch.", dtype_name(self.dtype), ", batch1: torch.",
            dtype_name(b1.dtype), ", batch2: torch.", dtype_name(b2.dtype));
   FE_CHECK(b2.sizes[0] == b1.sizes[0] && b2.sizes[1] == b1.sizes[2], ShapeError, label(a),
-           ": Expected size for first two dimensions of batch2 tensor to be: [", b1.sizes[0].expect_int(), ", ",
-           b1.sizes[2].expect_int(), "] but got: [", b2.sizes[0].expect_int(), ", ", b2.sizes[1].expect_int(), "].");
+           ": Expected size for first two dimensions of batch2 tensor to be: [", b1.sizes[0], ", ", b1.sizes[2],
+           "] but got: [", b2.sizes[0], ", ", b2.sizes[1], "].");
   out.push(make_contiguous(target, self.dtype, self.device));
 }
 
@@ -124,7 +124,7 @@ bool should_fold(const TensorMeta& t1_, const TensorMeta& t2_) {
   if (!(t1.dim() >= 3 && dim_t2 <= 2)) return false;
   if (larger ? t2_.requires_grad : t1_.requires_grad) return true;
   if (t1_.dim() == 2) return false;
-  if (t1.numel().expect_int() == 0) return true;
+  if (t1.numel() == 0) return true;  // statically false for symbolic sizes (>= 2): no guard
   for (int64_t i = 0; i < t1.dim() - 2; ++i)
     if (t1.strides[i] != t1.strides[i + 1] * t1.sizes[i + 1]) return false;
   return true;
@@ -196,7 +196,7 @@ void meta_linear(const MetaArgs& a, MetaOut& out) {
     SymInt fs[2] = {prod(lead), x.sizes.back()};
     TensorMeta r = addmm_meta(a, *b, make_contiguous(fs, x.dtype, x.device), t_meta(a, w), false);
     if (w.dim() == 2) lead.push_back(w.sizes[0]);
-    auto st = compute_stride(r.sizes, r.strides, lead);
+    auto st = view_strides(r, lead);
     FE_CHECK(st.has_value(), ShapeError, label(a), ": view size is not compatible with input tensor's size and stride");
     r.sizes = lead;
     r.strides = *st;

@@ -177,7 +177,7 @@ TensorMeta sumproduct_pair(const MetaArgs& a, TensorMeta left, TensorMeta right,
   for (int64_t d : ro) operm[d] = i++;
   SymInt ls[3] = {lro_size, lo_size, sum_size}, rs[3] = {lro_size, sum_size, ro_size};
   TensorMeta r = bmm_meta(a, make_contiguous(ls, left.dtype, left.device), make_contiguous(rs, right.dtype, right.device));
-  auto st = compute_stride(r.sizes, r.strides, out_size);
+  auto st = view_strides(r, out_size);
   r.sizes = out_size;
   r.strides = *st;
   return permute(r, operm);
@@ -209,8 +209,8 @@ void meta_einsum(const MetaArgs& a, MetaOut& out) {
         for (int64_t j = p.ell_num_dim - ndim; j < p.ell_num_dim; ++j) {
           if (op.sizes[dim] != 1) {
             FE_CHECK(ell_sizes[j] == 1 || ell_sizes[j] == op.sizes[dim], ShapeError, lbl, ": einsum(): dimension ", dim,
-                     " covered by ellipsis in operand ", i, "has size ", op.sizes[dim].expect_int(),
-                     " which does not broadcast with previously seen ellipsis with size ", ell_sizes[j].expect_int(),
+                     " covered by ellipsis in operand ", i, "has size ", op.sizes[dim],
+                     " which does not broadcast with previously seen ellipsis with size ", ell_sizes[j],
                      " for the respective dimension");
             ell_sizes[j] = op.sizes[dim];
             ++dim_counts[p.ell_index + j];
@@ -220,8 +220,8 @@ void meta_einsum(const MetaArgs& a, MetaOut& out) {
       } else if (perm[p.perm_index_of[s]] == -1) {
         if (op.sizes[dim] != 1) {
           FE_CHECK(label_size[s] == 1 || label_size[s] == op.sizes[dim], ShapeError, lbl, ": einsum(): subscript ",
-                   to_label(s), " has size ", op.sizes[dim].expect_int(), " for operand ", i,
-                   " which does not broadcast with previously seen size ", label_size[s].expect_int());
+                   to_label(s), " has size ", op.sizes[dim], " for operand ", i,
+                   " which does not broadcast with previously seen size ", label_size[s]);
           label_size[s] = op.sizes[dim];
           ++dim_counts[p.perm_index_of[s]];
         }
@@ -229,8 +229,8 @@ void meta_einsum(const MetaArgs& a, MetaOut& out) {
       } else {
         const int64_t prev = perm[p.perm_index_of[s]];
         FE_CHECK(op.sizes[dim] == op.sizes[prev], ShapeError, lbl, ": einsum(): subscript ", to_label(s),
-                 " is repeated for operand ", i, " but the sizes don't match, ", op.sizes[dim].expect_int(), " != ",
-                 op.sizes[prev].expect_int());
+                 " is repeated for operand ", i, " but the sizes don't match, ", op.sizes[dim], " != ",
+                 op.sizes[prev]);
         op = diagonal_movedim(op, prev, dim);
       }
     }
@@ -284,7 +284,7 @@ void meta_einsum(const MetaArgs& a, MetaOut& out) {
   if (p.perm_index - p.out_num_dim > 0) {
     DimVector sizes(r.sizes.begin(), r.sizes.begin() + p.out_num_dim);
     if (num_ops > 1) {
-      auto st = compute_stride(r.sizes, r.strides, sizes);
+      auto st = view_strides(r, sizes);
       r.sizes = sizes;
       r.strides = *st;
     } else {

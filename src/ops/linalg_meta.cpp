@@ -1,6 +1,8 @@
 // Shared metadata steps of the linalg family (see linalg_meta.h) and the strided matmul kernel.
 #include "ops/linalg_meta.h"
 
+#include <algorithm>
+
 #include "core/element.h"
 #include "ops/cpu_util.h"
 #include "ops/view_impl.h"
@@ -44,8 +46,25 @@ TensorMeta mT(const TensorMeta& m) {
   return r;
 }
 
+static bool any_symbolic(IntSpan s) {
+  return std::any_of(s.begin(), s.end(), [](const SymInt& v) { return v.is_symbolic(); });
+}
+
+std::optional<DimVector> view_strides(const TensorMeta& m, IntSpan shape) {
+  // A non-empty contiguous tensor is one chunk (its size-1 dims do not split it): computeStride
+  // gives the view the contiguous strides of `shape`, except that trailing size-1 dims of `shape`
+  // take the stride of m's last dim. Decided without guards, so symbolic sizes stay symbolic.
+  if (any_symbolic(m.sizes) || any_symbolic(m.strides) || any_symbolic(shape)) {
+    const bool nonempty = statically_known_true(sym_ne(m.numel(), 0));
+    const bool tail_ok = m.dim() == 0 || shape.empty() || m.strides.back().same_as(1) ||
+                         statically_known_true(sym_ne(shape.back(), 1));
+    if (nonempty && tail_ok && m.is_contiguous()) return contiguous_strides(shape);
+  }
+  return compute_stride(m.sizes, m.strides, shape);
+}
+
 TensorMeta reshape(const TensorMeta& m, IntSpan shape) {
-  if (auto st = compute_stride(m.sizes, m.strides, shape)) {
+  if (auto st = view_strides(m, shape)) {
     TensorMeta r = m;
     r.sizes = DimVector(shape);
     r.strides = *st;
@@ -63,8 +82,8 @@ DimVector infer_size(const MetaArgs& a, IntSpan x, IntSpan y) {
     const int64_t oy = static_cast<int64_t>(y.size()) - 1 - static_cast<int64_t>(k);
     const SymInt sx = ox >= 0 ? x[ox] : SymInt(1);
     const SymInt sy = oy >= 0 ? y[oy] : SymInt(1);
-    FE_CHECK(sx == sy || sx == 1 || sy == 1, ShapeError, label(a), ": The size of tensor a (", sx.expect_int(),
-             ") must match the size of tensor b (", sy.expect_int(), ") at non-singleton dimension ", i);
+    FE_CHECK(sx == sy || sx == 1 || sy == 1, ShapeError, label(a), ": The size of tensor a (", sx,
+             ") must match the size of tensor b (", sy, ") at non-singleton dimension ", i);
     out[i] = sx == 1 ? sy : sx;
   }
   return out;
@@ -86,7 +105,7 @@ DimVector prims_broadcast(const MetaArgs& a, IntSpan x, IntSpan y) {
       if (v == c) continue;
       if (c == 1) c = v;
       if (v == 1) continue;
-      FE_CHECK(c == v, ShapeError, label(a), ": Attempting to broadcast a dimension of length ", v.expect_int(), " at ",
+      FE_CHECK(c == v, ShapeError, label(a), ": Attempting to broadcast a dimension of length ", v, " at ",
                idx, "! Mismatching argument at index ", arg, " had ", size_repr(s),
                "; but expected shape should be broadcastable to ", shape_str(common));
     }
@@ -99,8 +118,7 @@ TensorMeta mm_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& y) 
   FE_CHECK(x.dim() == 2, ShapeError, label(a), ": a must be 2D");
   FE_CHECK(y.dim() == 2, ShapeError, label(a), ": b must be 2D");
   FE_CHECK(x.sizes[1] == y.sizes[0], ShapeError, label(a), ": a and b must have same reduction dim, but got [",
-           x.sizes[0].expect_int(), ", ", x.sizes[1].expect_int(), "] X [", y.sizes[0].expect_int(), ", ",
-           y.sizes[1].expect_int(), "].");
+           x.sizes[0], ", ", x.sizes[1], "] X [", y.sizes[0], ", ", y.sizes[1], "].");
   SymInt s[2] = {x.sizes[0], y.sizes[1]};
   return make_contiguous(s, x.dtype, x.device);
 }
@@ -112,8 +130,8 @@ TensorMeta bmm_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& y)
   FE_CHECK(x.dtype == y.dtype, DTypeError, label(a), ": expected scalar type torch.", dtype_name(x.dtype),
            " but found torch.", dtype_name(y.dtype));
   FE_CHECK(y.sizes[0] == x.sizes[0] && y.sizes[1] == x.sizes[2], ShapeError, label(a),
-           ": Expected size for first two dimensions of batch2 tensor to be: [", x.sizes[0].expect_int(), ", ",
-           x.sizes[2].expect_int(), "] but got: [", y.sizes[0].expect_int(), ", ", y.sizes[1].expect_int(), "].");
+           ": Expected size for first two dimensions of batch2 tensor to be: [", x.sizes[0], ", ", x.sizes[2],
+           "] but got: [", y.sizes[0], ", ", y.sizes[1], "].");
   SymInt s[3] = {x.sizes[0], x.sizes[1], y.sizes[2]};
   return make_contiguous(s, y.dtype, y.device);
 }
@@ -129,8 +147,8 @@ DType promoted(const TensorMeta& x, const TensorMeta& y) {
 TensorMeta mv_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& y) {
   FE_CHECK(x.dim() == 2 && y.dim() == 1, ShapeError, label(a), ": matrix @ vector expected, got ", x.dim(), ", ",
            y.dim());
-  FE_CHECK(x.sizes[1] == y.sizes[0], ShapeError, label(a), ": size mismatch, got input (", x.sizes[0].expect_int(),
-           "x", x.sizes[1].expect_int(), "), vec (", y.sizes[0].expect_int(), ")");
+  FE_CHECK(x.sizes[1] == y.sizes[0], ShapeError, label(a), ": size mismatch, got input (", x.sizes[0], "x",
+           x.sizes[1], "), vec (", y.sizes[0], ")");
   SymInt s[1] = {x.sizes[0]};
   return make_contiguous(s, promoted(x, y), x.device);
 }
@@ -141,17 +159,28 @@ TensorMeta dot_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& y)
            y.dim(), "D tensors");
   FE_CHECK(x.dtype == y.dtype, DTypeError, label(a), ": dot : expected both vectors to have same dtype, but found torch.",
            dtype_name(x.dtype), " and torch.", dtype_name(y.dtype));
-  const int64_t nx = x.sizes[0].expect_int(), ny = y.sizes[0].expect_int();
+  const SymInt nx = x.sizes[0], ny = y.sizes[0];
   FE_CHECK(nx == ny, ShapeError, label(a), ": inconsistent tensor size, expected tensor [", nx, "] and src [", ny,
            "] to have thesame number of elements, but got ", nx, " and ", ny, " elements respectively");
   return make_contiguous({}, x.dtype, x.device);
+}
+
+DimVector ti_strides(IntSpan shape, std::span<const TensorMeta* const> ins, int wrapped_numbers) {
+  if (!ins.empty() && any_symbolic(shape)) {
+    const TensorMeta& f = *ins[0];
+    bool fast = f.sizes.size() == shape.size() && f.is_contiguous();
+    for (size_t d = 0; fast && d < shape.size(); ++d)
+      fast = f.sizes[d].same_as(shape[d]) && statically_known_true(sym_ge(shape[d], 2));
+    if (fast) return contiguous_strides(shape);
+  }
+  return iter_output_strides(shape, ins, wrapped_numbers);
 }
 
 TensorMeta mul_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& y) {
   DimVector sizes = infer_size(a, x.sizes, y.sizes);
   const TensorMeta* ins[2] = {&x, &y};
   TensorMeta r;
-  r.strides = iter_output_strides(sizes, ins);
+  r.strides = ti_strides(sizes, ins);
   r.sizes = std::move(sizes);
   r.dtype = promoted(x, y);
   r.device = x.device;

@@ -19,6 +19,8 @@ TensorMeta unsqueeze(const TensorMeta& m, int64_t dim);
 TensorMeta squeeze0(const TensorMeta& m);
 /// x.mT: swaps the last two dims.
 TensorMeta mT(const TensorMeta& m);
+/// Strides of the view of m as `shape` (compute_stride), decided without guards for contiguous m.
+std::optional<DimVector> view_strides(const TensorMeta& m, IntSpan shape);
 /// reshape: a view when strides allow, else a contiguous copy.
 TensorMeta reshape(const TensorMeta& m, IntSpan shape);
 
@@ -35,6 +37,10 @@ TensorMeta mm_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& y);
 TensorMeta bmm_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& y);
 TensorMeta mv_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& y);
 TensorMeta dot_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& y);
+/// iter_output_strides(shape, ins), answered without guards when ins[0] already has `shape`, is
+/// contiguous and has no dim that may be 0 or 1: TensorIterator's stride sort is then decided by
+/// ins[0]'s strictly decreasing strides, so the output is contiguous.
+DimVector ti_strides(IntSpan shape, std::span<const TensorMeta* const> ins, int wrapped_numbers = 0);
 /// x * y: broadcast sizes, promoted dtype, TensorIterator strides.
 TensorMeta mul_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta& y);
 

@@ -63,14 +63,15 @@ void layer_norm_metas(const MetaArgs& a, MetaOut& out, bool all) {
 void meta_layer_norm(const MetaArgs& a, MetaOut& out) { layer_norm_metas(a, out, false); }
 void meta_native_layer_norm(const MetaArgs& a, MetaOut& out) { layer_norm_metas(a, out, true); }
 
-/// c10 is_channels_last_strides_2d: what suggest_memory_format() checks for 4-D tensors.
+/// c10 is_channels_last_strides_2d: what suggest_memory_format() checks for 4-D tensors. A layout
+/// decision: symbolic sizes/strides are compared on their hints, without guards.
 bool channels_last_like(const TensorMeta& m) {
-  if (m.dim() != 4 || m.strides[1] == 0) return false;
+  if (m.dim() != 4 || m.strides[1].hint() == 0) return false;
   int64_t min = 0;
   for (int d : {1, 3, 2, 0}) {
-    const int64_t size = m.sizes[d].expect_int(), stride = m.strides[d].expect_int();
+    const int64_t size = m.sizes[d].hint(), stride = m.strides[d].hint();
     if (size == 0 || stride < min) return false;
-    if (d == 0 && min == m.strides[1].expect_int()) return false;
+    if (d == 0 && min == m.strides[1].hint()) return false;
     min = stride;
     if (size > 1) min *= size;
   }
@@ -96,7 +97,7 @@ void meta_rms_norm(const MetaArgs& a, MetaOut& out) {
            x.dim());
   if (!same(IntSpan(x.sizes).subspan(x.dim() - nd))) {
     std::string want = "[*";
-    for (int64_t i = 0; i < nd; ++i) want += (i ? ", " : "") + std::to_string(ns[i].expect_int());
+    for (int64_t i = 0; i < nd; ++i) want += (i ? ", " : "") + ns[i].str();
     FE_CHECK(false, ShapeError, label(a), ": Given normalized_shape=", shape_str(ns), ", expected input with shape ",
              want, "], but got input of size", shape_str(x.sizes));
   }
@@ -110,10 +111,10 @@ void meta_rms_norm(const MetaArgs& a, MetaOut& out) {
 // torch._refs.native_group_norm checks; out contiguous, mean/rstd [N, group].
 void native_group_norm_metas(const MetaArgs& a, MetaOut& out, const TensorMeta& x, const TensorMeta* w,
                              const TensorMeta* b, SymInt n, SymInt c, SymInt hw, int64_t g) {
-  FE_CHECK(c > 0, ShapeError, label(a), ": Expected number of channels to be greater than 0, got ", c.expect_int());
-  FE_CHECK(hw > 0, ShapeError, label(a), ": Expected HxW to be greater than 0, got ", hw.expect_int());
+  FE_CHECK(c > 0, ShapeError, label(a), ": Expected number of channels to be greater than 0, got ", c);
+  FE_CHECK(hw > 0, ShapeError, label(a), ": Expected HxW to be greater than 0, got ", hw);
   FE_CHECK(g > 0, ValueError, label(a), ": Expected num groups to be greater than 0, got ", g);
-  FE_CHECK(c.expect_int() % g == 0, ShapeError, label(a),
+  FE_CHECK(mod(c, g) == 0, ShapeError, label(a),
            ": Expected number of channels in input to be divisible by num_groups, but got input of shape ",
            size_repr(x.sizes), " and num_groups=", g);
   FE_CHECK(!w || (w->dim() == 1 && w->numel() == c), ShapeError, label(a),
@@ -124,9 +125,9 @@ void native_group_norm_metas(const MetaArgs& a, MetaOut& out, const TensorMeta& 
            size_repr(b->sizes), " and input of shape ", size_repr(x.sizes));
   FE_CHECK(x.dim() >= 2, ShapeError, label(a), ": Expected at least 2 dimensions for input tensor but received ",
            x.dim());
-  const int64_t per = c.expect_int() / g;
-  FE_CHECK(x.numel() == n * SymInt(g) * SymInt(per) * hw, ShapeError, label(a), ": shape '[", n.expect_int(), ", ", g,
-           ", ", per, ", ", hw.expect_int(), "]' is invalid for input of size ", x.numel().expect_int());
+  const SymInt per = floordiv(c, g);
+  FE_CHECK(x.numel() == n * SymInt(g) * per * hw, ShapeError, label(a), ": shape '[", n, ", ", g, ", ", per, ", ", hw,
+           "]' is invalid for input of size ", x.numel());
   check_floating(a, x);
   out.push(make_contiguous(x.sizes, x.dtype, x.device));
   SymInt stat[2] = {n, g};
@@ -153,7 +154,7 @@ void meta_group_norm(const MetaArgs& a, MetaOut& out) {
   const SymInt n = size_at(a, x, 0);
   const SymInt c = size_at(a, x, 1);
   FE_CHECK(g > 0, ValueError, label(a), ": Expected num groups to be greater than 0, got ", g);
-  FE_CHECK(c.expect_int() % g == 0, ShapeError, label(a),
+  FE_CHECK(mod(c, g) == 0, ShapeError, label(a),
            ": Expected number of channels in input to be divisible by num_groups, but got input of shape ",
            shape_str(x.sizes), " and num_groups=", g);
   FE_CHECK(!w || (w->dim() == 1 && w->numel() == c), ShapeError, label(a),
@@ -172,7 +173,7 @@ TensorMeta ti_step(const MetaArgs& a, const TensorMeta& x, const TensorMeta& y) 
   DimVector sizes = prims_broadcast(a, x.sizes, y.sizes);
   const TensorMeta* ins[2] = {&x, &y};
   TensorMeta r = x;
-  r.strides = iter_output_strides(sizes, ins);
+  r.strides = linalg::ti_strides(sizes, ins);
   r.sizes = std::move(sizes);
   r.storage_offset = 0;
   return r;
@@ -231,8 +232,8 @@ void meta_batch_norm(const MetaArgs& a, MetaOut& out) {
     return out.push(std::move(r));
   }
   auto check = [&](const char* what, const TensorMeta* t) {
-    FE_CHECK(t->numel() == c, ShapeError, label(a), ": ", what, " should contain ", c.expect_int(), " elements not ",
-             t->numel().expect_int());
+    FE_CHECK(t->numel() == c, ShapeError, label(a), ": ", what, " should contain ", c, " elements not ",
+             t->numel());
   };
   FE_CHECK(rm, ValueError, label(a), ": running_mean must be defined in evaluation mode");
   check("running_mean", rm);
