@@ -152,7 +152,7 @@ void check_constraints(const sym::ShapeEnv& env, const std::vector<InputDim>& di
                                "constant (", *c, "). If you're using mark_dynamic, either remove it or use "
                                "maybe_mark_dynamic. If you're using Dim.DYNAMIC, replace it with either Dim.STATIC "
                                "or Dim.AUTO.")});
-    if (is_strict(d.spec.kind())) fixes[debug_name(d)] = {d.source, debug_name(d) + " = " + std::to_string(*c)};
+    if (is_strict(d.spec.kind())) fixes.emplace(debug_name(d), std::make_pair(d.source, debug_name(d) + " = " + std::to_string(*c)));
   }
 
   // 2. Inputs equal to a symbol first seen at another input of a different named Dim.
@@ -176,7 +176,7 @@ void check_constraints(const sym::ShapeEnv& env, const std::vector<InputDim>& di
     if (same_dim) continue;
     out.push_back({debug_name(d), detail::cat("The values of ", debug_name(d), " = ", d.source, " and ",
                                               debug_name(*f), " = ", f->source, " must always be equal.")});
-    fixes[debug_name(d)] = {d.source, debug_name(d) + " = " + debug_name(*f)};
+    fixes.emplace(debug_name(d), std::make_pair(d.source, debug_name(d) + " = " + debug_name(*f)));
   }
 
   // 3. Named dims whose symbol's range the program narrowed.
