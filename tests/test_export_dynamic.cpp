@@ -221,3 +221,70 @@ TEST(ExportDynamic, BadSpecsNameTheInput) {
 }
 
 }  // namespace
+
+namespace {
+
+class Bad1 : public nn::Module {
+ public:
+  std::string type_name() const override { return "__main__.Bad1"; }
+  std::vector<std::string> forward_arg_names() const override { return {"x"}; }
+  std::vector<Tensor> forward_dyn(const std::vector<Tensor>& in) override {
+    nn::ModuleCallScope scope(*this);
+    line = __LINE__ + 1;
+    if ((in[0].sum() > 0).item<bool>()) return {in[0].sin()};  // the line the error must name
+    return {in[0].cos()};
+  }
+  int line = 0;
+};
+
+TEST(ExportDynamic, DataDependentBranchNamesTheLineAndPointsToCond) {
+  Bad1 m;
+  const std::string what = error_of<DataDependentError>([&] { export_program(m, {randn({3, 3})}); });
+  // PyTorch: "Could not guard on data-dependent expression Eq(u0, 1) ... if x.sum() > 0:" (fixture);
+  // we fail one step earlier, at the value itself, naming the op, the C++ line and cond.
+  EXPECT_NE(fixture("data_dependent_error").find("data-dependent"), std::string::npos);
+  EXPECT_EQ(what.rfind("aten::_local_scalar_dense: ", 0), 0u) << what;
+  EXPECT_NE(what.find("test_export_dynamic.cpp:" + std::to_string(m.line) + " in "), std::string::npos) << what;
+  EXPECT_NE(what.find("fe::cond"), std::string::npos) << what;
+}
+
+class Bad1Fixed : public nn::Module {
+ public:
+  std::string type_name() const override { return "__main__.Bad1Fixed"; }
+  std::vector<std::string> forward_arg_names() const override { return {"x"}; }
+  std::vector<Tensor> forward_dyn(const std::vector<Tensor>& in) override {
+    nn::ModuleCallScope scope(*this);
+    auto true_fn = [](const std::vector<Tensor>& o) { return std::vector<Tensor>{sin(o[0])}; };
+    auto false_fn = [](const std::vector<Tensor>& o) { return std::vector<Tensor>{cos(o[0])}; };
+    return cond(in[0].sum() > 0, true_fn, false_fn, {in[0]});
+  }
+};
+
+TEST(ExportDynamic, CondTracesBothBranches) {
+  Bad1Fixed m;
+  ExportedProgram ep = export_program(m, {randn({3, 3})});
+  expect_prints_like(ep, "cond");
+  ASSERT_EQ(ep.graph.subgraphs().size(), 2u);
+  EXPECT_EQ(ep.graph.subgraphs()[0].first, "true_graph_0");
+  EXPECT_EQ(ep.graph.subgraphs()[1].second->nodes()[1]->target()->qualified, "aten::cos.default");
+}
+
+TEST(ExportDynamic, CondOnRealTensorsRunsOneBranchAndChecksBranchMetadata) {
+  Tensor x = ones({2});
+  auto neg = [](const std::vector<Tensor>& o) { return std::vector<Tensor>{-o[0]}; };
+  auto twice = [](const std::vector<Tensor>& o) { return std::vector<Tensor>{o[0] * 2}; };
+  Tensor r = cond(x.sum() > 0, neg, twice, {x})[0];  // sum 2 > 0: the true branch
+  EXPECT_EQ(r.data<float>()[0], -1.0f);
+  r = cond(x.sum() < 0, neg, twice, {x})[0];
+  EXPECT_EQ(r.data<float>()[1], 2.0f);
+  class Mismatch : public Bad1Fixed {
+    std::vector<Tensor> forward_dyn(const std::vector<Tensor>& in) override {
+      auto same = [](const std::vector<Tensor>& o) { return std::vector<Tensor>{o[0].sin()}; };
+      auto sum = [](const std::vector<Tensor>& o) { return std::vector<Tensor>{o[0].sum()}; };
+      return cond(in[0].sum() > 0, same, sum, {in[0]});
+    }
+  } mm;
+  EXPECT_NE(error_of<UserError>([&] { export_program(mm, {randn({3, 3})}); }).find("differ"), std::string::npos);
+}
+
+}  // namespace

@@ -99,12 +99,20 @@ std::string annotation(const Node& n) {
   return ": \"" + n.val[0].annotation() + "\"";
 }
 
-}  // namespace
+/// `torch.ops.higher_order.cond(gt, true_graph_0, false_graph_0, (x,))`
+std::string cond_str(const Node& n) {
+  std::string out = "torch.ops.higher_order.cond(" + arg_str(n.args()[0]) + ", " + arg_str(n.args()[1]) + ", " +
+                    arg_str(n.args()[2]) + ", (";
+  const auto& ops = std::get<std::vector<Node*>>(n.args()[3]);
+  for (size_t i = 0; i < ops.size(); ++i) out += (i ? ", " : "") + ops[i]->name();
+  return out + (ops.size() == 1 ? ",))" : "))");
+}
 
-void print_program(std::ostream& os, const ExportedProgram& ep, const PrintOptions& opts) {
-  const Graph& g = ep.graph;
-  SourceCache src(opts.read_source);
-  const std::string ind = "            ";  // 4 (program) + 4 (class) + 4 (def)
+/// One GraphModule class: `def forward(...)` and body at `depth` levels of 4 spaces, then its
+/// submodules (cond branches) as nested classes.
+void print_module(std::ostream& os, const Graph& g, const std::string& cls, int depth, SourceCache& src) {
+  const std::string cind(static_cast<size_t>(4 * depth), ' ');
+  const std::string ind = cind + "        ";
 
   // For each node, the values whose last use it is (FX: scan in reverse, args in order).
   std::unordered_map<const Node*, std::vector<const Node*>> last_uses;
@@ -119,7 +127,7 @@ void print_program(std::ostream& os, const ExportedProgram& ep, const PrintOptio
     }
   }
 
-  os << "ExportedProgram:\n    class GraphModule(torch.nn.Module):\n        def forward(self";
+  os << cind << "class " << cls << "(torch.nn.Module):\n" << cind << "    def forward(self";
   for (Node* p : g.placeholders()) os << ", " << p->target_name() << annotation(*p);
   os << "):\n";
 
@@ -145,6 +153,10 @@ void print_program(std::ostream& os, const ExportedProgram& ep, const PrintOptio
     if (n.loc) {
       std::ostringstream key;
       key << n.loc->file_name() << ':' << n.loc->line() << ':' << n.loc->function_name();
+      // PyTorch traces a cond call in its own frame: its nodes get their own comment block.
+      if (n.op() == NodeOp::GetAttr || n.op() == NodeOp::Cond ||
+          (n.op() == NodeOp::GetItem && n.inputs()[0]->op() == NodeOp::Cond))
+        key << ":cond";
       if (key.str() != prev_trace) {
         prev_trace = key.str();
         if (!body_empty) os << "    \n";
@@ -159,9 +171,13 @@ void print_program(std::ostream& os, const ExportedProgram& ep, const PrintOptio
     }
     body_empty = false;
     os << ind << n.name() << annotation(n) << " = ";
-    if (n.op() == NodeOp::GetItem) os << n.inputs()[0]->name() << "[" << n.index() << "]";
-    else if (n.op() == NodeOp::SymOp) os << sym_op_str(n);
-    else os << call_str(n);
+    switch (n.op()) {
+      case NodeOp::GetItem: os << n.inputs()[0]->name() << "[" << n.index() << "]"; break;
+      case NodeOp::SymOp: os << sym_op_str(n); break;
+      case NodeOp::GetAttr: os << "self." << n.attr(); break;
+      case NodeOp::Cond: os << cond_str(n); break;
+      default: os << call_str(n); break;
+    }
     std::vector<const Node*> dels;
     if (auto it = last_uses.find(&n); it != last_uses.end()) dels = it->second;
     if (n.users().empty()) dels.push_back(&n);
@@ -172,6 +188,18 @@ void print_program(std::ostream& os, const ExportedProgram& ep, const PrintOptio
     }
     os << "\n";
   }
+  for (const auto& [name, sub] : g.subgraphs()) {
+    os << "    \n";
+    print_module(os, *sub, name, depth + 1, src);
+  }
+}
+
+}  // namespace
+
+void print_program(std::ostream& os, const ExportedProgram& ep, const PrintOptions& opts) {
+  SourceCache src(opts.read_source);
+  os << "ExportedProgram:\n";
+  print_module(os, ep.graph, "GraphModule", 1, src);
   os << "    \nGraph signature:\n    # inputs\n";
   for (const InputSpec& s : ep.signature.inputs) {
     os << "    " << s.name << ": " << input_kind_name(s.kind);
