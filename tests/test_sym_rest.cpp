@@ -430,9 +430,8 @@ TEST_F(SymRest, MatmulAndLinearOtherLayouts) {
   EXPECT_EQ(replacements_str(env), "");
 }
 
-// Needs the shared TensorIterator stride helper (iter_output_strides) to be symbolic: x.reshape(-1, 1)
-// * y has a size-1 operand dim, outside ti_strides' guard-free case. Enable once it is.
-TEST_F(SymRest, DISABLED_OuterNeedsSymbolicIterOutputStrides) {
+// x.reshape(-1, 1) * y has a size-1 operand dim: goes through the symbolic iter_output_strides.
+TEST_F(SymRest, OuterThroughSymbolicIterOutputStrides) {
   SymInt a = s("s27", 4), b = s("s78", 5);
   EXPECT_EQ(meta_str(outer(sym_tensor({a}), sym_tensor({b}))), "[s27, s78] / [s78, 1]");
   EXPECT_EQ(replacements_str(env), "");

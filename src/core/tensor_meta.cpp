@@ -120,10 +120,15 @@ DimVector contiguous_strides(IntSpan sizes) {
   }
   if (i == static_cast<size_t>(-1)) return st;
   // Symbolic tail: stride[i] = prod(max(size[j], 1)) for j > i; symbolic sizes are >= 2.
+  // PyTorch multiplies by sym_max(size, 1): a plain size symbol is >= 2 so Max folds away, while
+  // `s1 - 1` stays `Max(1, s1 - 1)`.
   SymInt sacc = acc;
   for (++i; i-- > 0;) {
     st[i] = sacc;
-    sacc = sacc * (sizes[i].is_symbolic() ? sizes[i] : SymInt(std::max<int64_t>(sizes[i].hint(), 1)));
+    const SymInt& s = sizes[i];
+    sacc = sacc * (!s.is_symbolic()                     ? SymInt(std::max<int64_t>(s.hint(), 1))
+                   : statically_known_true(sym_ge(s, 1)) ? s
+                                                         : sym_max(s, 1));
   }
   return st;
 }

@@ -298,6 +298,9 @@ bool ShapeEnv::evaluate(Rel rel, const SymInt& a, const SymInt& b, std::source_l
   if (auto known = static_eval(rel, l, r)) return *known;
   const bool value = holds(rel, a.hint(), b.hint());
   const Rel effective = value ? rel : negate(rel);
+  // A relation already guarded is a known fact (PyTorch does not record it twice).
+  for (const Guard& g : guards_)
+    if (g.rel == effective && g.lhs == l && g.rhs == r) return value;
   guards_.push_back({effective, l, r, std::string(ctx_.op),
                      ctx_.call ? std::optional<SrcLocArg>(*ctx_.call) : std::nullopt, where});
   refine_ranges(effective, l, r);

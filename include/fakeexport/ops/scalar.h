@@ -16,6 +16,7 @@ class Scalar {
   Scalar(bool v) : v_(v) {}           // NOLINT
   Scalar(int v) : v_(SymInt(v)) {}    // NOLINT
   Scalar(int64_t v) : v_(SymInt(v)) {}  // NOLINT
+  Scalar(SymInt v) : v_(v) {}         // NOLINT: a symbolic size as a number (arange(0, T))
   Scalar(double v) : v_(v) {}         // NOLINT
   IValue ivalue() const;
 
