@@ -53,7 +53,8 @@ TEST(ApiView, MethodsRecordTheExportOps) {
     x.chunk(2, -1);
     x.unbind(1);
     x.squeeze(1);
-    x.contiguous();
+    EXPECT_EQ(x.contiguous().impl(), x.impl());  // already contiguous: x itself, nothing recorded
+    x.transpose(0, 1).contiguous();
   }
   const std::vector<std::string> want = {
       "aten::view.default",       "aten::reshape.default",   "aten::permute.default",
@@ -61,7 +62,7 @@ TEST(ApiView, MethodsRecordTheExportOps) {
       "aten::unflatten.int",      "aten::slice.Tensor",      "aten::select.int",
       "aten::narrow.default",     "aten::split.Tensor",      "aten::split_with_sizes.default",
       "aten::chunk.default",      "aten::unbind.int",        "aten::squeeze.dim",
-      "aten::contiguous.default"};
+      "aten::transpose.int",      "aten::contiguous.default"};
   EXPECT_EQ(rec.ops, want);
   // x[:, 1:] is slice.Tensor(x, 1, 1, 9223372036854775807, 1).
   ASSERT_EQ(rec.args[7].size(), 5u);

@@ -188,7 +188,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     Node* n = nullptr;
     if (s->proxy_trace == id_ && s->size_of) {
       static const OpDef& sym_size = op("aten::sym_size.int");
-      n = g_.call(sym_size, {static_cast<Node*>(s->size_of), SymInt(s->size_dim)});
+      n = g_.call(sym_size, {static_cast<Node*>(s->size_of), SymInt(s->size_dim)}, "sym_size_int");
     } else if (s->has_operands) {
       static constexpr PyOp ops[] = {PyOp::Add, PyOp::Sub, PyOp::Mul, PyOp::FloorDiv, PyOp::Mod, PyOp::SymMin,
                                      PyOp::SymMax};

@@ -37,7 +37,7 @@ class Folder {
         if (!s.is_symbolic()) continue;
         const sym::Expr e = s.expr();
         if (!e.is_symbol() || known_.count(e.str())) continue;
-        Node* n = g_.call(sym_size, {ph, SymInt(static_cast<int64_t>(d))}, {}, first_body);
+        Node* n = g_.call(sym_size, {ph, SymInt(static_cast<int64_t>(d))}, "sym_size_int", first_body);
         n->sym_val = s;
         known_[e.str()] = n;
       }

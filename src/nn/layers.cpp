@@ -33,6 +33,19 @@ Linear::Linear(int64_t in, int64_t out, bool bias)
 
 Tensor Linear::forward(const Tensor& x) { return linear(x, weight, bias); }
 
+Embedding::Embedding(int64_t num, int64_t dim)
+    : num_embeddings(num), embedding_dim(dim), weight(register_parameter("weight", randn({num, dim}))) {
+  FE_CHECK(num >= 0 && dim >= 0, ValueError, "Embedding: sizes must be >= 0, got ", num, " and ", dim);
+}
+Tensor Embedding::forward(const Tensor& indices) { return embedding(indices, weight); }
+
+LayerNorm::LayerNorm(int64_t n, double eps_, bool affine, bool bias_)
+    : normalized_shape(n),
+      eps(eps_),
+      weight(register_parameter("weight", affine ? ones({n}) : Tensor())),
+      bias(register_parameter("bias", affine && bias_ ? zeros({n}) : Tensor())) {}
+Tensor LayerNorm::forward(const Tensor& x) { return layer_norm(x, {normalized_shape}, weight, bias, eps); }
+
 GELU::GELU(std::string approx) : approximate(std::move(approx)) {
   FE_CHECK(approximate == "none" || approximate == "tanh", ValueError,
            "GELU: approximate must be 'none' or 'tanh', got '", approximate, "'");

@@ -123,8 +123,13 @@ void meta_sdpa(const MetaArgs& a, MetaOut& out) {
   FE_CHECK(!(causal && mask), ValueError, label(a),
            ": _scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
   if (use_flash_cpu(a, q, k, v, mask, dropout, gqa)) {
-    TensorMeta m = q;  // empty_like(query)
-    m.strides = preserved_strides(q);
+    // empty_like(query): a dense query keeps its strides, else dense strides in the query's stride
+    // order (infer_dense_strides), e.g. the transposed view of a split qkv.
+    TensorMeta m = q;
+    const TensorMeta* qp = &q;
+    m.strides = q.is_non_overlapping_and_dense() ? q.strides
+                : any_symbolic_meta(q)           ? dense_or_sorted_strides(q)
+                                                 : iter_output_strides(q.sizes, std::span(&qp, 1));
     m.storage_offset = 0;
     m.requires_grad = false;
     out.push(std::move(m));

@@ -1,4 +1,4 @@
-// Layers: Linear, GELU, ReLU and the containers Sequential and ModuleList.
+// Layers: Linear, Embedding, LayerNorm, GELU, ReLU and the containers Sequential and ModuleList.
 #pragma once
 #include <memory>
 #include <string>
@@ -17,6 +17,28 @@ class Linear : public UnaryModule {
   const int64_t in_features, out_features;
   Tensor& weight;
   Tensor& bias;  ///< undefined when constructed with bias=false
+};
+
+/// Lookup table: weight[num_embeddings, embedding_dim] ~ N(0, 1), rows picked by integer indices.
+class Embedding : public UnaryModule {
+ public:
+  Embedding(int64_t num_embeddings, int64_t embedding_dim);
+  std::string type_name() const override { return "torch.nn.modules.sparse.Embedding"; }
+  Tensor forward(const Tensor& indices) override;
+  const int64_t num_embeddings, embedding_dim;
+  Tensor& weight;
+};
+
+/// Layer normalization over the last dim: weight = 1, bias = 0 (elementwise_affine).
+class LayerNorm : public UnaryModule {
+ public:
+  explicit LayerNorm(int64_t normalized_shape, double eps = 1e-5, bool elementwise_affine = true, bool bias = true);
+  std::string type_name() const override { return "torch.nn.modules.normalization.LayerNorm"; }
+  Tensor forward(const Tensor& x) override;
+  const int64_t normalized_shape;
+  const double eps;
+  Tensor& weight;  ///< undefined without elementwise_affine
+  Tensor& bias;    ///< undefined without elementwise_affine or bias
 };
 
 class GELU : public UnaryModule {
