@@ -288,3 +288,36 @@ TEST(ExportDynamic, CondOnRealTensorsRunsOneBranchAndChecksBranchMetadata) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ExportDynamic, InputsAreCheckedAgainstTheProgramsGuards) {
+  // The fixture's run error: Linear(4, 3) exported on [1, 4] specialized batch 1.
+  nn::Linear lin(4, 3);
+  ExportedProgram ep = export_program(lin, {randn({1, 4})}, {.dynamic_shapes = {{"input", {Dim::AUTO, Dim::STATIC}}}});
+  const std::string want = fixture("zero_one_linear_run_error");  // "ERROR AssertionError\nGuard failed: ..."
+  const std::string guard = want.substr(want.find('\n') + 1, want.find('\n', want.find('\n') + 1) - want.find('\n') - 1);
+  EXPECT_EQ(guard, "Guard failed: input.size()[0] == 1");
+  EXPECT_EQ(error_of<ShapeError>([&] { check_inputs(ep, {randn({2, 4})}); }).rfind(guard, 0), 0u);
+  EXPECT_NO_THROW(check_inputs(ep, {randn({1, 4})}));
+
+  // Named and derived dims (tools/oracle/scratch run of the same program gave these texts).
+  Named m;
+  Dim dx("dx", 4, 256);
+  ExportedProgram np = export_program(m, {randn({8, 3}), randn({16, 5})},
+                                      {.dynamic_shapes = {{"x", {dx, std::nullopt}}, {"y", {2 * dx, Dim::AUTO}}}});
+  EXPECT_NO_THROW(check_inputs(np, {randn({100, 3}), randn({200, 7})}));
+  EXPECT_EQ(error_of<ShapeError>([&] { check_inputs(np, {randn({8, 4}), randn({16, 5})}); }).rfind(
+                "Guard failed: x.size()[1] == 3", 0), 0u);
+  EXPECT_EQ(error_of<ShapeError>([&] { check_inputs(np, {randn({2, 3}), randn({4, 5})}); }).rfind(
+                "Guard failed: x.size()[0] >= 4", 0), 0u);
+  EXPECT_EQ(error_of<ShapeError>([&] { check_inputs(np, {randn({300, 3}), randn({600, 5})}); }).rfind(
+                "Guard failed: x.size()[0] <= 256", 0), 0u);
+  EXPECT_EQ(error_of<ShapeError>([&] { check_inputs(np, {randn({8, 3}), randn({17, 5})}); }).rfind(
+                "Guard failed: y.size()[0] == 2 * x.size()[0]", 0), 0u);
+  // Stricter than PyTorch 2.14's ep.module(), which accepts these silently.
+  EXPECT_THROW(check_inputs(np, {randn({8, 3, 1}), randn({16, 5})}), ShapeError);
+  EXPECT_THROW(check_inputs(np, {randn({8, 3}, {.dtype = DType::Float64}), randn({16, 5})}), DTypeError);
+}
+
+}  // namespace

@@ -83,6 +83,11 @@ void print_program(std::ostream& os, const ExportedProgram& ep, const PrintOptio
 std::ostream& operator<<(std::ostream& os, const ExportedProgram& ep);
 std::string to_string(const ExportedProgram& ep, const PrintOptions& opts = {});
 
+/// Checks real inputs against the program's user inputs: rank, dtype, device, static sizes, sizes
+/// related by symbols (`y.size()[0] == 2 * x.size()[0]`) and range constraints. ShapeError
+/// "Guard failed: x.size()[0] >= 4 ..." naming the input and dim; DTypeError for dtype/device.
+void check_inputs(const ExportedProgram& ep, const std::vector<Tensor>& inputs);
+
 /// Checks the program: graph lint, signature consistency with placeholders/outputs, and every
 /// call_function node's metadata equal to its meta function's re-run. Throws InternalError.
 void verify(const ExportedProgram& ep);
