@@ -1,6 +1,8 @@
 // Benchmarks of the hot paths: one fake op dispatch, and a whole fake export of the seed MLP.
 #include <benchmark/benchmark.h>
 
+#include "gpt2_mini.h"
+
 #include "fakeexport/ops/dispatch.h"
 #include "seed_mlp_model.h"
 
@@ -51,5 +53,24 @@ static void BM_SeedMlpFakeExport(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(seed::fake_export(fe::kCPU, gpu));
 }
 BENCHMARK(BM_SeedMlpFakeExport);
+
+// Issue 4's budget: exporting the GPT-2-style decoder with symbolic batch and seq costs at most 3x
+// the static export of the same model.
+static void BM_Gpt2MiniExportStatic(benchmark::State& state) {
+  fe::FakeTensorMode mode;
+  gpt2_mini::GPT m;
+  fe::Tensor idx = fe::zeros({3, 8}, {.dtype = fe::DType::Int64});
+  for (auto _ : state) benchmark::DoNotOptimize(fe::export_program(m, {idx}));
+}
+BENCHMARK(BM_Gpt2MiniExportStatic);
+
+static void BM_Gpt2MiniExportDynamic(benchmark::State& state) {
+  fe::FakeTensorMode mode;
+  gpt2_mini::GPT m;
+  fe::Tensor idx = fe::zeros({3, 8}, {.dtype = fe::DType::Int64});
+  for (auto _ : state)
+    benchmark::DoNotOptimize(fe::export_program(m, {idx}, {.dynamic_shapes = gpt2_mini::dynamic_dims()}));
+}
+BENCHMARK(BM_Gpt2MiniExportDynamic);
 
 BENCHMARK_MAIN();

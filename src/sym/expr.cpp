@@ -275,6 +275,21 @@ std::string print_factors(const std::vector<std::pair<Expr, int64_t>>& fs) {
 
 // ---- Expr
 Expr::Expr(int64_t v) {
+  // Small constants are shared: sizes and strides use them constantly (no allocation per use).
+  static constexpr int64_t kLo = -16, kHi = 1024;
+  static const std::vector<Expr> small = [] {
+    std::vector<Expr> out;
+    for (int64_t c = kLo; c <= kHi; ++c) {
+      Node n{Kind::Const};
+      n.value = c;
+      out.push_back(finish(std::move(n)));
+    }
+    return out;
+  }();
+  if (v >= kLo && v <= kHi && !small.empty() && static_cast<size_t>(v - kLo) < small.size()) {
+    *this = small[static_cast<size_t>(v - kLo)];
+    return;
+  }
   Node n{Kind::Const};
   n.value = v;
   *this = finish(std::move(n));

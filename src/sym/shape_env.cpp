@@ -161,16 +161,32 @@ SymInt ShapeEnv::make_binary(SymOp op, const SymInt& a, const SymInt& b) {
   const Expr ea = a.is_symbolic() ? a.node()->expr : Expr(a.hint());
   const Expr eb = b.is_symbolic() ? b.node()->expr : Expr(b.hint());
   const int64_t x = a.hint(), y = b.hint();
-  Expr e;
   int64_t h = 0;
   switch (op) {
-    case SymOp::Add: e = ea + eb; h = x + y; break;
-    case SymOp::Sub: e = ea - eb; h = x - y; break;
-    case SymOp::Mul: e = ea * eb; h = x * y; break;
-    case SymOp::FloorDiv: e = floordiv(ea, eb); h = detail::py_floordiv(x, y); break;
-    case SymOp::Mod: e = mod(ea, eb); h = detail::py_mod(x, y); break;
-    case SymOp::Min: e = min(ea, eb); h = std::min(x, y); break;
-    case SymOp::Max: e = max(ea, eb); h = std::max(x, y); break;
+    case SymOp::Add: h = x + y; break;
+    case SymOp::Sub: h = x - y; break;
+    case SymOp::Mul: h = x * y; break;
+    case SymOp::FloorDiv: h = detail::py_floordiv(x, y); break;
+    case SymOp::Mod: h = detail::py_mod(x, y); break;
+    case SymOp::Min: h = std::min(x, y); break;
+    case SymOp::Max: h = std::max(x, y); break;
+  }
+  ExprKey key{static_cast<uint8_t>(op), ea, eb};
+  auto cached = binary_cache_.find(key);
+  Expr e;
+  if (cached != binary_cache_.end()) {
+    e = cached->second;
+  } else {
+    switch (op) {
+      case SymOp::Add: e = ea + eb; break;
+      case SymOp::Sub: e = ea - eb; break;
+      case SymOp::Mul: e = ea * eb; break;
+      case SymOp::FloorDiv: e = floordiv(ea, eb); break;
+      case SymOp::Mod: e = mod(ea, eb); break;
+      case SymOp::Min: e = min(ea, eb); break;
+      case SymOp::Max: e = max(ea, eb); break;
+    }
+    binary_cache_.emplace(std::move(key), e);
   }
   if (e.is_constant()) return SymInt(e.constant());
   nodes_.push_back(SymNode{std::move(e), this, true, op, a, b});
@@ -277,6 +293,19 @@ ValueRange ShapeEnv::bound(const Expr& e) const {
 }
 
 std::optional<bool> ShapeEnv::static_eval(Rel rel, const Expr& lhs, const Expr& rhs) const {
+  if (lhs == rhs) return rel == Rel::Eq || rel == Rel::Le || rel == Rel::Ge;
+  if (static_cache_version_ != version_) {
+    static_cache_.clear();
+    static_cache_version_ = version_;
+  }
+  ExprKey key{static_cast<uint8_t>(rel), lhs, rhs};
+  if (auto it = static_cache_.find(key); it != static_cache_.end()) return it->second;
+  std::optional<bool> r = static_eval_uncached(rel, lhs, rhs);
+  static_cache_.emplace(std::move(key), r);
+  return r;
+}
+
+std::optional<bool> ShapeEnv::static_eval_uncached(Rel rel, const Expr& lhs, const Expr& rhs) const {
   const Expr d = replace(lhs - rhs);
   if (d.is_constant()) return holds(rel, d.constant(), 0);
   const ValueRange b = bound(d);

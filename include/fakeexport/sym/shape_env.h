@@ -8,6 +8,7 @@
 #include <source_location>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "fakeexport/core/source_location.h"
@@ -149,9 +150,23 @@ class ShapeEnv {
 
  private:
   int64_t hint_of(const std::string& sym) const;
+  std::optional<bool> static_eval_uncached(Rel rel, const Expr& lhs, const Expr& rhs) const;
   void refine_ranges(Rel rel, const Expr& lhs, const Expr& rhs);
   void maybe_replace(const Expr& lhs, const Expr& rhs);
   void intersect_range(const std::string& sym, ValueRange r);
+
+  // Memo tables: canonical arithmetic (pure) and static answers (valid for one version_).
+  struct ExprKey {
+    uint8_t tag;
+    Expr a, b;
+    friend bool operator==(const ExprKey& x, const ExprKey& y) { return x.tag == y.tag && x.a == y.a && x.b == y.b; }
+  };
+  struct ExprKeyHash {
+    size_t operator()(const ExprKey& k) const { return k.a.hash() * 31 + k.b.hash() * 7 + k.tag; }
+  };
+  std::unordered_map<ExprKey, Expr, ExprKeyHash> binary_cache_;
+  mutable std::unordered_map<ExprKey, std::optional<bool>, ExprKeyHash> static_cache_;
+  mutable uint64_t static_cache_version_ = 0;
 
   std::deque<SymNode> nodes_;
   std::vector<SymbolInfo> symbols_;
