@@ -7,7 +7,7 @@ import os
 import torch
 from torch.export import Dim, export
 
-OUT = "tests/fixtures/dynamic"
+OUT = os.environ.get("FE_DYNAMIC_OUT", "tests/fixtures/dynamic")  # check_dynamic.py writes elsewhere
 os.makedirs(OUT, exist_ok=True)
 
 

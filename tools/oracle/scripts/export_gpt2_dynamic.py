@@ -6,6 +6,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.export import Dim, export
+import os
+
+OUT = os.environ.get("FE_DYNAMIC_OUT", "tests/fixtures/dynamic")  # check_dynamic.py writes elsewhere
 
 torch.manual_seed(0)
 V, P, C, NH = 64, 32, 16, 2
@@ -53,8 +56,8 @@ class GPT(nn.Module):
 
 idx = torch.randint(0, V, (3, 8))
 ds = {"idx": (Dim("batch"), Dim("seq_len", min=2, max=1024))}
-with open("tests/fixtures/dynamic/gpt2_block.txt", "w") as fh:
+with open(os.path.join(OUT, "gpt2_block.txt"), "w") as fh:
     fh.write(str(export(GPT(), (idx,), dynamic_shapes=ds)))
-with open("tests/fixtures/dynamic/gpt2_block_static.txt", "w") as fh:
+with open(os.path.join(OUT, "gpt2_block_static.txt"), "w") as fh:
     fh.write(str(export(GPT(), (idx,))))
 print("ok")
