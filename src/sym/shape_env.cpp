@@ -47,17 +47,8 @@ Wide wfloordiv(Wide a, int64_t b) {  // b > 0
   return q;
 }
 
-bool holds(Rel rel, int64_t a, int64_t b) {
-  switch (rel) {
-    case Rel::Eq: return a == b;
-    case Rel::Ne: return a != b;
-    case Rel::Lt: return a < b;
-    case Rel::Le: return a <= b;
-    case Rel::Gt: return a > b;
-    case Rel::Ge: return a >= b;
-  }
-  return false;
-}
+using fe::detail::rel_holds;
+
 Rel flip(Rel r) {  // a rel b  <=>  b flip(rel) a
   switch (r) {
     case Rel::Lt: return Rel::Gt;
@@ -307,7 +298,7 @@ std::optional<bool> ShapeEnv::static_eval(Rel rel, const Expr& lhs, const Expr& 
 
 std::optional<bool> ShapeEnv::static_eval_uncached(Rel rel, const Expr& lhs, const Expr& rhs) const {
   const Expr d = replace(lhs - rhs);
-  if (d.is_constant()) return holds(rel, d.constant(), 0);
+  if (d.is_constant()) return rel_holds(rel, d.constant(), 0);
   const ValueRange b = bound(d);
   const bool pos = b.lo > 0, neg = b.hi < 0, nonneg = b.lo >= 0, nonpos = b.hi <= 0;
   switch (rel) {
@@ -325,7 +316,7 @@ bool ShapeEnv::evaluate(Rel rel, const SymInt& a, const SymInt& b, std::source_l
   const Expr l = a.is_symbolic() ? simplified(*a.node()) : Expr(a.hint());
   const Expr r = b.is_symbolic() ? simplified(*b.node()) : Expr(b.hint());
   if (auto known = static_eval(rel, l, r)) return *known;
-  const bool value = holds(rel, a.hint(), b.hint());
+  const bool value = rel_holds(rel, a.hint(), b.hint());
   const Rel effective = value ? rel : negate(rel);
   // A relation already guarded is a known fact (PyTorch does not record it twice).
   for (const Guard& g : guards_)

@@ -23,6 +23,18 @@ int64_t py_mod(int64_t a, int64_t b) {
   return r;
 }
 
+bool rel_holds(Rel rel, int64_t a, int64_t b) {
+  switch (rel) {
+    case Rel::Eq: return a == b;
+    case Rel::Ne: return a != b;
+    case Rel::Lt: return a < b;
+    case Rel::Le: return a <= b;
+    case Rel::Gt: return a > b;
+    case Rel::Ge: return a >= b;
+  }
+  return false;
+}
+
 namespace {
 sym::ShapeEnv& env_of(const SymInt& a, const SymInt& b) {
   const sym::SymNode* n = a.is_symbolic() ? a.node() : b.node();
@@ -67,18 +79,7 @@ std::ostream& operator<<(std::ostream& os, const SymInt& s) {
   return os << s.str();
 }
 
-bool SymBool::hint() const {
-  const int64_t x = a_.hint(), y = b_.hint();
-  switch (rel_) {
-    case Rel::Eq: return x == y;
-    case Rel::Ne: return x != y;
-    case Rel::Lt: return x < y;
-    case Rel::Le: return x <= y;
-    case Rel::Gt: return x > y;
-    case Rel::Ge: return x >= y;
-  }
-  return false;
-}
+bool SymBool::hint() const { return detail::rel_holds(rel_, a_.hint(), b_.hint()); }
 
 std::optional<bool> SymBool::maybe_static() const {
   if (!a_.is_symbolic() && !b_.is_symbolic()) return hint();

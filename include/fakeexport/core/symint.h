@@ -57,6 +57,7 @@ enum class Rel : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 namespace detail {
 SymInt sym_binary(SymOp op, const SymInt& a, const SymInt& b);
 bool sym_compare(Rel rel, const SymInt& a, const SymInt& b, std::source_location where);
+bool rel_holds(Rel rel, int64_t a, int64_t b);  ///< `a rel b` on concrete values
 int64_t py_floordiv(int64_t a, int64_t b);  ///< ValueError on division by zero
 int64_t py_mod(int64_t a, int64_t b);
 }  // namespace detail
