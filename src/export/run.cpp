@@ -1,0 +1,429 @@
+// fe::run: an interpreter over the exported graph on real tensors (what ep.module()(*inputs) does in
+// PyTorch). Every call_function node is dispatched with its argument values; symbolic ints are
+// replaced by the concrete values their nodes computed for these inputs.
+#include "fakeexport/export/run.h"
+
+#include <map>
+#include <unordered_map>
+#include <variant>
+
+#include "fakeexport/core/error.h"
+#include "fakeexport/core/scopes.h"
+#include "fakeexport/ops/dispatch.h"
+#include "fakeexport/serde/safetensors.h"
+
+namespace fe {
+namespace {
+
+/// What a node evaluates to: nothing (get_attr, ops returning nothing), a tensor, a tuple of
+/// tensors (multi-output ops, cond), a concrete int (sym nodes) or a bool (comparisons).
+using Value = std::variant<std::monostate, Tensor, std::vector<Tensor>, int64_t, bool>;
+
+std::string node_label(const Node& n) {
+  switch (n.op()) {
+    case NodeOp::CallFunction: return n.target()->qualified;
+    case NodeOp::GetItem: return "operator.getitem";
+    case NodeOp::SymOp:
+      return (n.py_op() == PyOp::SymMin || n.py_op() == PyOp::SymMax ? "torch." : "operator.") +
+             std::string(py_op_name(n.py_op()));
+    case NodeOp::Cond: return "torch.ops.higher_order.cond";
+    case NodeOp::GetAttr: return "get_attr";
+    case NodeOp::Placeholder: return "placeholder";
+    case NodeOp::Output: return "output";
+  }
+  return "?";
+}
+
+template <class E>
+void rethrow_if(const Error& e, const std::string& msg) {
+  if (dynamic_cast<const E*>(&e)) throw E(msg);
+}
+
+/// Re-throws `e` as its own type with `prefix` before its message (callers catch by type).
+[[noreturn]] void rethrow_with_prefix(const Error& e, const std::string& prefix) {
+  const std::string msg = prefix + e.what();
+  rethrow_if<DeviceMismatchError>(e, msg);
+  rethrow_if<DataAccessError>(e, msg);
+  rethrow_if<ShapeError>(e, msg);
+  rethrow_if<DTypeError>(e, msg);
+  rethrow_if<UnknownOpError>(e, msg);
+  rethrow_if<ValueError>(e, msg);
+  rethrow_if<IndexError>(e, msg);
+  rethrow_if<DataDependentError>(e, msg);
+  rethrow_if<ConstraintViolationError>(e, msg);
+  rethrow_if<DeviceUnavailableError>(e, msg);
+  rethrow_if<FormatError>(e, msg);
+  rethrow_if<FileIOError>(e, msg);
+  rethrow_if<UserError>(e, msg);
+  rethrow_if<InternalError>(e, msg);
+  throw Error(msg);
+}
+
+const char* kind_text(const Value& v) {
+  static constexpr const char* names[] = {"nothing", "a tensor", "a tuple of tensors", "an int", "a bool"};
+  return names[v.index()];
+}
+
+/// Overflow of int64 arithmetic on sizes: an error, never a wrapped value.
+int64_t checked(PyOp op, int64_t a, int64_t b) {
+  int64_t r = 0;
+  bool overflow = false;
+  switch (op) {
+    case PyOp::Add: overflow = __builtin_add_overflow(a, b, &r); break;
+    case PyOp::Sub: overflow = __builtin_sub_overflow(a, b, &r); break;
+    case PyOp::Mul: overflow = __builtin_mul_overflow(a, b, &r); break;
+    default: break;
+  }
+  FE_CHECK(!overflow, ValueError, a, " ", py_op_symbol(op), " ", b, " overflows int64");
+  return r;
+}
+
+class Runner {
+ public:
+  explicit Runner(const ExportedProgram& ep) : ep_(ep) {}
+
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs) {
+    const std::vector<Node*> phs = ep_.graph.placeholders();
+    const auto& specs = ep_.signature.inputs;
+    FE_CHECK(phs.size() == specs.size(), ValueError, "run: the graph has ", phs.size(),
+             " placeholders but the signature lists ", specs.size(), " inputs");
+    std::vector<Tensor> bound;
+    size_t u = 0;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const InputSpec& s = specs[i];
+      if (s.kind == InputKind::UserInput) {
+        const Tensor& t = inputs.at(u++);  // check_inputs matched the counts
+        FE_CHECK(t.has_storage(), DataAccessError, "run: input '", s.name, "' (", t.meta().annotation(),
+                 ") is ", t.is_fake() ? "a fake tensor" : "a tensor without data",
+                 "; run computes on real tensors");
+        bound.push_back(t);
+        continue;
+      }
+      bound.push_back(state_tensor(s));
+    }
+    std::vector<Value> outs = run_graph(ep_.graph, {}, bound);
+    return finish(outs, inputs);
+  }
+
+ private:
+  /// The tensor a PARAMETER / BUFFER / CONSTANT_TENSOR input reads, which must hold data.
+  Tensor state_tensor(const InputSpec& s) const {
+    const char* what = nullptr;
+    const Tensor* t = nullptr;
+    switch (s.kind) {
+      case InputKind::Parameter: what = "parameter"; t = find(ep_.state_dict, s.target); break;
+      case InputKind::Buffer:
+        what = "buffer";
+        t = s.persistent ? find(ep_.state_dict, s.target) : find(ep_.constants, s.target);
+        if (!t) t = s.persistent ? find(ep_.constants, s.target) : find(ep_.state_dict, s.target);
+        break;
+      case InputKind::ConstantTensor:
+        what = "constant";
+        t = find(ep_.constants, s.target);
+        if (!t) t = find(ep_.state_dict, s.target);
+        break;
+      default:
+        throw ValueError(detail::cat("run: input '", s.name, "' is a ", input_kind_name(s.kind),
+                                     " input, which run does not support"));
+    }
+    FE_CHECK(t && t->defined(), ValueError, "run: ", what, " '", s.target, "' (placeholder '", s.name,
+             "') is not in the program's ", s.kind == InputKind::Parameter ? "state_dict" : "state_dict or constants");
+    FE_CHECK(t->has_storage(), DataAccessError, "run: weights absent: the program was exported from a fake model; ",
+             what, " '", s.target, "' (", t->meta().annotation(), ") has no data. Load real weights into ",
+             "ep.state_dict / ep.constants (e.g. from a safetensors file) or export a model with real "
+             "weights before running");
+    return *t;
+  }
+
+  static const Tensor* find(const std::vector<std::pair<std::string, Tensor>>& v, const std::string& name) {
+    for (const auto& [k, t] : v)
+      if (k == name) return &t;
+    return nullptr;
+  }
+
+  /// Splits the root graph's outputs by the signature: user outputs are returned, mutations are
+  /// written into the tensors they name.
+  std::vector<Tensor> finish(const std::vector<Value>& outs, const std::vector<Tensor>& inputs) {
+    const auto& specs = ep_.signature.outputs;
+    FE_CHECK(outs.size() == specs.size(), ValueError, "run: the graph returns ", outs.size(),
+             " values but the signature lists ", specs.size(), " outputs");
+    std::vector<Tensor> result;
+    for (size_t k = 0; k < outs.size(); ++k) {
+      const OutputSpec& s = specs[k];
+      if (s.kind == OutputKind::Token) continue;
+      const Tensor* v = std::get_if<Tensor>(&outs[k]);
+      FE_CHECK(v, ValueError, "run: output '", s.name, "' is ", kind_text(outs[k]), ", expected a tensor");
+      switch (s.kind) {
+        case OutputKind::UserOutput:
+        case OutputKind::LossOutput: result.push_back(*v); break;
+        case OutputKind::BufferMutation:
+        case OutputKind::ParameterMutation: {
+          const Tensor* dst = find(ep_.state_dict, s.target);
+          if (!dst) dst = find(ep_.constants, s.target);
+          FE_CHECK(dst, ValueError, "run: ", output_kind_name(s.kind), " output '", s.name, "' targets '", s.target,
+                   "', which is not in the program's state_dict or constants");
+          write_back(*dst, *v, s);
+          break;
+        }
+        case OutputKind::UserInputMutation: {
+          size_t u = 0;
+          const Tensor* dst = nullptr;
+          for (const InputSpec& in : ep_.signature.inputs) {
+            if (in.kind != InputKind::UserInput) continue;
+            if (in.name == s.target) dst = &inputs[u];
+            ++u;
+          }
+          FE_CHECK(dst, ValueError, "run: USER_INPUT_MUTATION output '", s.name, "' targets '", s.target,
+                   "', which is not a user input");
+          write_back(*dst, *v, s);
+          break;
+        }
+        default:
+          throw ValueError(detail::cat("run: output '", s.name, "' is a ", output_kind_name(s.kind),
+                                       " output, which run does not support"));
+      }
+    }
+    return result;
+  }
+
+  static void write_back(const Tensor& dst, const Tensor& value, const OutputSpec& s) {
+    if (dst.is_same(value)) return;
+    try {
+      dst.copy_(value);
+    } catch (const Error& e) {
+      rethrow_with_prefix(e, detail::cat("run: writing ", output_kind_name(s.kind), " output '", s.name, "' into '",
+                                         s.target, "': "));
+    }
+  }
+
+  /// Binds each symbol that is a placeholder's size to the actual size (for expressions that no
+  /// node computes).
+  void bind_symbols(const std::vector<Node*>& phs, const std::vector<Tensor>& vals) {
+    for (size_t i = 0; i < phs.size() && i < vals.size(); ++i) {
+      if (phs[i]->val.empty() || !vals[i].defined()) continue;
+      const TensorMeta& m = phs[i]->val[0];
+      for (size_t d = 0; d < m.sizes.size() && static_cast<int64_t>(d) < vals[i].dim(); ++d) {
+        if (!m.sizes[d].is_symbolic()) continue;
+        const sym::Expr e = m.sizes[d].expr();
+        if (e.is_symbol()) symbols_.emplace(e.name(), vals[i].sizes()[d].hint());
+      }
+    }
+  }
+
+  /// The concrete value of an int argument: its node's value, else its expression over the
+  /// symbols bound from the inputs.
+  int64_t int_of(const SymInt& s, const std::unordered_map<const Node*, Value>& vals) const {
+    if (!s.is_symbolic()) return s.hint();
+    if (Node* n = graph_node_of(s)) {
+      auto it = vals.find(n);
+      if (it != vals.end()) {
+        if (auto* i = std::get_if<int64_t>(&it->second)) return *i;
+        if (auto* b = std::get_if<bool>(&it->second)) return *b;
+        throw InternalError(detail::cat("run: sym node '", n->name(), "' holds ", kind_text(it->second)));
+      }
+    }
+    return s.expr().evaluate([&](std::string_view name) {
+      auto it = symbols_.find(name);
+      FE_INTERNAL_ASSERT(it != symbols_.end(), "run: symbol ", name, " of ", s.str(), " is bound by no input size");
+      return it->second;
+    });
+  }
+
+  static const Value& value_of(const Node* n, const std::unordered_map<const Node*, Value>& vals) {
+    auto it = vals.find(n);
+    FE_INTERNAL_ASSERT(it != vals.end(), "run: node '", n->name(), "' used before it was computed");
+    return it->second;
+  }
+
+  static Tensor tensor_of(const Node* n, const std::unordered_map<const Node*, Value>& vals) {
+    if (!n) return Tensor();  // None inside `Tensor?[]`
+    const Value& v = value_of(n, vals);
+    auto* t = std::get_if<Tensor>(&v);
+    FE_INTERNAL_ASSERT(t, "run: node '", n->name(), "' is ", kind_text(v), " where a tensor is expected");
+    return *t;
+  }
+
+  IValue arg_value(const NodeArg& a, const std::unordered_map<const Node*, Value>& vals) const {
+    if (auto* n = std::get_if<Node*>(&a)) {
+      const Value& v = value_of(*n, vals);  // a number in a Tensor slot (`mul.Tensor(x, 2)`) stays a number
+      if (auto* i = std::get_if<int64_t>(&v)) return SymInt(*i);
+      if (auto* b = std::get_if<bool>(&v)) return *b;
+      return tensor_of(*n, vals);
+    }
+    if (auto* l = std::get_if<std::vector<Node*>>(&a)) {
+      std::vector<Tensor> ts;
+      for (const Node* n : *l) ts.push_back(tensor_of(n, vals));
+      return ts;
+    }
+    if (auto* s = std::get_if<SymInt>(&a)) return SymInt(int_of(*s, vals));
+    if (auto* l = std::get_if<std::vector<SymInt>>(&a)) {
+      std::vector<SymInt> out;
+      for (const SymInt& s : *l) out.emplace_back(int_of(s, vals));
+      return out;
+    }
+    return map_tensors<Tensor>(a, [](Node*) { return Tensor(); });  // tensor-free values as they are
+  }
+
+  Value call(const Node& n, const std::unordered_map<const Node*, Value>& vals) const {
+    const OpDef& op = *n.target();
+    std::vector<IValue> args;
+    args.reserve(n.args().size());
+    for (const NodeArg& a : n.args()) args.push_back(arg_value(a, vals));
+    const auto& rets = op.schema.returns;
+    const bool int_result =
+        rets.size() == 1 && !rets[0].type.is_list && (rets[0].type.base == ArgBase::Int || rets[0].type.base == ArgBase::SymInt);
+    if (int_result) {
+      // sym_size.int and friends: the meta function over the real tensors' (concrete) sizes.
+      complete_args(op, args);
+      std::vector<MetaValue> margs;
+      for (const IValue& v : args)
+        margs.push_back(map_tensors<const TensorMeta*>(
+            v, [](const Tensor& t) -> const TensorMeta* { return t.defined() ? &t.meta() : nullptr; }));
+      MetaOut mo;
+      run_meta(op, margs, mo);
+      FE_INTERNAL_ASSERT(mo.ints.size() == 1, op.qualified, " computed ", mo.ints.size(), " ints");
+      return mo.ints[0].expect_int();
+    }
+    std::vector<Tensor> outs = dispatch(op, std::move(args), n.loc.value_or(SrcLocArg::current()));
+    if (n.multi_output()) return outs;
+    if (outs.empty()) return std::monostate{};
+    FE_INTERNAL_ASSERT(outs.size() == 1, op.qualified, " returned ", outs.size(), " tensors for a single output");
+    return outs[0];
+  }
+
+  Value sym_op(const Node& n, const std::unordered_map<const Node*, Value>& vals) const {
+    FE_INTERNAL_ASSERT(n.args().size() == 2, "run: sym node '", n.name(), "' has ", n.args().size(), " operands");
+    int64_t x[2];
+    for (size_t i = 0; i < 2; ++i) {
+      IValue v = arg_value(n.args()[i], vals);
+      if (auto* s = std::get_if<SymInt>(&v)) x[i] = s->hint();
+      else if (auto* b = std::get_if<bool>(&v)) x[i] = *b;
+      else throw InternalError(detail::cat("run: operand ", i, " of sym node '", n.name(), "' is not an int"));
+    }
+    const int64_t a = x[0], b = x[1];
+    switch (n.py_op()) {
+      case PyOp::Add:
+      case PyOp::Sub:
+      case PyOp::Mul: return checked(n.py_op(), a, b);
+      case PyOp::FloorDiv: return detail::py_floordiv(a, b);
+      case PyOp::Mod: return detail::py_mod(a, b);
+      case PyOp::SymMin: return std::min(a, b);
+      case PyOp::SymMax: return std::max(a, b);
+      case PyOp::Eq: return a == b;
+      case PyOp::Ne: return a != b;
+      case PyOp::Lt: return a < b;
+      case PyOp::Le: return a <= b;
+      case PyOp::Gt: return a > b;
+      case PyOp::Ge: return a >= b;
+    }
+    return std::monostate{};
+  }
+
+  /// cond(pred, true_graph, false_graph, operands): runs one branch's subgraph on the operands.
+  Value cond(const Node& n, const std::unordered_map<const Node*, Value>& vals,
+             const std::vector<const Graph*>& scopes) {
+    const auto& a = n.args();
+    FE_INTERNAL_ASSERT(a.size() == 4, "run: cond node '", n.name(), "' has ", a.size(), " arguments");
+    const Node* pred_node = std::get<Node*>(a[0]);
+    const Value& pv = value_of(pred_node, vals);
+    bool pred = false;
+    if (auto* t = std::get_if<Tensor>(&pv)) {
+      FE_CHECK(t->numel() == 1, ValueError, "cond: pred must be a one-element tensor, got ", t->meta().annotation());
+      pred = t->item() != 0;
+    } else if (auto* b = std::get_if<bool>(&pv)) {
+      pred = *b;
+    } else if (auto* i = std::get_if<int64_t>(&pv)) {
+      pred = *i != 0;
+    } else {
+      throw InternalError(detail::cat("run: cond pred '", pred_node->name(), "' is ", kind_text(pv)));
+    }
+    const Node* branch = std::get<Node*>(a[pred ? 1 : 2]);
+    FE_INTERNAL_ASSERT(branch->op() == NodeOp::GetAttr, "run: cond branch '", branch->name(), "' is not a get_attr");
+    const Graph* sub = nullptr;
+    for (auto it = scopes.rbegin(); it != scopes.rend() && !sub; ++it)
+      for (const auto& [name, g] : (*it)->subgraphs())
+        if (name == branch->attr()) sub = g.get();
+    FE_CHECK(sub, ValueError, "cond: no subgraph '", branch->attr(), "' in the program");
+    std::vector<Tensor> operands;
+    for (const Node* o : std::get<std::vector<Node*>>(a[3])) operands.push_back(tensor_of(o, vals));
+    std::vector<Value> outs = run_graph(*sub, scopes, operands);
+    std::vector<Tensor> ts;
+    for (size_t k = 0; k < outs.size(); ++k) {
+      auto* t = std::get_if<Tensor>(&outs[k]);
+      FE_CHECK(t, ValueError, "cond: output ", k, " of ", branch->attr(), " is ", kind_text(outs[k]),
+               ", expected a tensor");
+      ts.push_back(*t);
+    }
+    return ts;
+  }
+
+  /// Runs `g` with its placeholders bound to `args`; returns the output node's values.
+  std::vector<Value> run_graph(const Graph& g, std::vector<const Graph*> scopes, const std::vector<Tensor>& args) {
+    scopes.push_back(&g);
+    const std::vector<Node*> phs = g.placeholders();
+    FE_CHECK(phs.size() == args.size(), ValueError, "run: graph with ", phs.size(), " placeholders called with ",
+             args.size(), " tensors");
+    bind_symbols(phs, args);
+    std::unordered_map<const Node*, Value> vals;
+    for (size_t i = 0; i < phs.size(); ++i) vals[phs[i]] = args[i];
+    // A value is dropped after its last use, so intermediates do not all stay alive.
+    const auto& nodes = g.nodes();
+    std::unordered_map<const Node*, size_t> last_use;
+    for (size_t i = 0; i < nodes.size(); ++i)
+      for (const Node* in : nodes[i]->inputs()) last_use[in] = i;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const Node& n = *nodes[i];
+      if (n.op() == NodeOp::Placeholder) continue;
+      if (n.op() == NodeOp::Output) {
+        std::vector<Value> outs;
+        for (const Node* o : std::get<std::vector<Node*>>(n.args().at(0)))
+          outs.push_back(o ? value_of(o, vals) : Value(Tensor()));
+        return outs;
+      }
+      try {
+        vals[&n] = eval(n, vals, scopes);
+      } catch (const Error& e) {
+        rethrow_with_prefix(e, detail::cat("while running node '", n.name(), "' (", node_label(n), "): "));
+      }
+      for (const Node* in : n.inputs())
+        if (last_use[in] == i) vals.erase(in);
+    }
+    throw InternalError("run: graph has no output node");
+  }
+
+  Value eval(const Node& n, const std::unordered_map<const Node*, Value>& vals, const std::vector<const Graph*>& scopes) {
+    switch (n.op()) {
+      case NodeOp::CallFunction: return call(n, vals);
+      case NodeOp::SymOp: return sym_op(n, vals);
+      case NodeOp::GetAttr: return std::monostate{};  // read by the cond node that uses it
+      case NodeOp::Cond: return cond(n, vals, scopes);
+      case NodeOp::GetItem: {
+        const Node* src = std::get<Node*>(n.args().at(0));
+        const Value& v = value_of(src, vals);
+        auto* ts = std::get_if<std::vector<Tensor>>(&v);
+        FE_INTERNAL_ASSERT(ts, "run: getitem of '", src->name(), "' which is ", kind_text(v));
+        FE_CHECK(n.index() >= 0 && n.index() < static_cast<int64_t>(ts->size()), IndexError, "tuple index ",
+                 n.index(), " out of range: '", src->name(), "' has ", ts->size(), " values");
+        return (*ts)[static_cast<size_t>(n.index())];
+      }
+      case NodeOp::Placeholder:
+      case NodeOp::Output: break;
+    }
+    throw InternalError("run: unexpected node kind");
+  }
+
+  const ExportedProgram& ep_;
+  std::map<std::string, int64_t, std::less<>> symbols_;
+};
+
+}  // namespace
+
+std::vector<Tensor> run(const ExportedProgram& ep, const std::vector<Tensor>& inputs) {
+  FE_CHECK(!FakeTensorMode::active(), UserError,
+           "run: called under FakeTensorMode; run computes real values, leave the FakeTensorMode scope first");
+  check_inputs(ep, inputs);
+  TraceScope no_trace(nullptr);  // the run is not part of any trace in progress
+  return Runner(ep).run(inputs);
+}
+
+}  // namespace fe
