@@ -6,6 +6,7 @@
 #include "fakeexport/export/cond.h"
 #include "fakeexport/export/exported_program.h"
 #include "fakeexport/export/passes.h"
+#include "fakeexport/export/run.h"
 #include "fakeexport/nn/layers.h"
 #include "fakeexport/nn/module.h"
 #include "fakeexport/ops/api.h"
