@@ -1,0 +1,23 @@
+// The one-object JSON summary of an exported program printed by `fakeexport inspect --json` and
+// `fakeexport export --json`: node and op counts, inputs/outputs, bytes per device, range constraints.
+#pragma once
+#include <string>
+
+#include "fakeexport/export/exported_program.h"
+
+namespace fe {
+
+struct SummaryOptions {
+  std::string schema_version = "8.20";   ///< of the archive read, or the one we write
+  std::string torch_version = "2.14.1";  ///< of the archive read, or the one we target
+  int indent = -1;                        ///< -1: one line
+};
+
+/// {"schema_version", "torch_version", "nodes", "ops", "inputs", "outputs", "devices", "parameters",
+/// "range_constraints"} as specified in issue 5: nodes counts every graph node (placeholders and
+/// output included) like len(ep.graph.nodes); ops counts call_function targets by their serialized
+/// name without `torch.ops.` ("aten.linear.default", "_operator.getitem"); shapes are ints, or strings
+/// for symbolic dims; tied weights are counted once.
+std::string program_summary_json(const ExportedProgram& ep, const SummaryOptions& opts = {});
+
+}  // namespace fe

@@ -1,0 +1,53 @@
+// program_summary_json: the `inspect --json` / `export --json` object on programs we export.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fakeexport/export/summary.h"
+#include "gpt2_mini.h"
+#include "seed_mlp_model.h"
+
+namespace {
+using namespace fe;
+
+TEST(ExportSummary, SeedMlpOnTwoDevices) {
+  ExportedProgram ep = seed::fake_export(Device::parse("cuda:0"), Device::parse("cuda:1"));
+  auto j = nlohmann::json::parse(program_summary_json(ep));
+  // Python: len(ep.graph.nodes) = 5 placeholders + linear, gelu, _assert_tensor_metadata, to, linear + output.
+  EXPECT_EQ(j["nodes"], 11);
+  EXPECT_EQ(j["ops"]["aten.linear.default"], 2);
+  EXPECT_EQ(j["ops"]["aten.gelu.default"], 1);
+  EXPECT_EQ(j["schema_version"], "8.20");
+  ASSERT_EQ(j["inputs"].size(), 5u);
+  EXPECT_EQ(j["inputs"][0]["name"], "p_fc1_weight");
+  EXPECT_EQ(j["inputs"][0]["kind"], "PARAMETER");
+  EXPECT_EQ(j["inputs"][0]["target"], "fc1.weight");
+  EXPECT_EQ(j["inputs"][0]["shape"], nlohmann::json::array({256, 128}));
+  EXPECT_EQ(j["inputs"][0]["dtype"], "float32");
+  EXPECT_EQ(j["inputs"][0]["device"], "cuda:0");
+  EXPECT_TRUE(j["inputs"][4]["target"].is_null());
+  EXPECT_EQ(j["devices"]["cuda:0"]["parameter_bytes"], (256 * 128 + 256) * 4);
+  EXPECT_EQ(j["devices"]["cuda:1"]["parameter_bytes"], (10 * 256 + 10) * 4);
+  EXPECT_EQ(j["parameters"]["count"], 256 * 128 + 256 + 10 * 256 + 10);
+  EXPECT_EQ(j["parameters"]["bytes"], (256 * 128 + 256 + 10 * 256 + 10) * 4);
+  EXPECT_EQ(j["outputs"][0]["kind"], "USER_OUTPUT");
+  EXPECT_TRUE(j["range_constraints"].empty());
+}
+
+TEST(ExportSummary, SymbolicShapesAndRanges) {
+  FakeTensorMode mode;
+  gpt2_mini::GPT m;
+  ExportedProgram ep = export_program(m, {zeros({3, 8}, {.dtype = DType::Int64})},
+                                      {.dynamic_shapes = gpt2_mini::dynamic_dims()});
+  auto j = nlohmann::json::parse(program_summary_json(ep, {.indent = 1}));
+  const auto& idx = j["inputs"].back();
+  EXPECT_EQ(idx["name"], "idx");
+  EXPECT_EQ(idx["shape"], nlohmann::json::array({"s95", "s75"}));
+  EXPECT_EQ(idx["dtype"], "int64");
+  EXPECT_EQ(j["range_constraints"]["s95"], nlohmann::json::array({0, nullptr}));
+  EXPECT_EQ(j["range_constraints"]["s75"], nlohmann::json::array({2, 1024}));
+  EXPECT_EQ(j["ops"]["aten.sym_size.int"], 2);
+  EXPECT_EQ(j["nodes"], ep.graph.size());
+}
+
+}  // namespace
