@@ -262,6 +262,27 @@ TEST_F(ZipTest, WritesPyTorchFileWriterLayouts) {
   }
 }
 
+// Archives of Python's zipfile (torch <= 2.7's legacy layout): no data descriptors, real times, zip64
+// sizes in the local headers only (force_zip64); a deflated entry is refused.
+TEST(ZipReaderFixtures, ReadsPythonZipfileArchives) {
+  for (const std::string c : {"pyzip_legacy", "pyzip_zip64"}) {
+    SCOPED_TRACE(c);
+    Ops ops = read_ops(kZipDir + "/" + c + ".ops.txt");
+    ZipReader r(kZipDir + "/" + c + ".zip", {.verify_crc32 = true});
+    ASSERT_EQ(r.entries().size(), ops.ops.size());
+    for (size_t i = 0; i < ops.ops.size(); ++i) {
+      EXPECT_EQ(r.entries()[i].name, ops.ops[i].name);
+      EXPECT_EQ(r.view(ops.ops[i].name), ops.ops[i].data);
+    }
+    EXPECT_EQ(r.root(), "");  // no root folder: PyTorchStreamReader would refuse it
+    EXPECT_EQ(r.has_zip64_eocd(), false);
+  }
+  const std::string deflated = kZipDir + "/pyzip_deflate.zip";
+  EXPECT_THROW(ZipReader{deflated}, fe::FormatError);
+  EXPECT_NE(what_of([&] { ZipReader{deflated}; }).find("entry 'archive/data.pkl': is compressed (method 8, deflate)"),
+            std::string::npos);
+}
+
 // An 8 GiB archive PyTorch wrote through a file-like sink (metadata-only records of 4 GiB + 100 and of
 // 0xffffffff bytes): our writer makes the same file, as a sparse file here, and our reader reads it.
 TEST_F(ZipTest, Zip64MatchesPyTorchOver4GiB) {
@@ -400,6 +421,12 @@ TEST_F(ZipTest, CorruptArchivesRaiseTypedErrors) {
                      wr32(s, cd + 24, 0x10000000);
                    }),
                    "data at offset 64 of 268435456 bytes runs past the start of the central directory"});
+  cases.push_back({"entries overlap", patched([&](std::string& s) {
+                     wr32(s, cd + 20, 300);
+                     wr32(s, cd + 24, 300);
+                   }),
+                   "entries 'tied/data/weights/weight_0' (data 64..364) and "
+                   "'tied/data/weights/model_weights_config.json' (local header at 320) overlap"});
   cases.push_back({"compressed size differs", patched([&](std::string& s) { wr32(s, cd + 20, 7); }),
                    "stored entry has compressed size 7 but size 240"});
   cases.push_back({"local header offset outside", patched([&](std::string& s) { wr32(s, cd + 42, 0x7ffffff0); }),

@@ -9,7 +9,11 @@ including the records PyTorch adds on write_end_of_file (version, byteorder, .da
 Names are the full zip names (root folder included). Small cases are saved whole as <case>.zip; the
 zip64 case (an 8 GiB archive made of metadata-only records) is captured through a file-like sink as
 <case>.sparse.txt: 'size <total bytes>' then 'at <offset> <hex>' for every run of written bytes
-(everything else is a hole of zeros)."""
+(everything else is a hole of zeros).
+Also, for the reader, archives written by Python's zipfile (what torch <= 2.7's torch.export.save used):
+pyzip_legacy (stored, no root folder, no data descriptors), pyzip_zip64 (force_zip64: zip64 sizes in the
+local headers only) and pyzip_deflate (a deflated entry, which PT2 readers must refuse), each with
+<case>.ops.txt ('options 1 1' then its data records)."""
 import os
 import sys
 
@@ -124,4 +128,24 @@ run_case("nocrc", small, crc=False)
 # 'exact' is exactly 0xFFFFFFFF bytes (miniz's threshold is >=).
 run_case("zip64", [("a", b"0123456789"), ("big", (1 << 32) + 100), ("c", b"hello"), ("empty", b""),
                    ("exact", 0xFFFFFFFF), ("d", b"xy")], sparse=True)
+
+
+def python_zip(name, records, compression=0, force_zip64=False):
+    import zipfile
+    path = os.path.join(OUT, name + ".zip")
+    with zipfile.ZipFile(path, "w", compression=compression) as z:
+        for rec, payload in records:
+            info = zipfile.ZipInfo(rec, date_time=(2024, 9, 4, 12, 0, 0))  # fixed: reproducible bytes
+            info.compress_type = compression
+            with z.open(info, "w", force_zip64=force_zip64) as fh:
+                fh.write(payload)
+    with open(os.path.join(OUT, name + ".ops.txt"), "w") as fh:
+        fh.write("options 1 1\n" + "".join("data %s %s\n" % (r, p.hex() or "-") for r, p in records))
+
+
+legacy = [("serialized_exported_program.json", b'{"graph_module": {}}'), ("serialized_state_dict.pt", bytes(range(64))),
+          ("version", b"8.7"), ("extra_files/note", b""), ("extra_files/\u00e9t\u00e9.txt", "\u00e9".encode())]
+python_zip("pyzip_legacy", legacy)
+python_zip("pyzip_zip64", legacy, force_zip64=True)
+python_zip("pyzip_deflate", [("archive/data.pkl", b"x" * 1000)], compression=8)
 print(sorted(os.listdir(OUT)))
