@@ -257,6 +257,21 @@ std::string srepr_scaled(const sym::Expr& t, int64_t c) {
   return "Mul(Integer(" + std::to_string(c) + "), " + (t.kind() == sym::Kind::Mul ? srepr_factors(t) : sym_expr_srepr(t)) + ")";
 }
 
+/// `((x))` -> `x`: sympy may parenthesize a term inside an Add more than on its own.
+std::string strip_parens(std::string s) {
+  while (s.size() >= 2 && s.front() == '(' && s.back() == ')') {
+    int depth = 0;
+    bool outer = true;
+    for (size_t i = 0; i + 1 < s.size(); ++i) {
+      depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+      if (depth == 0) outer = false;
+    }
+    if (!outer) break;
+    s = s.substr(1, s.size() - 2);
+  }
+  return s;
+}
+
 /// The top-level terms of sympy's str() of an Add, signs dropped: srepr lists them in that order.
 std::vector<std::string> printed_terms(const std::string& s) {
   std::vector<std::string> out;
@@ -271,8 +286,10 @@ std::vector<std::string> printed_terms(const std::string& s) {
     }
   }
   out.push_back(s.substr(start));
-  for (auto& t : out)
+  for (auto& t : out) {
     if (!t.empty() && t[0] == '-') t.erase(0, 1);
+    t = strip_parens(t);
+  }
   return out;
 }
 
@@ -309,7 +326,7 @@ std::string sym_expr_srepr(const sym::Expr& e) {
       for (const auto& [t, c] : terms) {
         std::string key = (sym::Expr(c) * t).str();
         if (!key.empty() && key[0] == '-') key.erase(0, 1);
-        items.emplace_back(key, srepr_scaled(t, c));
+        items.emplace_back(strip_parens(key), srepr_scaled(t, c));
       }
       if (e.add_constant() != 0)
         items.emplace_back(std::to_string(std::abs(e.add_constant())), "Integer(" + std::to_string(e.add_constant()) + ")");

@@ -2,6 +2,7 @@
 // GraphModuleDeserializer: placeholders, call_function nodes (args rebuilt in schema order, kept
 // positional/keyword as serialized), getitem nodes for multi-output ops, metadata from
 // tensor_values / sym_int_values, the signature, range constraints and module call graph.
+#include <cctype>
 #include <cmath>
 #include <unordered_map>
 #include <unordered_set>
@@ -33,6 +34,19 @@ const std::unordered_map<std::string_view, PyOp>& py_ops() {
       {"_operator.lt", PyOp::Lt},     {"_operator.le", PyOp::Le},   {"_operator.gt", PyOp::Gt},
       {"_operator.ge", PyOp::Ge}};
   return m;
+}
+
+/// FX's name for an unnamed call of an OpOverload: _snake_case(op.__name__), e.g. "split.Tensor" ->
+/// "split.tensor" (Graph::unique_name then turns the '.' into '_').
+std::string fx_default_name(const std::string& overload_name) {
+  std::string out;
+  for (size_t i = 0; i < overload_name.size(); ++i) {
+    char c = overload_name[i];
+    if (i > 0 && std::isupper(static_cast<unsigned char>(c)) && std::islower(static_cast<unsigned char>(overload_name[i - 1])))
+      out += '_';
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
 }
 
 class Reader {
@@ -531,7 +545,7 @@ class Reader {
     }
 
     std::string hint = single ? *single : sym_out ? *sym_out : name;
-    Node* n = g.call(*op, std::move(args), hint.empty() ? op->node_name + "_" + overload : hint);
+    Node* n = g.call(*op, std::move(args), hint.empty() ? fx_default_name(op_name + "." + overload) : hint);
     n->arg_given = std::move(how);
     if (single) n->val.push_back(tensor_meta(*single, path + ".outputs[0]"));
     for (const std::string& e : elems) n->val.push_back(tensor_meta(e, path + ".outputs"));
