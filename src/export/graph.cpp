@@ -211,6 +211,16 @@ void Graph::replace_all_uses_with(Node* from, Node* to) {
   FE_INTERNAL_ASSERT(from->users_.empty(), "users left after replace_all_uses_with");
 }
 
+void Graph::set_name(Node* n, std::string_view name) {
+  if (n->name_ == name) return;
+  FE_INTERNAL_ASSERT(!used_names_.count(std::string(name)), "set_name: '", name, "' is already taken");
+  used_names_.erase(n->name_);
+  if (n->op_ == NodeOp::Placeholder && n->target_name_.empty()) n->target_name_ = n->name_;
+  n->name_ = std::string(name);
+  used_names_.insert(n->name_);
+  if (n->target_name_ == n->name_) n->target_name_.clear();
+}
+
 void Graph::erase(Node* n) {
   FE_INTERNAL_ASSERT(n->users_.empty(), "erasing node '", n->name_, "' which still has ", n->users_.size(), " users");
   drop_uses(n);

@@ -1,6 +1,7 @@
 // Prints an ExportedProgram exactly as str(ExportedProgram) does in PyTorch 2.14 (FX's
 // print_readable codegen: annotations, stack-trace comments, `x = None` deletion suffixes).
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
@@ -18,6 +19,38 @@ std::string short_function_name(std::string_view f) {
   std::string_view head = f.substr(0, paren);
   size_t cut = head.find_last_of(": ");
   return std::string(cut == std::string_view::npos ? head : head.substr(cut + 1));
+}
+
+/// FX's _parse_stack_trace: the last `File "f", line N, in fn` line that has a code line after it,
+/// as "File: f:N in fn, code: <code>"; nullopt when there is none.
+std::optional<std::string> stack_trace_summary(std::string_view text) {
+  auto strip = [](std::string_view v) {
+    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
+    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
+    return v;
+  };
+  text = strip(text);
+  std::vector<std::string_view> lines;
+  for (size_t start = 0;;) {
+    size_t nl = text.find('\n', start);
+    lines.push_back(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+  }
+  for (size_t i = lines.size() - 1; i-- > 0;) {
+    std::string_view l = strip(lines[i]);
+    // ^File "(.+)", line (\d+), in (.+)$
+    if (!l.starts_with("File \"")) continue;
+    size_t q = l.rfind("\", line ");
+    if (q == std::string_view::npos || q <= 6) continue;
+    std::string_view file = l.substr(6, q - 6), rest = l.substr(q + 8);
+    size_t digits = 0;
+    while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
+    if (digits == 0 || rest.substr(digits, 5) != ", in " || rest.size() == digits + 5) continue;
+    return "File: " + std::string(file) + ":" + std::string(rest.substr(0, digits)) + " in " +
+           std::string(rest.substr(digits + 5)) + ", code: " + std::string(strip(lines[i + 1]));
+  }
+  return std::nullopt;
 }
 
 /// Source lines, read once per file per print.
@@ -78,6 +111,15 @@ std::string sym_op_str(const Node& n) {
 std::string call_str(const Node& n) {
   const FunctionSchema& s = n.target()->schema;
   std::string out = "torch.ops." + s.ns + "." + s.name + "." + s.overload + "(";
+  if (!n.arg_given.empty()) {  // a loaded node: exactly its serialized args, then kwargs
+    std::string pos, kw;
+    for (size_t i = 0; i < n.args().size() && i < n.arg_given.size(); ++i) {
+      if (n.arg_given[i] == ArgGiven::Positional) pos += (pos.empty() ? "" : ", ") + arg_str(n.args()[i]);
+      if (n.arg_given[i] == ArgGiven::Keyword)
+        kw += (kw.empty() ? "" : ", ") + s.arguments[i].name + " = " + arg_str(n.args()[i]);
+    }
+    return out + pos + (!pos.empty() && !kw.empty() ? ", " : "") + kw + ")";
+  }
   size_t npos = positional_count(s, n.args());
   if (n.target()->max_positional >= 0) npos = std::min(npos, static_cast<size_t>(n.target()->max_positional));
   bool first = true;
@@ -150,7 +192,16 @@ void print_module(std::ostream& os, const Graph& g, const std::string& cls, int 
     }
     // FX: a comment whenever the stack trace changes, and once when traces stop; a blank line
     // precedes each comment unless it opens the body.
-    if (n.loc) {
+    if (n.stack_trace) {
+      // A loaded node: FX summarizes the innermost frame of the text; equal summaries merge.
+      std::optional<std::string> summary = stack_trace_summary(*n.stack_trace);
+      std::string key = summary ? "T:" + *summary : std::string();
+      if (key != prev_trace) {
+        prev_trace = key;
+        if (!body_empty) os << "    \n";
+        os << ind << "# " << (summary ? *summary : std::string("No stacktrace found for following nodes")) << "\n";
+      }
+    } else if (n.loc) {
       std::ostringstream key;
       key << n.loc->file_name() << ':' << n.loc->line() << ':' << n.loc->function_name();
       // PyTorch traces a cond call in its own frame: its nodes get their own comment block.

@@ -1,6 +1,8 @@
 // ExportedProgram: a functional ATen graph + typed signature + state, as torch.export returns it.
 #pragma once
 #include <map>
+#include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -43,6 +45,15 @@ struct GraphSignature {
 struct ModuleCallEntry {
   std::string fqn;
   std::vector<std::string> inputs, outputs;
+  /// A loaded program's ModuleCallSignature, as serialized: argument names, the pytree specs as
+  /// JSON text, forward_arg_names. Absent for traced programs (the writer derives the root's) and
+  /// for entries serialized with `signature: null`.
+  struct Signature {
+    std::vector<std::string> inputs, outputs;
+    std::string in_spec, out_spec;
+    std::vector<std::string> forward_arg_names;
+  };
+  std::optional<Signature> signature;
 };
 
 struct ExportedProgram {
@@ -58,6 +69,9 @@ struct ExportedProgram {
   /// Owns the symbolic sizes in the graph's metadata; null for a static program.
   std::shared_ptr<sym::ShapeEnv> shape_env;
   std::vector<ModuleCallEntry> module_call_graph;
+  /// OpDefs of a loaded program's ops that our registry lacks (opaque nodes: no meta function;
+  /// their recorded output metadata is kept and the verifier does not re-run them).
+  std::vector<std::unique_ptr<OpDef>> opaque_ops;
 };
 
 struct ExportOptions {

@@ -33,6 +33,10 @@ using ModuleStack = std::vector<ModuleFrame>;
 /// torch.ops.higher_order.cond(pred, true_graph, false_graph, (operands...)), a multi-output node.
 enum class NodeOp : uint8_t { Placeholder, CallFunction, GetItem, Output, SymOp, GetAttr, Cond };
 
+/// How a loaded node's schema argument was given in the serialized program (PyTorch keeps args and
+/// kwargs apart; the printer reproduces them). Traced nodes leave Node::arg_given empty.
+enum class ArgGiven : uint8_t { Absent, Positional, Keyword };
+
 /// The Python operator of a SymOp node.
 enum class PyOp : uint8_t { Add, Sub, Mul, FloorDiv, Mod, SymMin, SymMax, Eq, Ne, Lt, Le, Gt, Ge };
 std::string_view py_op_name(PyOp op);    ///< "add", "sym_max", "eq": the node's name hint
@@ -70,6 +74,15 @@ class Node {
   std::optional<SrcLocArg> loc;
   /// nn_module_stack at the time of the call (shared among nodes of the same module call).
   std::shared_ptr<const ModuleStack> module_stack;
+  /// A loaded node's Python stack trace text (PyTorch's meta["stack_trace"]); when set, the printer
+  /// summarizes its innermost frame ("# File: f.py:12 in forward, code: ...") instead of `loc`.
+  std::optional<std::string> stack_trace;
+  /// Loaded call_function nodes: per schema argument, whether and how it was given (printing shows
+  /// exactly those); empty for traced nodes, whose printing derives it from the defaults.
+  std::vector<ArgGiven> arg_given;
+  /// Loaded nodes: the serialized metadata other than stack_trace (nn_module_stack, torch_fn, ...),
+  /// kept verbatim in file order so writing the program back reproduces it.
+  std::vector<std::pair<std::string, std::string>> serialized_meta;
 
  private:
   friend class Graph;
@@ -134,6 +147,9 @@ class Graph {
   void set_args(Node* n, std::vector<NodeArg> args);
   /// Replaces every use of `from` by `to`; afterwards from->users() is empty.
   void replace_all_uses_with(Node* from, Node* to);
+  /// Gives `n` exactly this name (a loaded program's names are kept as written); InternalError if
+  /// another node has it. A placeholder named like its target loses its `name = target` line.
+  void set_name(Node* n, std::string_view name);
   /// Removes a node that has no users (InternalError otherwise).
   void erase(Node* n);
 

@@ -1,0 +1,435 @@
+// ExportedProgram -> model.json as PyTorch 2.14's GraphModuleSerializer writes it: keys in the
+// dataclasses' order, nodes without their getitems (multi-output nodes list their elements),
+// arguments split into positional / keyword exactly as FX holds them.
+#include <cmath>
+#include <fstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "fakeexport/serde/pt2_json.h"
+
+namespace fe::serde {
+namespace {
+
+using OJ = nlohmann::ordered_json;
+
+std::string_view py_target(PyOp op) {
+  switch (op) {
+    case PyOp::Add: return "_operator.add";
+    case PyOp::Sub: return "_operator.sub";
+    case PyOp::Mul: return "_operator.mul";
+    case PyOp::FloorDiv: return "_operator.floordiv";
+    case PyOp::Mod: return "_operator.mod";
+    case PyOp::SymMin: return "torch.sym_min";
+    case PyOp::SymMax: return "torch.sym_max";
+    case PyOp::Eq: return "_operator.eq";
+    case PyOp::Ne: return "_operator.ne";
+    case PyOp::Lt: return "_operator.lt";
+    case PyOp::Le: return "_operator.le";
+    case PyOp::Gt: return "_operator.gt";
+    case PyOp::Ge: return "_operator.ge";
+  }
+  return "";
+}
+
+OJ device_json(const Device& d) {
+  OJ j;
+  j["type"] = std::string(device_type_name(d.type()));
+  j["index"] = d.has_index() ? OJ(static_cast<int64_t>(d.index())) : OJ(nullptr);
+  return j;
+}
+
+OJ sym_int_json(const SymInt& s) {
+  OJ j;
+  if (auto v = s.maybe_int()) {
+    j["as_int"] = *v;
+    return j;
+  }
+  OJ e;
+  e["expr_str"] = sym_expr_srepr(s.expr());
+  e["hint"] = OJ{{"as_int", s.hint()}};
+  j["as_expr"] = std::move(e);
+  return j;
+}
+
+OJ tensor_meta_json(const TensorMeta& m) {
+  OJ j;
+  j["dtype"] = serialized_dtype(m.dtype);
+  j["sizes"] = OJ::array();
+  for (const SymInt& s : m.sizes) j["sizes"].push_back(sym_int_json(s));
+  j["requires_grad"] = m.requires_grad;
+  j["device"] = device_json(m.device);
+  j["strides"] = OJ::array();
+  for (const SymInt& s : m.strides) j["strides"].push_back(sym_int_json(s));
+  j["storage_offset"] = sym_int_json(m.storage_offset);
+  j["layout"] = serialized_layout(m.layout);
+  return j;
+}
+
+OJ named(std::string_view key, const std::string& name) { return OJ{{std::string(key), OJ{{"name", name}}}}; }
+
+/// pytree's treespec_dumps of a leaf / a tuple of leaves / the (args, kwargs) input pair.
+OJ leaf_spec() { return OJ{{"type", nullptr}, {"context", nullptr}, {"children_spec", OJ::array()}}; }
+OJ tuple_spec(size_t n) {
+  OJ c = OJ::array();
+  for (size_t i = 0; i < n; ++i) c.push_back(leaf_spec());
+  return OJ{{"type", "builtins.tuple"}, {"context", "null"}, {"children_spec", std::move(c)}};
+}
+
+class Writer {
+ public:
+  Writer(const ExportedProgram& ep, const Pt2WriteOptions& o) : ep_(ep), opts_(o) {}
+
+  OJ write() {
+    OJ gm;
+    gm["graph"] = graph();
+    gm["signature"] = signature();
+    gm["module_call_graph"] = module_call_graph();
+    gm["metadata"] = OJ::object();
+    gm["treespec_namedtuple_fields"] = OJ::object();
+    OJ root;
+    root["graph_module"] = std::move(gm);
+    root["opset_version"] = OJ{{"aten", 10}};
+    OJ rc = OJ::object();
+    for (const auto& [name, r] : ep_.range_constraints)
+      rc[name] = OJ{{"min_val", r.lo == sym::kNegInf ? OJ(nullptr) : OJ(r.lo)},
+                    {"max_val", r.hi == sym::kPosInf ? OJ(nullptr) : OJ(r.hi)}};
+    root["range_constraints"] = std::move(rc);
+    root["schema_version"] = OJ{{"major", opts_.schema_major}, {"minor", opts_.schema_minor}};
+    root["verifiers"] = OJ::array({opts_.verifier});
+    root["torch_version"] = opts_.torch_version;
+    root["guards_code"] = OJ::array();
+    return root;
+  }
+
+ private:
+  [[noreturn]] void unsupported(const Node& n, const std::string& what) const {
+    throw ValueError(detail::cat("program_to_json: node '", n.name(), "': ", what));
+  }
+
+  /// The name a multi-output node's element k is known by: its getitem user, else "<n>_unused_<k>".
+  std::string element_name(const Node& n, size_t k) const {
+    for (const Node* u : n.users())
+      if (u->op() == NodeOp::GetItem && u->index() == static_cast<int64_t>(k)) return u->name();
+    return n.name() + "_unused_" + std::to_string(k);
+  }
+
+  OJ sym_arg(const SymInt& s, const Node& user) const {
+    if (Node* g = graph_node_of(s)) return OJ{{"as_name", g->name()}};
+    if (auto v = s.maybe_int()) return OJ{{"as_int", *v}};
+    unsupported(user, "a symbolic int argument " + s.str() + " with no node computing it");
+  }
+
+  OJ node_ref(const Node* in) const {
+    if (in->sym_val) return OJ{{"as_sym_int", OJ{{"as_name", in->name()}}}};
+    return named("as_tensor", in->name());
+  }
+
+  /// serialize_input: the Argument union for one value (empty lists typed by the schema).
+  OJ argument(const NodeArg& a, const Argument* schema_arg, const Node& user) const {
+    switch (kind_of(a)) {
+      case ValueKind::None: return OJ{{"as_none", true}};
+      case ValueKind::Bool: return OJ{{"as_bool", std::get<bool>(a)}};
+      case ValueKind::Int: {
+        const SymInt& s = std::get<SymInt>(a);
+        if (graph_node_of(s)) return OJ{{"as_sym_int", sym_arg(s, user)}};
+        if (auto v = s.maybe_int()) return OJ{{"as_int", *v}};
+        unsupported(user, "a symbolic int argument " + s.str() + " with no node computing it");
+      }
+      case ValueKind::Double: {
+        double d = std::get<double>(a);
+        if (std::isnan(d)) unsupported(user, "NaN cannot be serialized (PyTorch's json.dumps refuses it too)");
+        if (std::isinf(d)) return OJ{{"as_float", d > 0 ? "Infinity" : "-Infinity"}};
+        return OJ{{"as_float", d}};
+      }
+      case ValueKind::String: return OJ{{"as_string", std::get<std::string>(a)}};
+      case ValueKind::DType: return OJ{{"as_scalar_type", serialized_dtype(std::get<DType>(a))}};
+      case ValueKind::Layout: return OJ{{"as_layout", serialized_layout(std::get<Layout>(a))}};
+      case ValueKind::Device: return OJ{{"as_device", device_json(std::get<Device>(a))}};
+      case ValueKind::MemoryFormat: return OJ{{"as_memory_format", serialized_memory_format(std::get<MemoryFormat>(a))}};
+      case ValueKind::IntList: {
+        const auto& l = std::get<std::vector<SymInt>>(a);
+        bool all_int = true;
+        for (const SymInt& s : l) all_int &= !graph_node_of(s) && s.maybe_int().has_value();
+        if (all_int) {
+          OJ ints = OJ::array();
+          for (const SymInt& s : l) ints.push_back(*s.maybe_int());
+          // An empty list takes its kind from the schema (bool[] / int[]): only ints reach here.
+          return OJ{{"as_ints", std::move(ints)}};
+        }
+        OJ xs = OJ::array();
+        for (const SymInt& s : l) xs.push_back(sym_arg(s, user));
+        return OJ{{"as_sym_ints", std::move(xs)}};
+      }
+      case ValueKind::Tensor: return node_ref(std::get<Node*>(a));
+      case ValueKind::TensorList: {
+        OJ xs = OJ::array();
+        for (const Node* n : std::get<std::vector<Node*>>(a)) xs.push_back(OJ{{"name", n->name()}});
+        (void)schema_arg;
+        return OJ{{"as_tensors", std::move(xs)}};
+      }
+    }
+    unsupported(user, "an argument of unknown kind");
+  }
+
+  /// The node's arguments as FX holds them: given ones for a loaded node; for a traced node the
+  /// printer's rule (positional up to the last non-default, keywords that differ from defaults).
+  OJ inputs(const Node& n) const {
+    const FunctionSchema& s = n.target()->schema;
+    OJ out = OJ::array();
+    size_t npos = positional_count(s, n.args());
+    if (n.target()->max_positional >= 0) npos = std::min(npos, static_cast<size_t>(n.target()->max_positional));
+    for (size_t i = 0; i < n.args().size() && i < s.arguments.size(); ++i) {
+      const Argument& p = s.arguments[i];
+      int kind;
+      if (!n.arg_given.empty()) {
+        if (i >= n.arg_given.size() || n.arg_given[i] == ArgGiven::Absent) continue;
+        kind = n.arg_given[i] == ArgGiven::Positional ? 1 : 2;
+      } else if (i < npos) {
+        kind = 1;
+      } else {
+        if (p.default_value && equals_constant(n.args()[i], *p.default_value)) continue;
+        kind = 2;
+      }
+      out.push_back(OJ{{"name", p.name}, {"arg", argument(n.args()[i], &p, n)}, {"kind", kind}});
+    }
+    return out;
+  }
+
+  OJ outputs(const Node& n) {
+    OJ out = OJ::array();
+    const auto& returns = n.target()->schema.returns;
+    if (returns.empty()) return out;
+    if (n.sym_val) {
+      sym_values_[n.name()] = sym_int_json(*n.sym_val);
+      out.push_back(OJ{{"as_sym_int", OJ{{"as_name", n.name()}}}});
+      return out;
+    }
+    if (!n.multi_output()) {
+      if (n.val.size() != 1) unsupported(n, detail::cat("records ", n.val.size(), " values for one return"));
+      tensors_[n.name()] = tensor_meta_json(n.val[0]);
+      out.push_back(named("as_tensor", n.name()));
+      return out;
+    }
+    OJ elems = OJ::array();
+    for (size_t k = 0; k < n.val.size(); ++k) {
+      std::string name = element_name(n, k);
+      tensors_[name] = tensor_meta_json(n.val[k]);
+      elems.push_back(OJ{{"name", name}});
+    }
+    if (returns.size() == 1) {  // `-> Tensor[]`: one as_tensors
+      out.push_back(OJ{{"as_tensors", std::move(elems)}});
+    } else {
+      for (auto& e : elems) out.push_back(OJ{{"as_tensor", std::move(e)}});
+    }
+    return out;
+  }
+
+  std::string source_line(const char* file, unsigned line) {
+    if (!opts_.read_source) return "";
+    auto it = sources_.find(file);
+    if (it == sources_.end()) {
+      std::vector<std::string> lines;
+      std::ifstream in(file);
+      for (std::string l; std::getline(in, l);) lines.push_back(l);
+      it = sources_.emplace(file, std::move(lines)).first;
+    }
+    if (line == 0 || line > it->second.size()) return "";
+    std::string l = it->second[line - 1];
+    l.erase(0, l.find_first_not_of(" \t"));
+    while (!l.empty() && (l.back() == ' ' || l.back() == '\r')) l.pop_back();
+    return l;
+  }
+
+  static std::string short_function_name(std::string_view f) {
+    size_t paren = f.find("operator()");
+    paren = paren != std::string_view::npos ? paren + 8 : f.find('(');
+    std::string_view head = f.substr(0, paren);
+    size_t cut = head.find_last_of(": ");
+    return std::string(cut == std::string_view::npos ? head : head.substr(cut + 1));
+  }
+
+  OJ metadata(const Node& n) {
+    static const OpDef& sym_size = op("aten::sym_size.int");
+    OJ md = OJ::object();
+    const bool inserted_sym_size = n.target() == &sym_size && !n.loc && !n.stack_trace;
+    if (n.stack_trace) {
+      md["stack_trace"] = *n.stack_trace;
+    } else if (n.loc) {
+      md["stack_trace"] = detail::cat("File \"", n.loc->file_name(), "\", line ", n.loc->line(), ", in ",
+                                      short_function_name(n.loc->function_name()), "\n    ",
+                                      source_line(n.loc->file_name(), n.loc->line()));
+    } else if (inserted_sym_size) {  // what 2.14's insert_deferred_runtime_asserts records
+      md["stack_trace"] = "File \"torch/fx/passes/runtime_assert.py\", line 24, in insert_deferred_runtime_asserts";
+    }
+    if (!n.serialized_meta.empty()) {
+      for (const auto& [k, v] : n.serialized_meta) md[k] = v;
+      return md;
+    }
+    if (n.module_stack && !n.module_stack->empty()) {
+      std::string s;
+      for (const ModuleFrame& f : *n.module_stack)
+        s += (s.empty() ? "" : ";") + ("L__self__" + f.path) + "," + f.path + "," + f.type_name;
+      md["nn_module_stack"] = s;
+    } else if (inserted_sym_size) {
+      const std::string h = "_empty_nn_module_stack_from_metadata_hook";
+      md["nn_module_stack"] = h + "," + h + "," + h;
+    }
+    return md;
+  }
+
+  OJ graph() {
+    OJ g;
+    OJ ins = OJ::array(), nodes = OJ::array(), outs = OJ::array();
+    for (const auto& up : ep_.graph.nodes()) {
+      const Node& n = *up;
+      switch (n.op()) {
+        case NodeOp::Placeholder:
+          if (n.val.size() != 1) unsupported(n, "a non-tensor graph input");
+          tensors_[n.name()] = tensor_meta_json(n.val[0]);
+          ins.push_back(named("as_tensor", n.name()));
+          break;
+        case NodeOp::GetItem: break;  // folded into its producer's outputs
+        case NodeOp::Output:
+          for (const Node* o : std::get<std::vector<Node*>>(n.args()[0])) outs.push_back(node_ref(o));
+          break;
+        case NodeOp::SymOp: {
+          OJ in = OJ::array();
+          const char* names[] = {"a", "b"};
+          for (size_t i = 0; i < n.args().size() && i < 2; ++i)
+            in.push_back(OJ{{"name", names[i]}, {"arg", argument(n.args()[i], nullptr, n)}, {"kind", 1}});
+          if (!n.sym_val) unsupported(n, "a symbolic comparison (SymBool values are not written yet)");
+          sym_values_[n.name()] = sym_int_json(*n.sym_val);
+          OJ node;
+          node["target"] = std::string(py_target(n.py_op()));
+          node["inputs"] = std::move(in);
+          node["outputs"] = OJ::array({OJ{{"as_sym_int", OJ{{"as_name", n.name()}}}}});
+          node["metadata"] = metadata(n);
+          node["is_hop_single_tensor_return"] = nullptr;
+          node["name"] = n.name();
+          nodes.push_back(std::move(node));
+          break;
+        }
+        case NodeOp::CallFunction: {
+          const FunctionSchema& s = n.target()->schema;
+          OJ node;
+          node["target"] = "torch.ops." + s.ns + "." + s.name + "." + s.overload;
+          node["inputs"] = inputs(n);
+          node["outputs"] = outputs(n);
+          node["metadata"] = metadata(n);
+          node["is_hop_single_tensor_return"] = nullptr;
+          node["name"] = n.name();
+          nodes.push_back(std::move(node));
+          break;
+        }
+        case NodeOp::GetAttr:
+        case NodeOp::Cond: unsupported(n, "higher-order ops (cond) are not written yet");
+      }
+    }
+    g["inputs"] = std::move(ins);
+    g["outputs"] = std::move(outs);
+    g["nodes"] = std::move(nodes);
+    g["tensor_values"] = std::move(tensors_);
+    g["sym_int_values"] = std::move(sym_values_);
+    g["sym_bool_values"] = OJ::object();
+    g["is_single_tensor_return"] = false;
+    g["custom_obj_values"] = OJ::object();
+    g["sym_float_values"] = OJ::object();
+    return g;
+  }
+
+  OJ signature() {
+    OJ ins = OJ::array(), outs = OJ::array();
+    for (const InputSpec& s : ep_.signature.inputs) {
+      switch (s.kind) {
+        case InputKind::UserInput: ins.push_back(OJ{{"user_input", OJ{{"arg", named("as_tensor", s.name)}}}}); break;
+        case InputKind::Parameter:
+          ins.push_back(OJ{{"parameter", OJ{{"arg", OJ{{"name", s.name}}}, {"parameter_name", s.target}}}});
+          break;
+        case InputKind::Buffer:
+          ins.push_back(OJ{{"buffer", OJ{{"arg", OJ{{"name", s.name}}}, {"buffer_name", s.target}, {"persistent", s.persistent}}}});
+          break;
+        case InputKind::ConstantTensor:
+          ins.push_back(OJ{{"tensor_constant", OJ{{"arg", OJ{{"name", s.name}}}, {"tensor_constant_name", s.target}}}});
+          break;
+        default: throw ValueError("program_to_json: input '" + s.name + "' of kind " + std::string(input_kind_name(s.kind)) + " is not written yet");
+      }
+    }
+    const auto& out_nodes = std::get<std::vector<Node*>>(ep_.graph.output_node()->args()[0]);
+    for (size_t i = 0; i < ep_.signature.outputs.size(); ++i) {
+      const OutputSpec& s = ep_.signature.outputs[i];
+      OJ arg = OJ{{"name", s.name}};
+      auto with = [&](const char* key, const char* target_key) {
+        OJ o{{"arg", arg}};
+        if (target_key) o[target_key] = s.target;
+        outs.push_back(OJ{{key, std::move(o)}});
+      };
+      switch (s.kind) {
+        case OutputKind::UserOutput:
+          outs.push_back(OJ{{"user_output", OJ{{"arg", i < out_nodes.size() ? node_ref(out_nodes[i]) : named("as_tensor", s.name)}}}});
+          break;
+        case OutputKind::LossOutput: with("loss_output", nullptr); break;
+        case OutputKind::BufferMutation: with("buffer_mutation", "buffer_name"); break;
+        case OutputKind::ParameterMutation: with("parameter_mutation", "parameter_name"); break;
+        case OutputKind::GradientToParameter: with("gradient_to_parameter", "parameter_name"); break;
+        case OutputKind::GradientToUserInput: with("gradient_to_user_input", "user_input_name"); break;
+        case OutputKind::UserInputMutation: with("user_input_mutation", "user_input_name"); break;
+        case OutputKind::Token: throw ValueError("program_to_json: token outputs are not written yet");
+      }
+    }
+    return OJ{{"input_specs", std::move(ins)}, {"output_specs", std::move(outs)}};
+  }
+
+  OJ module_call_graph() {
+    OJ out = OJ::array();
+    std::unordered_set<std::string> listed;
+    bool traced_root = false;
+    for (const ModuleCallEntry& e : ep_.module_call_graph) {
+      listed.insert(e.fqn);
+      OJ sig = nullptr;
+      if (e.signature) {
+        const auto& s = *e.signature;
+        auto args = [](const std::vector<std::string>& names) {
+          OJ a = OJ::array();
+          for (const auto& n : names) a.push_back(named("as_tensor", n));
+          return a;
+        };
+        sig = OJ{{"inputs", args(s.inputs)}, {"outputs", args(s.outputs)}, {"in_spec", s.in_spec}, {"out_spec", s.out_spec},
+                 {"forward_arg_names", s.forward_arg_names.empty() ? OJ(nullptr) : OJ(s.forward_arg_names)}};
+      } else if (e.fqn.empty()) {
+        // A traced root: export does not preserve its signature's arguments (PyTorch writes []),
+        // forward(*args) is a tuple of tensors with no kwargs; one output is a bare leaf.
+        traced_root = true;
+        OJ in_spec{{"type", "builtins.tuple"}, {"context", "null"},
+                   {"children_spec", OJ::array({tuple_spec(e.inputs.size()),
+                                                OJ{{"type", "builtins.dict"}, {"context", "[]"}, {"children_spec", OJ::array()}}})}};
+        OJ out_spec = e.outputs.size() == 1 ? leaf_spec() : tuple_spec(e.outputs.size());
+        sig = OJ{{"inputs", OJ::array()}, {"outputs", OJ::array()},
+                 {"in_spec", dump_python_json(OJ::array({1, std::move(in_spec)}))},
+                 {"out_spec", dump_python_json(OJ::array({1, std::move(out_spec)}))},
+                 {"forward_arg_names", e.inputs.empty() ? OJ(nullptr) : OJ(e.inputs)}};
+      }
+      out.push_back(OJ{{"fqn", e.fqn}, {"signature", std::move(sig)}});
+    }
+    if (traced_root) {  // every submodule that ran, in call order (their signatures are not kept)
+      for (const auto& up : ep_.graph.nodes())
+        if (up->module_stack)
+          for (const ModuleFrame& f : *up->module_stack)
+            if (!f.path.empty() && listed.insert(f.path).second) out.push_back(OJ{{"fqn", f.path}, {"signature", nullptr}});
+    }
+    return out;
+  }
+
+  const ExportedProgram& ep_;
+  const Pt2WriteOptions& opts_;
+  OJ tensors_ = OJ::object(), sym_values_ = OJ::object();
+  std::unordered_map<std::string, std::vector<std::string>> sources_;
+};
+
+}  // namespace
+
+nlohmann::ordered_json program_to_json(const ExportedProgram& ep, const Pt2WriteOptions& opts) {
+  return Writer(ep, opts).write();
+}
+
+}  // namespace fe::serde
