@@ -1,0 +1,105 @@
+// PT2 archives written by PyTorch 2.14 (tests/fixtures/pt2/, tools/oracle/scripts/gen_pt2.py): our
+// reader loads each, prints exactly what PyTorch prints for torch.export.load, knows whether the
+// weights are there, and runs the loaded program to PyTorch's numbers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "test_util.h"
+
+#include "fakeexport/fakeexport.h"
+#include "fakeexport/serde/pt2.h"
+#include "fakeexport/serde/zip.h"
+
+namespace {
+using namespace fe;
+using fe_test::lines_of;
+using fe_test::read_file;
+
+std::string pt2(const std::string& name) { return std::string(FE_FIXTURES_DIR) + "/pt2/" + name; }
+
+class Pt2Load : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Pt2Load, PrintsLikeTorchExportLoad) {
+  serde::LoadedProgram lp = serde::load(pt2(std::string(GetParam()) + ".pt2"));
+  auto ours = lines_of(to_string(lp.ep, {.read_source = false}));
+  auto want = lines_of(read_file(pt2(std::string(GetParam()) + ".txt")));
+  ASSERT_EQ(ours.size(), want.size()) << to_string(lp.ep);
+  for (size_t n = 0; n < ours.size(); ++n) EXPECT_EQ(ours[n], want[n]) << GetParam() << " line " << n + 1;
+  EXPECT_EQ(lp.schema_version, "8.20");
+  EXPECT_EQ(lp.torch_version.rfind("2.14", 0), 0u) << lp.torch_version;
+}
+INSTANTIATE_TEST_SUITE_P(Fixtures, Pt2Load, ::testing::Values("seed_mlp", "gpt2_dynamic", "buffers", "tied",
+                                                              "seed_mlp_fake"));
+
+TEST(Pt2LoadWeights, RealArchivesHaveTheirWeights) {
+  for (const char* c : {"seed_mlp", "gpt2_dynamic", "buffers", "tied"}) {
+    serde::LoadedProgram lp = serde::load(pt2(std::string(c) + ".pt2"));
+    EXPECT_TRUE(lp.weights_present) << c << ": " << lp.weights_note;
+  }
+}
+
+TEST(Pt2LoadWeights, FakeSavedArchiveReportsWeightsAbsent) {
+  // PyTorch 2.14 wrote every fake weight as one shared 0-byte payload and would load zeros silently.
+  serde::LoadedProgram lp = serde::load(pt2("seed_mlp_fake.pt2"));
+  EXPECT_FALSE(lp.weights_present);
+  EXPECT_NE(lp.weights_note.find("saved from a fake program"), std::string::npos) << lp.weights_note;
+  serde::LoadedProgram real = serde::load(pt2("seed_mlp_fake.pt2"), {.materialize_weights = true});
+  EXPECT_THROW(run(real.ep, {randn({4, 128})}), DataAccessError);
+}
+
+TEST(Pt2LoadWeights, LoadedProgramRunsToPyTorchsNumbers) {
+  serde::LoadedProgram lp = serde::load(pt2("seed_mlp.pt2"), {.materialize_weights = true});
+  SafetensorsFile in(pt2("seed_mlp.inputs.safetensors")), out(pt2("seed_mlp.outputs.safetensors"));
+  std::vector<Tensor> got = run(lp.ep, {in.load("input_0")});
+  ASSERT_EQ(got.size(), 1u);
+  Tensor want = out.load("output_0");
+  ASSERT_EQ(got[0].meta().annotation(), want.meta().annotation());
+  for (int64_t i = 0; i < want.numel(); ++i)
+    EXPECT_NEAR(got[0].data<float>()[i], want.data<float>()[i], 1e-5) << i;
+}
+
+TEST(Pt2LoadWeights, TiedWeightsShareOneTensor) {
+  serde::LoadedProgram lp = serde::load(pt2("tied.pt2"), {.materialize_weights = true});
+  const Tensor *emb = nullptr, *head = nullptr;
+  for (const auto& [k, t] : lp.ep.state_dict) {
+    if (k == "emb.weight") emb = &t;
+    if (k == "head.weight") head = &t;
+  }
+  ASSERT_TRUE(emb && head);
+  EXPECT_EQ(emb->impl(), head->impl());
+}
+
+/// A copy of `src` with entry `victim` replaced by `bytes` (everything else byte-identical).
+std::string rewrite(const std::string& src, const std::string& victim, const std::string& bytes) {
+  serde::ZipReader r(src);
+  const std::string dst = (std::filesystem::temp_directory_path() / ("fe_pt2_" + std::to_string(::getpid()) + ".pt2")).string();
+  serde::ZipWriter w(dst);
+  for (const auto& e : r.entries()) {
+    if (e.name.ends_with(victim)) w.add(e.name, std::string_view(bytes));
+    else w.add(e.name, r.data(e));
+  }
+  w.finish();
+  return dst;
+}
+
+TEST(Pt2LoadErrors, BadArchivesRaiseTypedErrorsNamingTheEntry) {
+  EXPECT_THROW(serde::load(pt2("nope.pt2")), FileIOError);
+  const std::string short_weight = rewrite(pt2("seed_mlp.pt2"), "data/weights/weight_1", std::string(12, '\0'));
+  try {
+    serde::load(short_weight);
+    ADD_FAILURE() << "no error";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("'seed_mlp/data/weights/weight_1' has 12 bytes but 1024 are required"),
+              std::string::npos)
+        << e.what();
+  }
+  const std::string bad_json = rewrite(pt2("seed_mlp.pt2"), "models/model.json", "{\"graph_module\": 3}");
+  EXPECT_THROW(serde::load(bad_json), FormatError);
+  const std::string bad_cfg = rewrite(pt2("seed_mlp.pt2"), "model_weights_config.json", "[1, 2]");
+  EXPECT_NE(fe_test::what_of([&] { serde::load(bad_cfg); }).find("model_weights_config.json"), std::string::npos);
+  std::filesystem::remove(short_weight);
+}
+
+}  // namespace
