@@ -80,12 +80,16 @@ void read_payloads(const ZipReader& zip, const std::string& dir, std::vector<std
       throw FormatError(where + ": payload '" + entry + "' has " + std::to_string(e->size) + " bytes but " +
                         std::to_string(need) + " are required");
     }
-    if (!materialize) continue;
     for (auto& [name, t] : slots) {
       if (name != fqn) continue;
+      // Tied names (one payload) become one tensor, as in the saved module.
       auto it = by_payload.find(entry);
-      if (it != by_payload.end()) {
+      if (it != by_payload.end() && it->second.meta() == t.meta()) {
         t = it->second;
+        break;
+      }
+      if (!materialize) {
+        by_payload.emplace(entry, t);
         break;
       }
       auto impl = std::make_shared<TensorImpl>();

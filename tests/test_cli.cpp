@@ -1,0 +1,68 @@
+// The fakeexport command line, run as a process: exit codes, --json fields, errors on stderr.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+namespace {
+
+struct Result {
+  int rc;
+  std::string out;
+};
+
+Result run_cli(const std::string& args) {
+  const std::string cmd = std::string(FE_CLI_PATH) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  EXPECT_NE(p, nullptr);
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string pt2(const std::string& name) { return std::string(FE_FIXTURES_DIR) + "/pt2/" + name; }
+
+TEST(Cli, InspectJsonDescribesThePyTorchArchive) {
+  Result r = run_cli("inspect " + pt2("gpt2_dynamic.pt2") + " --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema_version"], "8.20");
+  EXPECT_EQ(j["nodes"], 49);  // len(torch.export.load(...).graph.nodes)
+  EXPECT_EQ(j["ops"]["aten.linear.default"], 5);
+  EXPECT_EQ(j["inputs"].back()["shape"], nlohmann::json::array({"s95", "s75"}));
+  EXPECT_EQ(j["range_constraints"]["s75"], nlohmann::json::array({2, 1024}));
+  EXPECT_EQ(j["devices"]["cpu"]["parameter_bytes"], j["parameters"]["bytes"]);
+}
+
+TEST(Cli, TiedWeightsCountOnce) {
+  Result r = run_cli("inspect " + pt2("tied.pt2") + " --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["parameters"]["count"], 60);  // one 10x6 table
+}
+
+TEST(Cli, InspectPrintIsPyTorchsPrint) {
+  Result r = run_cli("inspect " + pt2("buffers.pt2") + " --print");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  FILE* f = fopen(pt2("buffers.txt").c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string want;
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), f)) want.append(buf.data(), n);
+  fclose(f);
+  EXPECT_EQ(r.out, want);
+}
+
+TEST(Cli, BadInputExitsTwoWithOneLine) {
+  Result r = run_cli("inspect " + pt2("buffers.txt"));
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.out.find("fakeexport: error: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("buffers.txt"), std::string::npos) << r.out;
+  EXPECT_EQ(run_cli("inspect").rc, 2);
+  EXPECT_EQ(run_cli("frobnicate x").rc, 2);
+}
+
+}  // namespace
