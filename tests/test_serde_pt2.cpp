@@ -5,12 +5,14 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "test_util.h"
 
 #include "fakeexport/fakeexport.h"
 #include "fakeexport/serde/pt2.h"
 #include "fakeexport/serde/zip.h"
+#include "seed_mlp_model.h"
 
 namespace {
 using namespace fe;
@@ -100,6 +102,82 @@ TEST(Pt2LoadErrors, BadArchivesRaiseTypedErrorsNamingTheEntry) {
   const std::string bad_cfg = rewrite(pt2("seed_mlp.pt2"), "model_weights_config.json", "[1, 2]");
   EXPECT_NE(fe_test::what_of([&] { serde::load(bad_cfg); }).find("model_weights_config.json"), std::string::npos);
   std::filesystem::remove(short_weight);
+}
+
+}  // namespace
+
+namespace {
+
+/// The seed MLP on cpu with real weights from PyTorch's fixture (so numbers can be compared).
+struct RealMlp {
+  seed::MLP m{128, 256, 10};
+  ExportedProgram ep;
+  RealMlp() {
+    SafetensorsFile w(pt2("seed_mlp.weights.safetensors"));
+    for (const auto& [name, slot] : m.named_parameters()) slot->copy_(w.load(name));
+    ep = export_program(m, {randn({4, 128})});
+  }
+};
+
+/// Archives written by the tests land in the build tree, where tools/oracle/scripts/check_our_pt2.py
+/// (run in the reference environment) loads them with torch.export.load.
+std::string out_path(const std::string& name) {
+  std::filesystem::create_directories(std::string(FE_BUILD_DIR) + "/pt2_out");
+  return std::string(FE_BUILD_DIR) + "/pt2_out/" + name;
+}
+
+TEST(Pt2Save, RoundTripsThroughOurReader) {
+  RealMlp r;
+  const std::string path = out_path("seed_mlp_ours.pt2");
+  serde::save(r.ep, path);
+  {  // our print, for check_our_pt2.py to compare with PyTorch's print of the archive
+    std::ofstream txt(out_path("seed_mlp_ours.txt"));
+    txt << to_string(r.ep, {.read_source = false});
+  }
+  serde::ZipReader zip(path);
+  EXPECT_EQ(zip.root(), "seed_mlp_ours");
+  for (const auto& e : zip.entries()) EXPECT_EQ(e.data_offset % 64, 0u) << e.name;
+  serde::LoadedProgram lp = serde::load(path, {.materialize_weights = true});
+  EXPECT_TRUE(lp.weights_present) << lp.weights_note;
+  EXPECT_EQ(fe_test::blank_file_lines(to_string(lp.ep, {.read_source = false})),
+            fe_test::blank_file_lines(to_string(r.ep, {.read_source = false})));
+  SafetensorsFile in(pt2("seed_mlp.inputs.safetensors")), out(pt2("seed_mlp.outputs.safetensors"));
+  Tensor got = run(lp.ep, {in.load("input_0")})[0], want = out.load("output_0");
+  for (int64_t i = 0; i < want.numel(); ++i) EXPECT_NEAR(got.data<float>()[i], want.data<float>()[i], 1e-5) << i;
+}
+
+TEST(Pt2Save, WeightsPolicies) {
+  ExportedProgram fake = seed::fake_export(kCPU, kCPU);
+  // A fake program has no data: saving "its own tensors" names the first one.
+  EXPECT_NE(fe_test::what_of([&] { serde::save(fake, out_path("fake_tensors.pt2")); }).find("is fake"),
+            std::string::npos);
+  serde::save(fake, out_path("seed_mlp_none.pt2"), {.weights = serde::WeightsPolicy::None});
+  serde::LoadedProgram none = serde::load(out_path("seed_mlp_none.pt2"));
+  EXPECT_FALSE(none.weights_present);
+  EXPECT_NE(none.weights_note.find("graph-only"), std::string::npos);
+  serde::save(fake, out_path("seed_mlp_zeros.pt2"), {.weights = serde::WeightsPolicy::Zeros});
+  serde::LoadedProgram zeros = serde::load(out_path("seed_mlp_zeros.pt2"), {.materialize_weights = true});
+  ASSERT_TRUE(zeros.weights_present);
+  EXPECT_EQ(zeros.ep.state_dict[0].second.data<float>()[123], 0.0f);
+  serde::save(fake, out_path("seed_mlp_random.pt2"), {.weights = serde::WeightsPolicy::Random, .seed = 7});
+  serde::save(fake, out_path("seed_mlp_random2.pt2"), {.weights = serde::WeightsPolicy::Random, .seed = 7});
+  serde::LoadedProgram a = serde::load(out_path("seed_mlp_random.pt2"), {.materialize_weights = true});
+  serde::LoadedProgram b = serde::load(out_path("seed_mlp_random2.pt2"), {.materialize_weights = true});
+  const float x = a.ep.state_dict[0].second.data<float>()[5];
+  EXPECT_EQ(x, b.ep.state_dict[0].second.data<float>()[5]);  // deterministic from the seed
+  EXPECT_NE(x, 0.0f);
+  EXPECT_LT(std::fabs(x), 1.0f);
+}
+
+TEST(Pt2Save, TiedWeightsStoredOnce) {
+  serde::LoadedProgram tied = serde::load(pt2("tied.pt2"), {.materialize_weights = true});
+  serde::save(tied.ep, out_path("tied_ours.pt2"));
+  serde::ZipReader zip(out_path("tied_ours.pt2"));
+  int payloads = 0;
+  for (const auto& e : zip.entries()) payloads += e.name.find("data/weights/weight_") != std::string::npos;
+  EXPECT_EQ(payloads, 1);
+  serde::LoadedProgram back = serde::load(out_path("tied_ours.pt2"), {.materialize_weights = true});
+  EXPECT_TRUE(back.weights_present);
 }
 
 }  // namespace

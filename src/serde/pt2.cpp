@@ -2,7 +2,11 @@
 #include "fakeexport/serde/pt2.h"
 
 #include <cstring>
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "fakeexport/core/error.h"
@@ -10,6 +14,7 @@
 #include "fakeexport/serde/zip.h"
 
 namespace fe::serde {
+bool is_graph_only(const ZipReader& zip);
 namespace {
 
 int64_t json_int(const nlohmann::json& j, const std::string& where) {
@@ -129,9 +134,224 @@ LoadedProgram load(const std::string& path, const LoadOptions& opts) {
                          std::to_string(doc["schema_version"].value("minor", 0));
   out.torch_version = doc.value("torch_version", std::string());
   out.weights_present = true;
+  if (is_graph_only(zip)) {
+    out.weights_present = false;
+    out.weights_note = "graph-only archive (saved with weights 'none'): every weight's metadata, no payload";
+    return out;
+  }
   read_payloads(zip, root + "data/weights/", out.ep.state_dict, opts.materialize_weights, out);
   read_payloads(zip, root + "data/constants/", out.ep.constants, opts.materialize_weights, out);
   return out;
 }
+
+}  // namespace fe::serde
+
+// ---------------------------------------------------------------- writing
+namespace fe::serde {
+namespace {
+
+/// The graph-only marker: PyTorch ignores unknown entries but fails on the missing payloads.
+constexpr const char* kGraphOnlyEntry = "extra/fakeexport_weights";
+
+/// splitmix64: a small deterministic generator for WeightsPolicy::Random.
+uint64_t splitmix(uint64_t& s) {
+  uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// The pickle class torch.save uses for a storage of this dtype ("FloatStorage").
+std::string storage_class(DType t) {
+  switch (t) {
+    case DType::Float32: return "FloatStorage";
+    case DType::Float64: return "DoubleStorage";
+    case DType::Float16: return "HalfStorage";
+    case DType::BFloat16: return "BFloat16Storage";
+    case DType::Int64: return "LongStorage";
+    case DType::Int32: return "IntStorage";
+    case DType::Int16: return "ShortStorage";
+    case DType::Int8: return "CharStorage";
+    case DType::UInt8: return "ByteStorage";
+    case DType::Bool: return "BoolStorage";
+    default: throw ValueError(detail::cat("save: no torch.save storage class for ", dtype_name(t)));
+  }
+}
+
+/// Protocol-2 pickle opcodes for torch.save's tensor records (written, never executed).
+struct PickleOut {
+  std::string b;
+  void global(const std::string& mod, const std::string& name) { b += 'c' + mod + '\n' + name + '\n'; }
+  void str(const std::string& s) {
+    b += 'X';
+    const uint32_t n = static_cast<uint32_t>(s.size());
+    b.append(reinterpret_cast<const char*>(&n), 4);
+    b += s;
+  }
+  void integer(int64_t v) {
+    if (v >= INT32_MIN && v <= INT32_MAX) {
+      const int32_t x = static_cast<int32_t>(v);
+      b += 'J';
+      b.append(reinterpret_cast<const char*>(&x), 4);
+    } else {
+      b += '\x8a';
+      b += '\x08';
+      b.append(reinterpret_cast<const char*>(&v), 8);
+    }
+  }
+  void int_tuple(IntSpan v) {
+    b += '(';
+    for (const SymInt& s : v) integer(s.hint());
+    b += 't';
+  }
+};
+
+/// torch.load requires data/sample_inputs/model.pt: a torch.save archive of the example inputs
+/// ((x, ...), {}). We have no values, so each input is written as zeros of its example size.
+std::string sample_inputs(const ExportedProgram& ep, const std::string& archive_path) {
+  PickleOut p;
+  p.b = "\x80\x02(";
+  std::vector<int64_t> nbytes;
+  auto phs = ep.graph.placeholders();
+  for (size_t i = 0; i < phs.size() && i < ep.signature.inputs.size(); ++i) {
+    if (ep.signature.inputs[i].kind != InputKind::UserInput) continue;
+    const TensorMeta& m = phs[i]->val.at(0);
+    const DimVector strides = contiguous_strides(m.sizes);
+    int64_t numel = 1;
+    for (const SymInt& s : m.sizes) numel *= s.hint();
+    p.global("torch._utils", "_rebuild_tensor_v2");
+    p.b += '(';
+    p.b += '(';  // persistent id: ('storage', torch.<Kind>Storage, key, location, numel)
+    p.str("storage");
+    p.global("torch", storage_class(m.dtype));
+    p.str(std::to_string(nbytes.size()));
+    p.str("cpu");
+    p.integer(numel);
+    p.b += "tQ";
+    p.integer(0);
+    p.int_tuple(m.sizes);
+    p.int_tuple(strides);
+    p.b += '\x89';  // requires_grad False
+    p.global("collections", "OrderedDict");
+    p.b += ")Rt";  // OrderedDict(), close the argument tuple
+    p.b += 'R';
+    nbytes.push_back(numel * itemsize(m.dtype));
+  }
+  p.b += "t}\x86.";  // (inputs...), {} -> TUPLE2, STOP
+  const std::string tmp = archive_path + ".sample_inputs.tmp";
+  {
+    ZipWriter w(tmp);
+    w.add("archive/data.pkl", std::string_view(p.b));
+    w.add("archive/.format_version", std::string_view("1"));
+    w.add("archive/.storage_alignment", std::string_view("64"));
+    w.add("archive/byteorder", std::string_view("little"));
+    for (size_t k = 0; k < nbytes.size(); ++k) {
+      w.begin_entry("archive/data/" + std::to_string(k), static_cast<uint64_t>(nbytes[k]));
+      std::vector<std::byte> zeros(static_cast<size_t>(std::min<int64_t>(nbytes[k], 1 << 16)));
+      for (int64_t done = 0; done < nbytes[k];) {
+        const int64_t n = std::min<int64_t>(nbytes[k] - done, static_cast<int64_t>(zeros.size()));
+        w.write(std::span(zeros.data(), static_cast<size_t>(n)));
+        done += n;
+      }
+      w.end_entry();
+    }
+    w.add("archive/version", std::string_view("3\n"));
+    w.add("archive/.data/serialization_id", std::string_view("fakeexport000000000000000000000000000000"));
+    w.finish();
+  }
+  std::ifstream in(tmp, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  in.close();
+  std::remove(tmp.c_str());
+  return bytes;
+}
+
+struct Payload {
+  std::string path_name;
+  const Tensor* tensor;
+};
+
+void write_payloads(ZipWriter& zip, const std::string& dir, const char* config_name,
+                    const std::vector<std::pair<std::string, Tensor>>& tensors, const std::set<std::string>& params,
+                    const SaveOptions& opts, uint64_t& rng) {
+  nlohmann::ordered_json config = nlohmann::ordered_json::object();
+  std::map<const void*, std::string> by_storage;  // tied weights: one payload
+  int next = 0;
+  std::vector<Payload> to_write;
+  for (const auto& [fqn, t] : tensors) {
+    const void* key = t.impl() && t.impl()->storage ? static_cast<const void*>(t.impl()->storage.get())
+                                                    : static_cast<const void*>(t.impl());
+    auto [it, fresh] = by_storage.emplace(key, std::string(dir.ends_with("weights/") ? "weight_" : "tensor_") +
+                                                   std::to_string(next));
+    if (fresh) {
+      ++next;
+      to_write.push_back({it->second, &t});
+    }
+    nlohmann::ordered_json item;
+    item["path_name"] = it->second;
+    item["is_param"] = params.count(fqn) > 0;
+    item["use_pickle"] = false;
+    item["tensor_meta"] = tensor_meta_to_json(t.meta());
+    config[fqn] = std::move(item);
+  }
+  if (opts.weights != WeightsPolicy::None) {
+    for (const Payload& p : to_write) {
+      const TensorMeta& m = p.tensor->meta();
+      const int64_t nbytes = m.storage_nbytes();
+      zip.begin_entry(dir + p.path_name, static_cast<uint64_t>(nbytes));
+      if (opts.weights == WeightsPolicy::Tensors) {
+        FE_CHECK(p.tensor->has_storage(), ValueError, "save: '", p.path_name, "' (", m.annotation(),
+                 ") is fake: it has no data to save; choose zeros, random or none for the weights");
+        const std::byte* base = p.tensor->impl()->storage->data();
+        zip.write(std::span(base, static_cast<size_t>(nbytes)));
+      } else {
+        // One tensor at a time, in 64 KiB chunks: the model is never materialized as a whole.
+        std::vector<std::byte> chunk(std::min<int64_t>(nbytes, 1 << 16));
+        const int64_t isz = itemsize(m.dtype);
+        for (int64_t done = 0; done < nbytes;) {
+          const int64_t n = std::min<int64_t>(nbytes - done, static_cast<int64_t>(chunk.size()));
+          if (opts.weights == WeightsPolicy::Zeros || m.dtype != DType::Float32 || isz != 4) {
+            std::fill(chunk.begin(), chunk.begin() + n, std::byte{0});
+          } else {
+            for (int64_t k = 0; k + 4 <= n; k += 4) {
+              const float v = static_cast<float>(static_cast<double>(splitmix(rng) >> 11) * 0x1.0p-53 * 2.0 - 1.0);
+              std::memcpy(chunk.data() + k, &v, 4);
+            }
+          }
+          zip.write(std::span(chunk.data(), static_cast<size_t>(n)));
+          done += n;
+        }
+      }
+      zip.end_entry();
+    }
+  }
+  zip.add(dir + config_name, dump_python_json(nlohmann::ordered_json{{"config", config}}));
+}
+
+}  // namespace
+
+void save(const ExportedProgram& ep, const std::string& path, const SaveOptions& opts) {
+  const std::string root = pytorch_archive_name(path) + "/";
+  ZipWriter zip(path);
+  std::set<std::string> params;
+  for (const InputSpec& s : ep.signature.inputs)
+    if (s.kind == InputKind::Parameter) params.insert(s.target);
+  uint64_t rng = opts.seed;
+  write_payloads(zip, root + "data/weights/", "model_weights_config.json", ep.state_dict, params, opts, rng);
+  write_payloads(zip, root + "data/constants/", "model_constants_config.json", ep.constants, params, opts, rng);
+  zip.add(root + "models/model.json", dump_python_json(program_to_json(ep, {.torch_version = opts.torch_version})));
+  zip.add(root + "data/sample_inputs/model.pt", sample_inputs(ep, path));
+  zip.add(root + "archive_format", std::string_view("pt2"));
+  zip.add(root + "archive_version", std::string_view("0"));
+  zip.add(root + ".data/version", std::string_view("6\n"));
+  zip.add(root + "byteorder", std::string_view("little"));
+  if (opts.weights == WeightsPolicy::None)
+    zip.add(root + kGraphOnlyEntry, std::string_view("none: graph-only archive written by fakeexport"));
+  // PyTorch derives this id from hashes it does not make reproducible; ours is fixed per content.
+  zip.add(root + ".data/serialization_id", std::string_view("fakeexport000000000000000000000000000000"));
+  zip.finish();
+}
+
+bool is_graph_only(const ZipReader& zip) { return zip.contains(std::string(zip.root()) + "/" + kGraphOnlyEntry); }
 
 }  // namespace fe::serde

@@ -428,6 +428,8 @@ class Writer {
 
 }  // namespace
 
+nlohmann::ordered_json tensor_meta_to_json(const TensorMeta& m) { return tensor_meta_json(m); }
+
 nlohmann::ordered_json program_to_json(const ExportedProgram& ep, const Pt2WriteOptions& opts) {
   return Writer(ep, opts).write();
 }

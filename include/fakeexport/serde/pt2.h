@@ -1,6 +1,7 @@
 // Reading PT2 archives (torch.export.save of PyTorch 2.9-2.14): the program from models/model.json,
 // the weights' presence checked entry by entry against their recorded metadata. Never executes pickle.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,26 @@ struct LoadedProgram {
   /// Why not, e.g. PyTorch's fake-saved archives (one shared 0-byte payload).
   std::string weights_note;
 };
+
+/// What goes into data/weights when saving: a fake program has no data of its own.
+enum class WeightsPolicy : uint8_t {
+  None,      ///< graph only: metadata of every weight, no payload (PyTorch's load fails loudly on it)
+  Zeros,     ///< all zeros, materialized one tensor at a time
+  Random,    ///< uniform in [-1, 1), deterministic from `seed`
+  Tensors,   ///< the program's own tensors (real ones; UserError naming a fake one)
+};
+
+struct SaveOptions {
+  WeightsPolicy weights = WeightsPolicy::Tensors;
+  uint64_t seed = 0;
+  std::string torch_version = "2.14.1";
+};
+
+/// Writes the PT2 archive torch.export.save of PyTorch 2.14 writes for this program: root folder
+/// named after the file stem, models/model.json, data/weights/weight_N (one per storage: tied weights
+/// once) + model_weights_config.json, data/constants/..., archive_format/version, byteorder;
+/// entries stored and 64-byte aligned. Payloads are streamed one tensor at a time.
+void save(const ExportedProgram& ep, const std::string& path, const SaveOptions& opts = {});
 
 /// Reads `path`; FileIOError / FormatError naming the entry and field on bad input. Archives whose
 /// weights are pickled (`use_pickle`) or absent load with weights_present = false and a note.

@@ -55,6 +55,8 @@ std::string dump_python_json(const nlohmann::ordered_json& j);
 
 // ---- building blocks shared by the reader and the writer (and the archive code)
 
+/// A TensorMeta as schema.py's TensorMeta (dtype, sizes, requires_grad, device, strides, ...).
+nlohmann::ordered_json tensor_meta_to_json(const TensorMeta& m);
 /// schema.py's ScalarType numbering (FLOAT = 7, BOOL = 12, ...), not c10's.
 int serialized_dtype(DType t);
 /// nullopt for numbers outside the enum or dtypes we lack (FLOAT8E8M0FNU).

@@ -1,0 +1,43 @@
+"""Loads the .pt2 archives our tests wrote (build/pt2_out/, by tests/test_serde_pt2.cpp) with PyTorch
+2.14's torch.export.load: the seed MLP must print like our print and run to the fixture's numbers
+(1e-5); the graph-only archive must fail loudly. Exit 0 when all hold, 1 otherwise, 77 when the
+archives are missing (build and run the tests first)."""
+import os
+import sys
+
+import torch
+from safetensors.torch import load_file
+
+OUT = "build/pt2_out"
+if not os.path.exists(os.path.join(OUT, "seed_mlp_ours.pt2")):
+    print("check_our_pt2: skipped: no archives in %s (run build/fakeexport_tests first)" % OUT)
+    sys.exit(77)
+ok = True
+ep = torch.export.load(os.path.join(OUT, "seed_mlp_ours.pt2"))
+x = load_file("tests/fixtures/pt2/seed_mlp.inputs.safetensors")["input_0"]
+want = load_file("tests/fixtures/pt2/seed_mlp.outputs.safetensors")["output_0"]
+import re  # noqa: E402
+
+def blank(text):
+    return re.sub(r"# File: [^\n]*", "# File: <source>", text)
+
+ours = open(os.path.join(OUT, "seed_mlp_ours.txt")).read()
+same = blank(str(ep)) == blank(ours)
+print("seed_mlp_ours: print %s our print (File lines aside)" % ("equals" if same else "DIFFERS from"))
+ok &= same
+got = ep.module()(x)
+err = (got - want).abs().max().item()
+print("seed_mlp_ours: loaded, max |ours - PyTorch| = %.3g" % err)
+ok &= err <= 1e-5
+try:
+    bad = torch.export.load(os.path.join(OUT, "seed_mlp_none.pt2"))
+    print("seed_mlp_none: LOADED SILENTLY (weights %s)" % [float(v.abs().sum()) for v in bad.state_dict.values()][:2])
+    ok = False
+except Exception as e:  # noqa: BLE001 - failing loudly is the point
+    print("seed_mlp_none: fails loudly: %s: %s" % (type(e).__name__, str(e).splitlines()[0][:150]))
+tied = torch.export.load(os.path.join(OUT, "tied_ours.pt2"))
+i = load_file("tests/fixtures/pt2/tied.inputs.safetensors")["input_0"]
+terr = (tied.module()(i) - load_file("tests/fixtures/pt2/tied.outputs.safetensors")["output_0"]).abs().max().item()
+print("tied_ours: loaded, max |ours - PyTorch| = %.3g" % terr)
+ok &= terr <= 1e-5
+sys.exit(0 if ok else 1)
