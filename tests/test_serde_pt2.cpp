@@ -181,3 +181,20 @@ TEST(Pt2Save, TiedWeightsStoredOnce) {
 }
 
 }  // namespace
+
+namespace {
+
+// PyTorch's own archives, read and written again by us: the same program must come back (our reader
+// here; check_our_pt2.py has PyTorch load them, print them as the fixtures and run them).
+TEST(Pt2Save, RewritesPyTorchArchives) {
+  for (const char* c : {"seed_mlp", "gpt2_dynamic", "buffers", "tied"}) {
+    serde::LoadedProgram lp = serde::load(pt2(std::string(c) + ".pt2"), {.materialize_weights = true});
+    const std::string path = out_path(std::string(c) + "_resaved.pt2");
+    serde::save(lp.ep, path, {.torch_version = lp.torch_version});
+    serde::LoadedProgram back = serde::load(path);
+    EXPECT_TRUE(back.weights_present) << c << ": " << back.weights_note;
+    EXPECT_EQ(to_string(back.ep, {.read_source = false}), read_file(pt2(std::string(c) + ".txt"))) << c;
+  }
+}
+
+}  // namespace

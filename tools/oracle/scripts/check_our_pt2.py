@@ -40,4 +40,17 @@ i = load_file("tests/fixtures/pt2/tied.inputs.safetensors")["input_0"]
 terr = (tied.module()(i) - load_file("tests/fixtures/pt2/tied.outputs.safetensors")["output_0"]).abs().max().item()
 print("tied_ours: loaded, max |ours - PyTorch| = %.3g" % terr)
 ok &= terr <= 1e-5
+for case in ["seed_mlp", "gpt2_dynamic", "buffers", "tied"]:
+    path = os.path.join(OUT, case + "_resaved.pt2")
+    if not os.path.exists(path):
+        continue
+    ep = torch.export.load(path)
+    same = str(ep) == open("tests/fixtures/pt2/%s.txt" % case).read()
+    ins = load_file("tests/fixtures/pt2/%s.inputs.safetensors" % case)
+    outs = load_file("tests/fixtures/pt2/%s.outputs.safetensors" % case)
+    got = ep.module()(*[ins["input_%d" % i] for i in range(len(ins))])
+    got = got if isinstance(got, (tuple, list)) else (got,)
+    err = max((g - outs["output_%d" % i]).abs().max().item() for i, g in enumerate(got))
+    print("%s_resaved: print %s the fixture, max |ours - PyTorch| = %.3g" % (case, "equals" if same else "DIFFERS from", err))
+    ok &= same and err <= 1e-5
 sys.exit(0 if ok else 1)
