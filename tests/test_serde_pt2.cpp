@@ -198,3 +198,28 @@ TEST(Pt2Save, RewritesPyTorchArchives) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Pt2Save, WeightsFromASafetensorsFile) {
+  ExportedProgram fake = seed::fake_export(kCPU, kCPU);
+  const std::string path = out_path("seed_mlp_file.pt2");
+  serde::save(fake, path, {.weights = serde::WeightsPolicy::File, .weights_file = pt2("seed_mlp.weights.safetensors")});
+  serde::LoadedProgram lp = serde::load(path, {.materialize_weights = true});
+  ASSERT_TRUE(lp.weights_present) << lp.weights_note;
+  SafetensorsFile in(pt2("seed_mlp.inputs.safetensors")), out(pt2("seed_mlp.outputs.safetensors"));
+  Tensor got = run(lp.ep, {in.load("input_0")})[0], want = out.load("output_0");
+  for (int64_t i = 0; i < want.numel(); ++i) EXPECT_NEAR(got.data<float>()[i], want.data<float>()[i], 1e-5) << i;
+
+  // A file for another model: every problem listed at once, and no archive left behind.
+  const std::string bad = out_path("seed_mlp_badfile.pt2");
+  const std::string what = fe_test::what_of([&] {
+    serde::save(fake, bad, {.weights = serde::WeightsPolicy::File, .weights_file = pt2("tied.weights.safetensors")});
+  });
+  EXPECT_NE(what.find("missing 'fc1.weight' (f32[256, 128])"), std::string::npos) << what;
+  EXPECT_NE(what.find("missing 'fc2.bias' (f32[10])"), std::string::npos) << what;
+  EXPECT_NE(what.find("extra 'emb.weight'"), std::string::npos) << what;
+  EXPECT_FALSE(std::filesystem::exists(bad));
+}
+
+}  // namespace

@@ -11,6 +11,7 @@
 
 #include "fakeexport/core/error.h"
 #include "fakeexport/serde/pt2_json.h"
+#include "fakeexport/serde/safetensors.h"
 #include "fakeexport/serde/zip.h"
 
 namespace fe::serde {
@@ -271,14 +272,46 @@ struct Payload {
   const Tensor* tensor;
 };
 
+/// Every problem of a weights file at once: missing names, extra names, wrong shapes or dtypes.
+void check_weights_file(const SafetensorsFile& f, const ExportedProgram& ep) {
+  std::vector<std::string> problems;
+  std::set<std::string> wanted;
+  for (const auto* list : {&ep.state_dict, &ep.constants})
+    for (const auto& [name, t] : *list) {
+      wanted.insert(name);
+      if (!f.contains(name)) {
+        problems.push_back("missing '" + name + "' (" + t.meta().annotation() + ")");
+        continue;
+      }
+      const SafetensorsEntry* e = nullptr;
+      for (const auto& x : f.entries())
+        if (x.name == name) e = &x;
+      std::vector<int64_t> shape;
+      for (const SymInt& s : t.meta().sizes) shape.push_back(s.hint());
+      if (e->dtype != t.meta().dtype || e->shape != shape) {
+        std::string got = std::string(dtype_short_name(e->dtype)) + "[";
+        for (size_t i = 0; i < e->shape.size(); ++i) got += (i ? ", " : "") + std::to_string(e->shape[i]);
+        problems.push_back("'" + name + "' is " + got + "] in the file but the program takes " + t.meta().annotation());
+      }
+    }
+  for (const auto& e : f.entries())
+    if (!wanted.count(e.name)) problems.push_back("extra '" + e.name + "' (no parameter, buffer or constant)");
+  if (problems.empty()) return;
+  std::string msg = "save: weights file '" + f.path() + "' does not fit the program:";
+  for (const auto& p : problems) msg += "\n  - " + p;
+  throw ValueError(msg);
+}
+
 void write_payloads(ZipWriter& zip, const std::string& dir, const char* config_name,
                     const std::vector<std::pair<std::string, Tensor>>& tensors, const std::set<std::string>& params,
-                    const SaveOptions& opts, uint64_t& rng) {
+                    const SaveOptions& opts, uint64_t& rng, const SafetensorsFile* file) {
   nlohmann::ordered_json config = nlohmann::ordered_json::object();
   std::map<const void*, std::string> by_storage;  // tied weights: one payload
   int next = 0;
   std::vector<Payload> to_write;
+  std::map<const Tensor*, std::string> fqn_of;
   for (const auto& [fqn, t] : tensors) {
+    fqn_of.emplace(&t, fqn);
     const void* key = t.impl() && t.impl()->storage ? static_cast<const void*>(t.impl()->storage.get())
                                                     : static_cast<const void*>(t.impl());
     auto [it, fresh] = by_storage.emplace(key, std::string(dir.ends_with("weights/") ? "weight_" : "tensor_") +
@@ -299,7 +332,13 @@ void write_payloads(ZipWriter& zip, const std::string& dir, const char* config_n
       const TensorMeta& m = p.tensor->meta();
       const int64_t nbytes = m.storage_nbytes();
       zip.begin_entry(dir + p.path_name, static_cast<uint64_t>(nbytes));
-      if (opts.weights == WeightsPolicy::Tensors) {
+      if (opts.weights == WeightsPolicy::File) {
+        // The file holds the tensor contiguous: that is the storage of a contiguous program tensor.
+        const std::span<const std::byte> src = file->bytes(fqn_of.at(p.tensor));
+        FE_CHECK(static_cast<int64_t>(src.size()) == nbytes, ValueError, "save: '", fqn_of.at(p.tensor), "' in '",
+                 file->path(), "' has ", src.size(), " bytes but its storage needs ", nbytes);
+        zip.write(src);
+      } else if (opts.weights == WeightsPolicy::Tensors) {
         FE_CHECK(p.tensor->has_storage(), ValueError, "save: '", p.path_name, "' (", m.annotation(),
                  ") is fake: it has no data to save; choose zeros, random or none for the weights");
         const std::byte* base = p.tensor->impl()->storage->data();
@@ -337,8 +376,14 @@ void save(const ExportedProgram& ep, const std::string& path, const SaveOptions&
   for (const InputSpec& s : ep.signature.inputs)
     if (s.kind == InputKind::Parameter) params.insert(s.target);
   uint64_t rng = opts.seed;
-  write_payloads(zip, root + "data/weights/", "model_weights_config.json", ep.state_dict, params, opts, rng);
-  write_payloads(zip, root + "data/constants/", "model_constants_config.json", ep.constants, params, opts, rng);
+  std::optional<SafetensorsFile> file;
+  if (opts.weights == WeightsPolicy::File) {
+    file.emplace(opts.weights_file);
+    check_weights_file(*file, ep);
+  }
+  const SafetensorsFile* f = file ? &*file : nullptr;
+  write_payloads(zip, root + "data/weights/", "model_weights_config.json", ep.state_dict, params, opts, rng, f);
+  write_payloads(zip, root + "data/constants/", "model_constants_config.json", ep.constants, params, opts, rng, f);
   zip.add(root + "models/model.json", dump_python_json(program_to_json(ep, {.torch_version = opts.torch_version})));
   zip.add(root + "data/sample_inputs/model.pt", sample_inputs(ep, path));
   zip.add(root + "archive_format", std::string_view("pt2"));

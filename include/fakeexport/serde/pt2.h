@@ -31,11 +31,13 @@ enum class WeightsPolicy : uint8_t {
   Zeros,     ///< all zeros, materialized one tensor at a time
   Random,    ///< uniform in [-1, 1), deterministic from `seed`
   Tensors,   ///< the program's own tensors (real ones; UserError naming a fake one)
+  File,      ///< from `weights_file` (safetensors), checked name by name against the signature
 };
 
 struct SaveOptions {
   WeightsPolicy weights = WeightsPolicy::Tensors;
   uint64_t seed = 0;
+  std::string weights_file;  ///< WeightsPolicy::File
   std::string torch_version = "2.14.1";
 };
 

@@ -35,6 +35,10 @@ try:
     ok = False
 except Exception as e:  # noqa: BLE001 - failing loudly is the point
     print("seed_mlp_none: fails loudly: %s: %s" % (type(e).__name__, str(e).splitlines()[0][:150]))
+ef = torch.export.load(os.path.join(OUT, "seed_mlp_file.pt2"))
+ferr = (ef.module()(x) - want).abs().max().item()
+print("seed_mlp_file (fake program + safetensors weights): max |ours - PyTorch| = %.3g" % ferr)
+ok &= ferr <= 1e-5
 tied = torch.export.load(os.path.join(OUT, "tied_ours.pt2"))
 i = load_file("tests/fixtures/pt2/tied.inputs.safetensors")["input_0"]
 terr = (tied.module()(i) - load_file("tests/fixtures/pt2/tied.outputs.safetensors")["output_0"]).abs().max().item()
