@@ -223,3 +223,23 @@ TEST(Pt2Save, WeightsFromASafetensorsFile) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Pt2LoadWeights, WeightsAreMappedNotCopiedAndWritesStayPrivate) {
+  const std::string path = pt2("buffers.pt2");
+  const std::string before = read_file(path);
+  const int64_t allocated = tensor_data_bytes_allocated();
+  serde::LoadedProgram lp = serde::load(path, {.materialize_weights = true});
+  EXPECT_EQ(tensor_data_bytes_allocated(), allocated);  // nothing copied out of the archive
+  const Tensor* steps = nullptr;
+  for (const auto& [k, t] : lp.ep.state_dict)
+    if (k == "steps") steps = &t;
+  ASSERT_NE(steps, nullptr);
+  EXPECT_EQ(steps->data<int64_t>()[0], 0);
+  run(lp.ep, {randn({2, 4})});  // self.steps.add_(1)
+  EXPECT_EQ(steps->data<int64_t>()[0], 1);
+  EXPECT_EQ(read_file(path), before);  // copy-on-write: the archive is untouched
+}
+
+}  // namespace

@@ -19,9 +19,11 @@ std::atomic<int64_t> g_bytes_allocated{0};
 }
 }  // namespace
 
-Storage::Storage(size_t nbytes) : data_(new std::byte[nbytes == 0 ? 1 : nbytes]()), nbytes_(nbytes) {
+Storage::Storage(size_t nbytes) : data_(new std::byte[nbytes == 0 ? 1 : nbytes]()), ptr_(data_.get()), nbytes_(nbytes) {
   g_bytes_allocated.fetch_add(static_cast<int64_t>(nbytes), std::memory_order_relaxed);
 }
+Storage::Storage(std::byte* external, size_t nbytes, std::shared_ptr<const void> owner)
+    : owner_(std::move(owner)), ptr_(external), nbytes_(nbytes) {}
 Storage::~Storage() = default;
 
 int64_t tensor_data_bytes_allocated() { return g_bytes_allocated.load(std::memory_order_relaxed); }

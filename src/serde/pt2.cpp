@@ -2,6 +2,9 @@
 #include "fakeexport/serde/pt2.h"
 
 #include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -48,9 +51,20 @@ int64_t required_bytes(const nlohmann::json& meta, const std::string& where) {
   return bytes;
 }
 
-/// One payload config (weights or constants): checks every entry, optionally materializes.
+/// The archive mapped copy-on-write: weights read lazily, in-place writes stay private to us.
+std::shared_ptr<std::byte> map_private(const std::string& path, size_t size) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  FE_CHECK(fd >= 0, FileIOError, path, ": cannot open for mapping weights: ", std::strerror(errno));
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  const int err = errno;
+  ::close(fd);
+  FE_CHECK(p != MAP_FAILED, FileIOError, path, ": cannot map ", size, " bytes of weights: ", std::strerror(err));
+  return std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [size](std::byte* q) { ::munmap(q, size); });
+}
+
+/// One payload config (weights or constants): checks every entry, optionally maps the tensors.
 void read_payloads(const ZipReader& zip, const std::string& dir, std::vector<std::pair<std::string, Tensor>>& slots,
-                   bool materialize, LoadedProgram& out) {
+                   bool materialize, LoadedProgram& out, std::shared_ptr<std::byte>& mapping) {
   const std::string cfg_name = dir + (dir.ends_with("weights/") ? "model_weights_config.json" : "model_constants_config.json");
   if (!zip.contains(cfg_name)) return;
   nlohmann::json cfg;
@@ -101,9 +115,8 @@ void read_payloads(const ZipReader& zip, const std::string& dir, std::vector<std
       auto impl = std::make_shared<TensorImpl>();
       impl->meta = t.meta();
       impl->meta.device = kCPU;
-      impl->storage = std::make_shared<Storage>(static_cast<size_t>(need));
-      auto bytes = zip.data(*e);
-      std::memcpy(impl->storage->data(), bytes.data(), static_cast<size_t>(need));
+      if (!mapping) mapping = map_private(zip.path(), static_cast<size_t>(zip.file_size()));
+      impl->storage = std::make_shared<Storage>(mapping.get() + e->data_offset, static_cast<size_t>(need), mapping);
       impl->is_parameter = item.value("is_param", false);
       t = Tensor(std::move(impl));
       by_payload.emplace(entry, t);
@@ -140,8 +153,15 @@ LoadedProgram load(const std::string& path, const LoadOptions& opts) {
     out.weights_note = "graph-only archive (saved with weights 'none'): every weight's metadata, no payload";
     return out;
   }
-  read_payloads(zip, root + "data/weights/", out.ep.state_dict, opts.materialize_weights, out);
-  read_payloads(zip, root + "data/constants/", out.ep.constants, opts.materialize_weights, out);
+  if (!zip.contains(root + "data/weights/model_weights_config.json") && zip.contains(root + "data/weights/model.pt")) {
+    // torch 2.8 layout: the whole state_dict as one torch.save pickle.
+    out.weights_present = false;
+    out.weights_note = "weights are pickled (torch 2.8 layout, data/weights/model.pt); not read";
+    return out;
+  }
+  std::shared_ptr<std::byte> mapping;
+  read_payloads(zip, root + "data/weights/", out.ep.state_dict, opts.materialize_weights, out, mapping);
+  read_payloads(zip, root + "data/constants/", out.ep.constants, opts.materialize_weights, out, mapping);
   return out;
 }
 

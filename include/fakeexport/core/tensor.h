@@ -14,14 +14,19 @@ namespace fe {
 class Storage {
  public:
   explicit Storage(size_t nbytes);
+  /// Memory owned elsewhere (a copy-on-write file mapping of an archive's weights), kept alive by
+  /// `owner`; not counted as allocated: pages are read when first touched.
+  Storage(std::byte* external, size_t nbytes, std::shared_ptr<const void> owner);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
-  std::byte* data() { return data_.get(); }
+  std::byte* data() { return ptr_; }
   size_t nbytes() const { return nbytes_; }
 
  private:
   std::unique_ptr<std::byte[]> data_;
+  std::shared_ptr<const void> owner_;
+  std::byte* ptr_;
   size_t nbytes_;
 };
 

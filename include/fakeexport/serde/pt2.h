@@ -10,8 +10,9 @@
 namespace fe::serde {
 
 struct LoadOptions {
-  /// Copy the weights into real tensors (ep.state_dict / constants), tied names sharing storage;
-  /// otherwise they stay fake (metadata only) and the archive is only checked.
+  /// Make the weights real tensors (ep.state_dict / constants), tied names sharing storage: the
+  /// archive is memory-mapped copy-on-write, so a weight is read when first touched and writes (a
+  /// mutated buffer) never reach the file. Otherwise they stay fake and the archive is only checked.
   bool materialize_weights = false;
 };
 
