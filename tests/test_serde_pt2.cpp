@@ -54,7 +54,7 @@ TEST(Pt2LoadWeights, FakeSavedArchiveReportsWeightsAbsent) {
 TEST(Pt2LoadWeights, LoadedProgramRunsToPyTorchsNumbers) {
   serde::LoadedProgram lp = serde::load(pt2("seed_mlp.pt2"), {.materialize_weights = true});
   SafetensorsFile in(pt2("seed_mlp.inputs.safetensors")), out(pt2("seed_mlp.outputs.safetensors"));
-  std::vector<Tensor> got = run(lp.ep, {in.load("input_0")});
+  std::vector<Tensor> got = lp.ep.run({in.load("input_0")});
   ASSERT_EQ(got.size(), 1u);
   Tensor want = out.load("output_0");
   ASSERT_EQ(got[0].meta().annotation(), want.meta().annotation());

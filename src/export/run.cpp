@@ -426,4 +426,6 @@ std::vector<Tensor> run(const ExportedProgram& ep, const std::vector<Tensor>& in
   return Runner(ep).run(inputs);
 }
 
+std::vector<Tensor> ExportedProgram::run(const std::vector<Tensor>& inputs) const { return fe::run(*this, inputs); }
+
 }  // namespace fe

@@ -57,6 +57,9 @@ struct ModuleCallEntry {
 };
 
 struct ExportedProgram {
+  /// ep.module()(*inputs): fe::run (export/run.h) on real CPU tensors with this program's weights.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
+
   Graph graph;
   GraphSignature signature;
   /// state_dict of the exported module (parameters and persistent buffers), in PyTorch order.
