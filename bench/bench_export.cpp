@@ -3,6 +3,11 @@
 
 #include "gpt2_mini.h"
 
+#include <cstdio>
+
+#include "fakeexport/export/summary.h"
+#include "fakeexport/serde/pt2.h"
+
 #include "fakeexport/ops/dispatch.h"
 #include "seed_mlp_model.h"
 
@@ -72,5 +77,42 @@ static void BM_Gpt2MiniExportDynamic(benchmark::State& state) {
     benchmark::DoNotOptimize(fe::export_program(m, {idx}, {.dynamic_shapes = gpt2_mini::dynamic_dims()}));
 }
 BENCHMARK(BM_Gpt2MiniExportDynamic);
+
+// Issue 5: `inspect` of a 100-layer program's archive without weights (load + summary, as the CLI).
+namespace {
+class Deep : public fe::nn::Module {
+ public:
+  explicit Deep(int layers) {
+    for (int i = 0; i < layers; ++i)
+      blocks.push_back(register_module("h_" + std::to_string(i), std::make_shared<gpt2_mini::Block>()));
+  }
+  std::string type_name() const override { return "__main__.Deep"; }
+  std::vector<std::string> forward_arg_names() const override { return {"x"}; }
+  std::vector<fe::Tensor> forward_dyn(const std::vector<fe::Tensor>& in) override {
+    fe::nn::ModuleCallScope scope(*this);
+    fe::Tensor x = in[0];
+    for (auto& b : blocks) x = (*b)(x);
+    return {x};
+  }
+  std::vector<std::shared_ptr<gpt2_mini::Block>> blocks;
+};
+}  // namespace
+
+static void BM_Pt2Inspect100Layers(benchmark::State& state) {
+  const std::string path = "/tmp/fakeexport_bench_deep100.pt2";
+  {
+    fe::FakeTensorMode mode;
+    Deep m(100);
+    fe::ExportedProgram ep = fe::export_program(m, {fe::zeros({2, 8, gpt2_mini::C})});
+    fe::serde::save(ep, path, {.weights = fe::serde::WeightsPolicy::None});
+    state.counters["nodes"] = static_cast<double>(ep.graph.size());
+  }
+  for (auto _ : state) {
+    fe::serde::LoadedProgram lp = fe::serde::load(path);
+    benchmark::DoNotOptimize(fe::program_summary_json(lp.ep));
+  }
+  std::remove(path.c_str());
+}
+BENCHMARK(BM_Pt2Inspect100Layers)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();
