@@ -208,10 +208,14 @@ void for_each_pooled(const StridedView& in, const StridedView& out, F&& f) {
 void cpu_max_pool2d(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   const StridedView in = with_rank(view_of(std::get<Tensor>(a[0])), 4);
   const StridedView ov = with_rank(view_of(o[0]), 4);
-  const auto [kH, kW] = pair_of(ints(a[1]), {1, 1});
-  const auto [dH, dW] = pair_of(ints(a[2]), {kH, kW});
-  const auto [pH, pW] = pair_of(ints(a[3]), {0, 0});
-  const auto [lH, lW] = pair_of(ints(a[4]), {1, 1});
+  const auto kHkW_pair = pair_of(ints(a[1]), {1, 1});  // not a structured binding: lambdas capture these (clang < 16)
+  const int64_t kH = kHkW_pair.first, kW = kHkW_pair.second;
+  const auto dHdW_pair = pair_of(ints(a[2]), {kH, kW});  // not a structured binding: lambdas capture these (clang < 16)
+  const int64_t dH = dHdW_pair.first, dW = dHdW_pair.second;
+  const auto pHpW_pair = pair_of(ints(a[3]), {0, 0});  // not a structured binding: lambdas capture these (clang < 16)
+  const int64_t pH = pHpW_pair.first, pW = pHpW_pair.second;
+  const auto lHlW_pair = pair_of(ints(a[4]), {1, 1});  // not a structured binding: lambdas capture these (clang < 16)
+  const int64_t lH = lHlW_pair.first, lW = lHlW_pair.second;
   const int64_t H = in.sizes[2], W = in.sizes[3];
   for_each_pooled(in, ov, [&](int64_t oh, int64_t ow, int64_t ioff, int64_t ooff) {
     int64_t h0 = oh * dH - pH, w0 = ow * dW - pW;
@@ -236,9 +240,12 @@ void cpu_max_pool2d(const OpDef&, std::span<const IValue> a, std::span<Tensor> o
 void cpu_avg_pool2d(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   const StridedView in = with_rank(view_of(std::get<Tensor>(a[0])), 4);
   const StridedView ov = with_rank(view_of(o[0]), 4);
-  const auto [kH, kW] = pair_of(ints(a[1]), {1, 1});
-  const auto [dH, dW] = pair_of(ints(a[2]), {kH, kW});
-  const auto [pH, pW] = pair_of(ints(a[3]), {0, 0});
+  const auto kHkW_pair = pair_of(ints(a[1]), {1, 1});  // not a structured binding: lambdas capture these (clang < 16)
+  const int64_t kH = kHkW_pair.first, kW = kHkW_pair.second;
+  const auto dHdW_pair = pair_of(ints(a[2]), {kH, kW});  // not a structured binding: lambdas capture these (clang < 16)
+  const int64_t dH = dHdW_pair.first, dW = dHdW_pair.second;
+  const auto pHpW_pair = pair_of(ints(a[3]), {0, 0});  // not a structured binding: lambdas capture these (clang < 16)
+  const int64_t pH = pHpW_pair.first, pW = pHpW_pair.second;
   const bool count_include_pad = std::get<bool>(a[5]);
   // divisor_override: 0 means none (the meta rejects an explicit 0).
   const int64_t divisor = std::holds_alternative<SymInt>(a[6]) ? to_int(a[6]) : 0;
