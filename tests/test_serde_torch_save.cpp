@@ -3,14 +3,20 @@
 // what torch.load returned; malicious and corrupt archives refused with typed errors.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "fakeexport/fakeexport.h"
+#include "fakeexport/serde/pt2.h"
 #include "fakeexport/serde/safetensors.h"
 #include "fakeexport/serde/torch_save.h"
 #include "fakeexport/serde/zip.h"
+#include "seed_mlp_model.h"
 #include "test_util.h"
 
 namespace {
@@ -297,6 +303,28 @@ TEST(TorchSave, NotATorchSaveArchive) {
   EXPECT_NE(what_of([] { read_torch_save(std::string(FE_FIXTURES_DIR) + "/pt2/seed_mlp.pt2"); })
                 .find("no 'seed_mlp/data.pkl': not a torch.save archive"),
             std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// Our own writer's sample inputs (zeros of the example sizes, BININT integers) read back.
+TEST(TorchSave, ReadsTheSampleInputsOurSaveWrites) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("fe_torch_save_" + std::to_string(::getpid()) + ".pt2")).string();
+  fe::ExportedProgram fake = seed::fake_export(fe::kCPU, fe::kCPU);
+  fe::serde::save(fake, path, {.weights = fe::serde::WeightsPolicy::Zeros});
+  {
+    fe::serde::ZipReader zip(path);
+    const std::string entry = std::string(zip.root()) + "/data/sample_inputs/model.pt";
+    auto in = read_torch_save(zip.data(entry), entry);
+    ASSERT_EQ(in.size(), 1u);
+    EXPECT_EQ(in[0].name, "0.0");
+    EXPECT_EQ(ints(in[0].tensor.sizes()), (fe_test::V{4, 128}));
+    EXPECT_EQ(in[0].tensor.data<float>()[511], 0.0f);
+  }
+  std::filesystem::remove(path);
 }
 
 }  // namespace
