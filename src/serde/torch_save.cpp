@@ -215,6 +215,16 @@ class Unpickler {
  public:
   Unpickler(std::span<const std::byte> pkl, const TorchSaveRecords& records, std::string root, std::string where)
       : d_(pkl), records_(records), root_(std::move(root)), w_(std::move(where)) {}
+  Unpickler(const Unpickler&) = delete;
+  Unpickler& operator=(const Unpickler&) = delete;
+  // A pickle can make a list contain itself. Every cycle passes through a memoized container (a
+  // back reference is a memo get), so emptying those frees everything once the values are used.
+  ~Unpickler() {
+    for (auto& [k, v] : memo_) {
+      v->items.clear();
+      v->dict.clear();
+    }
+  }
 
   V run() {
     while (true) {
@@ -692,7 +702,7 @@ class Unpickler {
 void flatten(const V& v, const std::string& name, int depth, const std::string& w, std::vector<TorchSaveTensor>& out,
              size_t& visits) {
   FE_CHECK(depth <= 64, FormatError, w, ": the saved object nests deeper than 64 levels (at ", quote(name), ")");
-  FE_CHECK(++visits <= 10'000'000, FormatError, w, ": the saved object has more than 10 million values");
+  FE_CHECK(++visits <= 1'000'000, FormatError, w, ": the saved object has more than a million values");
   auto child = [&](const std::string& k) { return name.empty() ? k : name + "." + k; };
   switch (v->kind) {
     case Kind::Tensor: out.push_back({name, v->tensor}); return;
