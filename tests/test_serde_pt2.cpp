@@ -243,3 +243,32 @@ TEST(Pt2LoadWeights, WeightsAreMappedNotCopiedAndWritesStayPrivate) {
 }
 
 }  // namespace
+
+namespace {
+
+// torch 2.8 stored weights as one torch.save pickle (data/weights/model.pt): read by the restricted
+// reader, never executed. The archive is the 2.14 one with its raw payloads swapped for that file.
+TEST(Pt2LoadWeights, Torch28PickledWeightsLayout) {
+  serde::ZipReader src(pt2("seed_mlp.pt2"));
+  const std::string path = out_path("seed_mlp_28.pt2");
+  {
+    serde::ZipWriter w(path);
+    const std::string pickled = read_file(pt2("seed_mlp.state_dict.pt"));
+    for (const auto& e : src.entries()) {
+      if (e.name.find("data/weights/") != std::string::npos) continue;
+      w.add(e.name, src.data(e));
+    }
+    w.add("seed_mlp/data/weights/model.pt", std::string_view(pickled));
+    w.finish();
+  }
+  // The copied entries keep the archive's root folder.
+  serde::ZipReader check(path);
+  ASSERT_EQ(check.root(), "seed_mlp");
+  serde::LoadedProgram lp = serde::load(path, {.materialize_weights = true});
+  EXPECT_TRUE(lp.weights_present) << lp.weights_note;
+  SafetensorsFile in(pt2("seed_mlp.inputs.safetensors")), out(pt2("seed_mlp.outputs.safetensors"));
+  Tensor got = lp.ep.run({in.load("input_0")})[0], want = out.load("output_0");
+  for (int64_t i = 0; i < want.numel(); ++i) EXPECT_NEAR(got.data<float>()[i], want.data<float>()[i], 1e-5) << i;
+}
+
+}  // namespace

@@ -15,6 +15,7 @@
 #include "fakeexport/core/error.h"
 #include "fakeexport/serde/pt2_json.h"
 #include "fakeexport/serde/safetensors.h"
+#include "fakeexport/serde/torch_save.h"
 #include "fakeexport/serde/zip.h"
 
 namespace fe::serde {
@@ -154,9 +155,25 @@ LoadedProgram load(const std::string& path, const LoadOptions& opts) {
     return out;
   }
   if (!zip.contains(root + "data/weights/model_weights_config.json") && zip.contains(root + "data/weights/model.pt")) {
-    // torch 2.8 layout: the whole state_dict as one torch.save pickle.
-    out.weights_present = false;
-    out.weights_note = "weights are pickled (torch 2.8 layout, data/weights/model.pt); not read";
+    // torch 2.8 layout: the whole state_dict as one torch.save pickle, read by the restricted
+    // reader (tensor-rebuild records only, nothing executed).
+    for (const char* part : {"data/weights/model.pt", "data/constants/model.pt"}) {
+      const std::string entry = root + part;
+      if (!zip.contains(entry)) continue;
+      auto& slots = std::string(part).find("weights") != std::string::npos ? out.ep.state_dict : out.ep.constants;
+      for (TorchSaveTensor& t : read_torch_save(zip.data(entry), path + ":" + entry)) {
+        bool used = false;
+        for (auto& [name, slot] : slots)
+          if (name == t.name) {
+            FE_CHECK(t.tensor.meta().sizes.size() == slot.meta().sizes.size() && t.tensor.dtype() == slot.dtype(),
+                     FormatError, path, ":", entry, ": '", t.name, "' is ", t.tensor.meta().annotation(),
+                     " but the program records ", slot.meta().annotation());
+            if (opts.materialize_weights) slot = t.tensor;
+            used = true;
+          }
+        (void)used;
+      }
+    }
     return out;
   }
   std::shared_ptr<std::byte> mapping;
