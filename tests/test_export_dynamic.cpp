@@ -36,15 +36,7 @@ std::string expected_error(const std::string& name) {
   return s;
 }
 
-template <class E>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "<no " + std::string(typeid(E).name()) + ">";
-}
+using fe_test::error_of;
 
 class DynamicModel : public nn::Module {
  public:

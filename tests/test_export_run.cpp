@@ -19,18 +19,7 @@ using fe_test::what_of;
 
 std::string fixture_path(const std::string& rel) { return std::string(FE_FIXTURES_DIR) + "/" + rel; }
 
-/// The message of the E that f throws ("<no E>" otherwise, so a wrong type fails the comparison).
-template <class E>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("<other exception> ") + e.what();
-  }
-  return "<no exception>";
-}
+using fe_test::error_of;
 
 /// Copies every parameter and buffer of `m` from the safetensors file, by state_dict name.
 void load_weights(nn::Module& m, const std::string& path) {

@@ -65,4 +65,18 @@ inline std::string what_of(const std::function<void()>& f) {
   return "<no exception>";
 }
 
+/// The message of the E that f throws; "<other exception> ..." or "<no exception>" otherwise, so a
+/// wrong exception type fails the comparison.
+template <class E>
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("<other exception> ") + e.what();
+  }
+  return "<no exception>";
+}
+
 }  // namespace fe_test
