@@ -272,3 +272,27 @@ TEST(Pt2LoadWeights, Torch28PickledWeightsLayout) {
 }
 
 }  // namespace
+
+namespace {
+
+// torch <= 2.7 wrote a flat zip: serialized_exported_program.json + serialized_state_dict.pt. No such
+// archive can be made with 2.14, so this one is assembled from the 2.14 model.json and a torch.save
+// state dict (the layout is pt2-format.md §1.1's).
+TEST(Pt2LoadWeights, FlatLegacyLayout) {
+  serde::ZipReader src(pt2("seed_mlp.pt2"));
+  const std::string path = out_path("seed_mlp_legacy.pt2");
+  {
+    serde::ZipWriter w(path, {.alignment = 1});
+    w.add("serialized_exported_program.json", src.data("seed_mlp/models/model.json"));
+    w.add("serialized_state_dict.pt", std::string_view(read_file(pt2("seed_mlp.state_dict.pt"))));
+    w.add("version", std::string_view("8.20"));
+    w.finish();
+  }
+  serde::LoadedProgram lp = serde::load(path, {.materialize_weights = true});
+  EXPECT_EQ(to_string(lp.ep, {.read_source = false}), read_file(pt2("seed_mlp.txt")));
+  SafetensorsFile in(pt2("seed_mlp.inputs.safetensors")), out(pt2("seed_mlp.outputs.safetensors"));
+  Tensor got = lp.ep.run({in.load("input_0")})[0], want = out.load("output_0");
+  for (int64_t i = 0; i < want.numel(); ++i) EXPECT_NEAR(got.data<float>()[i], want.data<float>()[i], 1e-5) << i;
+}
+
+}  // namespace

@@ -126,6 +126,42 @@ void read_payloads(const ZipReader& zip, const std::string& dir, std::vector<std
   }
 }
 
+/// Copies tensors read from a torch.save pickle into the program's slots, checking their metadata.
+void bind_pickled(std::vector<TorchSaveTensor> tensors, std::vector<std::pair<std::string, Tensor>>& slots,
+                  const std::string& where, bool materialize) {
+  for (TorchSaveTensor& t : tensors)
+    for (auto& [name, slot] : slots)
+      if (name == t.name) {
+        FE_CHECK(t.tensor.meta().sizes.size() == slot.meta().sizes.size() && t.tensor.dtype() == slot.dtype(),
+                 FormatError, where, ": '", t.name, "' is ", t.tensor.meta().annotation(), " but the program records ",
+                 slot.meta().annotation());
+        if (materialize) slot = t.tensor;
+      }
+}
+
+/// torch <= 2.7: a flat zip (no root folder) with serialized_exported_program.json and the state
+/// dict / constants as nested torch.save archives (read by the restricted reader).
+LoadedProgram load_legacy(const ZipReader& zip, const LoadOptions& opts) {
+  LoadedProgram out;
+  const std::string text(zip.view("serialized_exported_program.json"));
+  out.ep = program_from_json_text(text, {.source = zip.path() + ":serialized_exported_program.json"});
+  const auto doc = nlohmann::json::parse(text);
+  if (doc.contains("schema_version") && doc["schema_version"].is_object())
+    out.schema_version = std::to_string(doc["schema_version"].value("major", 0)) + "." +
+                         std::to_string(doc["schema_version"].value("minor", 0));
+  else if (zip.contains("version"))
+    out.schema_version = zip.text("version");
+  out.torch_version = doc.value("torch_version", std::string());
+  out.weights_present = true;
+  for (const char* entry : {"serialized_state_dict.pt", "serialized_constants.pt"}) {
+    if (!zip.contains(entry)) continue;
+    auto& slots = std::string(entry).find("state_dict") != std::string::npos ? out.ep.state_dict : out.ep.constants;
+    bind_pickled(read_torch_save(zip.data(entry), zip.path() + ":" + entry), slots, zip.path() + ":" + entry,
+                 opts.materialize_weights);
+  }
+  return out;
+}
+
 }  // namespace
 
 LoadedProgram load(const std::string& path, const LoadOptions& opts) {
@@ -134,8 +170,7 @@ LoadedProgram load(const std::string& path, const LoadOptions& opts) {
   LoadedProgram out;
   std::string model_entry = root + "models/model.json";
   if (!zip.contains(model_entry)) {
-    FE_CHECK(!zip.contains("serialized_exported_program.json"), FormatError, path,
-             ": a torch <= 2.7 archive (flat zip, pickled weights): only PT2 archives (torch >= 2.8) are supported");
+    if (zip.contains("serialized_exported_program.json")) return load_legacy(zip, opts);
     throw FormatError(path + ": no '" + model_entry + "': not a PT2 archive written by torch.export.save");
   }
   if (zip.contains(root + "archive_format"))
@@ -161,18 +196,8 @@ LoadedProgram load(const std::string& path, const LoadOptions& opts) {
       const std::string entry = root + part;
       if (!zip.contains(entry)) continue;
       auto& slots = std::string(part).find("weights") != std::string::npos ? out.ep.state_dict : out.ep.constants;
-      for (TorchSaveTensor& t : read_torch_save(zip.data(entry), path + ":" + entry)) {
-        bool used = false;
-        for (auto& [name, slot] : slots)
-          if (name == t.name) {
-            FE_CHECK(t.tensor.meta().sizes.size() == slot.meta().sizes.size() && t.tensor.dtype() == slot.dtype(),
-                     FormatError, path, ":", entry, ": '", t.name, "' is ", t.tensor.meta().annotation(),
-                     " but the program records ", slot.meta().annotation());
-            if (opts.materialize_weights) slot = t.tensor;
-            used = true;
-          }
-        (void)used;
-      }
+      bind_pickled(read_torch_save(zip.data(entry), path + ":" + entry), slots, path + ":" + entry,
+                   opts.materialize_weights);
     }
     return out;
   }
