@@ -3,6 +3,7 @@
 // outputs keep the input's suggested memory format (NHWC in, NHWC out).
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
@@ -194,6 +195,17 @@ std::pair<int64_t, int64_t> pair_of(const std::vector<int64_t>& v, std::pair<int
   return {v[0], v[v.size() - 1]};
 }
 
+/// kernel_size, stride (default: the kernel), padding at args 1..3 of the pool ops. Plain members,
+/// not structured bindings: the kernels' lambdas capture them (clang < 16 cannot capture bindings).
+struct PoolWindow {
+  int64_t kH, kW, dH, dW, pH, pW;
+  explicit PoolWindow(std::span<const IValue> a) {
+    std::tie(kH, kW) = pair_of(ints(a[1]), {1, 1});
+    std::tie(dH, dW) = pair_of(ints(a[2]), {kH, kW});
+    std::tie(pH, pW) = pair_of(ints(a[3]), {0, 0});
+  }
+};
+
 /// Calls f(n, c, oh, ow, in_offset_of_plane, out_offset) for every output element.
 template <class F>
 void for_each_pooled(const StridedView& in, const StridedView& out, F&& f) {
@@ -208,14 +220,10 @@ void for_each_pooled(const StridedView& in, const StridedView& out, F&& f) {
 void cpu_max_pool2d(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   const StridedView in = with_rank(view_of(std::get<Tensor>(a[0])), 4);
   const StridedView ov = with_rank(view_of(o[0]), 4);
-  const auto kHkW_pair = pair_of(ints(a[1]), {1, 1});  // not a structured binding: lambdas capture these (clang < 16)
-  const int64_t kH = kHkW_pair.first, kW = kHkW_pair.second;
-  const auto dHdW_pair = pair_of(ints(a[2]), {kH, kW});  // not a structured binding: lambdas capture these (clang < 16)
-  const int64_t dH = dHdW_pair.first, dW = dHdW_pair.second;
-  const auto pHpW_pair = pair_of(ints(a[3]), {0, 0});  // not a structured binding: lambdas capture these (clang < 16)
-  const int64_t pH = pHpW_pair.first, pW = pHpW_pair.second;
-  const auto lHlW_pair = pair_of(ints(a[4]), {1, 1});  // not a structured binding: lambdas capture these (clang < 16)
-  const int64_t lH = lHlW_pair.first, lW = lHlW_pair.second;
+  const PoolWindow pw(a);
+  const int64_t kH = pw.kH, kW = pw.kW, dH = pw.dH, dW = pw.dW, pH = pw.pH, pW = pw.pW;
+  const std::pair<int64_t, int64_t> dil = pair_of(ints(a[4]), {1, 1});
+  const int64_t lH = dil.first, lW = dil.second;
   const int64_t H = in.sizes[2], W = in.sizes[3];
   for_each_pooled(in, ov, [&](int64_t oh, int64_t ow, int64_t ioff, int64_t ooff) {
     int64_t h0 = oh * dH - pH, w0 = ow * dW - pW;
@@ -240,12 +248,8 @@ void cpu_max_pool2d(const OpDef&, std::span<const IValue> a, std::span<Tensor> o
 void cpu_avg_pool2d(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   const StridedView in = with_rank(view_of(std::get<Tensor>(a[0])), 4);
   const StridedView ov = with_rank(view_of(o[0]), 4);
-  const auto kHkW_pair = pair_of(ints(a[1]), {1, 1});  // not a structured binding: lambdas capture these (clang < 16)
-  const int64_t kH = kHkW_pair.first, kW = kHkW_pair.second;
-  const auto dHdW_pair = pair_of(ints(a[2]), {kH, kW});  // not a structured binding: lambdas capture these (clang < 16)
-  const int64_t dH = dHdW_pair.first, dW = dHdW_pair.second;
-  const auto pHpW_pair = pair_of(ints(a[3]), {0, 0});  // not a structured binding: lambdas capture these (clang < 16)
-  const int64_t pH = pHpW_pair.first, pW = pHpW_pair.second;
+  const PoolWindow pw(a);
+  const int64_t kH = pw.kH, kW = pw.kW, dH = pw.dH, dW = pw.dW, pH = pw.pH, pW = pw.pW;
   const bool count_include_pad = std::get<bool>(a[5]);
   // divisor_override: 0 means none (the meta rejects an explicit 0).
   const int64_t divisor = std::holds_alternative<SymInt>(a[6]) ? to_int(a[6]) : 0;
