@@ -9,6 +9,7 @@
 #include "fakeexport/export/run.h"
 #include "fakeexport/nn/layers.h"
 #include "fakeexport/nn/module.h"
+#include "fakeexport/nn/zoo.h"
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "fakeexport/ops/registry.h"

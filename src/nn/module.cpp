@@ -108,6 +108,18 @@ std::vector<Tensor> Module::parameters() {
   return out;
 }
 
+std::vector<NamedTensor> Module::named_tensor_slots() {
+  std::vector<NamedTensor> out;
+  walk("", [&](const std::string& prefix, Module& m) {
+    auto full = [&](const std::string& n) { return prefix.empty() ? n : prefix + "." + n; };
+    for (auto& s : m.params_)
+      if (s->value.defined()) out.emplace_back(full(s->name), &s->value);
+    for (auto& s : m.buffers_)
+      if (s->value.defined()) out.emplace_back(full(s->name), &s->value);
+  });
+  return out;
+}
+
 std::vector<std::pair<std::string, Tensor>> Module::state_dict() {
   std::vector<std::pair<std::string, Tensor>> out;
   // Per module (pre-order): its parameters, then its persistent buffers; tied tensors under every name.

@@ -35,6 +35,9 @@ class Module {
   std::vector<NamedTensor> named_buffers(bool recurse = true);
   std::vector<NamedModule> named_modules();
   std::vector<Tensor> parameters();
+  /// Every parameter and buffer slot under every name (tied tensors repeated, non-persistent
+  /// buffers included), pre-order: what placement and weight loading rewrite in place.
+  std::vector<NamedTensor> named_tensor_slots();
   /// state_dict(): parameters then persistent buffers per module, PyTorch's order and names.
   std::vector<std::pair<std::string, Tensor>> state_dict();
   /// Whether buffer `dotted_name` is persistent (in state_dict).

@@ -1,0 +1,133 @@
+// The model zoo: HuggingFace architectures rebuilt on fe::nn from the fields of a config.json, with
+// state_dict names, shapes and dtypes equal to transformers' for the same config; plus placement of
+// a built model over devices by module-path prefix (what `device_map` does in HuggingFace).
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fakeexport/core/device.h"
+#include "fakeexport/core/dtype.h"
+#include "fakeexport/nn/module.h"
+#include "fakeexport/sym/dims.h"
+
+namespace fe::zoo {
+
+/// A config.json read strictly: getters name the missing or ill-typed field and the file.
+class Config {
+ public:
+  /// Parses JSON text; `origin` names it in errors (a path, or "built-in gpt2").
+  static Config parse(std::string_view text, std::string origin);
+  /// Reads `path`, a config.json or a directory holding one.
+  static Config from_file(const std::string& path);
+
+  const std::string& origin() const;
+  /// The `model_type` field (required).
+  std::string model_type() const;
+  bool has(std::string_view key) const;
+  /// Whether the field is absent or JSON null.
+  bool is_null(std::string_view key) const;
+  int64_t get_int(std::string_view key) const;
+  int64_t get_int(std::string_view key, int64_t dflt) const;
+  double get_double(std::string_view key) const;
+  double get_double(std::string_view key, double dflt) const;
+  bool get_bool(std::string_view key, bool dflt) const;
+  std::string get_string(std::string_view key) const;
+  std::string get_string(std::string_view key, std::string dflt) const;
+  /// A nested object (rope_scaling, encoder, decoder); errors name it as "encoder.hidden_size".
+  Config sub(std::string_view key) const;
+  /// Number of entries of an object or array field (id2label), or dflt when absent.
+  int64_t size_of(std::string_view key, int64_t dflt) const;
+  /// The JSON text of the whole config (for fixtures and messages).
+  std::string dump() const;
+
+  struct Impl;
+ private:
+  explicit Config(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<const Impl> impl_;
+};
+
+/// A stretch of the forward pass that lives on one device: "model.embed_tokens", "model.layers.3".
+struct Unit {
+  std::string path;
+  bool repeated = false;  ///< one of the repeated blocks --pipeline splits evenly
+};
+
+/// Example-input request: sizes, and which of batch/seq are dynamic with their ranges.
+struct InputOptions {
+  int64_t batch = -1;  ///< -1: the family's default (mlp 4, others 2)
+  int64_t seq = -1;    ///< -1: the family's default (8); images use the config's image_size
+  bool dynamic_batch = false, dynamic_seq = false;
+  int64_t batch_min = 1, batch_max = 1024;
+  int64_t seq_min = 2, seq_max = -1;  ///< -1: the config's max_position_embeddings (or n_positions)
+};
+
+/// Inputs for export: fake or real tensors by forward argument, and their dynamic_shapes.
+struct ExampleInputs {
+  std::vector<Tensor> args;
+  DynamicShapes dynamic_shapes;
+};
+
+/// A zoo model: an nn::Module with a generic forward, its units in forward order, example inputs.
+class Model : public nn::Module {
+ public:
+  /// model_type of the config it was built from ("llama", "mistral", ...).
+  virtual std::string model_type() const = 0;
+  /// The units in forward order; the forward moves activations with `to` where their devices change.
+  virtual std::vector<Unit> units() const = 0;
+  /// Example inputs on the device of the first unit (token ids in [0, vocab), images ~ N(0, 1)).
+  virtual ExampleInputs example_inputs(const InputOptions& opts) = 0;
+};
+
+/// Builds the model for `config` under the caller's scopes (FakeTensorMode, DeviceScope, DTypeScope),
+/// in eval mode. Unknown model_type or a missing field: ValueError naming it.
+std::unique_ptr<Model> build(const Config& config);
+
+/// Built-in names (`fakeexport export NAME`), each with a small documented default config.
+std::vector<std::string> builtin_names();
+/// The default config of a built-in name; ValueError listing the names for an unknown one.
+Config builtin_config(std::string_view name);
+
+/// Devices by module-path prefix. A prefix's last component may be a range: "model.layers.0-39".
+/// The most specific (longest) matching prefix wins; later entries win ties.
+class Placement {
+ public:
+  explicit Placement(Device default_device = Device()) : default_(default_device) {}
+  /// Adds `prefix` (e.g. "model.layers.40-79") -> device. ValueError on a malformed range.
+  void add(std::string_view prefix, Device device);
+  /// The device of the tensor or module at `dotted_name`.
+  Device device_for(std::string_view dotted_name) const;
+  Device default_device() const { return default_; }
+  bool empty() const { return entries_.empty(); }
+
+  /// --pipeline: repeated units split evenly in order (the first devices take one more when the
+  /// count does not divide), units before the first repeated one on the first device, others with
+  /// the repeated unit before them.
+  static Placement pipeline(const std::vector<Unit>& units, const std::vector<Device>& devices);
+
+  struct Entry {
+    std::vector<std::string> parts;
+    int64_t lo = -1, hi = -1;  ///< range on the last part, or -1
+    Device device;
+    std::string text;
+  };
+  const std::vector<Entry>& entries() const { return entries_; }
+
+ private:
+  Device default_;
+  std::vector<Entry> entries_;
+};
+
+/// Moves every parameter and buffer of `model` to its placed device (fake tensors: metadata only;
+/// tied tensors stay tied, on the device of their first name). ValueError when a prefix matches
+/// nothing or a unit ends up split over devices (units are the grain of placement).
+void place(Model& model, const Placement& placement);
+
+/// Device of a module: that of its first parameter or buffer (cpu when it has none).
+Device module_device(nn::Module& m);
+/// `t.to(device of m)` when the devices differ, else t itself: the pipeline's explicit transfers.
+Tensor to_module_device(const Tensor& t, nn::Module& m);
+
+}  // namespace fe::zoo

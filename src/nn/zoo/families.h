@@ -1,0 +1,23 @@
+// The zoo's families: one builder and one small default config (JSON text) per source file.
+#pragma once
+#include <memory>
+#include <string_view>
+
+#include "fakeexport/nn/zoo.h"
+
+namespace fe::zoo {
+
+using Builder = std::unique_ptr<Model> (*)(const Config&);
+
+std::unique_ptr<Model> build_mlp(const Config& c);
+std::string_view default_config_mlp();
+
+/// Resolved example sizes: opts' value, else the family default.
+inline int64_t batch_or(const InputOptions& o, int64_t dflt) { return o.batch > 0 ? o.batch : dflt; }
+inline int64_t seq_or(const InputOptions& o, int64_t dflt) { return o.seq > 0 ? o.seq : dflt; }
+
+/// dynamic_shapes entry for a [batch, seq] token tensor: Dim("batch"), Dim("seq_len") as requested;
+/// seq_max = -1 takes `max_positions`. Static dims are Dim::STATIC.
+std::vector<DimSpec> batch_seq_dims(const InputOptions& o, int64_t max_positions);
+
+}  // namespace fe::zoo

@@ -1,0 +1,175 @@
+// Placement by module-path prefix (HuggingFace's device_map, with ranges) and the re-homing of a
+// built model's tensors. Fake tensors move by metadata alone, so placing a 405B model costs nothing.
+#include <algorithm>
+#include <charconv>
+#include <unordered_map>
+
+#include "fakeexport/core/error.h"
+#include "fakeexport/core/tensor.h"
+#include "fakeexport/nn/zoo.h"
+
+namespace fe::zoo {
+namespace {
+
+std::vector<std::string_view> split_dots(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= s.size(); ++i)
+    if (i == s.size() || s[i] == '.') {
+      out.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  return out;
+}
+
+std::optional<int64_t> parse_index(std::string_view s) {
+  int64_t v = 0;
+  if (s.empty()) return std::nullopt;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || v < 0) return std::nullopt;
+  return v;
+}
+
+// `cuda` means the current device, which fake tensors report as cuda:0 (like FakeTensorMode).
+Device normalize(Device d) { return d.is_cpu() || d.has_index() ? d : Device(d.type(), 0); }
+
+// Number of leading parts of `name` the entry matches, or -1.
+int match(const Placement::Entry& e, const std::vector<std::string_view>& name) {
+  if (name.size() < e.parts.size()) return -1;
+  for (size_t i = 0; i < e.parts.size(); ++i) {
+    const bool last = i + 1 == e.parts.size();
+    if (last && e.lo >= 0) {
+      auto v = parse_index(name[i]);
+      if (!v || *v < e.lo || *v > e.hi) return -1;
+    } else if (e.parts[i] != name[i]) {
+      return -1;
+    }
+  }
+  return static_cast<int>(e.parts.size());
+}
+
+}  // namespace
+
+void Placement::add(std::string_view prefix, Device device) {
+  FE_CHECK(!prefix.empty(), ValueError, "placement: empty module prefix for device ", device.str());
+  Entry e{{}, -1, -1, normalize(device), std::string(prefix)};
+  for (std::string_view p : split_dots(prefix)) {
+    FE_CHECK(!p.empty(), ValueError, "placement: malformed module prefix '", prefix, "' (empty component)");
+    e.parts.emplace_back(p);
+  }
+  const std::string& last = e.parts.back();
+  if (auto dash = last.find('-'); dash != std::string::npos) {
+    auto lo = parse_index(std::string_view(last).substr(0, dash));
+    auto hi = parse_index(std::string_view(last).substr(dash + 1));
+    FE_CHECK(lo && hi && *lo <= *hi, ValueError, "placement: malformed range '", last, "' in '", prefix,
+             "' (expected FIRST-LAST with FIRST <= LAST, e.g. model.layers.0-39)");
+    e.lo = *lo;
+    e.hi = *hi;
+  }
+  entries_.push_back(std::move(e));
+}
+
+Device Placement::device_for(std::string_view dotted_name) const {
+  const auto name = split_dots(dotted_name);
+  int best = 0;
+  Device d = normalize(default_);
+  for (const Entry& e : entries_)
+    if (int m = match(e, name); m >= best && m > 0) {
+      best = m;
+      d = e.device;
+    }
+  return d;
+}
+
+Placement Placement::pipeline(const std::vector<Unit>& units, const std::vector<Device>& devices) {
+  FE_CHECK(!devices.empty(), ValueError, "--pipeline: no devices given");
+  Placement p(devices.front());
+  const int64_t k = static_cast<int64_t>(devices.size());
+  const int64_t n = std::count_if(units.begin(), units.end(), [](const Unit& u) { return u.repeated; });
+  FE_CHECK(n >= k, ValueError, "--pipeline: ", k, " devices but the model has only ", n,
+           " repeated layers (each device needs at least one)");
+  const int64_t q = n / k, r = n % k;
+  int64_t i = 0;  // index among repeated units
+  size_t dev = 0;
+  for (const Unit& u : units) {
+    if (u.repeated) {
+      // Device j holds layers [start_j, start_j + q + (j < r)).
+      int64_t start = 0;
+      dev = 0;
+      while (true) {
+        const int64_t len = q + (static_cast<int64_t>(dev) < r ? 1 : 0);
+        if (i < start + len) break;
+        start += len;
+        ++dev;
+      }
+      ++i;
+    }
+    p.add(u.path, devices[dev]);
+  }
+  return p;
+}
+
+void place(Model& model, const Placement& placement) {
+  std::vector<bool> used(placement.entries().size(), false);
+  // Tied tensors: one new handle per old one, on the device of the first name.
+  std::unordered_map<const TensorImpl*, Tensor> moved;
+  for (auto& [name, slot] : model.named_tensor_slots()) {
+    const auto parts = split_dots(name);
+    for (size_t i = 0; i < used.size(); ++i)
+      if (match(placement.entries()[i], parts) > 0) used[i] = true;
+    if (auto it = moved.find(slot->impl()); it != moved.end()) {
+      *slot = it->second;
+      continue;
+    }
+    const Device d = placement.device_for(name);
+    Tensor old = *slot;
+    if (old.device() != d) {
+      if (old.is_fake()) {
+        auto impl = std::make_shared<TensorImpl>(*old.impl());
+        impl->meta.device = d;
+        impl->trace_node = nullptr;
+        impl->trace_id = 0;
+        *slot = Tensor(std::move(impl));
+      } else {
+        Tensor t = old.to(d);
+        if (old.is_parameter()) t = make_parameter(t, old.requires_grad());
+        *slot = t;
+      }
+    }
+    moved.emplace(old.impl(), *slot);
+  }
+  for (size_t i = 0; i < used.size(); ++i)
+    FE_CHECK(used[i], ValueError, "placement: '", placement.entries()[i].text, "' matches no parameter or buffer of the ",
+             model.model_type(), " model");
+  // Units are the grain of placement: the forward moves activations only between units.
+  const std::vector<Unit> units = model.units();
+  std::vector<std::pair<std::optional<Device>, std::string>> seen(units.size());
+  for (auto& [name, slot] : model.named_tensor_slots()) {
+    for (size_t u = 0; u < units.size(); ++u) {
+      const std::string& up = units[u].path;
+      if (name.size() <= up.size() || name.compare(0, up.size(), up) != 0 || name[up.size()] != '.') continue;
+      auto& [dev, first] = seen[u];
+      if (!dev) {
+        dev = slot->device();
+        first = name;
+      } else {
+        FE_CHECK(*dev == slot->device(), ValueError, "placement splits ", up, " over two devices (", first, " on ",
+                 dev->str(), ", ", name, " on ", slot->device().str(),
+                 "): place whole units (embeddings, layers, norms, heads)");
+      }
+      break;
+    }
+  }
+}
+
+Device module_device(nn::Module& m) {
+  auto slots = m.named_tensor_slots();
+  return slots.empty() ? Device() : slots.front().second->device();
+}
+
+Tensor to_module_device(const Tensor& t, nn::Module& m) {
+  const Device d = module_device(m);
+  return t.device() == d ? t : t.to(d);
+}
+
+}  // namespace fe::zoo

@@ -1,0 +1,61 @@
+// The zoo's table: model_type -> builder, built-in name -> default config.
+#include <algorithm>
+
+#include "fakeexport/core/error.h"
+#include "nn/zoo/families.h"
+
+namespace fe::zoo {
+namespace {
+
+struct Family {
+  std::string_view model_type;  // as in config.json
+  Builder build;
+  std::string_view (*default_config)();  // the built-in of the same name
+};
+
+// One line per model_type; llama, mistral and qwen2 share one family.
+constexpr Family kFamilies[] = {
+    {"mlp", build_mlp, default_config_mlp},
+};
+
+std::string known_types() {
+  std::string s;
+  for (const Family& f : kFamilies) s += (s.empty() ? "" : ", ") + std::string(f.model_type);
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<Model> build(const Config& config) {
+  const std::string mt = config.model_type();
+  for (const Family& f : kFamilies)
+    if (f.model_type == mt) {
+      std::unique_ptr<Model> m = f.build(config);
+      m->eval();
+      return m;
+    }
+  throw ValueError(detail::cat(config.origin(), ": unknown model_type '", mt, "' (known: ", known_types(), ")"));
+}
+
+std::vector<std::string> builtin_names() {
+  std::vector<std::string> out;
+  for (const Family& f : kFamilies) out.emplace_back(f.model_type);
+  return out;
+}
+
+Config builtin_config(std::string_view name) {
+  for (const Family& f : kFamilies)
+    if (f.model_type == name) return Config::parse(f.default_config(), "built-in " + std::string(name));
+  throw ValueError(detail::cat("unknown model '", name, "': not a built-in (", known_types(),
+                               ") and not a config.json path"));
+}
+
+std::vector<DimSpec> batch_seq_dims(const InputOptions& o, int64_t max_positions) {
+  std::vector<DimSpec> dims;
+  dims.push_back(o.dynamic_batch ? DimSpec(Dim("batch", o.batch_min, o.batch_max)) : DimSpec(Dim::STATIC));
+  const int64_t hi = o.seq_max > 0 ? o.seq_max : max_positions;
+  dims.push_back(o.dynamic_seq ? DimSpec(Dim("seq_len", o.seq_min, hi)) : DimSpec(Dim::STATIC));
+  return dims;
+}
+
+}  // namespace fe::zoo

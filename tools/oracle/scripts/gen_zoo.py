@@ -1,0 +1,149 @@
+"""HuggingFace transformers 5.12 answers for the model zoo (tests/test_zoo_*.cpp).
+
+For every tests/fixtures/zoo/configs/NAME.json (and configs/*.json, the real published configs):
+  tests/fixtures/zoo/state_dicts/NAME.json: the model class, num_parameters() (tied counted once),
+  state_dict() names/shapes/dtypes in order, and non-persistent buffers (name, shape, dtype),
+  built on the meta device (instant even for 405B). A config may carry "_fe_dtype" (e.g.
+  "bfloat16"): the model is then built with that default dtype, as from_config(dtype=...) does.
+For configs named tiny_*.json also tests/fixtures/zoo/eager/NAME/: model.safetensors written by
+  save_pretrained (tied weights once, HF's way) from seeded random weights, and io.safetensors with
+  the example inputs and the eager outputs (return_dict=False, use_cache=False).
+Usage: tools/oracle/run tools/oracle/scripts/gen_zoo.py [NAME ...]"""
+import glob
+import json
+import os
+import sys
+
+import torch
+import transformers
+from safetensors.torch import save_file
+
+# One class per model_type (documented in docs/zoo.md): the deployable model of each family.
+CLASSES = {
+    "gpt2": "GPT2LMHeadModel",
+    "llama": "LlamaForCausalLM",
+    "mistral": "MistralForCausalLM",
+    "qwen2": "Qwen2ForCausalLM",
+    "mixtral": "MixtralForCausalLM",
+    "bert": "BertModel",
+    "vit": "ViTForImageClassification",
+    "vision-encoder-decoder": "VisionEncoderDecoderModel",
+    "blenderbot": "BlenderbotForConditionalGeneration",
+}
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def load_config(path):
+    raw = json.load(open(path))
+    dtype = DTYPES[raw.pop("_fe_dtype", "float32")]
+    mt = raw["model_type"]
+    if mt == "vision-encoder-decoder":
+        cfg = transformers.VisionEncoderDecoderConfig.from_dict(raw)
+    else:
+        cfg = transformers.AutoConfig.for_model(**raw)
+    return mt, cfg, dtype
+
+
+def build(mt, cfg, dtype, device):
+    cls = getattr(transformers, CLASSES[mt])
+    old = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        with torch.device(device):
+            m = cls(cfg)
+    finally:
+        torch.set_default_dtype(old)
+    return m.eval()
+
+
+def dtype_name(t):
+    return str(t.dtype).replace("torch.", "")
+
+
+def state_dict_fixture(name, path):
+    mt, cfg, dtype = load_config(path)
+    m = build(mt, cfg, dtype, "meta")
+    sd = m.state_dict()
+    persistent = set(sd.keys())
+    return {
+        "config": os.path.relpath(path),
+        "class": CLASSES[mt],
+        "num_parameters": m.num_parameters(),
+        "state_dict": [[k, list(v.shape), dtype_name(v)] for k, v in sd.items()],
+        "nonpersistent_buffers": [[k, list(v.shape), dtype_name(v)] for k, v in m.named_buffers() if k not in persistent],
+    }
+
+
+def example_inputs(mt, cfg, g):
+    def ids(b, s, vocab):
+        return torch.randint(0, vocab, (b, s), generator=g)
+
+    if mt == "vit":
+        return {"pixel_values": torch.randn(2, cfg.num_channels, cfg.image_size, cfg.image_size, generator=g)}
+    if mt == "vision-encoder-decoder":
+        e = cfg.encoder
+        return {"pixel_values": torch.randn(2, e.num_channels, e.image_size, e.image_size, generator=g),
+                "decoder_input_ids": ids(2, 7, cfg.decoder.vocab_size)}
+    if mt == "blenderbot":
+        return {"input_ids": ids(2, 7, cfg.vocab_size), "decoder_input_ids": ids(2, 5, cfg.vocab_size)}
+    return {"input_ids": ids(2, 7, cfg.vocab_size)}
+
+
+def eager_fixture(name, path, out_dir):
+    mt, cfg, dtype = load_config(path)
+    torch.manual_seed(0)
+    m = build(mt, cfg, dtype, "cpu")
+    g = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        # Random values everywhere (norm weights and biases too) so a swapped tensor shows.
+        for p in m.parameters():
+            p.copy_(torch.randn(p.shape, generator=g) * 0.2)
+        inputs = example_inputs(mt, cfg, g)
+        kwargs = dict(inputs, return_dict=False)
+        if mt != "vit" and mt != "bert":
+            kwargs["use_cache"] = False
+        outs = m(**kwargs)
+    outs = [o for o in outs if isinstance(o, torch.Tensor)]
+    os.makedirs(out_dir, exist_ok=True)
+    m.save_pretrained(out_dir, safe_serialization=True)
+    for f in os.listdir(out_dir):
+        if f not in ("model.safetensors",):
+            os.remove(os.path.join(out_dir, f))
+    io = {"input_%d_%s" % (i, k): v.contiguous() for i, (k, v) in enumerate(inputs.items())}
+    io.update({"output_%d" % i: o.contiguous() for i, o in enumerate(outs)})
+    save_file(io, os.path.join(out_dir, "io.safetensors"))
+    return [list(o.shape) for o in outs]
+
+
+def dump(fx):
+    """One state_dict entry per line: reviewable diffs."""
+    lines = ["{"]
+    for k in ("config", "class", "num_parameters"):
+        lines.append(" %s: %s," % (json.dumps(k), json.dumps(fx[k])))
+    for k in ("state_dict", "nonpersistent_buffers"):
+        rows = [json.dumps(e) for e in fx[k]]
+        lines.append(' "%s": [' % k + ("\n  " + ",\n  ".join(rows) + "\n " if rows else "") + "]" + ("," if k == "state_dict" else ""))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def main(names):
+    paths = sorted(glob.glob("tests/fixtures/zoo/configs/*.json")) + sorted(glob.glob("configs/*.json"))
+    for path in paths:
+        name = os.path.splitext(os.path.basename(path))[0]
+        if names and name not in names:
+            continue
+        if json.load(open(path))["model_type"] not in CLASSES:
+            continue
+        fx = state_dict_fixture(name, path)
+        with open("tests/fixtures/zoo/state_dicts/%s.json" % name, "w") as f:
+            f.write(dump(fx))
+        msg = "%s: %s, %d parameters, %d state_dict entries" % (name, fx["class"], fx["num_parameters"], len(fx["state_dict"]))
+        if name.startswith("tiny_"):
+            shapes = eager_fixture(name, path, "tests/fixtures/zoo/eager/%s" % name)
+            msg += ", eager outputs %s" % shapes
+        print(msg)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
