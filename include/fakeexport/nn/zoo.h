@@ -125,6 +125,11 @@ class Placement {
 /// nothing or a unit ends up split over devices (units are the grain of placement).
 void place(Model& model, const Placement& placement);
 
+/// Binds a safetensors checkpoint (HuggingFace's model.safetensors) by state_dict name: real CPU
+/// tensors replace the model's, tied weights written once are bound to every name. ValueError
+/// listing missing/unexpected names and shape/dtype mismatches at once.
+void load_weights(Model& model, const std::string& safetensors_path);
+
 /// Device of a module: that of its first parameter or buffer (cpu when it has none).
 Device module_device(nn::Module& m);
 /// `t.to(device of m)` when the devices differ, else t itself: the pipeline's explicit transfers.
