@@ -1,11 +1,15 @@
-// The fakeexport command line. `inspect FILE.pt2 [--print] [--json]`: what is inside an archive
-// written by torch.export.save, without Python. Exit 0 on success, 2 on bad input (one line on stderr).
+// The fakeexport command line. `export MODEL [options]`: a HuggingFace config.json (or a built-in)
+// exported over any devices without data; `inspect FILE.pt2 [--print] [--json]`: what is inside an
+// archive written by torch.export.save, without Python. Exit 0 on success, 2 on bad input (one line
+// on stderr).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/commands.h"
 #include "fakeexport/core/error.h"
+#include "fakeexport/nn/zoo.h"
 #include "fakeexport/export/summary.h"
 #include "fakeexport/serde/pt2.h"
 
@@ -50,6 +54,23 @@ int main(int argc, char** argv) {
   insp->add_option("FILE", file, "the .pt2 archive")->required();
   insp->add_flag("--print", print, "print the program exactly as PyTorch prints torch.export.load(FILE)");
   insp->add_flag("--json", json, "print one JSON object (nodes, ops, inputs, outputs, devices, parameters, ...)");
+  fe::cli::ExportArgs ex;
+  std::string builtins;
+  for (const std::string& n : fe::zoo::builtin_names()) builtins += (builtins.empty() ? "" : ", ") + n;
+  CLI::App* exp = app.add_subcommand("export", "Export a model from its HuggingFace config.json, without data");
+  exp->add_option("MODEL", ex.model, "a config.json, a directory holding one, or a built-in: " + builtins)->required();
+  exp->add_option("--device", ex.device, "device of the whole model (default cpu)");
+  exp->add_option("--place", ex.place, "PREFIX=DEV, repeatable; ranges like model.layers.0-39=cuda:0");
+  exp->add_option("--pipeline", ex.pipeline, "DEV1,DEV2,...: repeated layers split evenly, embeddings first, head last");
+  exp->add_option("--dtype", ex.dtype, "float32|bfloat16|float16 (default: the config's torch_dtype, else float32)");
+  exp->add_option("--batch", ex.batch, "example batch size");
+  exp->add_option("--seq", ex.seq, "example sequence length");
+  exp->add_option("--dynamic", ex.dynamic, "batch,seq: dynamic dims (batch in [1, 1024], seq in [2, max positions])");
+  exp->add_option("--dynamic-range", ex.dynamic_range, "NAME=MIN:MAX, repeatable (e.g. seq=2:4096)");
+  exp->add_option("-o", ex.output, "write FILE.pt2 (torch.export.save's format)");
+  exp->add_option("--weights", ex.weights, "with -o: none|zeros|random|FILE.safetensors (default none)");
+  exp->add_flag("--print", ex.print, "print the program as PyTorch prints an ExportedProgram");
+  exp->add_flag("--json", ex.json, "print the JSON object of inspect --json plus export_seconds");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -58,6 +79,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*insp) return inspect(file, print, json);
+    if (*exp) return fe::cli::run_export(ex);
   } catch (const fe::UserError& e) {
     std::cerr << "fakeexport: error: " << e.what() << "\n";
     return 2;

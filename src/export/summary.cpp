@@ -105,4 +105,19 @@ std::string program_summary_json(const ExportedProgram& ep, const SummaryOptions
   return j.dump(opts.indent);
 }
 
+std::vector<DeviceTransfer> device_transfers(const ExportedProgram& ep) {
+  std::vector<DeviceTransfer> out;
+  for (const auto& n : ep.graph.nodes()) {
+    if (n->op() != NodeOp::CallFunction || n->target() == nullptr || n->val.size() != 1) continue;
+    const std::string& q = n->target()->qualified;
+    if (q.rfind("aten::to.", 0) != 0 && q.rfind("aten::_to_copy", 0) != 0) continue;
+    if (n->args().empty()) continue;
+    auto* in = std::get_if<Node*>(&n->args()[0]);
+    if (in == nullptr || (*in)->val.size() != 1) continue;
+    const Device from = (*in)->val[0].device, to = n->val[0].device;
+    if (from != to) out.push_back({n->name(), from, to});
+  }
+  return out;
+}
+
 }  // namespace fe

@@ -20,4 +20,13 @@ struct SummaryOptions {
 /// for symbolic dims; tied weights are counted once.
 std::string program_summary_json(const ExportedProgram& ep, const SummaryOptions& opts = {});
 
+/// A device transfer in the graph: a to/_to_copy node whose result lives on another device than
+/// its input.
+struct DeviceTransfer {
+  std::string node;
+  Device from, to;
+};
+/// The program's device transfers in graph order (what a pipeline's cut points cost).
+std::vector<DeviceTransfer> device_transfers(const ExportedProgram& ep);
+
 }  // namespace fe

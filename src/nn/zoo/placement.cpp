@@ -31,7 +31,9 @@ std::optional<int64_t> parse_index(std::string_view s) {
 }
 
 // `cuda` means the current device, which fake tensors report as cuda:0 (like FakeTensorMode).
-Device normalize(Device d) { return d.is_cpu() || d.has_index() ? d : Device(d.type(), 0); }
+Device normalize(Device d) {
+  return d.is_cpu() || d.type() == DeviceType::Meta || d.has_index() ? d : Device(d.type(), 0);
+}
 
 // Number of leading parts of `name` the entry matches, or -1.
 int match(const Placement::Entry& e, const std::vector<std::string_view>& name) {

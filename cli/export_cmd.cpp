@@ -1,0 +1,193 @@
+// `fakeexport export MODEL`: a zoo model from a config.json (or a built-in), placed over devices,
+// exported under FakeTensorMode; no tensor data is allocated unless weights are written.
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "fakeexport/core/error.h"
+#include "fakeexport/core/scopes.h"
+#include "fakeexport/export/exported_program.h"
+#include "fakeexport/export/summary.h"
+#include "fakeexport/nn/zoo.h"
+#include "fakeexport/serde/pt2.h"
+
+namespace fe::cli {
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, sep);) out.push_back(item);
+  return out;
+}
+
+DType parse_dtype(const std::string& s, const std::string& where) {
+  if (s == "float32" || s == "float") return DType::Float32;
+  if (s == "bfloat16") return DType::BFloat16;
+  if (s == "float16" || s == "half") return DType::Float16;
+  throw ValueError(detail::cat(where, ": unsupported dtype '", s, "' (float32, bfloat16 or float16)"));
+}
+
+// --dtype, else the config's torch_dtype (transformers 5 writes `dtype`), else float32.
+DType model_dtype(const ExportArgs& a, const zoo::Config& c) {
+  if (!a.dtype.empty()) return parse_dtype(a.dtype, "--dtype");
+  for (const char* key : {"torch_dtype", "dtype"})
+    if (!c.is_null(key)) return parse_dtype(c.get_string(key), c.origin() + ": field '" + key + "'");
+  return DType::Float32;
+}
+
+zoo::Config load_config(const std::string& model) {
+  std::error_code ec;
+  if (std::filesystem::exists(model, ec)) return zoo::Config::from_file(model);
+  if (model.find('/') != std::string::npos || model.ends_with(".json"))
+    throw ValueError(detail::cat(model, ": no such file or directory"));
+  return zoo::builtin_config(model);
+}
+
+Device parse_device(const std::string& s, const std::string& where) {
+  try {
+    return Device::parse(s);
+  } catch (const UserError& e) {
+    throw ValueError(detail::cat(where, ": ", e.what()));
+  }
+}
+
+int64_t parse_int(const std::string& s, const std::string& where) {
+  size_t pos = 0;
+  int64_t v = 0;
+  try {
+    v = std::stoll(s, &pos);
+  } catch (const std::exception&) {
+    pos = 0;
+  }
+  FE_CHECK(pos == s.size() && !s.empty(), ValueError, where, ": expected an integer, got '", s, "'");
+  return v;
+}
+
+zoo::InputOptions input_options(const ExportArgs& a) {
+  zoo::InputOptions o;
+  o.batch = a.batch;
+  o.seq = a.seq;
+  FE_CHECK(a.batch == -1 || a.batch >= 1, ValueError, "--batch must be >= 1, got ", a.batch);
+  FE_CHECK(a.seq == -1 || a.seq >= 1, ValueError, "--seq must be >= 1, got ", a.seq);
+  if (!a.dynamic.empty())
+    for (const std::string& d : split(a.dynamic, ',')) {
+      if (d == "batch") o.dynamic_batch = true;
+      else if (d == "seq") o.dynamic_seq = true;
+      else throw ValueError(detail::cat("--dynamic: unknown dimension '", d, "' (batch, seq)"));
+    }
+  for (const std::string& r : a.dynamic_range) {
+    const auto eq = r.find('='), colon = r.find(':');
+    FE_CHECK(eq != std::string::npos && colon != std::string::npos && colon > eq, ValueError,
+             "--dynamic-range: expected NAME=MIN:MAX (e.g. seq=2:4096), got '", r, "'");
+    const std::string name = r.substr(0, eq);
+    const int64_t lo = parse_int(r.substr(eq + 1, colon - eq - 1), "--dynamic-range " + r);
+    const int64_t hi = parse_int(r.substr(colon + 1), "--dynamic-range " + r);
+    FE_CHECK(lo >= 0 && lo <= hi, ValueError, "--dynamic-range ", r, ": need 0 <= MIN <= MAX");
+    if (name == "batch") o.batch_min = lo, o.batch_max = hi, o.dynamic_batch = true;
+    else if (name == "seq") o.seq_min = lo, o.seq_max = hi, o.dynamic_seq = true;
+    else throw ValueError(detail::cat("--dynamic-range: unknown dimension '", name, "' (batch, seq)"));
+  }
+  return o;
+}
+
+serde::SaveOptions save_options(const std::string& w) {
+  serde::SaveOptions s;
+  if (w == "none") s.weights = serde::WeightsPolicy::None;
+  else if (w == "zeros") s.weights = serde::WeightsPolicy::Zeros;
+  else if (w == "random") s.weights = serde::WeightsPolicy::Random;
+  else if (w.ends_with(".safetensors")) s.weights = serde::WeightsPolicy::File, s.weights_file = w;
+  else throw ValueError(detail::cat("--weights: expected none, zeros, random or FILE.safetensors, got '", w, "'"));
+  return s;
+}
+
+std::string human_bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) b /= 1024, ++u;
+  std::ostringstream os;
+  os.precision(u == 0 ? 0 : 2);
+  os << std::fixed << b << " " << units[u];
+  return os.str();
+}
+
+std::string grouped(int64_t v) {
+  std::string s = std::to_string(v), out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i && (s.size() - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_export(const ExportArgs& a) {
+  const zoo::Config cfg = load_config(a.model);
+  const DType dtype = model_dtype(a, cfg);
+  const Device device = parse_device(a.device, "--device");
+  const zoo::InputOptions io = input_options(a);
+  const serde::SaveOptions so = save_options(a.weights);
+  FE_CHECK(a.output.empty() || a.output.ends_with(".pt2"), ValueError, "-o: expected a FILE.pt2 path, got '", a.output, "'");
+
+  const auto t0 = std::chrono::steady_clock::now();
+  FakeTensorMode fake;
+  DTypeScope dscope(dtype);
+  DeviceScope devscope(device);
+  std::unique_ptr<zoo::Model> model = zoo::build(cfg);
+  zoo::Placement placement(device);
+  if (!a.pipeline.empty()) {
+    std::vector<Device> devs;
+    for (const std::string& d : split(a.pipeline, ',')) devs.push_back(parse_device(d, "--pipeline"));
+    placement = zoo::Placement::pipeline(model->units(), devs);
+  }
+  for (const std::string& p : a.place) {
+    const auto eq = p.rfind('=');
+    FE_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < p.size(), ValueError,
+             "--place: expected PREFIX=DEVICE (e.g. model.layers.0-39=cuda:0), got '", p, "'");
+    placement.add(p.substr(0, eq), parse_device(p.substr(eq + 1), "--place " + p));
+  }
+  if (!placement.empty()) zoo::place(*model, placement);
+  zoo::ExampleInputs in = model->example_inputs(io);
+  ExportedProgram ep = export_program(*model, in.args, {.dynamic_shapes = in.dynamic_shapes});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  if (!a.output.empty()) serde::save(ep, a.output, so);
+  if (a.print) print_program(std::cout, ep);
+  std::string summary = program_summary_json(ep);
+  if (a.json) {
+    auto j = nlohmann::ordered_json::parse(summary);
+    j["export_seconds"] = seconds;
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  if (a.print) return 0;
+  // The short human summary: what exported, how big, where it lives, where it crosses devices.
+  const auto j = nlohmann::ordered_json::parse(summary);
+  std::cout << cfg.model_type() << " (" << cfg.origin() << "): exported in " << std::fixed;
+  std::cout.precision(1);
+  std::cout << seconds * 1e3 << " ms, " << j["nodes"].get<int64_t>() << " nodes, "
+            << grouped(j["parameters"]["count"].get<int64_t>()) << " parameters ("
+            << human_bytes(j["parameters"]["bytes"].get<double>()) << " " << dtype_name(dtype) << ")\n";
+  for (const auto& [dev, b] : j["devices"].items())
+    std::cout << "  " << dev << ": " << human_bytes(b["parameter_bytes"].get<double>() + b["buffer_bytes"].get<double>())
+              << " of weights\n";
+  for (const auto& inp : j["inputs"])
+    if (inp["kind"] == "USER_INPUT")
+      std::cout << "  input " << inp["name"].get<std::string>() << ": " << inp["dtype"].get<std::string>()
+                << inp["shape"].dump() << " on " << inp["device"].get<std::string>() << "\n";
+  const auto transfers = device_transfers(ep);
+  std::cout << "  transfers: " << transfers.size();
+  for (const DeviceTransfer& t : transfers) std::cout << (&t == &transfers[0] ? " (" : ", ") << t.from << " -> " << t.to;
+  std::cout << (transfers.empty() ? "" : ")") << "\n";
+  if (!j["range_constraints"].empty()) std::cout << "  range constraints: " << j["range_constraints"].dump() << "\n";
+  if (!a.output.empty())
+    std::cout << "  wrote " << a.output << " (weights: " << a.weights
+              << (a.weights == "none" ? "; torch.export.load needs zeros, random or a .safetensors" : "") << ")\n";
+  return 0;
+}
+
+}  // namespace fe::cli
