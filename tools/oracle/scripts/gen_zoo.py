@@ -8,7 +8,8 @@ For every tests/fixtures/zoo/configs/NAME.json (and configs/*.json, the real pub
 For configs named tiny_*.json also tests/fixtures/zoo/eager/NAME/: model.safetensors written by
   save_pretrained (tied weights once, HF's way) from seeded random weights, and io.safetensors with
   the example inputs and the eager outputs (return_dict=False, use_cache=False).
-Usage: tools/oracle/run tools/oracle/scripts/gen_zoo.py [NAME ...]"""
+Usage: tools/oracle/run tools/oracle/scripts/gen_zoo.py [--out DIR] [NAME ...]
+(--out: write under DIR instead of tests/fixtures/zoo, for tools/oracle/check-fixtures)"""
 import glob
 import json
 import os
@@ -127,7 +128,7 @@ def dump(fx):
     return "\n".join(lines) + "\n"
 
 
-def main(names):
+def main(names, out="tests/fixtures/zoo"):
     paths = sorted(glob.glob("tests/fixtures/zoo/configs/*.json")) + sorted(glob.glob("configs/*.json"))
     for path in paths:
         name = os.path.splitext(os.path.basename(path))[0]
@@ -136,14 +137,19 @@ def main(names):
         if json.load(open(path))["model_type"] not in CLASSES:
             continue
         fx = state_dict_fixture(name, path)
-        with open("tests/fixtures/zoo/state_dicts/%s.json" % name, "w") as f:
+        os.makedirs(os.path.join(out, "state_dicts"), exist_ok=True)
+        with open(os.path.join(out, "state_dicts", "%s.json" % name), "w") as f:
             f.write(dump(fx))
         msg = "%s: %s, %d parameters, %d state_dict entries" % (name, fx["class"], fx["num_parameters"], len(fx["state_dict"]))
         if name.startswith("tiny_"):
-            shapes = eager_fixture(name, path, "tests/fixtures/zoo/eager/%s" % name)
+            shapes = eager_fixture(name, path, os.path.join(out, "eager", name))
             msg += ", eager outputs %s" % shapes
         print(msg)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    args = sys.argv[1:]
+    if args[:1] == ["--out"]:
+        main(args[2:], args[1])
+    else:
+        main(args)
