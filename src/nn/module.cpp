@@ -1,6 +1,7 @@
 #include "fakeexport/nn/module.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "fakeexport/core/error.h"
 
@@ -63,20 +64,22 @@ void Module::walk(const std::string& prefix, F&& f) {
 
 std::vector<NamedModule> Module::named_modules() {
   std::vector<NamedModule> out;
+  std::unordered_set<const Module*> seen;
   // Like PyTorch, a module reachable twice is listed once (first path wins).
   walk("", [&](const std::string& p, Module& m) {
-    if (std::none_of(out.begin(), out.end(), [&](const auto& e) { return e.second == &m; })) out.emplace_back(p, &m);
+    if (seen.insert(&m).second) out.emplace_back(p, &m);
   });
   return out;
 }
 
 std::vector<NamedTensor> Module::named_parameters(bool recurse) {
   std::vector<NamedTensor> out;
+  std::unordered_set<const TensorImpl*> seen;
   auto add = [&](const std::string& prefix, Module& m) {
     for (auto& s : m.params_) {
       if (!s->value.defined()) continue;
       // Shared parameters (tied weights) appear once, under their first name.
-      if (std::any_of(out.begin(), out.end(), [&](const auto& e) { return e.second->is_same(s->value); })) continue;
+      if (!seen.insert(s->value.impl()).second) continue;
       out.emplace_back(prefix.empty() ? s->name : prefix + "." + s->name, &s->value);
     }
   };

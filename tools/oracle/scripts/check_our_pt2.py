@@ -57,4 +57,19 @@ for case in ["seed_mlp", "gpt2_dynamic", "buffers", "tied"]:
     err = max((g - outs["output_%d" % i]).abs().max().item() for i, g in enumerate(got))
     print("%s_resaved: print %s the fixture, max |ours - PyTorch| = %.3g" % (case, "equals" if same else "DIFFERS from", err))
     ok &= same and err <= 1e-5
+# Zoo models (tests/test_zoo_core.cpp ZooEager): our export of HF architectures with HF's weights,
+# run by PyTorch, against HF's eager outputs.
+import glob  # noqa: E402
+
+for path in sorted(glob.glob(os.path.join(OUT, "zoo_tiny_*.pt2"))):
+    name = os.path.basename(path)[len("zoo_"):-len(".pt2")]
+    io = load_file("tests/fixtures/zoo/eager/%s/io.safetensors" % name)
+    ins = sorted((k for k in io if k.startswith("input_")), key=lambda k: int(k.split("_")[1]))
+    outs = sorted((k for k in io if k.startswith("output_")), key=lambda k: int(k.split("_")[1]))
+    ep = torch.export.load(path)
+    got = ep.module()(*[io[k] for k in ins])
+    got = got if isinstance(got, (tuple, list)) else (got,)
+    err = max((got[i] - io[k]).abs().max().item() for i, k in enumerate(outs))
+    print("zoo_%s: loaded and run by PyTorch, max |ours - HF eager| = %.3g" % (name, err))
+    ok &= err <= 1e-4
 sys.exit(0 if ok else 1)
