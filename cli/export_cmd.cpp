@@ -91,6 +91,12 @@ zoo::InputOptions input_options(const ExportArgs& a) {
     else if (name == "seq") o.seq_min = lo, o.seq_max = hi, o.dynamic_seq = true;
     else throw ValueError(detail::cat("--dynamic-range: unknown dimension '", name, "' (batch, seq)"));
   }
+  // PyTorch specializes size-0/1 example dims (0/1 specialization): say so instead of its
+  // multi-line constraint report.
+  FE_CHECK(!o.dynamic_batch || a.batch != 1, ValueError,
+           "--dynamic batch needs an example --batch of at least 2 (export specializes a size-1 dim), got 1");
+  FE_CHECK(!o.dynamic_seq || a.seq == -1 || a.seq >= 2, ValueError,
+           "--dynamic seq needs an example --seq of at least 2 (export specializes a size-1 dim), got ", a.seq);
   return o;
 }
 

@@ -81,7 +81,11 @@ int main(int argc, char** argv) {
     if (*insp) return inspect(file, print, json);
     if (*exp) return fe::cli::run_export(ex);
   } catch (const fe::UserError& e) {
-    std::cerr << "fakeexport: error: " << e.what() << "\n";
+    // One line on stderr: multi-line texts (PyTorch's constraint reports) are joined.
+    std::string msg = e.what();
+    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+    for (size_t i = 0; (i = msg.find('\n', i)) != std::string::npos;) msg.replace(i, 1, " ");
+    std::cerr << "fakeexport: error: " << msg << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "fakeexport: internal error: " << e.what() << "\n";
