@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "fakeexport/core/device.h"
@@ -108,17 +109,52 @@ class Placement {
   static Placement pipeline(const std::vector<Unit>& units, const std::vector<Device>& devices);
 
   struct Entry {
-    std::vector<std::string> parts;
+    std::string text;          ///< as given: "model.layers.0-39"
+    std::string key;           ///< text without a range part: "model.layers"
     int64_t lo = -1, hi = -1;  ///< range on the last part, or -1
+    int depth = 0;             ///< number of parts
     Device device;
-    std::string text;
   };
   const std::vector<Entry>& entries() const { return entries_; }
+  /// Calls f(entry index) for every entry matching a prefix of `dotted_name` (O(depth) lookups).
+  template <class F>
+  void for_each_match(std::string_view dotted_name, F&& f) const;
 
  private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   Device default_;
   std::vector<Entry> entries_;
+  // Entries by key: exact prefixes, and ranges by their parent prefix (hash lookups per depth, so
+  // placing a 126-layer model with a 130-entry pipeline stays linear).
+  std::unordered_map<std::string, std::vector<size_t>, Hash, std::equal_to<>> exact_, ranges_;
 };
+
+template <class F>
+void Placement::for_each_match(std::string_view name, F&& f) const {
+  if (entries_.empty()) return;
+  size_t parent_end = 0;  // end of the previous prefix (0: none)
+  int depth = 0;
+  for (size_t i = 0; i <= name.size(); ++i) {
+    if (i < name.size() && name[i] != '.') continue;
+    ++depth;
+    const std::string_view prefix = name.substr(0, i), parent = name.substr(0, parent_end);
+    const std::string_view part = name.substr(depth == 1 ? 0 : parent_end + 1, i - (depth == 1 ? 0 : parent_end + 1));
+    if (auto it = exact_.find(prefix); it != exact_.end())
+      for (size_t e : it->second) f(e);
+    if (auto it = ranges_.find(parent); it != ranges_.end()) {
+      int64_t v = 0;
+      bool num = !part.empty();
+      for (char c : part) num = num && c >= '0' && c <= '9' && (v = v * 10 + (c - '0')) <= (int64_t{1} << 40);
+      if (num)
+        for (size_t e : it->second)
+          if (v >= entries_[e].lo && v <= entries_[e].hi) f(e);
+    }
+    parent_end = i;
+  }
+}
 
 /// Moves every parameter and buffer of `model` to its placed device (fake tensors: metadata only;
 /// tied tensors stay tied, on the device of their first name). ValueError when a prefix matches

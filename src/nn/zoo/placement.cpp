@@ -35,52 +35,37 @@ Device normalize(Device d) {
   return d.is_cpu() || d.type() == DeviceType::Meta || d.has_index() ? d : Device(d.type(), 0);
 }
 
-// Number of leading parts of `name` the entry matches, or -1.
-int match(const Placement::Entry& e, const std::vector<std::string_view>& name) {
-  if (name.size() < e.parts.size()) return -1;
-  for (size_t i = 0; i < e.parts.size(); ++i) {
-    const bool last = i + 1 == e.parts.size();
-    if (last && e.lo >= 0) {
-      auto v = parse_index(name[i]);
-      if (!v || *v < e.lo || *v > e.hi) return -1;
-    } else if (e.parts[i] != name[i]) {
-      return -1;
-    }
-  }
-  return static_cast<int>(e.parts.size());
-}
-
 }  // namespace
 
 void Placement::add(std::string_view prefix, Device device) {
   FE_CHECK(!prefix.empty(), ValueError, "placement: empty module prefix for device ", device.str());
-  Entry e{{}, -1, -1, normalize(device), std::string(prefix)};
-  for (std::string_view p : split_dots(prefix)) {
+  const auto parts = split_dots(prefix);
+  for (std::string_view p : parts)
     FE_CHECK(!p.empty(), ValueError, "placement: malformed module prefix '", prefix, "' (empty component)");
-    e.parts.emplace_back(p);
-  }
-  const std::string& last = e.parts.back();
-  if (auto dash = last.find('-'); dash != std::string::npos) {
-    auto lo = parse_index(std::string_view(last).substr(0, dash));
-    auto hi = parse_index(std::string_view(last).substr(dash + 1));
+  Entry e{std::string(prefix), std::string(prefix), -1, -1, static_cast<int>(parts.size()), normalize(device)};
+  const std::string_view last = parts.back();
+  if (auto dash = last.find('-'); dash != std::string_view::npos) {
+    auto lo = parse_index(last.substr(0, dash));
+    auto hi = parse_index(last.substr(dash + 1));
     FE_CHECK(lo && hi && *lo <= *hi, ValueError, "placement: malformed range '", last, "' in '", prefix,
              "' (expected FIRST-LAST with FIRST <= LAST, e.g. model.layers.0-39)");
     e.lo = *lo;
     e.hi = *hi;
+    e.key = std::string(prefix.substr(0, parts.size() == 1 ? 0 : prefix.size() - last.size() - 1));
   }
+  (e.lo >= 0 ? ranges_ : exact_)[e.key].push_back(entries_.size());
   entries_.push_back(std::move(e));
 }
 
 Device Placement::device_for(std::string_view dotted_name) const {
-  const auto name = split_dots(dotted_name);
-  int best = 0;
-  Device d = normalize(default_);
-  for (const Entry& e : entries_)
-    if (int m = match(e, name); m >= best && m > 0) {
-      best = m;
-      d = e.device;
-    }
-  return d;
+  // The deepest match wins; among equally deep ones, the entry added last.
+  int best_depth = 0;
+  size_t best = 0;
+  for_each_match(dotted_name, [&](size_t e) {
+    const int d = entries_[e].depth;
+    if (d > best_depth || (d == best_depth && e > best)) best_depth = d, best = e;
+  });
+  return best_depth > 0 ? entries_[best].device : normalize(default_);
 }
 
 Placement Placement::pipeline(const std::vector<Unit>& units, const std::vector<Device>& devices) {
@@ -116,9 +101,7 @@ void place(Model& model, const Placement& placement) {
   // Tied tensors: one new handle per old one, on the device of the first name.
   std::unordered_map<const TensorImpl*, Tensor> moved;
   for (auto& [name, slot] : model.named_tensor_slots()) {
-    const auto parts = split_dots(name);
-    for (size_t i = 0; i < used.size(); ++i)
-      if (match(placement.entries()[i], parts) > 0) used[i] = true;
+    placement.for_each_match(name, [&](size_t e) { used[e] = true; });
     if (auto it = moved.find(slot->impl()); it != moved.end()) {
       *slot = it->second;
       continue;
@@ -145,11 +128,17 @@ void place(Model& model, const Placement& placement) {
              model.model_type(), " model");
   // Units are the grain of placement: the forward moves activations only between units.
   const std::vector<Unit> units = model.units();
+  std::unordered_map<std::string_view, size_t> unit_of;
+  for (size_t u = 0; u < units.size(); ++u) unit_of.emplace(units[u].path, u);
   std::vector<std::pair<std::optional<Device>, std::string>> seen(units.size());
   for (auto& [name, slot] : model.named_tensor_slots()) {
-    for (size_t u = 0; u < units.size(); ++u) {
+    // The unit holding this tensor: the deepest unit path that is a proper prefix of its name.
+    for (size_t i = name.size(); i-- > 0;) {
+      if (name[i] != '.') continue;
+      auto it = unit_of.find(std::string_view(name).substr(0, i));
+      if (it == unit_of.end()) continue;
+      const size_t u = it->second;
       const std::string& up = units[u].path;
-      if (name.size() <= up.size() || name.compare(0, up.size(), up) != 0 || name[up.size()] != '.') continue;
       auto& [dev, first] = seen[u];
       if (!dev) {
         dev = slot->device();
