@@ -2,12 +2,15 @@
 // decoder with cross-attention, enc_to_dec_proj when the widths differ) against transformers 5.12:
 // state_dicts, parameter counts, exports on every placement, dynamic batch and decoder length, an
 // eager comparison of all three outputs on tiny_ved, and config errors. Helpers: test_zoo_gpt2.cpp.
+#include <functional>
+
 #include <gtest/gtest.h>
 
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/export/exported_program.h"
 #include "fakeexport/nn/zoo.h"
+#include "nn/zoo/vit_parts.h"
 #include "test_util.h"
 
 using namespace fe;
@@ -19,7 +22,7 @@ int64_t check_state_dict(const std::string& name);
 std::vector<std::string> check_exports(const std::string& name);
 std::vector<std::string> output_devices(const ExportedProgram& ep);
 std::string check_dynamic_export(const std::string& name, zoo::InputOptions o);
-void check_eager(const std::string& name);
+void check_eager(const std::string& name, const std::function<std::string(std::string_view)>& rename);
 std::string build_error(const std::string& json_text);
 }  // namespace zoo_gpt2_test
 
@@ -68,7 +71,20 @@ TEST(ZooVisionEncoderDecoder, OutputsAndDynamicShapes) {
   EXPECT_NE(r.find(":[2,32]"), std::string::npos) << r;
 }
 
-TEST(ZooVisionEncoderDecoder, EagerMatchesTransformers) { check_eager("tiny_ved"); }
+TEST(ZooVisionEncoderDecoder, EagerMatchesTransformers) {
+  // The checkpoint holds ViT's legacy names (HF renames them on load and back on save).
+  check_eager("tiny_ved", [](std::string_view k) { return zoo::vit_state_dict_key(k, "encoder."); });
+}
+
+TEST(ZooVisionEncoderDecoder, BuiltinDefault) {
+  FakeTensorMode fake;
+  auto m = zoo::build(zoo::builtin_config("vision-encoder-decoder"));
+  auto in = m->example_inputs({});
+  ExportedProgram ep = export_program(*m, in.args);
+  std::vector<fe_test::V> shapes;
+  for (const Node* n : ep.graph.output_node()->inputs()) shapes.push_back(fe_test::ints(n->val.at(0).sizes));
+  EXPECT_EQ(shapes, (std::vector<fe_test::V>{{2, 8, 1024}, {2, 197, 64}, {2, 64}}));
+}
 
 TEST(ZooVisionEncoderDecoder, ConfigErrors) {
   const std::string enc = R"("encoder": {"model_type": "vit", "hidden_size": 8, "num_hidden_layers": 1,

@@ -179,6 +179,21 @@ ViTModel::Output ViTModel::operator()(const Tensor& pixel_values_in) {
   return out;
 }
 
+std::string vit_state_dict_key(std::string_view key, std::string_view prefix) {
+  if (key.substr(0, prefix.size()) != prefix) return std::string(key);
+  // In HF's order: the first renaming that applies to a piece wins over later ones
+  // ("attention.output.dense" before "output.dense").
+  static const std::pair<std::string_view, std::string_view> kRenames[] = {
+      {"encoder.layer.", "layers."},          {"attention.query", "q_proj"},   {"attention.key", "k_proj"},
+      {"attention.value", "v_proj"},          {"attention.output.dense", "attention.o_proj"},
+      {"intermediate.dense", "mlp.fc1"},      {"output.dense", "mlp.fc2"},
+  };
+  std::string rest(key.substr(prefix.size()));
+  for (const auto& [from, to] : kRenames)
+    if (size_t at = rest.find(from); at != std::string::npos) rest.replace(at, from.size(), to);
+  return std::string(prefix) + rest;
+}
+
 Tensor example_pixels(int64_t batch, const ViTOptions& o, Device device) {
   return randn({batch, o.num_channels, o.image_size, o.image_size}, {.device = device});
 }

@@ -116,6 +116,12 @@ class ViTModel : public nn::Module {
   std::vector<UnitDevice> layer_dev_;
 };
 
+/// The 5.12 state_dict name of a ViT checkpoint key: HF's ViTModel WeightRenaming (conversion_mapping.py),
+/// applied under `prefix` ("vit." / "encoder.") as from_pretrained does. Hub checkpoints, and what
+/// save_pretrained writes, keep the legacy names ("vit.encoder.layer.0.attention.attention.query.weight"
+/// -> "vit.layers.0.attention.q_proj.weight"); other keys are returned unchanged.
+std::string vit_state_dict_key(std::string_view checkpoint_key, std::string_view prefix);
+
 /// randn [batch, C, image_size, image_size] on `device` (the default dtype).
 Tensor example_pixels(int64_t batch, const ViTOptions& o, Device device);
 
