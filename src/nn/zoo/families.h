@@ -11,6 +11,12 @@ using Builder = std::unique_ptr<Model> (*)(const Config&);
 
 std::unique_ptr<Model> build_mlp(const Config& c);
 std::string_view default_config_mlp();
+std::unique_ptr<Model> build_gpt2(const Config& c);
+std::string_view default_config_gpt2();
+std::unique_ptr<Model> build_vit(const Config& c);
+std::string_view default_config_vit();
+std::unique_ptr<Model> build_vision_encoder_decoder(const Config& c);
+std::string_view default_config_vision_encoder_decoder();
 
 /// Resolved example sizes: opts' value, else the family default.
 inline int64_t batch_or(const InputOptions& o, int64_t dflt) { return o.batch > 0 ? o.batch : dflt; }

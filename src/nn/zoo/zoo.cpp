@@ -16,6 +16,9 @@ struct Family {
 // One line per model_type; llama, mistral and qwen2 share one family.
 constexpr Family kFamilies[] = {
     {"mlp", build_mlp, default_config_mlp},
+    {"gpt2", build_gpt2, default_config_gpt2},
+    {"vit", build_vit, default_config_vit},
+    {"vision-encoder-decoder", build_vision_encoder_decoder, default_config_vision_encoder_decoder},
 };
 
 std::string known_types() {
