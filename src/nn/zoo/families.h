@@ -11,6 +11,10 @@ using Builder = std::unique_ptr<Model> (*)(const Config&);
 
 std::unique_ptr<Model> build_mlp(const Config& c);
 std::string_view default_config_mlp();
+std::unique_ptr<Model> build_bert(const Config& c);
+std::string_view default_config_bert();
+std::unique_ptr<Model> build_blenderbot(const Config& c);
+std::string_view default_config_blenderbot();
 
 /// Resolved example sizes: opts' value, else the family default.
 inline int64_t batch_or(const InputOptions& o, int64_t dflt) { return o.batch > 0 ? o.batch : dflt; }

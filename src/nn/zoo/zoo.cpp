@@ -16,6 +16,8 @@ struct Family {
 // One line per model_type; llama, mistral and qwen2 share one family.
 constexpr Family kFamilies[] = {
     {"mlp", build_mlp, default_config_mlp},
+    {"bert", build_bert, default_config_bert},
+    {"blenderbot", build_blenderbot, default_config_blenderbot},
 };
 
 std::string known_types() {
