@@ -18,6 +18,7 @@ struct Dims {
   int64_t vocab, hidden, layers, heads, inter, max_pos, type_vocab;
   double eps;
   std::optional<int64_t> pad;
+  double dropout;  // hidden_dropout_prob: F.dropout calls as HF makes them (identity in eval)
 };
 
 class BertEmbeddings : public nn::Module {
@@ -28,6 +29,7 @@ class BertEmbeddings : public nn::Module {
         token_type_embeddings(register_module("token_type_embeddings", std::make_shared<nn::Embedding>(d.type_vocab, d.hidden))),
         LayerNorm(register_module("LayerNorm", std::make_shared<nn::LayerNorm>(d.hidden, d.eps))),
         // Both int64 [1, max_position_embeddings], non-persistent, as HF registers them.
+        p(d.dropout),
         position_ids(register_buffer("position_ids", arange(d.max_pos).unsqueeze(0), false)),
         token_type_ids(register_buffer("token_type_ids", zeros({1, d.max_pos}, {.dtype = DType::Int64}), false)) {}
   std::string type_name() const override { return std::string(kPrefix) + "BertEmbeddings"; }
@@ -40,12 +42,13 @@ class BertEmbeddings : public nn::Module {
     Tensor tt = token_type_ids.expand({pos.size(0), SymInt(-1)}).gather(1, pos).expand({B, T});
     Tensor x = (*word_embeddings)(input_ids) + (*token_type_embeddings)(tt);
     x = x + (*position_embeddings)(pos);
-    return (*LayerNorm)(x);
+    return fe::dropout((*LayerNorm)(x), p, is_training());
   }
 
   std::shared_ptr<hf::PaddedEmbedding> word_embeddings;
   std::shared_ptr<nn::Embedding> position_embeddings, token_type_embeddings;
   std::shared_ptr<nn::LayerNorm> LayerNorm;
+  const double p;
   Tensor &position_ids, &token_type_ids;
 };
 
@@ -80,14 +83,16 @@ class BertDenseNorm : public nn::Module {
   BertDenseNorm(int64_t in, const Dims& d, const char* cls)
       : dense(register_module("dense", std::make_shared<nn::Linear>(in, d.hidden))),
         LayerNorm(register_module("LayerNorm", std::make_shared<nn::LayerNorm>(d.hidden, d.eps))),
+        p(d.dropout),
         cls_(cls) {}
   std::string type_name() const override { return std::string(kPrefix) + cls_; }
   Tensor operator()(const Tensor& h, const Tensor& residual) {
     nn::ModuleCallScope scope(*this);
-    return (*LayerNorm)((*dense)(h) + residual);
+    return (*LayerNorm)(fe::dropout((*dense)(h), p, is_training()) + residual);
   }
   std::shared_ptr<nn::Linear> dense;
   std::shared_ptr<nn::LayerNorm> LayerNorm;
+  const double p;
 
  private:
   const char* cls_;
@@ -165,7 +170,8 @@ class BertPooler : public nn::Module {
 Dims read_dims(const Config& c) {
   Dims d{c.get_int("vocab_size"), c.get_int("hidden_size"), c.get_int("num_hidden_layers"),
          c.get_int("num_attention_heads"), c.get_int("intermediate_size"), c.get_int("max_position_embeddings"),
-         c.get_int("type_vocab_size", 2), c.get_double("layer_norm_eps", 1e-12), hf::pad_token_id(c, 0)};
+         c.get_int("type_vocab_size", 2), c.get_double("layer_norm_eps", 1e-12), hf::pad_token_id(c, 0),
+         c.get_double("hidden_dropout_prob", 0.1)};
   hf::check_divisible(c, "hidden_size", d.hidden, "num_attention_heads", d.heads);
   hf::Activation::from_config(c, "hidden_act", "gelu");  // rejects an unsupported one even with 0 layers
   // Decoder use (causal self-attention, cross-attention) and relative positions are not built.

@@ -22,6 +22,7 @@ struct Dims {
   double embed_scale;
   std::optional<int64_t> pad;
   bool tie;
+  double dropout, activation_dropout;  // F.dropout calls as HF makes them (identity in eval)
 };
 
 /// BlenderbotScaledWordEmbedding: F.embedding(ids, weight, padding_idx) * embed_scale (1.0 recorded too).
@@ -86,13 +87,17 @@ class EncoderLayer : public nn::Module {
         activation_fn(register_module("activation_fn", std::move(act))),
         fc1(register_module("fc1", std::make_shared<nn::Linear>(d.d_model, d.enc_ffn))),
         fc2(register_module("fc2", std::make_shared<nn::Linear>(d.enc_ffn, d.d_model))),
-        final_layer_norm(register_module("final_layer_norm", std::make_shared<nn::LayerNorm>(d.d_model))) {}
+        final_layer_norm(register_module("final_layer_norm", std::make_shared<nn::LayerNorm>(d.d_model))),
+        p(d.dropout),
+        p_act(d.activation_dropout) {}
   std::string type_name() const override { return std::string(kPrefix) + "BlenderbotEncoderLayer"; }
 
   Tensor operator()(const Tensor& x) {
     nn::ModuleCallScope scope(*this);
-    Tensor h = x + (*self_attn)((*self_attn_layer_norm)(x));
-    h = h + (*fc2)((*activation_fn)((*fc1)((*final_layer_norm)(h))));
+    const bool tr = is_training();
+    Tensor h = x + fe::dropout((*self_attn)((*self_attn_layer_norm)(x)), p, tr);
+    Tensor f = fe::dropout((*activation_fn)((*fc1)((*final_layer_norm)(h))), p_act, tr);
+    h = h + fe::dropout((*fc2)(f), p, tr);
     // HF clamps float16 activations to finfo.max - 1000 after each encoder layer.
     if (h.dtype() == DType::Float16) h = clamp(h, Scalar(-(65504.0 - 1000.0)), Scalar(65504.0 - 1000.0));
     return h;
@@ -103,6 +108,7 @@ class EncoderLayer : public nn::Module {
   std::shared_ptr<hf::Activation> activation_fn;
   std::shared_ptr<nn::Linear> fc1, fc2;
   std::shared_ptr<nn::LayerNorm> final_layer_norm;
+  const double p, p_act;
 };
 
 class DecoderLayer : public nn::Module {
@@ -115,14 +121,18 @@ class DecoderLayer : public nn::Module {
         encoder_attn_layer_norm(register_module("encoder_attn_layer_norm", std::make_shared<nn::LayerNorm>(d.d_model))),
         fc1(register_module("fc1", std::make_shared<nn::Linear>(d.d_model, d.dec_ffn))),
         fc2(register_module("fc2", std::make_shared<nn::Linear>(d.dec_ffn, d.d_model))),
-        final_layer_norm(register_module("final_layer_norm", std::make_shared<nn::LayerNorm>(d.d_model))) {}
+        final_layer_norm(register_module("final_layer_norm", std::make_shared<nn::LayerNorm>(d.d_model))),
+        p(d.dropout),
+        p_act(d.activation_dropout) {}
   std::string type_name() const override { return std::string(kPrefix) + "BlenderbotDecoderLayer"; }
 
   Tensor operator()(const Tensor& x, const Tensor& enc) {
     nn::ModuleCallScope scope(*this);
-    Tensor h = x + (*self_attn)((*self_attn_layer_norm)(x));
-    h = h + (*encoder_attn)((*encoder_attn_layer_norm)(h), enc);
-    return h + (*fc2)((*activation_fn)((*fc1)((*final_layer_norm)(h))));
+    const bool tr = is_training();
+    Tensor h = x + fe::dropout((*self_attn)((*self_attn_layer_norm)(x)), p, tr);
+    h = h + fe::dropout((*encoder_attn)((*encoder_attn_layer_norm)(h), enc), p, tr);
+    Tensor f = fe::dropout((*activation_fn)((*fc1)((*final_layer_norm)(h))), p_act, tr);
+    return h + fe::dropout((*fc2)(f), p, tr);
   }
 
   std::shared_ptr<BlenderbotAttention> self_attn;
@@ -132,6 +142,7 @@ class DecoderLayer : public nn::Module {
   std::shared_ptr<nn::LayerNorm> encoder_attn_layer_norm;
   std::shared_ptr<nn::Linear> fc1, fc2;
   std::shared_ptr<nn::LayerNorm> final_layer_norm;
+  const double p, p_act;
 };
 
 /// BlenderbotEncoder / BlenderbotDecoder: embed_tokens, embed_positions, layers, layer_norm.
@@ -180,7 +191,8 @@ Dims read_dims(const Config& c) {
   Dims d{c.get_int("vocab_size"), c.get_int("d_model"), c.get_int("encoder_layers"), c.get_int("decoder_layers"),
          c.get_int("encoder_attention_heads"), c.get_int("decoder_attention_heads"), c.get_int("encoder_ffn_dim"),
          c.get_int("decoder_ffn_dim"), c.get_int("max_position_embeddings"), 1.0, hf::pad_token_id(c, 0),
-         c.get_bool("tie_word_embeddings", true)};
+         c.get_bool("tie_word_embeddings", true), c.get_double("dropout", 0.1),
+         c.get_double("activation_dropout", 0.0)};
   if (c.get_bool("scale_embedding", false)) d.embed_scale = std::sqrt(double(d.d_model));
   hf::check_divisible(c, "d_model", d.d_model, "encoder_attention_heads", d.enc_heads);
   hf::check_divisible(c, "d_model", d.d_model, "decoder_attention_heads", d.dec_heads);
@@ -252,7 +264,7 @@ class BlenderbotForConditionalGeneration : public Model {
     nn::ModuleCallScope scope(enc);
     Tensor x = (*enc.embed_tokens)(to_module_device(ids, *enc.embed_tokens));
     Tensor pos = enc.embed_positions->positions(x.size(1));
-    x = to_module_device(x, *enc.embed_positions) + pos;
+    x = fe::dropout(to_module_device(x, *enc.embed_positions) + pos, dims.dropout, is_training());
     for (size_t i = 0; i < enc.layers->size(); ++i) {
       EncoderLayer& l = enc.layer(i);
       x = l(to_module_device(x, l));
@@ -267,7 +279,7 @@ class BlenderbotForConditionalGeneration : public Model {
     x = to_module_device(x, *dec.embed_positions);
     // position_ids = arange(seq, device=inputs_embeds.device) + past_key_values_length (0).
     Tensor pos = arange(x.size(1), {.device = x.device()}) + 0;
-    x = x + (*dec.embed_positions)(pos);
+    x = fe::dropout(x + (*dec.embed_positions)(pos), dims.dropout, is_training());
     // The encoder output moves once to each device holding decoder layers.
     std::vector<Tensor> enc_on{enc_out};
     for (size_t i = 0; i < dec.layers->size(); ++i) {
