@@ -54,13 +54,14 @@ void expect_matches_fixture(zoo::Model& m, const std::string& name) {
   EXPECT_EQ(count, fx["num_parameters"].get<int64_t>()) << name;
 }
 
-/// Devices the transfer nodes (aten.to.* / aten._to_copy) of a program move to, in graph order.
+/// The transfer nodes (aten.to.* / aten._to_copy) of a program as "from->to" devices, in graph order.
 std::vector<std::string> transfers(const fe::ExportedProgram& ep) {
   std::vector<std::string> out;
   for (const auto& n : ep.graph.nodes()) {
     if (!n->target()) continue;
     const std::string& q = n->target()->qualified;
-    if (q.rfind("aten::to.", 0) == 0 || q.rfind("aten::_to_copy", 0) == 0) out.push_back(n->val.at(0).device.str());
+    if (q.rfind("aten::to.", 0) == 0 || q.rfind("aten::_to_copy", 0) == 0)
+      out.push_back(n->inputs().at(0)->val.at(0).device.str() + "->" + n->val.at(0).device.str());
   }
   return out;
 }
@@ -123,7 +124,7 @@ TEST(ZooBert, ExportsOnCpuCudaAndPipeline) {
       zoo::place(*m, zoo::Placement::pipeline(m->units(), {fe::Device::parse("cuda:0"), fe::Device::parse("cuda:1")}));
       fe::ExportedProgram ep = export_model(*m);
       // One cut: the hidden states entering the first layer of cuda:1 (the pooler follows the last layer).
-      EXPECT_EQ(transfers(ep), std::vector<std::string>{"cuda:1"});
+      EXPECT_EQ(transfers(ep), std::vector<std::string>{"cuda:0->cuda:1"});
       EXPECT_EQ(ep.graph.nodes().back()->inputs().at(1)->val.at(0).device.str(), "cuda:1");
     }
   }

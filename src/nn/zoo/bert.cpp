@@ -40,7 +40,9 @@ class BertEmbeddings : public nn::Module {
     Tensor pos = hf::slice_to(position_ids, 1, 0, T);
     // HF's buffered default: zeros gathered at the positions, broadcast over the batch.
     Tensor tt = token_type_ids.expand({pos.size(0), SymInt(-1)}).gather(1, pos).expand({B, T});
-    Tensor x = (*word_embeddings)(input_ids) + (*token_type_embeddings)(tt);
+    // One statement per call: C++ leaves the order of `a(x) + b(y)`'s operands unspecified.
+    Tensor x = (*word_embeddings)(input_ids);
+    x = x + (*token_type_embeddings)(tt);
     x = x + (*position_embeddings)(pos);
     return fe::dropout((*LayerNorm)(x), p, is_training());
   }

@@ -64,8 +64,10 @@ class BlenderbotAttention : public nn::Module {
     const Tensor& cur = kv.defined() ? kv : h;
     const SymInt S = cur.size(1);
     Tensor q = (*q_proj)(h).view({B, T, -1, head_dim}).transpose(1, 2);
-    Tensor k = (*k_proj)(cur).view({cur.size(0), S, -1, head_dim}).transpose(1, 2);
-    Tensor v = (*v_proj)(cur).view({cur.size(0), S, -1, head_dim}).transpose(1, 2);
+    // HF projects k and v before reshaping either.
+    Tensor k = (*k_proj)(cur), v = (*v_proj)(cur);
+    k = k.view({cur.size(0), S, -1, head_dim}).transpose(1, 2);
+    v = v.view({cur.size(0), S, -1, head_dim}).transpose(1, 2);
     // sdpa_attention_forward: is_causal only for more than one query (a symbolic seq is >= 2).
     const auto t = T.maybe_int();
     const bool causal = is_causal && (!t || *t > 1);
@@ -240,8 +242,9 @@ class BlenderbotForConditionalGeneration : public Model {
       h = decode(args[1], enc_out);
     }
     Tensor logits = (*lm_head)(to_module_device(h, *lm_head));
-    const Tensor& bias = final_logits_bias;
-    return {logits + (bias.device() == logits.device() ? bias : bias.to(logits.device())), enc_out};
+    // HF's explicit `final_logits_bias.to(lm_logits.device)`: torch.export records it even as a no-op.
+    Tensor bias = final_logits_bias.to(logits.device());
+    return {logits + bias, enc_out};
   }
 
   ExampleInputs example_inputs(const InputOptions& o) override {
