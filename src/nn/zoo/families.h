@@ -17,6 +17,10 @@ std::unique_ptr<Model> build_vit(const Config& c);
 std::string_view default_config_vit();
 std::unique_ptr<Model> build_vision_encoder_decoder(const Config& c);
 std::string_view default_config_vision_encoder_decoder();
+std::unique_ptr<Model> build_bert(const Config& c);
+std::string_view default_config_bert();
+std::unique_ptr<Model> build_blenderbot(const Config& c);
+std::string_view default_config_blenderbot();
 
 /// Resolved example sizes: opts' value, else the family default.
 inline int64_t batch_or(const InputOptions& o, int64_t dflt) { return o.batch > 0 ? o.batch : dflt; }

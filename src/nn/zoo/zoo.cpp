@@ -19,6 +19,8 @@ constexpr Family kFamilies[] = {
     {"gpt2", build_gpt2, default_config_gpt2},
     {"vit", build_vit, default_config_vit},
     {"vision-encoder-decoder", build_vision_encoder_decoder, default_config_vision_encoder_decoder},
+    {"bert", build_bert, default_config_bert},
+    {"blenderbot", build_blenderbot, default_config_blenderbot},
 };
 
 std::string known_types() {

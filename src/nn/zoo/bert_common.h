@@ -1,0 +1,98 @@
+// Pieces shared by the bert and blenderbot families: HuggingFace's ACT2FN activations as modules,
+// nn.Embedding with padding_idx, nn.Tanh, a slice with a symbolic end, token-id example inputs.
+#pragma once
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "fakeexport/core/error.h"
+#include "fakeexport/nn/layers.h"
+#include "fakeexport/nn/zoo.h"
+#include "fakeexport/ops/api.h"
+#include "fakeexport/ops/dispatch.h"
+
+namespace fe::zoo::hf {
+
+/// ACT2FN[name]: a parameterless module (HF registers it as a child, so it shows in nn_module_stack).
+class Activation : public nn::UnaryModule {
+ public:
+  enum class Kind { Gelu, GeluTanh, Relu, Silu };
+  /// ValueError naming `field` (e.g. "hidden_act") for a name we do not implement.
+  static std::shared_ptr<Activation> from_config(const Config& c, std::string_view field, std::string dflt) {
+    const std::string name = c.get_string(field, std::move(dflt));
+    if (name == "gelu") return std::make_shared<Activation>(Kind::Gelu);
+    if (name == "gelu_pytorch_tanh") return std::make_shared<Activation>(Kind::GeluTanh);
+    if (name == "relu") return std::make_shared<Activation>(Kind::Relu);
+    if (name == "silu") return std::make_shared<Activation>(Kind::Silu);
+    throw ValueError(detail::cat(c.origin(), ": field '", field, "' = '", name,
+                                 "' is not supported (supported: gelu, gelu_pytorch_tanh, relu, silu)"));
+  }
+  explicit Activation(Kind k) : kind(k) {}
+  std::string type_name() const override {
+    switch (kind) {
+      case Kind::Gelu: return "transformers.activations.GELUActivation";
+      case Kind::GeluTanh: return "transformers.activations.GELUTanh";
+      case Kind::Relu: return "torch.nn.modules.activation.ReLU";
+      case Kind::Silu: return "transformers.activations.SiLUActivation";
+    }
+    return "";
+  }
+  Tensor forward(const Tensor& x) override {
+    switch (kind) {
+      case Kind::Gelu: return gelu(x);  // exact erf form, F.gelu
+      case Kind::GeluTanh: return gelu(x, "tanh");
+      case Kind::Relu: return relu(x);
+      case Kind::Silu: return silu(x);
+    }
+    return x;
+  }
+  const Kind kind;
+};
+
+/// torch.nn.Tanh (BertPooler.activation).
+class Tanh : public nn::UnaryModule {
+ public:
+  std::string type_name() const override { return "torch.nn.modules.activation.Tanh"; }
+  Tensor forward(const Tensor& x) override { return tanh(x); }
+};
+
+/// nn.Embedding(num, dim, padding_idx): F.embedding records padding_idx in aten.embedding.
+class PaddedEmbedding : public nn::Embedding {
+ public:
+  PaddedEmbedding(int64_t num, int64_t dim, std::optional<int64_t> pad, std::string type = "torch.nn.modules.sparse.Embedding")
+      : nn::Embedding(num, dim), padding_idx(pad), type_(std::move(type)) {}
+  std::string type_name() const override { return type_; }
+  Tensor forward(const Tensor& ids) override { return embedding(ids, weight, padding_idx); }
+  const std::optional<int64_t> padding_idx;
+
+ private:
+  std::string type_;
+};
+
+/// `pad_token_id` as HF passes it to nn.Embedding (null: no padding row).
+inline std::optional<int64_t> pad_token_id(const Config& c, int64_t dflt) {
+  if (c.has("pad_token_id") && c.is_null("pad_token_id")) return std::nullopt;
+  return c.get_int("pad_token_id", dflt);
+}
+
+/// x[:, start:end] along `dim` with a possibly symbolic end (Tensor::slice takes int64 bounds only).
+inline Tensor slice_to(const Tensor& x, int64_t dim, int64_t start, const SymInt& end,
+                       SrcLocArg loc = SrcLocArg::current()) {
+  static const OpDef& d = op("aten::slice.Tensor");
+  return dispatch1(d, {x, SymInt(dim), IValue(SymInt(start)), IValue(end), SymInt(1)}, loc);
+}
+
+/// Token ids [batch, seq] uniform in [0, vocab) on `device` (fake under FakeTensorMode).
+inline Tensor token_ids(int64_t batch, int64_t seq, int64_t vocab, Device device) {
+  Tensor r = rand({batch, seq}, {.device = device});
+  return (r * static_cast<double>(vocab)).to(DType::Int64).clamp_max(vocab - 1);
+}
+
+/// ValueError unless `a` divides by `b` (HF raises the same at construction).
+inline void check_divisible(const Config& c, std::string_view a_field, int64_t a, std::string_view b_field, int64_t b) {
+  FE_CHECK(b > 0 && a % b == 0, ValueError, c.origin(), ": field '", a_field, "' = ", a, " is not a multiple of '",
+           b_field, "' = ", b);
+}
+
+}  // namespace fe::zoo::hf
