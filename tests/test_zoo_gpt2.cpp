@@ -253,6 +253,31 @@ TEST(ZooGpt2, DynamicBatchAndSeq) {
 
 TEST(ZooGpt2, EagerMatchesTransformers) { check_eager("tiny_gpt2", {}); }
 
+// Hub GPT-2 checkpoints were saved from GPT2Model: no "transformer." prefix, plus the attn.bias
+// mask buffers HF ignores on load. They bind like HF's own file.
+TEST(ZooGpt2, HubStyleCheckpointBinds) {
+  const std::string dir = std::string(FE_FIXTURES_DIR) + "/zoo/eager/tiny_gpt2";
+  SafetensorsFile ckpt(dir + "/model.safetensors");
+  std::vector<std::pair<std::string, Tensor>> hub;
+  for (const std::string& k : ckpt.names())
+    if (k.rfind("transformer.", 0) == 0) hub.emplace_back(k.substr(12), ckpt.load(k));
+  hub.emplace_back("h.0.attn.bias", ones({1, 1, 32, 32}));
+  hub.emplace_back("h.1.attn.masked_bias", ones({1}));
+  const std::string path = (std::filesystem::temp_directory_path() / "fe_zoo_gpt2_hub.safetensors").string();
+  save_safetensors(path, hub);
+  auto a = zoo::build(config("tiny_gpt2")), b = zoo::build(config("tiny_gpt2"));
+  zoo::load_weights(*a, dir + "/model.safetensors");
+  zoo::load_weights(*b, path);
+  Tensor ids = zeros({1, 5}, {.dtype = DType::Int64});
+  Tensor ya = a->forward_dyn({ids})[0], yb = b->forward_dyn({ids})[0];
+  ASSERT_EQ(ya.numel(), yb.numel());
+  for (int64_t i = 0; i < ya.numel(); ++i) ASSERT_EQ(ya.data<float>()[i], yb.data<float>()[i]);
+  hub.emplace_back("h.0.attn.extra", ones({1}));
+  save_safetensors(path, hub);
+  EXPECT_NE(fe_test::what_of([&] { zoo::load_weights(*b, path); }).find("unexpected: h.0.attn.extra"),
+            std::string::npos);
+}
+
 TEST(ZooGpt2, ConfigErrors) {
   EXPECT_NE(build_error(R"({"model_type": "gpt2", "vocab_size": 10, "n_positions": 8, "n_layer": 1, "n_head": 2})")
                 .find("'n_embd' is missing"),

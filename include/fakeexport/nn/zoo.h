@@ -80,6 +80,9 @@ class Model : public nn::Module {
   virtual std::vector<Unit> units() const = 0;
   /// Example inputs on the device of the first unit (token ids in [0, vocab), images ~ N(0, 1)).
   virtual ExampleInputs example_inputs(const InputOptions& opts) = 0;
+  /// The state_dict name a checkpoint's key binds to, or "" to ignore it: HF checkpoints may use
+  /// older names (ViT's attention.attention.query) or lack the base-model prefix (GPT-2's "h.0...").
+  virtual std::string checkpoint_key(std::string_view file_key) const { return std::string(file_key); }
 };
 
 /// Builds the model for `config` under the caller's scopes (FakeTensorMode, DeviceScope, DTypeScope),

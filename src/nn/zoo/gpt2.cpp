@@ -300,6 +300,15 @@ class GPT2LMHeadModel : public Model {
     return {(*lm_head)(head_dev_.to(hidden))};
   }
 
+  // Hub checkpoints (saved from GPT2Model) lack the "transformer." prefix and carry the causal-mask
+  // buffers HF ignores on load (_keys_to_ignore_on_load_unexpected).
+  std::string checkpoint_key(std::string_view k) const override {
+    for (std::string_view ignored : {".attn.bias", ".attn.masked_bias", ".crossattention.bias", ".crossattention.masked_bias"})
+      if (k.ends_with(ignored)) return "";
+    if (k.starts_with("transformer.") || k.starts_with("lm_head.")) return std::string(k);
+    return "transformer." + std::string(k);
+  }
+
   ExampleInputs example_inputs(const InputOptions& o) override {
     ExampleInputs in;
     in.args.push_back(example_token_ids(batch_or(o, 2), seq_or(o, 8), opts_.vocab_size, module_device(*transformer->wte)));

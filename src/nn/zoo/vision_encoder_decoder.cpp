@@ -94,6 +94,9 @@ class VisionEncoderDecoderModel : public Model {
     return {logits, enc.last_hidden_state, enc.pooler_output};
   }
 
+  // Checkpoints keep ViT's pre-5.x names (encoder.encoder.layer.N.attention.attention.query...).
+  std::string checkpoint_key(std::string_view k) const override { return vit_state_dict_key(k, "encoder."); }
+
   ExampleInputs example_inputs(const InputOptions& o) override {
     ExampleInputs in;
     const int64_t b = batch_or(o, 2);

@@ -240,6 +240,9 @@ class ViTForImageClassification : public Model {
     return {(*classifier)(head_dev_.to(pooled_output))};
   }
 
+  // Checkpoints keep ViT's pre-5.x names (vit.encoder.layer.N.attention.attention.query...).
+  std::string checkpoint_key(std::string_view k) const override { return vit_state_dict_key(k, "vit."); }
+
   ExampleInputs example_inputs(const InputOptions& o) override {
     ExampleInputs in;
     in.args.push_back(example_pixels(batch_or(o, 2), opts_, module_device(*vit->embeddings)));

@@ -15,19 +15,25 @@ void load_weights(Model& model, const std::string& path) {
   std::set<std::string> keys;
   for (auto& [k, t] : model.state_dict()) keys.insert(k);
   std::unordered_map<const TensorImpl*, Tensor> loaded;  // old handle -> new (keeps tied tensors tied)
-  std::vector<std::string> missing, mismatched;
-  std::set<std::string> used;
+  std::vector<std::string> missing, mismatched, unexpected;
+  // Our name -> the file's key, through the model's checkpoint naming rules.
+  std::unordered_map<std::string, std::string> file_key;
+  for (const std::string& n : f.names()) {
+    std::string k = model.checkpoint_key(n);
+    if (k.empty()) continue;  // a key HF ignores on load (GPT-2's attn.bias masks)
+    if (!keys.count(k) || !file_key.emplace(k, n).second) unexpected.push_back(n);
+  }
   for (auto& [name, slot] : model.named_tensor_slots()) {
     if (!keys.count(name)) continue;  // non-persistent buffers keep their computed values
     const Tensor old = *slot;
-    if (!f.contains(name)) {
+    auto fk = file_key.find(name);
+    if (fk == file_key.end()) {
       // A tied weight written once (save_pretrained drops lm_head.weight when tied to the embedding).
       if (auto it = loaded.find(old.impl()); it != loaded.end()) *slot = it->second;
       else missing.push_back(name);
       continue;
     }
-    used.insert(name);
-    const SafetensorsEntry& e = f.entry(name);
+    const SafetensorsEntry& e = f.entry(fk->second);
     const auto sizes = old.sizes();
     std::vector<int64_t> want;
     for (const SymInt& s : sizes) want.push_back(s.expect_int());
@@ -39,15 +45,12 @@ void load_weights(Model& model, const std::string& path) {
                                        dtype_name(old.dtype()), "[", ws, "]"));
       continue;
     }
-    Tensor t = f.load(name);
+    Tensor t = f.load(fk->second);
     if (old.is_parameter()) t = make_parameter(t, old.requires_grad());
     if (old.device() != t.device()) t = t.to(old.device());
     loaded.emplace(old.impl(), t);
     *slot = t;
   }
-  std::vector<std::string> unexpected;
-  for (const std::string& n : f.names())
-    if (!used.count(n)) unexpected.push_back(n);
   auto list = [](const std::vector<std::string>& v) {
     std::string s;
     for (size_t i = 0; i < v.size() && i < 8; ++i) s += (i ? ", " : "") + v[i];
