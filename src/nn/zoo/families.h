@@ -11,6 +11,12 @@ using Builder = std::unique_ptr<Model> (*)(const Config&);
 
 std::unique_ptr<Model> build_mlp(const Config& c);
 std::string_view default_config_mlp();
+std::unique_ptr<Model> build_llama(const Config& c);  // llama, mistral, qwen2
+std::string_view default_config_llama();
+std::string_view default_config_mistral();
+std::string_view default_config_qwen2();
+std::unique_ptr<Model> build_mixtral(const Config& c);
+std::string_view default_config_mixtral();
 
 /// Resolved example sizes: opts' value, else the family default.
 inline int64_t batch_or(const InputOptions& o, int64_t dflt) { return o.batch > 0 ? o.batch : dflt; }

@@ -16,6 +16,10 @@ struct Family {
 // One line per model_type; llama, mistral and qwen2 share one family.
 constexpr Family kFamilies[] = {
     {"mlp", build_mlp, default_config_mlp},
+    {"llama", build_llama, default_config_llama},
+    {"mistral", build_llama, default_config_mistral},
+    {"qwen2", build_llama, default_config_qwen2},
+    {"mixtral", build_mixtral, default_config_mixtral},
 };
 
 std::string known_types() {
