@@ -90,7 +90,12 @@ std::vector<float> rope_inv_freq(const Rope& rope, int64_t head_dim) {
   const int64_t n = head_dim / 2;
   const float base = static_cast<float>(rope.theta), dim = static_cast<float>(head_dim);
   std::vector<float> inv(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) inv[i] = 1.0f / std::pow(base, static_cast<float>(2 * i) / dim);
+  // pow rounded once to float32 (torch's vectorized powf is within 1 ulp of this; checked bitwise
+  // equal for the llama configs here, one entry 1 ulp apart for Mixtral-8x7B's theta 1e6).
+  for (int64_t i = 0; i < n; ++i) {
+    const float exponent = static_cast<float>(2 * i) / dim;
+    inv[i] = 1.0f / static_cast<float>(std::pow(static_cast<double>(base), static_cast<double>(exponent)));
+  }
   if (rope.type == "linear") {
     for (float& f : inv) f = f / static_cast<float>(rope.factor);
   } else if (rope.type == "llama3") {
@@ -162,7 +167,12 @@ MLP::MLP(const Arch& a)
       act_fn(register_module("act_fn", std::make_shared<SiLUActivation>())),
       type_(a.naming.cls("MLP")) {}
 
-Tensor MLP::forward(const Tensor& x) { return (*down_proj)((*act_fn)((*gate_proj)(x)) * (*up_proj)(x)); }
+Tensor MLP::forward(const Tensor& x) {
+  // One statement per call: C++ leaves operand order unspecified, Python evaluates left to right.
+  Tensor gate = (*act_fn)((*gate_proj)(x));
+  Tensor up = (*up_proj)(x);
+  return (*down_proj)(gate * up);
+}
 
 Attention::Attention(const Arch& a)
     : q_proj(register_module("q_proj", std::make_shared<nn::Linear>(a.hidden, a.heads * a.head_dim, a.qkv_bias))),
@@ -182,6 +192,13 @@ Tensor rotate_half(const Tensor& x) {
   return cat({-x2, x1}, -1);
 }
 
+// (x * cos) + (rotate_half(x) * sin), in Python's evaluation order.
+Tensor apply_rotary(const Tensor& x, const Tensor& cos, const Tensor& sin) {
+  Tensor a = x * cos;
+  Tensor b = rotate_half(x) * sin;
+  return a + b;
+}
+
 // (batch, kv_heads, seq, head_dim) -> (batch, kv_heads * n_rep, seq, head_dim), as HF's repeat_kv.
 Tensor repeat_kv(const Tensor& x, int64_t n_rep) {
   if (n_rep == 1) return x;
@@ -198,8 +215,8 @@ Tensor Attention::operator()(const Tensor& h, const Tensor& cos_in, const Tensor
   Tensor v = (*v_proj)(h).view({b, s, -1, head_dim_}).transpose(1, 2);
   // apply_rotary_pos_emb (unsqueeze_dim=1).
   Tensor cos = cos_in.unsqueeze(1), sin = sin_in.unsqueeze(1);
-  q = q * cos + rotate_half(q) * sin;
-  k = k * cos + rotate_half(k) * sin;
+  q = apply_rotary(q, cos, sin);
+  k = apply_rotary(k, cos, sin);
   Tensor o;
   if (!mask.defined()) {
     // sdpa_attention_forward: no mask -> is_causal with enable_gqa (torch >= 2.5).

@@ -51,12 +51,15 @@ class Experts : public nn::Module {
   /// x [tokens, hidden]; every expert on every token, weighted by the dense routing matrix.
   Tensor operator()(const Tensor& x, const Tensor& top_index, const Tensor& top_weights) {
     nn::ModuleCallScope scope(*this);
-    Tensor gate_up = matmul(x.unsqueeze(0), gate_up_proj.transpose(1, 2));  // [E, T, 2I]
+    // One op per statement: C++ leaves argument order unspecified, the graph follows the source.
+    Tensor xs = x.unsqueeze(0);
+    Tensor gate_up = matmul(xs, gate_up_proj.transpose(1, 2));  // [E, T, 2I]
     std::vector<Tensor> gu = gate_up.chunk(2, -1);
     Tensor act = (*act_fn)(gu[0]) * gu[1];
     Tensor y = matmul(act, down_proj.transpose(1, 2));  // [E, T, H]
     // routing[t, e] = weight of expert e among token t's top-k, else 0.
-    Tensor routing = (one_hot(top_index, s_.experts).to(top_weights.dtype()) * top_weights.unsqueeze(-1)).sum({1});
+    Tensor expert_mask = one_hot(top_index, s_.experts).to(top_weights.dtype());  // [T, k, E]
+    Tensor routing = (expert_mask * top_weights.unsqueeze(-1)).sum({1});        // [T, E]
     Tensor out = (y * routing.transpose(0, 1).unsqueeze(-1)).sum({0});
     return out.dtype() == x.dtype() ? out : out.to(x.dtype());
   }
