@@ -21,6 +21,10 @@ constexpr Family kFamilies[] = {
     {"vision-encoder-decoder", build_vision_encoder_decoder, default_config_vision_encoder_decoder},
     {"bert", build_bert, default_config_bert},
     {"blenderbot", build_blenderbot, default_config_blenderbot},
+    {"llama", build_llama, default_config_llama},
+    {"mistral", build_llama, default_config_mistral},
+    {"qwen2", build_llama, default_config_qwen2},
+    {"mixtral", build_mixtral, default_config_mixtral},
 };
 
 std::string known_types() {

@@ -1,0 +1,117 @@
+// model_type "llama", "mistral", "qwen2": one implementation (llama_parts) for the three HF decoders,
+// which differ only in config defaults, biases and the sliding-window mask:
+//  - llama:   attention_bias (q/k/v/o), mlp_bias, head_dim, rope_scaling (linear, llama3); no window.
+//  - mistral: no biases, sliding_window (default 4096; null disables it) on every layer.
+//  - qwen2:   q/k/v bias (o_proj none); sliding_window only with use_sliding_window, on the layers
+//             layer_types marks "sliding_attention" (default: index >= max_window_layers).
+#include <nlohmann/json.hpp>
+
+#include "fakeexport/core/error.h"
+#include "nn/zoo/families.h"
+#include "nn/zoo/llama_parts.h"
+
+namespace fe::zoo {
+namespace {
+
+lm::Naming naming_for(const std::string& mt) {
+  if (mt == "mistral") return {mt, "transformers.models.mistral.modeling_mistral.Mistral"};
+  if (mt == "qwen2") return {mt, "transformers.models.qwen2.modeling_qwen2.Qwen2"};
+  return {mt, "transformers.models.llama.modeling_llama.Llama"};
+}
+
+// Qwen2's layer_types: the explicit list, else HF's default from max_window_layers.
+std::vector<bool> qwen2_layer_sliding(const Config& c, int64_t layers, bool window) {
+  std::vector<bool> out(static_cast<size_t>(layers), false);
+  if (c.is_null("layer_types")) {
+    const int64_t max_window_layers = c.get_int("max_window_layers", 28);
+    for (int64_t i = 0; i < layers; ++i) out[i] = window && i >= max_window_layers;
+    return out;
+  }
+  const nlohmann::json j = nlohmann::json::parse(c.dump()).at("layer_types");
+  FE_CHECK(j.is_array() && static_cast<int64_t>(j.size()) == layers, ValueError, c.origin(),
+           ": field 'layer_types' must list one type per layer (", layers, ")");
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string t = j[i].is_string() ? j[i].get<std::string>() : j[i].dump();
+    FE_CHECK(t == "full_attention" || t == "sliding_attention", ValueError, c.origin(), ": field 'layer_types' value '",
+             t, "' is not supported (supported: full_attention, sliding_attention)");
+    FE_CHECK(t != "sliding_attention" || window, ValueError, c.origin(),
+             ": field 'layer_types' marks a sliding_attention layer but there is no sliding_window "
+             "(use_sliding_window false or sliding_window null)");
+    out[i] = t == "sliding_attention";
+  }
+  return out;
+}
+
+lm::Arch llama_arch(const Config& c) {
+  const std::string mt = c.model_type();
+  lm::Arch a;
+  a.naming = naming_for(mt);
+  a.vocab = c.get_int("vocab_size");
+  a.hidden = c.get_int("hidden_size");
+  a.intermediate = c.get_int("intermediate_size");
+  a.layers = c.get_int("num_hidden_layers");
+  a.heads = c.get_int("num_attention_heads");
+  a.head_dim = lm::parse_head_dim(c, a.hidden, a.heads);
+  a.rms_eps = c.get_double("rms_norm_eps", 1e-6);
+  a.tie_embeddings = c.get_bool("tie_word_embeddings", false);
+  a.act = lm::parse_act(c);
+  int64_t window = 0;
+  if (mt == "llama") {
+    // LlamaConfig.validate_architecture.
+    FE_CHECK(a.hidden % a.heads == 0, ValueError, c.origin(), ": field 'hidden_size' value ", a.hidden,
+             " is not a multiple of num_attention_heads (", a.heads, ")");
+    a.kv_heads = lm::parse_kv_heads(c, a.heads, a.heads);
+    a.max_positions = c.get_int("max_position_embeddings", 2048);
+    a.qkv_bias = a.o_bias = c.get_bool("attention_bias", false);
+    a.mlp_bias = c.get_bool("mlp_bias", false);
+  } else if (mt == "mistral") {
+    a.kv_heads = lm::parse_kv_heads(c, a.heads, 8);
+    a.max_positions = c.get_int("max_position_embeddings", 4096 * 32);
+    window = c.has("sliding_window") ? c.get_int("sliding_window", 0) : 4096;
+  } else {  // qwen2
+    a.kv_heads = lm::parse_kv_heads(c, a.heads, 32);
+    a.max_positions = c.get_int("max_position_embeddings", 32768);
+    a.qkv_bias = true;
+    if (c.get_bool("use_sliding_window", false))
+      window = c.has("sliding_window") ? c.get_int("sliding_window", 0) : 4096;
+  }
+  FE_CHECK(window >= 0, ValueError, c.origin(), ": field 'sliding_window' value ", window, " must be positive");
+  a.sliding_window = window;
+  if (mt == "qwen2") a.layer_sliding = qwen2_layer_sliding(c, a.layers, window > 0);
+  else a.layer_sliding.assign(static_cast<size_t>(a.layers), window > 0);
+  a.rope = lm::parse_rope(c, 10000.0, a.max_positions);
+  lm::check_arch(c, a);
+  return a;
+}
+
+}  // namespace
+
+std::unique_ptr<Model> build_llama(const Config& c) {
+  return std::make_unique<lm::CausalLM>(llama_arch(c), [](const lm::Arch& a) -> std::shared_ptr<nn::UnaryModule> {
+    return std::make_shared<lm::MLP>(a);
+  });
+}
+
+// Llama 3 at toy size: GQA 4/2, rope_theta 500000 with Llama 3.1's llama3 rope scaling.
+std::string_view default_config_llama() {
+  return R"({"model_type": "llama", "vocab_size": 1024, "hidden_size": 64, "intermediate_size": 192,
+  "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 4096,
+  "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "rope_scaling": {"rope_type": "llama3", "factor": 8.0,
+  "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 1024}})";
+}
+
+// Mistral at toy size: GQA 4/2 and a 256-token sliding window.
+std::string_view default_config_mistral() {
+  return R"({"model_type": "mistral", "vocab_size": 1024, "hidden_size": 64, "intermediate_size": 224,
+  "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 4096,
+  "rms_norm_eps": 1e-05, "sliding_window": 256})";
+}
+
+// Qwen2 at toy size: GQA 4/2, q/k/v bias, tied embeddings (as Qwen2-0.5B).
+std::string_view default_config_qwen2() {
+  return R"({"model_type": "qwen2", "vocab_size": 1024, "hidden_size": 64, "intermediate_size": 176,
+  "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 4096,
+  "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "tie_word_embeddings": true})";
+}
+
+}  // namespace fe::zoo

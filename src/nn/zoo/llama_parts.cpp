@@ -1,0 +1,347 @@
+// The llama-style decoder pieces of llama_parts.h, statement for statement as transformers 5.12's
+// modeling_llama.py (sdpa attention, eval mode, use_cache=False, no attention_mask input).
+#include "nn/zoo/llama_parts.h"
+
+#include <cmath>
+#include <cstring>
+#include <numbers>
+
+#include "fakeexport/core/error.h"
+#include "fakeexport/core/scopes.h"
+#include "fakeexport/ops/api.h"
+#include "nn/zoo/families.h"
+
+namespace fe::zoo::lm {
+
+// ---- config helpers
+
+Rope parse_rope(const Config& c, double default_theta, int64_t max_positions) {
+  Rope r;
+  // HF: `rope_scaling or rope_parameters`; rope_theta from that dict, else the top-level field.
+  const char* key = nullptr;
+  if (!c.is_null("rope_scaling") && c.size_of("rope_scaling", 0) > 0) key = "rope_scaling";
+  else if (!c.is_null("rope_parameters") && c.size_of("rope_parameters", 0) > 0) key = "rope_parameters";
+  const double top_theta = c.get_double("rope_theta", default_theta);
+  if (key == nullptr) {
+    r.theta = top_theta;
+    return r;
+  }
+  const Config rp = c.sub(key);
+  FE_CHECK(!rp.has("full_attention") && !rp.has("sliding_attention"), ValueError, c.origin(), ": field '", key,
+           "' holds per-layer-type RoPE parameters, which are not supported");
+  r.type = rp.get_string("rope_type", rp.get_string("type", "default"));
+  r.theta = rp.get_double("rope_theta", top_theta);
+  const double partial = rp.get_double("partial_rotary_factor", c.get_double("partial_rotary_factor", 1.0));
+  FE_CHECK(partial == 1.0, ValueError, c.origin(), ": field 'partial_rotary_factor' value ", partial,
+           " is not supported (only 1.0)");
+  if (r.type == "default") return r;
+  if (r.type == "linear") {
+    r.factor = rp.get_double("factor");
+    return r;
+  }
+  if (r.type == "llama3") {
+    r.factor = rp.get_double("factor");
+    r.low_freq_factor = rp.get_double("low_freq_factor");
+    r.high_freq_factor = rp.get_double("high_freq_factor");
+    // standardize_rope_params: a top-level original_max_position_embeddings wins, else the dict's,
+    // else max_position_embeddings.
+    r.original_max_positions = c.has("original_max_position_embeddings")
+                                   ? c.get_int("original_max_position_embeddings")
+                                   : rp.get_int("original_max_position_embeddings", max_positions);
+    return r;
+  }
+  throw ValueError(detail::cat(c.origin(), ": field '", key, ".rope_type' value '", r.type,
+                               "' is not supported (supported: default, linear, llama3)"));
+}
+
+std::string parse_act(const Config& c) {
+  std::string act = c.get_string("hidden_act", "silu");
+  FE_CHECK(act == "silu", ValueError, c.origin(), ": field 'hidden_act' value '", act,
+           "' is not supported (supported: silu)");
+  return act;
+}
+
+int64_t parse_kv_heads(const Config& c, int64_t heads, int64_t absent_default) {
+  if (!c.has("num_key_value_heads")) return absent_default;
+  return c.is_null("num_key_value_heads") ? heads : c.get_int("num_key_value_heads");
+}
+
+int64_t parse_head_dim(const Config& c, int64_t hidden, int64_t heads) {
+  FE_CHECK(heads > 0, ValueError, c.origin(), ": field 'num_attention_heads' value ", heads, " must be positive");
+  const int64_t hd = c.get_int("head_dim", 0);
+  return hd > 0 ? hd : hidden / heads;
+}
+
+void check_arch(const Config& c, const Arch& a) {
+  const std::pair<const char*, int64_t> sizes[] = {
+      {"vocab_size", a.vocab}, {"hidden_size", a.hidden}, {"intermediate_size", a.intermediate},
+      {"num_hidden_layers", a.layers}, {"num_key_value_heads", a.kv_heads}};
+  for (const auto& [name, v] : sizes)
+    FE_CHECK(v > 0, ValueError, c.origin(), ": field '", name, "' value ", v, " must be positive");
+  FE_CHECK(a.heads % a.kv_heads == 0, ValueError, c.origin(), ": field 'num_key_value_heads' value ", a.kv_heads,
+           " must divide num_attention_heads (", a.heads, ")");
+  FE_CHECK(a.head_dim % 2 == 0, ValueError, c.origin(), ": head_dim ", a.head_dim,
+           " must be even (rotary embedding); set field 'head_dim' or 'hidden_size'");
+}
+
+std::vector<float> rope_inv_freq(const Rope& rope, int64_t head_dim) {
+  // 1.0 / (base ** (arange(0, dim, 2).float() / dim)), every step in float32 as torch computes it
+  // (`1.0 / t` is t.reciprocal() * 1.0; `x / t` with a Python scalar x likewise).
+  const int64_t n = head_dim / 2;
+  const float base = static_cast<float>(rope.theta), dim = static_cast<float>(head_dim);
+  std::vector<float> inv(static_cast<size_t>(n));
+  // pow rounded once to float32 (torch's vectorized powf is within 1 ulp of this; checked bitwise
+  // equal for the llama configs here, one entry 1 ulp apart for Mixtral-8x7B's theta 1e6).
+  for (int64_t i = 0; i < n; ++i) {
+    const float exponent = static_cast<float>(2 * i) / dim;
+    inv[i] = 1.0f / static_cast<float>(std::pow(static_cast<double>(base), static_cast<double>(exponent)));
+  }
+  if (rope.type == "linear") {
+    for (float& f : inv) f = f / static_cast<float>(rope.factor);
+  } else if (rope.type == "llama3") {
+    // _compute_llama3_parameters.
+    const float factor = static_cast<float>(rope.factor), low = static_cast<float>(rope.low_freq_factor),
+                high = static_cast<float>(rope.high_freq_factor);
+    const double old = static_cast<double>(rope.original_max_positions);
+    const float low_wl = static_cast<float>(old / rope.low_freq_factor);
+    const float high_wl = static_cast<float>(old / rope.high_freq_factor);
+    const float two_pi = static_cast<float>(2 * std::numbers::pi), oldf = static_cast<float>(old);
+    for (float& f : inv) {
+      const float wavelen = (1.0f / f) * two_pi;
+      const float llama = wavelen > low_wl ? f / factor : f;
+      const float smooth = ((1.0f / wavelen) * oldf - low) / (high - low);
+      const float smoothed = (1.0f - smooth) * llama / factor + smooth * llama;
+      const bool medium = !(wavelen < high_wl) && !(wavelen > low_wl);
+      f = medium ? smoothed : llama;
+    }
+  }
+  return inv;
+}
+
+// ---- modules
+
+Tensor SiLUActivation::forward(const Tensor& x) { return silu(x); }
+
+RMSNorm::RMSNorm(const Naming& n, int64_t size, double eps)
+    : weight(register_parameter("weight", ones({size}))), type_(n.cls("RMSNorm")), eps_(eps) {}
+
+Tensor RMSNorm::forward(const Tensor& x) {
+  const DType input_dtype = x.dtype();
+  Tensor h = x.to(DType::Float32);
+  Tensor variance = h.pow(2).mean({-1}, true);
+  h = h * rsqrt(variance + eps_);
+  return weight * h.to(input_dtype);
+}
+
+namespace {
+// A float32 buffer holding `values` (fake or meta tensors: metadata only).
+Tensor float_buffer(const std::vector<float>& values) {
+  Tensor t = empty({static_cast<int64_t>(values.size())}, {.dtype = DType::Float32});
+  if (t.has_storage()) std::memcpy(t.data_ptr(), values.data(), values.size() * sizeof(float));
+  return t;
+}
+}  // namespace
+
+RotaryEmbedding::RotaryEmbedding(const Naming& n, const Rope& rope, int64_t head_dim)
+    : inv_freq(register_buffer("inv_freq", float_buffer(rope_inv_freq(rope, head_dim)), false)),
+      original_inv_freq(register_buffer("original_inv_freq", float_buffer(rope_inv_freq(rope, head_dim)), false)),
+      type_(n.cls("RotaryEmbedding")) {}
+
+std::pair<Tensor, Tensor> RotaryEmbedding::operator()(const Tensor& x, const Tensor& position_ids) {
+  nn::ModuleCallScope scope(*this);
+  // attention_scaling is 1.0 for default, linear and llama3 rope.
+  Tensor inv = inv_freq.unsqueeze(0).unsqueeze(2).expand({position_ids.size(0), -1, 1});
+  inv = move_to(inv, x.device());
+  Tensor pos = position_ids.unsqueeze(1).to(DType::Float32);
+  Tensor freqs = inv.matmul(pos).transpose(1, 2);
+  Tensor emb = cat({freqs, freqs}, -1);
+  Tensor cos = emb.cos() * 1.0;
+  Tensor sin = emb.sin() * 1.0;
+  return {cos.to(x.dtype()), sin.to(x.dtype())};
+}
+
+MLP::MLP(const Arch& a)
+    : gate_proj(register_module("gate_proj", std::make_shared<nn::Linear>(a.hidden, a.intermediate, a.mlp_bias))),
+      up_proj(register_module("up_proj", std::make_shared<nn::Linear>(a.hidden, a.intermediate, a.mlp_bias))),
+      down_proj(register_module("down_proj", std::make_shared<nn::Linear>(a.intermediate, a.hidden, a.mlp_bias))),
+      act_fn(register_module("act_fn", std::make_shared<SiLUActivation>())),
+      type_(a.naming.cls("MLP")) {}
+
+Tensor MLP::forward(const Tensor& x) {
+  // One statement per call: C++ leaves operand order unspecified, Python evaluates left to right.
+  Tensor gate = (*act_fn)((*gate_proj)(x));
+  Tensor up = (*up_proj)(x);
+  return (*down_proj)(gate * up);
+}
+
+Attention::Attention(const Arch& a)
+    : q_proj(register_module("q_proj", std::make_shared<nn::Linear>(a.hidden, a.heads * a.head_dim, a.qkv_bias))),
+      k_proj(register_module("k_proj", std::make_shared<nn::Linear>(a.hidden, a.kv_heads * a.head_dim, a.qkv_bias))),
+      v_proj(register_module("v_proj", std::make_shared<nn::Linear>(a.hidden, a.kv_heads * a.head_dim, a.qkv_bias))),
+      o_proj(register_module("o_proj", std::make_shared<nn::Linear>(a.heads * a.head_dim, a.hidden, a.o_bias))),
+      type_(a.naming.cls("Attention")),
+      head_dim_(a.head_dim),
+      groups_(a.heads / a.kv_heads),
+      scaling_(std::pow(static_cast<double>(a.head_dim), -0.5)) {}
+
+namespace {
+Tensor rotate_half(const Tensor& x) {
+  const int64_t half = x.size(-1).expect_int() / 2;
+  Tensor x1 = x.slice(-1, 0, half);
+  Tensor x2 = x.slice(-1, half);
+  return cat({-x2, x1}, -1);
+}
+
+// (x * cos) + (rotate_half(x) * sin), in Python's evaluation order.
+Tensor apply_rotary(const Tensor& x, const Tensor& cos, const Tensor& sin) {
+  Tensor a = x * cos;
+  Tensor b = rotate_half(x) * sin;
+  return a + b;
+}
+
+// (batch, kv_heads, seq, head_dim) -> (batch, kv_heads * n_rep, seq, head_dim), as HF's repeat_kv.
+Tensor repeat_kv(const Tensor& x, int64_t n_rep) {
+  if (n_rep == 1) return x;
+  const SymInt b = x.size(0), kv = x.size(1), s = x.size(2), hd = x.size(3);
+  return x.unsqueeze(2).expand({b, kv, n_rep, s, hd}).reshape({b, kv * n_rep, s, hd});
+}
+}  // namespace
+
+Tensor Attention::operator()(const Tensor& h, const Tensor& cos_in, const Tensor& sin_in, const Tensor& mask) {
+  nn::ModuleCallScope scope(*this);
+  const SymInt b = h.size(0), s = h.size(1);
+  Tensor q = (*q_proj)(h).view({b, s, -1, head_dim_}).transpose(1, 2);
+  Tensor k = (*k_proj)(h).view({b, s, -1, head_dim_}).transpose(1, 2);
+  Tensor v = (*v_proj)(h).view({b, s, -1, head_dim_}).transpose(1, 2);
+  // apply_rotary_pos_emb (unsqueeze_dim=1).
+  Tensor cos = cos_in.unsqueeze(1), sin = sin_in.unsqueeze(1);
+  q = apply_rotary(q, cos, sin);
+  k = apply_rotary(k, cos, sin);
+  Tensor o;
+  if (!mask.defined()) {
+    // sdpa_attention_forward: no mask -> is_causal with enable_gqa (torch >= 2.5).
+    o = scaled_dot_product_attention(q, k, v, Tensor(), 0.0, true, scaling_, true);
+  } else {
+    o = scaled_dot_product_attention(q, repeat_kv(k, groups_), repeat_kv(v, groups_), mask, 0.0, false, scaling_);
+  }
+  o = o.transpose(1, 2).contiguous();
+  o = o.reshape({b, s, -1}).contiguous();
+  return (*o_proj)(o);
+}
+
+DecoderLayer::DecoderLayer(const Arch& a, int64_t idx, const MlpFactory& make_mlp)
+    : self_attn(register_module("self_attn", std::make_shared<Attention>(a))),
+      mlp(register_module("mlp", make_mlp(a))),
+      input_layernorm(register_module("input_layernorm", std::make_shared<RMSNorm>(a.naming, a.hidden, a.rms_eps))),
+      post_attention_layernorm(
+          register_module("post_attention_layernorm", std::make_shared<RMSNorm>(a.naming, a.hidden, a.rms_eps))),
+      sliding(a.layer_sliding.at(static_cast<size_t>(idx))),
+      type_(a.naming.cls("DecoderLayer")) {}
+
+Tensor DecoderLayer::operator()(const Tensor& x, const Tensor& cos, const Tensor& sin, const Tensor& mask) {
+  nn::ModuleCallScope scope(*this);
+  Tensor residual = x;
+  Tensor h = (*input_layernorm)(x);
+  h = (*self_attn)(h, cos, sin, mask);
+  h = residual + h;
+  residual = h;
+  h = (*post_attention_layernorm)(h);
+  h = (*mlp)(h);
+  return residual + h;
+}
+
+BaseModel::BaseModel(const Arch& a, const MlpFactory& make_mlp)
+    : embed_tokens(register_module("embed_tokens", std::make_shared<nn::Embedding>(a.vocab, a.hidden))),
+      layers(register_module("layers", std::make_shared<nn::ModuleList>())),
+      type_(a.naming.cls("Model")),
+      sliding_window_(a.sliding_window),
+      any_sliding_(false) {
+  for (int64_t i = 0; i < a.layers; ++i) {
+    auto layer = std::make_shared<DecoderLayer>(a, i, make_mlp);
+    any_sliding_ = any_sliding_ || layer->sliding;
+    layers->push_back(layer);
+    layer_ptrs.push_back(std::move(layer));
+  }
+  norm = register_module("norm", std::make_shared<RMSNorm>(a.naming, a.hidden, a.rms_eps));
+  rotary_emb = register_module("rotary_emb", std::make_shared<RotaryEmbedding>(a.naming, a.rope, a.head_dim));
+}
+
+Tensor BaseModel::operator()(const Tensor& input_ids) {
+  nn::ModuleCallScope scope(*this);
+  Tensor h = (*embed_tokens)(input_ids);
+  Device dev = h.device();
+  const SymInt seq = h.size(1);
+  Tensor position_ids = arange(0, seq, {.dtype = DType::Int64, .device = dev}).unsqueeze(0);
+  // Sliding-window layers: causal AND kv > q - window, as a boolean mask from arange (no branching
+  // on data, exact also when seq <= window). Full-attention layers use sdpa's is_causal.
+  Tensor mask;
+  if (any_sliding_) {
+    Tensor idx = arange(0, seq, {.dtype = DType::Int64, .device = dev});
+    Tensor q_idx = idx.unsqueeze(1), kv_idx = idx.unsqueeze(0);
+    mask = (kv_idx <= q_idx).logical_and(kv_idx > (q_idx - sliding_window_));
+  }
+  auto [cos, sin] = (*rotary_emb)(h, position_ids);
+  for (const auto& layer : layer_ptrs) {
+    // Layer inputs follow the layer's device (one transfer each at a pipeline cut).
+    const Device d = layer->input_layernorm->weight.device();
+    if (d != dev) {
+      h = h.to(d);
+      cos = cos.to(d);
+      sin = sin.to(d);
+      if (mask.defined()) mask = mask.to(d);
+      dev = d;
+    }
+    h = (*layer)(h, cos, sin, layer->sliding ? mask : Tensor());
+  }
+  h = move_to(h, norm->weight.device());
+  return (*norm)(h);
+}
+
+CausalLM::CausalLM(Arch a, const MlpFactory& make_mlp)
+    : model(register_module("model", std::make_shared<BaseModel>(a, make_mlp))),
+      lm_head(register_module("lm_head", std::make_shared<nn::Linear>(a.hidden, a.vocab, false))),
+      arch_(std::move(a)),
+      type_(arch_.naming.cls("ForCausalLM")) {
+  if (arch_.tie_embeddings) lm_head->weight = model->embed_tokens->weight;
+}
+
+std::vector<Unit> CausalLM::units() const {
+  std::vector<Unit> u;
+  u.reserve(static_cast<size_t>(arch_.layers) + 4);
+  u.push_back({"model.embed_tokens", false});
+  u.push_back({"model.rotary_emb", false});
+  for (int64_t i = 0; i < arch_.layers; ++i) u.push_back({"model.layers." + std::to_string(i), true});
+  u.push_back({"model.norm", false});
+  u.push_back({"lm_head", false});
+  return u;
+}
+
+std::vector<Tensor> CausalLM::forward_dyn(const std::vector<Tensor>& args) {
+  FE_CHECK(args.size() == 1, ValueError, type_, ".forward() takes 1 tensor argument (input_ids) but ", args.size(),
+           " were given");
+  nn::ModuleCallScope scope(*this);
+  Tensor h = (*model)(args[0]);
+  h = move_to(h, lm_head->weight.device());
+  // hidden_states[:, slice(-logits_to_keep, None), :] with logits_to_keep = 0.
+  return {(*lm_head)(h.slice(1, 0))};
+}
+
+ExampleInputs CausalLM::example_inputs(const InputOptions& o) {
+  const int64_t b = batch_or(o, 2), s = seq_or(o, 8);
+  Tensor ids = empty({b, s}, {.dtype = DType::Int64, .device = model->embed_tokens->weight.device()});
+  if (ids.has_storage()) {
+    // Deterministic token ids spread over [0, vocab) (an LCG; no op is dispatched).
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    auto* p = ids.data<int64_t>();
+    for (int64_t i = 0; i < b * s; ++i) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      p[i] = static_cast<int64_t>((x >> 33) % static_cast<uint64_t>(arch_.vocab));
+    }
+  }
+  ExampleInputs in;
+  in.args.push_back(ids);
+  if (o.dynamic_batch || o.dynamic_seq) in.dynamic_shapes["input_ids"] = batch_seq_dims(o, arch_.max_positions);
+  return in;
+}
+
+}  // namespace fe::zoo::lm

@@ -1,0 +1,178 @@
+// Private pieces of the llama-style decoders (llama, mistral, qwen2 in llama.cpp; mixtral in
+// mixtral.cpp): HF's RMSNorm, rotary embedding, attention, decoder layer, base model and causal-LM
+// head, parameterized by the resolved config (Arch) and, for the feed-forward block, a factory.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fakeexport/nn/layers.h"
+#include "fakeexport/nn/zoo.h"
+
+namespace fe::zoo::lm {
+
+/// HF class names of one model_type: module path + class prefix ("...modeling_llama.Llama").
+struct Naming {
+  std::string model_type;  ///< "llama"
+  std::string prefix;      ///< "transformers.models.llama.modeling_llama.Llama"
+  std::string cls(std::string_view suffix) const { return prefix + std::string(suffix); }
+};
+
+/// Rotary parameters after HF's standardize_rope_params.
+struct Rope {
+  std::string type = "default";  ///< default, linear, llama3
+  double theta = 10000.0;
+  double factor = 1.0, low_freq_factor = 1.0, high_freq_factor = 4.0;
+  int64_t original_max_positions = 0;
+};
+
+/// The fields of a llama-style config, resolved with the model_type's HF defaults.
+struct Arch {
+  Naming naming;
+  int64_t vocab = 0, hidden = 0, intermediate = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0;
+  int64_t max_positions = 0;
+  double rms_eps = 1e-6;
+  bool qkv_bias = false, o_bias = false, mlp_bias = false, tie_embeddings = false;
+  std::string act = "silu";
+  Rope rope;
+  int64_t sliding_window = 0;       ///< 0: none
+  std::vector<bool> layer_sliding;  ///< per layer: whether it uses the sliding-window mask
+};
+
+/// Config-reading helpers shared by the families (errors name the field).
+Rope parse_rope(const Config& c, double default_theta, int64_t max_positions);
+/// `hidden_act`: only silu (HF's SiLUActivation) is implemented.
+std::string parse_act(const Config& c);
+/// num_key_value_heads: absent -> `absent_default` (HF's dataclass default), null -> heads.
+int64_t parse_kv_heads(const Config& c, int64_t heads, int64_t absent_default);
+/// head_dim: the field when set and non-zero, else hidden_size / num_attention_heads.
+int64_t parse_head_dim(const Config& c, int64_t hidden, int64_t heads);
+/// Checks the sizes every family needs (positive, heads divisible by kv heads).
+void check_arch(const Config& c, const Arch& a);
+
+/// HF's inv_freq (float32, head_dim / 2 entries) for `rope`, as the rope init function computes it.
+std::vector<float> rope_inv_freq(const Rope& rope, int64_t head_dim);
+
+/// transformers.activations.SiLUActivation.
+class SiLUActivation : public nn::UnaryModule {
+ public:
+  std::string type_name() const override { return "transformers.activations.SiLUActivation"; }
+  Tensor forward(const Tensor& x) override;
+};
+
+/// <Prefix>RMSNorm: float32 upcast, x * rsqrt(mean(x^2) + eps), back to the input dtype, * weight.
+class RMSNorm : public nn::UnaryModule {
+ public:
+  RMSNorm(const Naming& n, int64_t size, double eps);
+  std::string type_name() const override { return type_; }
+  Tensor forward(const Tensor& x) override;
+  Tensor& weight;
+
+ private:
+  std::string type_;
+  double eps_;
+};
+
+/// <Prefix>RotaryEmbedding: non-persistent float32 buffers inv_freq and original_inv_freq.
+class RotaryEmbedding : public nn::Module {
+ public:
+  RotaryEmbedding(const Naming& n, const Rope& rope, int64_t head_dim);
+  std::string type_name() const override { return type_; }
+  /// (cos, sin) of shape [1, seq, head_dim] in x's dtype for position_ids [1, seq].
+  std::pair<Tensor, Tensor> operator()(const Tensor& x, const Tensor& position_ids);
+  Tensor& inv_freq;
+  Tensor& original_inv_freq;
+
+ private:
+  std::string type_;
+};
+
+/// <Prefix>MLP: down_proj(act(gate_proj(x)) * up_proj(x)).
+class MLP : public nn::UnaryModule {
+ public:
+  explicit MLP(const Arch& a);
+  std::string type_name() const override { return type_; }
+  Tensor forward(const Tensor& x) override;
+  std::shared_ptr<nn::Linear> gate_proj, up_proj, down_proj;
+  std::shared_ptr<nn::UnaryModule> act_fn;
+
+ private:
+  std::string type_;
+};
+
+/// <Prefix>Attention with HF's sdpa path: causal sdpa with enable_gqa when there is no mask, else
+/// repeat_kv and the explicit (sliding-window) boolean mask.
+class Attention : public nn::Module {
+ public:
+  explicit Attention(const Arch& a);
+  std::string type_name() const override { return type_; }
+  Tensor operator()(const Tensor& h, const Tensor& cos, const Tensor& sin, const Tensor& mask);
+  std::shared_ptr<nn::Linear> q_proj, k_proj, v_proj, o_proj;
+
+ private:
+  std::string type_;
+  int64_t head_dim_, groups_;
+  double scaling_;
+};
+
+using MlpFactory = std::function<std::shared_ptr<nn::UnaryModule>(const Arch&)>;
+
+/// <Prefix>DecoderLayer: pre-norm attention and feed-forward blocks with residuals.
+class DecoderLayer : public nn::Module {
+ public:
+  DecoderLayer(const Arch& a, int64_t idx, const MlpFactory& make_mlp);
+  std::string type_name() const override { return type_; }
+  Tensor operator()(const Tensor& h, const Tensor& cos, const Tensor& sin, const Tensor& mask);
+  std::shared_ptr<Attention> self_attn;
+  std::shared_ptr<nn::UnaryModule> mlp;
+  std::shared_ptr<RMSNorm> input_layernorm, post_attention_layernorm;
+  const bool sliding;
+
+ private:
+  std::string type_;
+};
+
+/// <Prefix>Model: embed_tokens, layers, norm, rotary_emb (HF's registration order).
+class BaseModel : public nn::Module {
+ public:
+  BaseModel(const Arch& a, const MlpFactory& make_mlp);
+  std::string type_name() const override { return type_; }
+  Tensor operator()(const Tensor& input_ids);
+  std::shared_ptr<nn::Embedding> embed_tokens;
+  std::shared_ptr<nn::ModuleList> layers;
+  std::vector<std::shared_ptr<DecoderLayer>> layer_ptrs;
+  std::shared_ptr<RMSNorm> norm;
+  std::shared_ptr<RotaryEmbedding> rotary_emb;
+
+ private:
+  std::string type_;
+  int64_t sliding_window_;
+  bool any_sliding_;
+};
+
+/// <Prefix>ForCausalLM: the zoo model (input_ids -> logits).
+class CausalLM : public Model {
+ public:
+  CausalLM(Arch a, const MlpFactory& make_mlp);
+  std::string type_name() const override { return type_; }
+  std::string model_type() const override { return arch_.naming.model_type; }
+  std::vector<std::string> forward_arg_names() const override { return {"input_ids"}; }
+  std::vector<Unit> units() const override;
+  std::vector<Tensor> forward_dyn(const std::vector<Tensor>& args) override;
+  ExampleInputs example_inputs(const InputOptions& opts) override;
+  const Arch& arch() const { return arch_; }
+  std::shared_ptr<BaseModel> model;
+  std::shared_ptr<nn::Linear> lm_head;
+
+ private:
+  Arch arch_;
+  std::string type_;
+};
+
+/// t itself when already on `d`, else t.to(d): the pipeline's transfers, only where devices change.
+inline Tensor move_to(const Tensor& t, Device d) { return t.device() == d ? t : t.to(d); }
+
+}  // namespace fe::zoo::lm
