@@ -135,54 +135,12 @@ double max_abs_diff(const fe::Tensor& a, const fe::Tensor& b) {
   return d;
 }
 
-// transformers 5.12's save_pretrained writes Mixtral in the published (legacy) layout:
-// block_sparse_moe.experts.N.{w1,w2,w3}.weight and block_sparse_moe.gate.weight. HF's loading
-// conversion (conversion_mapping.py, "mixtral") fuses them: gate_up_proj[e] = cat(w1[e], w3[e]),
-// down_proj[e] = w2[e]. zoo::load_weights binds names 1:1, so the test converts like HF and binds.
-void load_legacy_mixtral(fe::zoo::Model& m, const std::string& path) {
-  fe::SafetensorsFile f(path);
-  const auto names = f.names();
-  const std::set<std::string> have(names.begin(), names.end());
-  auto legacy = [](std::string n) {
-    const auto at = n.find(".mlp.");
-    return at == std::string::npos ? n : n.replace(at, 5, ".block_sparse_moe.");
-  };
-  auto experts = [&](const std::string& prefix, std::initializer_list<const char*> ws) {
-    std::vector<fe::Tensor> per_expert;
-    for (int e = 0; have.count(prefix + std::to_string(e) + "." + *ws.begin() + ".weight"); ++e) {
-      std::vector<fe::Tensor> parts;
-      for (const char* w : ws) parts.push_back(f.load(prefix + std::to_string(e) + "." + w + ".weight"));
-      per_expert.push_back(parts.size() == 1 ? parts[0] : fe::cat(parts, 0));
-    }
-    return fe::stack(per_expert, 0);
-  };
-  size_t bound = 0;
-  for (auto& [name, slot] : m.named_tensor_slots()) {
-    if (name.find(".rotary_emb.") != std::string::npos) continue;  // non-persistent buffers
-    fe::Tensor t;
-    const std::string old = legacy(name);
-    const std::string tail_gu = ".experts.gate_up_proj", tail_d = ".experts.down_proj";
-    if (have.count(name)) t = f.load(name);
-    else if (have.count(old)) t = f.load(old);
-    else if (old.size() > tail_gu.size() && old.ends_with(tail_gu))
-      t = experts(old.substr(0, old.size() - tail_gu.size()) + ".experts.", {"w1", "w3"});
-    else if (old.size() > tail_d.size() && old.ends_with(tail_d))
-      t = experts(old.substr(0, old.size() - tail_d.size()) + ".experts.", {"w2"});
-    else if (name == "lm_head.weight") t = f.load("model.embed_tokens.weight");  // tied, written once
-    ASSERT_TRUE(t.defined()) << "no checkpoint tensor for " << name;
-    ASSERT_EQ(fe_test::ints(t.sizes()), fe_test::ints(slot->sizes())) << name;
-    *slot = fe::make_parameter(t, false);
-    ++bound;
-  }
-  EXPECT_GT(bound, 0u);
-}
-
 // Real CPU model with HF's weights: export (static and dynamic), run, compare with HF's eager logits.
 void expect_matches_eager(const std::string& name) {
   SCOPED_TRACE(name);
   const std::string dir = kFix + "/eager/" + name;
   auto m = fe::zoo::build(fe::zoo::Config::from_file(config_path(name)));
-  load_legacy_mixtral(*m, dir + "/model.safetensors");
+  fe::zoo::load_weights(*m, dir + "/model.safetensors");  // per-expert checkpoint layout, fused on load
   fe::SafetensorsFile io(dir + "/io.safetensors");
   fe::Tensor ids = io.load("input_0_input_ids"), want = io.load("output_0");
   fe::ExportedProgram ep = fe::export_program(*m, {ids});

@@ -14,6 +14,10 @@
 #include "fakeexport/nn/module.h"
 #include "fakeexport/sym/dims.h"
 
+namespace fe {
+class SafetensorsFile;
+}
+
 namespace fe::zoo {
 
 /// A config.json read strictly: getters name the missing or ill-typed field and the file.
@@ -83,6 +87,9 @@ class Model : public nn::Module {
   /// The state_dict name a checkpoint's key binds to, or "" to ignore it: HF checkpoints may use
   /// older names (ViT's attention.attention.query) or lack the base-model prefix (GPT-2's "h.0...").
   virtual std::string checkpoint_key(std::string_view file_key) const { return std::string(file_key); }
+  /// A state_dict tensor the checkpoint stores in another layout (Mixtral's per-expert w1/w2/w3 for
+  /// the fused experts.gate_up_proj/down_proj), assembled from `file`; undefined when not applicable.
+  virtual Tensor checkpoint_tensor(std::string_view name, const SafetensorsFile& file) const { return Tensor(); }
 };
 
 /// Builds the model for `config` under the caller's scopes (FakeTensorMode, DeviceScope, DTypeScope),

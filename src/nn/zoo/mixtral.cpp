@@ -6,6 +6,7 @@
 // their weights) combines them: the same sums, exportable, with zero weight for unrouted experts.
 #include "fakeexport/core/error.h"
 #include "fakeexport/ops/api.h"
+#include "fakeexport/serde/safetensors.h"
 #include "nn/zoo/families.h"
 #include "nn/zoo/llama_parts.h"
 
@@ -92,6 +93,35 @@ class SparseMoeBlock : public nn::UnaryModule {
   int64_t hidden_;
 };
 
+// Published Mixtral checkpoints (and transformers 5.12's save_pretrained) keep the per-expert
+// layout: block_sparse_moe.experts.E.{w1,w3,w2}. HF's loader fuses them; so do we.
+class MixtralForCausalLM : public lm::CausalLM {
+ public:
+  using lm::CausalLM::CausalLM;
+  std::string checkpoint_key(std::string_view k) const override {
+    const size_t at = k.find(".block_sparse_moe.");
+    if (at == std::string_view::npos) return std::string(k);
+    const std::string_view rest = k.substr(at + 18);
+    if (rest.starts_with("experts.")) return "";  // consumed by checkpoint_tensor
+    return std::string(k.substr(0, at)) + ".mlp." + std::string(rest);
+  }
+  Tensor checkpoint_tensor(std::string_view name, const SafetensorsFile& f) const override {
+    auto fused = [&](std::string_view tail, std::initializer_list<const char*> ws) -> Tensor {
+      if (!name.ends_with(tail) || name.find(".mlp.") == std::string_view::npos) return Tensor();
+      const std::string base = std::string(name.substr(0, name.find(".mlp."))) + ".block_sparse_moe.experts.";
+      std::vector<Tensor> per_expert;
+      for (int e = 0; f.contains(base + std::to_string(e) + "." + *ws.begin() + ".weight"); ++e) {
+        std::vector<Tensor> parts;
+        for (const char* w : ws) parts.push_back(f.load(base + std::to_string(e) + "." + w + ".weight"));
+        per_expert.push_back(parts.size() == 1 ? parts[0] : cat(parts, 0));
+      }
+      return per_expert.empty() ? Tensor() : stack(per_expert, 0);
+    };
+    if (Tensor t = fused(".experts.gate_up_proj", {"w1", "w3"}); t.defined()) return t;
+    return fused(".experts.down_proj", {"w2"});
+  }
+};
+
 }  // namespace
 
 std::unique_ptr<Model> build_mixtral(const Config& c) {
@@ -123,7 +153,7 @@ std::unique_ptr<Model> build_mixtral(const Config& c) {
   // The router logits and aux loss are extra outputs we do not produce.
   FE_CHECK(!c.get_bool("output_router_logits", false), ValueError, c.origin(),
            ": field 'output_router_logits' value true is not supported (logits only)");
-  return std::make_unique<lm::CausalLM>(std::move(a), [s](const lm::Arch&) -> std::shared_ptr<nn::UnaryModule> {
+  return std::make_unique<MixtralForCausalLM>(std::move(a), [s](const lm::Arch&) -> std::shared_ptr<nn::UnaryModule> {
     return std::make_shared<SparseMoeBlock>(s);
   });
 }

@@ -29,8 +29,20 @@ void load_weights(Model& model, const std::string& path) {
     auto fk = file_key.find(name);
     if (fk == file_key.end()) {
       // A tied weight written once (save_pretrained drops lm_head.weight when tied to the embedding).
-      if (auto it = loaded.find(old.impl()); it != loaded.end()) *slot = it->second;
-      else missing.push_back(name);
+      if (auto it = loaded.find(old.impl()); it != loaded.end()) {
+        *slot = it->second;
+      } else if (Tensor t = model.checkpoint_tensor(name, f); t.defined()) {
+        FE_CHECK(std::equal(t.sizes().begin(), t.sizes().end(), old.sizes().begin(), old.sizes().end(),
+                            [](const SymInt& a, const SymInt& b) { return a.expect_int() == b.expect_int(); }) &&
+                     t.dtype() == old.dtype(),
+                 ValueError, path, ": ", name,
+                 " assembled from the checkpoint has the wrong shape or dtype");
+        if (old.is_parameter()) t = make_parameter(t, old.requires_grad());
+        loaded.emplace(old.impl(), t);
+        *slot = t;
+      } else {
+        missing.push_back(name);
+      }
       continue;
     }
     const SafetensorsEntry& e = f.entry(fk->second);

@@ -17,14 +17,14 @@ struct Family {
 constexpr Family kFamilies[] = {
     {"mlp", build_mlp, default_config_mlp},
     {"gpt2", build_gpt2, default_config_gpt2},
-    {"vit", build_vit, default_config_vit},
-    {"vision-encoder-decoder", build_vision_encoder_decoder, default_config_vision_encoder_decoder},
-    {"bert", build_bert, default_config_bert},
-    {"blenderbot", build_blenderbot, default_config_blenderbot},
     {"llama", build_llama, default_config_llama},
     {"mistral", build_llama, default_config_mistral},
     {"qwen2", build_llama, default_config_qwen2},
     {"mixtral", build_mixtral, default_config_mixtral},
+    {"bert", build_bert, default_config_bert},
+    {"vit", build_vit, default_config_vit},
+    {"vision-encoder-decoder", build_vision_encoder_decoder, default_config_vision_encoder_decoder},
+    {"blenderbot", build_blenderbot, default_config_blenderbot},
 };
 
 std::string known_types() {
