@@ -158,7 +158,10 @@ int run_export(const ExportArgs& a) {
   }
   if (!placement.empty()) zoo::place(*model, placement);
   zoo::ExampleInputs in = model->example_inputs(io);
-  ExportedProgram ep = export_program(*model, in.args, {.dynamic_shapes = in.dynamic_shapes});
+  // The process ends right after this command: model and program are deliberately never freed
+  // (tearing down a 126-layer program costs more than exporting half of it; compilers do the same).
+  ExportedProgram& ep = *new ExportedProgram(export_program(*model, in.args, {.dynamic_shapes = in.dynamic_shapes}));
+  (void)model.release();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   if (!a.output.empty()) serde::save(ep, a.output, so);
@@ -186,8 +189,15 @@ int run_export(const ExportArgs& a) {
       std::cout << "  input " << inp["name"].get<std::string>() << ": " << inp["dtype"].get<std::string>()
                 << inp["shape"].dump() << " on " << inp["device"].get<std::string>() << "\n";
   const auto transfers = device_transfers(ep);
+  // Consecutive transfers between the same devices are one cut: "cuda:0 -> cuda:1 x3".
   std::cout << "  transfers: " << transfers.size();
-  for (const DeviceTransfer& t : transfers) std::cout << (&t == &transfers[0] ? " (" : ", ") << t.from << " -> " << t.to;
+  for (size_t i = 0; i < transfers.size();) {
+    size_t j = i;
+    while (j < transfers.size() && transfers[j].from == transfers[i].from && transfers[j].to == transfers[i].to) ++j;
+    std::cout << (i == 0 ? " (" : ", ") << transfers[i].from << " -> " << transfers[i].to;
+    if (j - i > 1) std::cout << " x" << j - i;
+    i = j;
+  }
   std::cout << (transfers.empty() ? "" : ")") << "\n";
   if (!j["range_constraints"].empty()) std::cout << "  range constraints: " << j["range_constraints"].dump() << "\n";
   if (!a.output.empty())
