@@ -296,3 +296,32 @@ TEST(Pt2LoadWeights, FlatLegacyLayout) {
 }
 
 }  // namespace
+
+namespace {
+// gen_pt2.py's Tied: head.weight = emb.weight. torch.export lists a placeholder per name and the
+// graph reads the last one (p_head_weight), for a real model as for a fake one.
+class TiedModel : public fe::nn::UnaryModule {
+ public:
+  TiedModel()
+      : emb(register_module("emb", std::make_shared<fe::nn::Embedding>(10, 6))),
+        head(register_module("head", std::make_shared<fe::nn::Linear>(6, 10, false))) {
+    head->weight = emb->weight;
+  }
+  std::string type_name() const override { return "__main__.Tied"; }
+  std::vector<std::string> forward_arg_names() const override { return {"i"}; }
+  fe::Tensor forward(const fe::Tensor& i) override { return (*head)((*emb)(i)); }
+  std::shared_ptr<fe::nn::Embedding> emb;
+  std::shared_ptr<fe::nn::Linear> head;
+};
+}  // namespace
+
+TEST(Pt2Export, TiedWeightsPrintLikePyTorch) {
+  const std::string want = fe_test::blank_file_lines(fe_test::read_file(pt2("tied.txt")));
+  for (bool fake : {false, true}) {
+    std::optional<fe::FakeTensorMode> mode;
+    if (fake) mode.emplace();
+    TiedModel m;
+    fe::ExportedProgram ep = fe::export_program(m, {fe::zeros({2, 3}, {.dtype = fe::DType::Int64})});
+    EXPECT_EQ(fe_test::blank_file_lines(fe::to_string(ep)), want) << (fake ? "fake" : "real");
+  }
+}

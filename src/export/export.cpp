@@ -17,10 +17,14 @@ namespace {
 std::atomic<uint64_t> g_next_trace_id{1};
 
 /// "fc1.weight" -> "fc1_weight" (placeholder names of lifted state).
+// PyTorch's placeholder base name: the state_dict key lower-cased, non-alphanumerics -> '_'
+// (torch/_export/utils.py: `re.sub("[^a-zA-Z0-9]", "_", _strip_name(target).lower())`).
 std::string flat_name(const std::string& dotted) {
   std::string s = dotted;
-  for (char& c : s)
-    if (c == '.') c = '_';
+  for (char& c : s) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) c = '_';
+  }
   return s;
 }
 
@@ -238,10 +242,13 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
 /// Puts fake twins into real state slots for the trace; restores the originals on scope exit.
 class StateSwap {
  public:
+  /// Tied slots (one real tensor under several names) get one shared twin.
   void fakify(Tensor& slot) {
     if (!slot.defined() || slot.is_fake()) return;
     saved_.emplace_back(&slot, slot);
-    slot = fake_like(slot);
+    auto [it, fresh] = twins_.try_emplace(slot.impl());
+    if (fresh) it->second = fake_like(slot);
+    slot = it->second;
   }
   ~StateSwap() {
     for (auto& [slot, orig] : saved_) *slot = orig;
@@ -249,6 +256,7 @@ class StateSwap {
 
  private:
   std::vector<std::pair<Tensor*, Tensor>> saved_;
+  std::unordered_map<const TensorImpl*, Tensor> twins_;
 };
 
 }  // namespace
@@ -265,7 +273,8 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
   ep.state_dict = module.state_dict();  // the module's own tensors, before fake twins replace them
   FakeTensorMode fake_mode;
   StateSwap swap;
-  auto params = module.named_parameters();
+  // Like torch.export, a tied parameter gets a placeholder per name; the graph uses the last one.
+  auto params = module.named_parameters(true, /*remove_duplicate=*/false);
   auto buffers = module.named_buffers();
   for (auto& [name, slot] : params) {
     swap.fakify(*slot);

@@ -72,14 +72,14 @@ std::vector<NamedModule> Module::named_modules() {
   return out;
 }
 
-std::vector<NamedTensor> Module::named_parameters(bool recurse) {
+std::vector<NamedTensor> Module::named_parameters(bool recurse, bool remove_duplicate) {
   std::vector<NamedTensor> out;
   std::unordered_set<const TensorImpl*> seen;
   auto add = [&](const std::string& prefix, Module& m) {
     for (auto& s : m.params_) {
       if (!s->value.defined()) continue;
       // Shared parameters (tied weights) appear once, under their first name.
-      if (!seen.insert(s->value.impl()).second) continue;
+      if (!seen.insert(s->value.impl()).second && remove_duplicate) continue;
       out.emplace_back(prefix.empty() ? s->name : prefix + "." + s->name, &s->value);
     }
   };

@@ -31,7 +31,8 @@ class Module {
   virtual std::vector<std::string> forward_arg_names() const { return {}; }
 
   /// Parameters/buffers/modules in registration order, recursively, with dotted names.
-  std::vector<NamedTensor> named_parameters(bool recurse = true);
+  /// remove_duplicate=false lists a tied parameter under each of its names (torch.export does).
+  std::vector<NamedTensor> named_parameters(bool recurse = true, bool remove_duplicate = true);
   std::vector<NamedTensor> named_buffers(bool recurse = true);
   std::vector<NamedModule> named_modules();
   std::vector<Tensor> parameters();
