@@ -46,15 +46,9 @@ lm::Arch llama_arch(const Config& c) {
   const std::string mt = c.model_type();
   lm::Arch a;
   a.naming = naming_for(mt);
-  a.vocab = c.get_int("vocab_size");
-  a.hidden = c.get_int("hidden_size");
-  a.intermediate = c.get_int("intermediate_size");
-  a.layers = c.get_int("num_hidden_layers");
-  a.heads = c.get_int("num_attention_heads");
-  a.head_dim = lm::parse_head_dim(c, a.hidden, a.heads);
+  lm::parse_dims(c, a);
   a.rms_eps = c.get_double("rms_norm_eps", 1e-6);
   a.tie_embeddings = c.get_bool("tie_word_embeddings", false);
-  a.act = lm::parse_act(c);
   int64_t window = 0;
   if (mt == "llama") {
     // LlamaConfig.validate_architecture.

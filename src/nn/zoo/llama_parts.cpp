@@ -66,6 +66,16 @@ int64_t parse_kv_heads(const Config& c, int64_t heads, int64_t absent_default) {
   return c.is_null("num_key_value_heads") ? heads : c.get_int("num_key_value_heads");
 }
 
+void parse_dims(const Config& c, Arch& a) {
+  a.vocab = c.get_int("vocab_size");
+  a.hidden = c.get_int("hidden_size");
+  a.intermediate = c.get_int("intermediate_size");
+  a.layers = c.get_int("num_hidden_layers");
+  a.heads = c.get_int("num_attention_heads");
+  a.head_dim = parse_head_dim(c, a.hidden, a.heads);
+  a.act = parse_act(c);
+}
+
 int64_t parse_head_dim(const Config& c, int64_t hidden, int64_t heads) {
   FE_CHECK(heads > 0, ValueError, c.origin(), ": field 'num_attention_heads' value ", heads, " must be positive");
   const int64_t hd = c.get_int("head_dim", 0);

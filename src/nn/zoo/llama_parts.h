@@ -50,6 +50,9 @@ std::string parse_act(const Config& c);
 int64_t parse_kv_heads(const Config& c, int64_t heads, int64_t absent_default);
 /// head_dim: the field when set and non-zero, else hidden_size / num_attention_heads.
 int64_t parse_head_dim(const Config& c, int64_t hidden, int64_t heads);
+/// The size fields every decoder config has (vocab, hidden, intermediate, layers, heads, head_dim) and
+/// the activation; model-specific fields and defaults are read by each builder.
+void parse_dims(const Config& c, Arch& a);
 /// Checks the sizes every family needs (positive, heads divisible by kv heads).
 void check_arch(const Config& c, const Arch& a);
 

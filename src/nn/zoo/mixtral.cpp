@@ -127,17 +127,11 @@ class MixtralForCausalLM : public lm::CausalLM {
 std::unique_ptr<Model> build_mixtral(const Config& c) {
   lm::Arch a;
   a.naming = {"mixtral", kPrefix};
-  a.vocab = c.get_int("vocab_size");
-  a.hidden = c.get_int("hidden_size");
-  a.intermediate = c.get_int("intermediate_size");
-  a.layers = c.get_int("num_hidden_layers");
-  a.heads = c.get_int("num_attention_heads");
-  a.head_dim = lm::parse_head_dim(c, a.hidden, a.heads);
+  lm::parse_dims(c, a);
   a.kv_heads = lm::parse_kv_heads(c, a.heads, 8);
   a.max_positions = c.get_int("max_position_embeddings", 4096 * 32);
   a.rms_eps = c.get_double("rms_norm_eps", 1e-5);
   a.tie_embeddings = c.get_bool("tie_word_embeddings", false);
-  a.act = lm::parse_act(c);
   a.sliding_window = c.get_int("sliding_window", 0);
   FE_CHECK(a.sliding_window >= 0, ValueError, c.origin(), ": field 'sliding_window' value ", a.sliding_window,
            " must be positive");
