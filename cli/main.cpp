@@ -60,13 +60,15 @@ int main(int argc, char** argv) {
   CLI::App* exp = app.add_subcommand("export", "Export a model from its HuggingFace config.json, without data");
   exp->add_option("MODEL", ex.model, "a config.json, a directory holding one, or a built-in: " + builtins)->required();
   exp->add_option("--device", ex.device, "device of the whole model (default cpu)");
-  exp->add_option("--place", ex.place, "PREFIX=DEV, repeatable; ranges like model.layers.0-39=cuda:0");
+  exp->add_option("--place", ex.place, "PREFIX=DEV, repeatable; ranges like model.layers.0-39=cuda:0")
+      ->allow_extra_args(false);
   exp->add_option("--pipeline", ex.pipeline, "DEV1,DEV2,...: repeated layers split evenly, embeddings first, head last");
   exp->add_option("--dtype", ex.dtype, "float32|bfloat16|float16 (default: the config's torch_dtype, else float32)");
   exp->add_option("--batch", ex.batch, "example batch size");
   exp->add_option("--seq", ex.seq, "example sequence length");
   exp->add_option("--dynamic", ex.dynamic, "batch,seq: dynamic dims (batch in [1, 1024], seq in [2, max positions])");
-  exp->add_option("--dynamic-range", ex.dynamic_range, "NAME=MIN:MAX, repeatable (e.g. seq=2:4096)");
+  exp->add_option("--dynamic-range", ex.dynamic_range, "NAME=MIN:MAX, repeatable (e.g. seq=2:4096)")
+      ->allow_extra_args(false);
   exp->add_option("-o", ex.output, "write FILE.pt2 (torch.export.save's format)");
   exp->add_option("--weights", ex.weights, "with -o: none|zeros|random|FILE.safetensors (default none)");
   exp->add_flag("--print", ex.print, "print the program as PyTorch prints an ExportedProgram");
