@@ -1,89 +1,57 @@
 // Zoo family "vision-encoder-decoder" (VisionEncoderDecoderModel: ViT encoder with pooler + GPT-2
 // decoder with cross-attention, enc_to_dec_proj when the widths differ) against transformers 5.12:
 // state_dicts, parameter counts, exports on every placement, dynamic batch and decoder length, an
-// eager comparison of all three outputs on tiny_ved, and config errors. Helpers: test_zoo_gpt2.cpp.
-#include <functional>
-
-#include <gtest/gtest.h>
-
-#include "fakeexport/core/error.h"
-#include "fakeexport/core/scopes.h"
-#include "fakeexport/export/exported_program.h"
-#include "fakeexport/nn/zoo.h"
-#include "nn/zoo/vit_parts.h"
-#include "test_util.h"
-
-using namespace fe;
-
-namespace zoo_gpt2_test {  // defined in test_zoo_gpt2.cpp
-zoo::Config config(const std::string& name);
-int64_t num_parameters(zoo::Model& m);
-int64_t check_state_dict(const std::string& name);
-std::vector<std::string> check_exports(const std::string& name);
-std::vector<std::string> output_devices(const ExportedProgram& ep);
-std::string check_dynamic_export(const std::string& name, zoo::InputOptions o);
-void check_eager(const std::string& name, const std::function<std::string(std::string_view)>& rename);
-std::string build_error(const std::string& json_text);
-}  // namespace zoo_gpt2_test
+// eager comparison of all three outputs on tiny_ved, and config errors.
+#include "zoo_test_util.h"
 
 namespace {
-using namespace zoo_gpt2_test;
+using namespace zoo_test;
+using namespace fe;
 
 const char* const kConfigs[] = {"tiny_ved", "ved_same_width", "ved_seed"};
 
 TEST(ZooVisionEncoderDecoder, StateDictsMatchTransformers) {
-  for (const char* name : kConfigs) check_state_dict(name);
+  for (const char* name : kConfigs) expect_state_dict_as_hf(name);
   // The seed's toy model: default ViT (with pooler) + default GPT-2 over 1024 tokens.
-  EXPECT_EQ(check_state_dict("ved_seed"), 201384960);
+  EXPECT_EQ(expect_state_dict_as_hf("ved_seed"), 201384960);
 }
 
 TEST(ZooVisionEncoderDecoder, Units) {
   FakeTensorMode fake;
-  auto m = zoo::build(config("tiny_ved"));
-  std::vector<std::string> paths;
-  for (const zoo::Unit& u : m->units()) paths.push_back(u.path + (u.repeated ? "*" : ""));
-  EXPECT_EQ(paths, (std::vector<std::string>{
-                       "encoder.embeddings", "encoder.layers.0*", "encoder.layers.1*", "encoder.layernorm",
-                       "encoder.pooler", "enc_to_dec_proj", "decoder.transformer.wte", "decoder.transformer.wpe",
-                       "decoder.transformer.h.0*", "decoder.transformer.h.1*", "decoder.transformer.ln_f",
-                       "decoder.lm_head"}));
+  auto m = build_named("tiny_ved");
+  EXPECT_EQ(unit_paths(*m),
+            (std::vector<std::string>{"encoder.embeddings", "encoder.layers.0*", "encoder.layers.1*",
+                                      "encoder.layernorm", "encoder.pooler", "enc_to_dec_proj",
+                                      "decoder.transformer.wte", "decoder.transformer.wpe", "decoder.transformer.h.0*",
+                                      "decoder.transformer.h.1*", "decoder.transformer.ln_f", "decoder.lm_head"}));
 }
 
 TEST(ZooVisionEncoderDecoder, ExportsOnEveryPlacement) {
   // The decoder's first layer on cuda:1 receives the hidden state and (once) the encoder states;
   // the head, tied to wte on cuda:0, takes the hidden state back.
-  for (const char* name : kConfigs)
-    EXPECT_EQ(check_exports(name), (std::vector<std::string>{"cuda:1", "cuda:1", "cuda:0"})) << name;
+  FakeTensorMode fake;
+  for (const char* name : kConfigs) expect_copies(name, {"cuda:0->cuda:1", "cuda:0->cuda:1", "cuda:1->cuda:0"});
 }
 
 TEST(ZooVisionEncoderDecoder, OutputsAndDynamicShapes) {
   FakeTensorMode fake;
-  auto m = zoo::build(config("ved_seed"));
+  auto m = build_named("ved_seed");
   auto in = m->example_inputs({});
   ExportedProgram ep = export_program(*m, in.args);
-  std::vector<fe_test::V> shapes;
-  for (const Node* n : ep.graph.output_node()->inputs()) shapes.push_back(fe_test::ints(n->val.at(0).sizes));
-  EXPECT_EQ(shapes, (std::vector<fe_test::V>{{2, 8, 1024}, {2, 197, 768}, {2, 768}}));
-  zoo::InputOptions o;
-  o.dynamic_batch = o.dynamic_seq = true;
-  const std::string r = check_dynamic_export("tiny_ved", o);
+  EXPECT_EQ(output_shapes(ep), (std::vector<V>{{2, 8, 1024}, {2, 197, 768}, {2, 768}}));
+  auto tiny = build_named("tiny_ved");
+  const std::string r = ranges(export_model(*tiny, {.dynamic_batch = true, .dynamic_seq = true}));
   EXPECT_NE(r.find(":[1,1024]"), std::string::npos) << r;
   EXPECT_NE(r.find(":[2,32]"), std::string::npos) << r;
 }
 
 TEST(ZooVisionEncoderDecoder, EagerMatchesTransformers) {
   // The checkpoint holds ViT's legacy names (HF renames them on load and back on save).
-  check_eager("tiny_ved", {});
+  expect_matches_eager("tiny_ved");
 }
 
 TEST(ZooVisionEncoderDecoder, BuiltinDefault) {
-  FakeTensorMode fake;
-  auto m = zoo::build(zoo::builtin_config("vision-encoder-decoder"));
-  auto in = m->example_inputs({});
-  ExportedProgram ep = export_program(*m, in.args);
-  std::vector<fe_test::V> shapes;
-  for (const Node* n : ep.graph.output_node()->inputs()) shapes.push_back(fe_test::ints(n->val.at(0).sizes));
-  EXPECT_EQ(shapes, (std::vector<fe_test::V>{{2, 8, 1024}, {2, 197, 64}, {2, 64}}));
+  EXPECT_EQ(builtin_output_shapes("vision-encoder-decoder"), (std::vector<V>{{2, 8, 1024}, {2, 197, 64}, {2, 64}}));
 }
 
 TEST(ZooVisionEncoderDecoder, ConfigErrors) {
