@@ -161,10 +161,21 @@ int run_export(const ExportArgs& a) {
   // The process ends right after this command: model and program are deliberately never freed
   // (tearing down a 126-layer program costs more than exporting half of it; compilers do the same).
   ExportedProgram& ep = *new ExportedProgram(export_program(*model, in.args, {.dynamic_shapes = in.dynamic_shapes}));
-  (void)model.release();
+  zoo::Model* model_ptr = model.release();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  if (!a.output.empty()) serde::save(ep, a.output, so);
+  if (!a.output.empty()) {
+    // A checkpoint binds by the model's naming rules (HF key names, tied weights written once,
+    // Mixtral's per-expert layout), read tensor by tensor while the archive is written.
+    serde::SaveOptions opts = so;
+    std::unique_ptr<serde::WeightsSource> source;
+    if (so.weights == serde::WeightsPolicy::File) {
+      source = zoo::checkpoint_source(*model_ptr, so.weights_file);
+      opts.weights = serde::WeightsPolicy::Source;
+      opts.source = source.get();
+    }
+    serde::save(ep, a.output, opts);
+  }
   if (a.print) print_program(std::cout, ep);
   std::string summary = program_summary_json(ep);
   if (a.json) {

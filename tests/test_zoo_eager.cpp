@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "fakeexport/fakeexport.h"
 #include "fakeexport/serde/pt2.h"
@@ -54,6 +55,49 @@ TEST(ZooEager, TinyConfigsRunLikeHuggingFace) {
     }
     serde::save(ep, (fs::path(FE_BUILD_DIR) / "pt2_out" / ("zoo_" + name + ".pt2")).string());
   }
+}
+
+}  // namespace
+
+namespace {
+
+// `fakeexport export CONFIG --dynamic batch,seq -o F.pt2 --weights <HF's model.safetensors>`: a fake
+// export whose archive carries HF's checkpoint (bound by HF's naming rules) and the known buffer
+// values; loading it and running it gives HF's eager outputs. PyTorch runs the same archives
+// (tools/oracle/scripts/check_our_pt2.py).
+TEST(ZooEager, CliExportWithHuggingFaceCheckpointRunsLikeHuggingFace) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(FE_FIXTURES_DIR) / "zoo";
+  int checked = 0;
+  for (const auto& e : fs::directory_iterator(root / "configs")) {
+    const std::string name = e.path().stem().string();
+    if (name.rfind("tiny_", 0) != 0) continue;
+    SCOPED_TRACE(name);
+    const std::string out = (fs::path(FE_BUILD_DIR) / "pt2_out" / ("cli_" + name + ".pt2")).string();
+    const std::string cmd = std::string(FE_CLI_PATH) + " export " + e.path().string() + " --dynamic batch,seq -o " +
+                            out + " --weights " + (root / "eager" / name / "model.safetensors").string() +
+                            " > /dev/null 2>&1";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    serde::LoadedProgram lp = serde::load(out, {.materialize_weights = true});
+    ASSERT_TRUE(lp.weights_present);
+    SafetensorsFile io((root / "eager" / name / "io.safetensors").string());
+    std::map<std::string, Tensor> ins, outs;  // "input_0_...", "output_0" sort in order
+    for (const std::string& n : io.names()) (n.rfind("input_", 0) == 0 ? ins : outs)[n] = io.load(n);
+    std::vector<Tensor> args;
+    for (auto& [n, t] : ins) args.push_back(t);
+    std::vector<Tensor> got = run(lp.ep, args);
+    size_t i = 0;
+    for (auto& [n, want] : outs) {
+      Tensor g = got.at(i++).contiguous();
+      ASSERT_EQ(fe_test::ints(g.sizes()), fe_test::ints(want.sizes())) << n;
+      double worst = 0;
+      for (int64_t k = 0; k < want.numel(); ++k)
+        worst = std::max(worst, std::abs(double(g.data<float>()[k]) - double(want.data<float>()[k])));
+      EXPECT_LE(worst, 1e-4) << n;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 9);
 }
 
 }  // namespace

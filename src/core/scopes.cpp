@@ -1,5 +1,7 @@
 #include "fakeexport/core/scopes.h"
 
+#include "fakeexport/core/error.h"
+
 namespace fe {
 namespace {
 thread_local bool t_fake_mode = false;
@@ -10,6 +12,8 @@ thread_local DType t_dtype = DType::Float32;
 FakeTensorMode::FakeTensorMode() : prev_(t_fake_mode) { t_fake_mode = true; }
 FakeTensorMode::~FakeTensorMode() { t_fake_mode = prev_; }
 bool FakeTensorMode::active() { return t_fake_mode; }
+UnsetFakeTemporarily::UnsetFakeTemporarily() : prev_(t_fake_mode) { t_fake_mode = false; }
+UnsetFakeTemporarily::~UnsetFakeTemporarily() { t_fake_mode = prev_; }
 
 DeviceScope::DeviceScope(Device d) : prev_(t_device) { t_device = d; }
 DeviceScope::~DeviceScope() { t_device = prev_; }
@@ -35,6 +39,15 @@ Tensor fake_like(const Tensor& t) {
   impl->fake = true;
   impl->is_parameter = t.is_parameter();
   return Tensor(std::move(impl));
+}
+
+Tensor fake_constant(const Tensor& values, Device device) {
+  FE_CHECK(values.has_storage() && values.device().is_cpu() && values.meta().is_contiguous(), ValueError,
+           "fake_constant: needs a real contiguous cpu tensor, got ", values.meta().annotation());
+  Tensor t = fake_like(values);
+  t.impl()->meta.device = device.normalized();
+  t.impl()->constant = values.impl_ptr();
+  return t;
 }
 
 }  // namespace fe

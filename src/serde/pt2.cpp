@@ -341,6 +341,7 @@ void check_weights_file(const SafetensorsFile& f, const ExportedProgram& ep) {
   for (const auto* list : {&ep.state_dict, &ep.constants})
     for (const auto& [name, t] : *list) {
       wanted.insert(name);
+      if (!f.contains(name) && t.impl()->constant) continue;  // values known to the program (rotary tables)
       if (!f.contains(name)) {
         problems.push_back("missing '" + name + "' (" + t.meta().annotation() + ")");
         continue;
@@ -394,10 +395,24 @@ void write_payloads(ZipWriter& zip, const std::string& dir, const char* config_n
       const TensorMeta& m = p.tensor->meta();
       const int64_t nbytes = m.storage_nbytes();
       zip.begin_entry(dir + p.path_name, static_cast<uint64_t>(nbytes));
-      if (opts.weights == WeightsPolicy::File) {
+      const std::string& fqn = fqn_of.at(p.tensor);
+      Tensor from_source;
+      if (opts.weights == WeightsPolicy::Source) from_source = opts.source->load(fqn);
+      const auto& known = p.tensor->impl()->constant;
+      if (known && p.tensor->is_fake() && !(file && file->contains(fqn)) && !from_source.defined()) {
+        // A fake tensor made from known values (FakeTensor.constant): its values, whatever the policy.
+        zip.write(std::span(known->storage->data(), static_cast<size_t>(nbytes)));
+      } else if (opts.weights == WeightsPolicy::Source) {
+        FE_CHECK(from_source.defined(), ValueError, "save: the weights source has no tensor for '", fqn, "'");
+        Tensor c = from_source.contiguous();
+        FE_CHECK(c.has_storage() && c.meta().dtype == m.dtype && c.numel() * itemsize(m.dtype) == nbytes, ValueError,
+                 "save: the weights source gave ", c.meta().annotation(), " for '", fqn, "' (", m.annotation(), ")");
+        zip.write(std::span(c.impl()->storage->data() + c.meta().storage_offset.expect_int() * itemsize(m.dtype),
+                            static_cast<size_t>(nbytes)));
+      } else if (opts.weights == WeightsPolicy::File) {
         // The file holds the tensor contiguous: that is the storage of a contiguous program tensor.
-        const std::span<const std::byte> src = file->bytes(fqn_of.at(p.tensor));
-        FE_CHECK(static_cast<int64_t>(src.size()) == nbytes, ValueError, "save: '", fqn_of.at(p.tensor), "' in '",
+        const std::span<const std::byte> src = file->bytes(fqn);
+        FE_CHECK(static_cast<int64_t>(src.size()) == nbytes, ValueError, "save: '", fqn, "' in '",
                  file->path(), "' has ", src.size(), " bytes but its storage needs ", nbytes);
         zip.write(src);
       } else if (opts.weights == WeightsPolicy::Tensors) {
@@ -442,6 +457,15 @@ void save(const ExportedProgram& ep, const std::string& path, const SaveOptions&
   if (opts.weights == WeightsPolicy::File) {
     file.emplace(opts.weights_file);
     check_weights_file(*file, ep);
+  }
+  if (opts.weights == WeightsPolicy::Source) {
+    FE_CHECK(opts.source != nullptr, ValueError, "save: weights policy Source without a source");
+    const std::vector<std::string> problems = opts.source->problems(ep);
+    if (!problems.empty()) {
+      std::string msg = "save: the weights do not fit the program:";
+      for (const auto& p : problems) msg += "\n  - " + p;
+      throw ValueError(msg);
+    }
   }
   const SafetensorsFile* f = file ? &*file : nullptr;
   write_payloads(zip, root + "data/weights/", "model_weights_config.json", ep.state_dict, params, opts, rng, f);

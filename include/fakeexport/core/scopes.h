@@ -23,6 +23,18 @@ class FakeTensorMode {
   bool prev_;
 };
 
+/// `with unset_fake_temporarily():` tensors created inside are real even under a FakeTensorMode.
+class UnsetFakeTemporarily {
+ public:
+  UnsetFakeTemporarily();
+  ~UnsetFakeTemporarily();
+  UnsetFakeTemporarily(const UnsetFakeTemporarily&) = delete;
+  UnsetFakeTemporarily& operator=(const UnsetFakeTemporarily&) = delete;
+
+ private:
+  bool prev_;
+};
+
 /// `with torch.device(d):` default device for factories and module construction.
 class DeviceScope {
  public:
@@ -60,5 +72,7 @@ inline bool is_fake(const Tensor& t) { return t.is_fake(); }
 Tensor meta_like(const Tensor& t);
 /// A fake twin of t on the same device (what FakeTensorMode.from_tensor gives).
 Tensor fake_like(const Tensor& t);
+/// A fake tensor on `device` with real CPU `values`' metadata that remembers them (FakeTensor.constant).
+Tensor fake_constant(const Tensor& values, Device device);
 
 }  // namespace fe

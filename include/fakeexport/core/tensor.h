@@ -41,6 +41,9 @@ struct TensorImpl {
   bool is_parameter = false;
   /// For views: the tensor whose storage this one looks into (never itself a view).
   std::shared_ptr<TensorImpl> view_base;
+  /// A fake tensor made from known values (PyTorch's FakeTensor.constant): the real, contiguous CPU
+  /// tensor holding them, so programs can save the true values of rotary tables and id buffers.
+  std::shared_ptr<TensorImpl> constant;
   /// Tracer bookkeeping: the node that produced this tensor in trace `trace_id` (see export/tracer).
   void* trace_node = nullptr;
   uint64_t trace_id = 0;

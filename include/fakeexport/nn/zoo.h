@@ -16,7 +16,10 @@
 
 namespace fe {
 class SafetensorsFile;
+namespace serde {
+class WeightsSource;
 }
+}  // namespace fe
 
 namespace fe::zoo {
 
@@ -175,6 +178,9 @@ void place(Model& model, const Placement& placement);
 /// tensors replace the model's, tied weights written once are bound to every name. ValueError
 /// listing missing/unexpected names and shape/dtype mismatches at once.
 void load_weights(Model& model, const std::string& safetensors_path);
+/// The same binding without loading the model: a serde::SaveOptions::source for writing the
+/// checkpoint into an exported program's archive (`fakeexport export -o F.pt2 --weights FILE`).
+std::unique_ptr<serde::WeightsSource> checkpoint_source(Model& model, const std::string& safetensors_path);
 
 /// Device of a module: that of its first parameter or buffer (cpu when it has none).
 Device module_device(nn::Module& m);

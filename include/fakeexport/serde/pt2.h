@@ -33,12 +33,24 @@ enum class WeightsPolicy : uint8_t {
   Random,    ///< uniform in [-1, 1), deterministic from `seed`
   Tensors,   ///< the program's own tensors (real ones; UserError naming a fake one)
   File,      ///< from `weights_file` (safetensors), checked name by name against the signature
+  Source,    ///< from `source` (a checkpoint in another naming, e.g. HuggingFace's)
+};
+
+/// Where WeightsPolicy::Source reads tensors: by the program's state_dict / constant names.
+class WeightsSource {
+ public:
+  virtual ~WeightsSource() = default;
+  /// Every reason the program's state cannot be bound (missing, unexpected, wrong shape), at once.
+  virtual std::vector<std::string> problems(const ExportedProgram& ep) const = 0;
+  /// The real CPU tensor for `name` (the program's shape and dtype); undefined if it has none.
+  virtual Tensor load(const std::string& name) const = 0;
 };
 
 struct SaveOptions {
   WeightsPolicy weights = WeightsPolicy::Tensors;
   uint64_t seed = 0;
   std::string weights_file;  ///< WeightsPolicy::File
+  const WeightsSource* source = nullptr;  ///< WeightsPolicy::Source
   std::string torch_version = "2.14.1";
 };
 

@@ -30,8 +30,9 @@ class BertEmbeddings : public nn::Module {
         LayerNorm(register_module("LayerNorm", std::make_shared<nn::LayerNorm>(d.hidden, d.eps))),
         // Both int64 [1, max_position_embeddings], non-persistent, as HF registers them.
         p(d.dropout),
-        position_ids(register_buffer("position_ids", arange(d.max_pos).unsqueeze(0), false)),
-        token_type_ids(register_buffer("token_type_ids", zeros({1, d.max_pos}, {.dtype = DType::Int64}), false)) {}
+        position_ids(register_buffer("position_ids", known_buffer([&] { return arange(d.max_pos).unsqueeze(0); }), false)),
+        token_type_ids(register_buffer(
+            "token_type_ids", known_buffer([&] { return zeros({1, d.max_pos}, {.dtype = DType::Int64}); }), false)) {}
   std::string type_name() const override { return std::string(kPrefix) + "BertEmbeddings"; }
 
   Tensor operator()(const Tensor& input_ids) {

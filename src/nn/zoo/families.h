@@ -1,5 +1,6 @@
 // The zoo's families: one builder and one small default config (JSON text) per source file.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -27,6 +28,11 @@ std::string_view default_config_mistral();
 std::string_view default_config_qwen2();
 std::unique_ptr<Model> build_mixtral(const Config& c);
 std::string_view default_config_mixtral();
+
+/// A non-persistent buffer computed from the config (rotary tables, id buffers): `make` runs on real
+/// CPU tensors; under FakeTensorMode the buffer is fake on the scope's device and keeps the values
+/// (FakeTensor.constant), so saved programs carry them.
+Tensor known_buffer(const std::function<Tensor()>& make);
 
 /// Resolved example sizes: opts' value, else the family default.
 inline int64_t batch_or(const InputOptions& o, int64_t dflt) { return o.batch > 0 ? o.batch : dflt; }

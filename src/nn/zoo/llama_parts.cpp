@@ -144,11 +144,13 @@ Tensor RMSNorm::forward(const Tensor& x) {
 }
 
 namespace {
-// A float32 buffer holding `values` (fake or meta tensors: metadata only).
+// A float32 buffer holding `values` (fake ones remember them).
 Tensor float_buffer(const std::vector<float>& values) {
-  Tensor t = empty({static_cast<int64_t>(values.size())}, {.dtype = DType::Float32});
-  if (t.has_storage()) std::memcpy(t.data_ptr(), values.data(), values.size() * sizeof(float));
-  return t;
+  return known_buffer([&] {
+    Tensor t = empty({static_cast<int64_t>(values.size())}, {.dtype = DType::Float32});
+    std::memcpy(t.data_ptr(), values.data(), values.size() * sizeof(float));
+    return t;
+  });
 }
 }  // namespace
 

@@ -5,6 +5,7 @@
 // batched matmul and a dense [tokens, experts] routing matrix (one_hot of the top-k indices times
 // their weights) combines them: the same sums, exportable, with zero weight for unrouted experts.
 #include "fakeexport/core/error.h"
+#include "fakeexport/core/scopes.h"
 #include "fakeexport/ops/api.h"
 #include "fakeexport/serde/safetensors.h"
 #include "nn/zoo/families.h"
@@ -106,6 +107,9 @@ class MixtralForCausalLM : public lm::CausalLM {
     return std::string(k.substr(0, at)) + ".mlp." + std::string(rest);
   }
   Tensor checkpoint_tensor(std::string_view name, const SafetensorsFile& f) const override {
+    // Real CPU tensors from the file, also while the caller builds fake models (the CLI).
+    UnsetFakeTemporarily real;
+    DeviceScope cpu(kCPU);
     auto fused = [&](std::string_view tail, std::initializer_list<const char*> ws) -> Tensor {
       if (!name.ends_with(tail) || name.find(".mlp.") == std::string_view::npos) return Tensor();
       const std::string base = std::string(name.substr(0, name.find(".mlp."))) + ".block_sparse_moe.experts.";

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "fakeexport/core/error.h"
+#include "fakeexport/core/scopes.h"
 #include "nn/zoo/families.h"
 
 namespace fe::zoo {
@@ -57,6 +58,19 @@ Config builtin_config(std::string_view name) {
     if (f.model_type == name) return Config::parse(f.default_config(), "built-in " + std::string(name));
   throw ValueError(detail::cat("unknown model '", name, "': not a built-in (", known_types(),
                                ") and not a config.json path"));
+}
+
+Tensor known_buffer(const std::function<Tensor()>& make) {
+  const bool fake = FakeTensorMode::active();
+  const Device d = default_device();
+  Tensor v;
+  {
+    UnsetFakeTemporarily real;
+    DeviceScope cpu(kCPU);
+    v = make().contiguous();
+  }
+  if (fake) return fake_constant(v, d);
+  return d.is_cpu() ? v : v.to(d);
 }
 
 std::vector<DimSpec> batch_seq_dims(const InputOptions& o, int64_t max_positions) {

@@ -61,7 +61,8 @@ for case in ["seed_mlp", "gpt2_dynamic", "buffers", "tied"]:
 # run by PyTorch, against HF's eager outputs.
 import glob  # noqa: E402
 
-for path in sorted(glob.glob(os.path.join(OUT, "zoo_tiny_*.pt2"))):
+# cli_*: `fakeexport export --dynamic batch,seq -o --weights <HF checkpoint>` of a fake model.
+for path in sorted(glob.glob(os.path.join(OUT, "zoo_tiny_*.pt2")) + glob.glob(os.path.join(OUT, "cli_tiny_*.pt2"))):
     name = os.path.basename(path)[len("zoo_"):-len(".pt2")]
     io = load_file("tests/fixtures/zoo/eager/%s/io.safetensors" % name)
     ins = sorted((k for k in io if k.startswith("input_")), key=lambda k: int(k.split("_")[1]))
@@ -70,6 +71,6 @@ for path in sorted(glob.glob(os.path.join(OUT, "zoo_tiny_*.pt2"))):
     got = ep.module()(*[io[k] for k in ins])
     got = got if isinstance(got, (tuple, list)) else (got,)
     err = max((got[i] - io[k]).abs().max().item() for i, k in enumerate(outs))
-    print("zoo_%s: loaded and run by PyTorch, max |ours - HF eager| = %.3g" % (name, err))
+    print("%s: loaded and run by PyTorch, max |ours - HF eager| = %.3g" % (os.path.basename(path)[:-4], err))
     ok &= err <= 1e-4
 sys.exit(0 if ok else 1)
