@@ -1,6 +1,8 @@
 // The fakeexport command line, run as a process: exit codes, --json fields, errors on stderr.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <array>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -8,21 +10,8 @@
 
 namespace {
 
-struct Result {
-  int rc;
-  std::string out;
-};
-
-Result run_cli(const std::string& args) {
-  const std::string cmd = std::string(FE_CLI_PATH) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  EXPECT_NE(p, nullptr);
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using Result = fe_test::CliResult;
+using fe_test::run_cli;
 
 std::string pt2(const std::string& name) { return std::string(FE_FIXTURES_DIR) + "/pt2/" + name; }
 

@@ -1,11 +1,15 @@
 // Helpers shared by the test files: file reading, line splitting, error text capture.
 #pragma once
+#include <array>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <sys/wait.h>
 
 #include <gtest/gtest.h>
 
@@ -77,6 +81,22 @@ std::string error_of(const std::function<void()>& f) {
     return std::string("<other exception> ") + e.what();
   }
   return "<no exception>";
+}
+
+/// Exit status and combined stdout+stderr of the fakeexport CLI run with `args` (FE_CLI_PATH).
+struct CliResult {
+  int rc;
+  std::string out;
+};
+inline CliResult run_cli(const std::string& args) {
+  const std::string cmd = std::string(FE_CLI_PATH) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  EXPECT_NE(p, nullptr);
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
 }  // namespace fe_test

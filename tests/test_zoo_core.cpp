@@ -157,19 +157,8 @@ TEST(ZooWeights, LoadWeightsBindsByNameAndListsMismatches) {
                   "127], model wants float32[256, 128]");
 }
 
-struct Result {
-  int rc;
-  std::string out;
-};
-Result run_cli(const std::string& args) {
-  const std::string cmd = std::string(FE_CLI_PATH) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using Result = fe_test::CliResult;
+using fe_test::run_cli;
 
 TEST(ZooCli, ExportMlpHybridJsonAndSummary) {
   Result r = run_cli("export mlp --place fc1=cpu --place fc2=cuda:0 --json");
