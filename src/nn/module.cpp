@@ -123,6 +123,15 @@ std::vector<NamedTensor> Module::named_tensor_slots() {
   return out;
 }
 
+const Tensor* Module::first_tensor_slot() const {
+  for (const auto& list : {&params_, &buffers_})
+    for (const auto& s : *list)
+      if (s->value.defined()) return &s->value;
+  for (const auto& [name, child] : children_)
+    if (const Tensor* t = child->first_tensor_slot()) return t;
+  return nullptr;
+}
+
 std::vector<std::pair<std::string, Tensor>> Module::state_dict() {
   std::vector<std::pair<std::string, Tensor>> out;
   // Per module (pre-order): its parameters, then its persistent buffers; tied tensors under every name.

@@ -39,6 +39,9 @@ class Module {
   /// Every parameter and buffer slot under every name (tied tensors repeated, non-persistent
   /// buffers included), pre-order: what placement and weight loading rewrite in place.
   std::vector<NamedTensor> named_tensor_slots();
+  /// The first parameter or buffer slot in pre-order (null if none): what "the module's device"
+  /// reads, without building names.
+  const Tensor* first_tensor_slot() const;
   /// state_dict(): parameters then persistent buffers per module, PyTorch's order and names.
   std::vector<std::pair<std::string, Tensor>> state_dict();
   /// Whether buffer `dotted_name` is persistent (in state_dict).

@@ -183,8 +183,10 @@ void load_weights(Model& model, const std::string& safetensors_path);
 std::unique_ptr<serde::WeightsSource> checkpoint_source(Model& model, const std::string& safetensors_path);
 
 /// Device of a module: that of its first parameter or buffer (cpu when it has none).
-Device module_device(nn::Module& m);
-/// `t.to(device of m)` when the devices differ, else t itself: the pipeline's explicit transfers.
-Tensor to_module_device(const Tensor& t, nn::Module& m);
+Device module_device(const nn::Module& m);
+/// `t.to(d)` when t is elsewhere, else t itself: the pipeline's explicit transfers, only at cuts.
+inline Tensor move_to(const Tensor& t, Device d) { return t.device() == d ? t : t.to(d); }
+/// move_to(t, module_device(m)).
+Tensor to_module_device(const Tensor& t, const nn::Module& m);
 
 }  // namespace fe::zoo

@@ -80,11 +80,6 @@ Tensor HFActivation::forward(const Tensor& x) {
   return mul(half, add(t, 1.0));
 }
 
-UnitDevice::UnitDevice(nn::Module& m) {
-  auto slots = m.named_tensor_slots();
-  if (!slots.empty()) slot_ = slots.front().second;
-}
-
 // ---- Conv1D
 
 Conv1D::Conv1D(int64_t nf_, int64_t nx_)

@@ -29,19 +29,14 @@ class HFActivation : public nn::UnaryModule {
   std::string type_;
 };
 
-/// Where a unit lives: its first parameter/buffer slot, found once at build (slots are stable;
-/// place() and load_weights rewrite them in place). `to(t)` is zoo::to_module_device without the
-/// per-call walk over named_tensor_slots().
+/// Where a unit lives: its first parameter/buffer slot (Module::first_tensor_slot), kept from build
+/// (slots are stable; place() and load_weights rewrite them in place). `to(t)` = zoo::to_module_device.
 class UnitDevice {
  public:
   UnitDevice() = default;
-  explicit UnitDevice(nn::Module& m);
+  explicit UnitDevice(const nn::Module& m) : slot_(m.first_tensor_slot()) {}
   Device device() const { return slot_ ? slot_->device() : Device(); }
-  Tensor to(const Tensor& t) const {
-    if (!slot_) return t;
-    const Device d = slot_->device();
-    return t.device() == d ? t : t.to(d);
-  }
+  Tensor to(const Tensor& t) const { return slot_ ? move_to(t, slot_->device()) : t; }
 
  private:
   const Tensor* slot_ = nullptr;

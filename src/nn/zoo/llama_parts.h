@@ -175,7 +175,4 @@ class CausalLM : public Model {
   std::string type_;
 };
 
-/// t itself when already on `d`, else t.to(d): the pipeline's transfers, only where devices change.
-inline Tensor move_to(const Tensor& t, Device d) { return t.device() == d ? t : t.to(d); }
-
 }  // namespace fe::zoo::lm

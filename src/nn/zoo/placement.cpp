@@ -153,14 +153,11 @@ void place(Model& model, const Placement& placement) {
   }
 }
 
-Device module_device(nn::Module& m) {
-  auto slots = m.named_tensor_slots();
-  return slots.empty() ? Device() : slots.front().second->device();
+Device module_device(const nn::Module& m) {
+  const Tensor* t = m.first_tensor_slot();
+  return t ? t->device() : Device();
 }
 
-Tensor to_module_device(const Tensor& t, nn::Module& m) {
-  const Device d = module_device(m);
-  return t.device() == d ? t : t.to(d);
-}
+Tensor to_module_device(const Tensor& t, const nn::Module& m) { return move_to(t, module_device(m)); }
 
 }  // namespace fe::zoo
