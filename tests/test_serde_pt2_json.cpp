@@ -236,7 +236,7 @@ TEST(Pt2JsonMalformed, DanglingNames) {
   j = load_json("seed_mlp");
   j["graph_module"]["graph"]["tensor_values"].erase("gelu");
   EXPECT_EQ(read_error(j), "model.json: graph_module.graph.nodes[1] (gelu).outputs[0]: tensor 'gelu' has no entry in "
-                           "graph.tensor_values");
+                           "graph_module.graph.tensor_values");
   j = load_json("seed_mlp");
   j["graph_module"]["graph"]["outputs"][0]["as_tensor"]["name"] = "ghost";
   EXPECT_EQ(read_error(j), "model.json: graph_module.graph.outputs[0]: dangling name 'ghost' (no earlier node defines "
@@ -244,7 +244,7 @@ TEST(Pt2JsonMalformed, DanglingNames) {
   j = load_json("gpt2_dynamic");
   j["graph_module"]["graph"]["sym_int_values"].erase("sym_size_int_4");
   EXPECT_EQ(read_error(j), "model.json: graph_module.graph.nodes[1] (sym_size_int_4): symbolic int 'sym_size_int_4' "
-                           "has no entry in graph.sym_int_values");
+                           "has no entry in graph_module.graph.sym_int_values");
 }
 
 TEST(Pt2JsonMalformed, SchemaAndSignatureMismatches) {

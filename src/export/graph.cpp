@@ -43,7 +43,7 @@ std::vector<Node*> Node::inputs() const {
 }
 
 bool Node::multi_output() const {
-  if (op_ == NodeOp::Cond) return true;
+  if (op_ == NodeOp::CallOther) return returns_tuple_;
   if (op_ != NodeOp::CallFunction) return false;
   const auto& r = target_->schema.returns;
   return r.size() > 1 || (r.size() == 1 && r[0].type.is_list);
@@ -160,15 +160,55 @@ Node* Graph::get_attr(const std::string& attr) {
   return insert(std::move(n), nullptr);
 }
 
+Node* Graph::call_other(const Callable& c, std::vector<NodeArg> args, std::vector<std::string> kwarg_names,
+                        uint32_t tuple_args, bool returns_tuple, std::vector<TensorMeta> vals,
+                        std::string_view name_hint, Node* before) {
+  FE_INTERNAL_ASSERT(kwarg_names.size() <= args.size(), "call_other: ", kwarg_names.size(), " keyword names for ",
+                     args.size(), " arguments");
+  auto n = std::make_unique<Node>();
+  n->op_ = NodeOp::CallOther;
+  n->callable_ = &c;
+  n->name_ = unique_name(name_hint.empty() ? std::string_view(c.node_name) : name_hint);
+  n->args_ = std::move(args);
+  n->kwarg_names_ = std::move(kwarg_names);
+  n->tuple_args_ = tuple_args;
+  n->returns_tuple_ = returns_tuple;
+  n->val = std::move(vals);
+  return insert(std::move(n), before);
+}
+
 Node* Graph::cond(Node* pred, Node* true_graph, Node* false_graph, std::vector<Node*> operands,
                   std::vector<TensorMeta> vals) {
-  auto n = std::make_unique<Node>();
-  n->op_ = NodeOp::Cond;
-  n->name_ = unique_name("cond");
-  n->args_ = {pred, true_graph, false_graph, std::move(operands)};
-  n->val = std::move(vals);
-  return insert(std::move(n), nullptr);
+  return call_other(cond_callable(), {pred, true_graph, false_graph, std::move(operands)}, {}, 1u << 3, true,
+                    std::move(vals));
 }
+
+namespace {
+const std::vector<Callable>& known_callables() {
+  static const std::vector<Callable> t = {
+      {"torch.ops.higher_order.cond", "cond", CallableKind::Cond},
+      {"torch.ops.higher_order.while_loop", "while_loop", CallableKind::WhileLoop},
+      {"torch.ops.higher_order.map_impl", "map_impl", CallableKind::MapImpl},
+      {"torch.ops.higher_order.scan", "scan", CallableKind::Scan},
+      {"torch.ops.higher_order.wrap_with_set_grad_enabled", "wrap_with_set_grad_enabled",
+       CallableKind::WrapWithSetGradEnabled},
+      {"torch.ops.higher_order.wrap_with_autocast", "wrap_with_autocast", CallableKind::WrapWithAutocast},
+      {"torch.ops.higher_order.invoke_subgraph", "invoke_subgraph", CallableKind::InvokeSubgraph},
+      {"torch.ops.higher_order.auto_functionalized", "auto_functionalized", CallableKind::AutoFunctionalized},
+      {"torch.ops.higher_order.auto_functionalized_v2", "auto_functionalized_v2", CallableKind::AutoFunctionalizedV2},
+      {"torch.ops.higher_order.with_effects", "with_effects", CallableKind::WithEffects},
+  };
+  return t;
+}
+}  // namespace
+
+const Callable* find_callable(std::string_view target) {
+  for (const Callable& c : known_callables())
+    if (c.target == target) return &c;
+  return nullptr;
+}
+
+const Callable& cond_callable() { return known_callables()[0]; }
 
 Graph& Graph::add_subgraph(const std::string& name) {
   subgraphs_.emplace_back(name, std::make_unique<Graph>());
@@ -200,8 +240,7 @@ void Graph::replace_all_uses_with(Node* from, Node* to) {
     };
     for (NodeArg& a : u->args_) {
       if (auto* p = std::get_if<Node*>(&a); p && *p == from) *p = to;
-      if (auto* l = std::get_if<std::vector<Node*>>(&a))
-        std::replace(l->begin(), l->end(), from, to);
+      if (auto* l = std::get_if<std::vector<Node*>>(&a)) std::replace(l->begin(), l->end(), from, to);
       if (auto* si = std::get_if<SymInt>(&a)) repoint(*si);
       if (auto* sl = std::get_if<std::vector<SymInt>>(&a))
         for (SymInt& x : *sl) repoint(x);

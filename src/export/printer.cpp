@@ -6,7 +6,7 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "fakeexport/export/exported_program.h"
+#include "fakeexport/export/check.h"
 
 namespace fe {
 namespace {
@@ -19,38 +19,6 @@ std::string short_function_name(std::string_view f) {
   std::string_view head = f.substr(0, paren);
   size_t cut = head.find_last_of(": ");
   return std::string(cut == std::string_view::npos ? head : head.substr(cut + 1));
-}
-
-/// FX's _parse_stack_trace: the last `File "f", line N, in fn` line that has a code line after it,
-/// as "File: f:N in fn, code: <code>"; nullopt when there is none.
-std::optional<std::string> stack_trace_summary(std::string_view text) {
-  auto strip = [](std::string_view v) {
-    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
-    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
-    return v;
-  };
-  text = strip(text);
-  std::vector<std::string_view> lines;
-  for (size_t start = 0;;) {
-    size_t nl = text.find('\n', start);
-    lines.push_back(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
-    if (nl == std::string_view::npos) break;
-    start = nl + 1;
-  }
-  for (size_t i = lines.size() - 1; i-- > 0;) {
-    std::string_view l = strip(lines[i]);
-    // ^File "(.+)", line (\d+), in (.+)$
-    if (!l.starts_with("File \"")) continue;
-    size_t q = l.rfind("\", line ");
-    if (q == std::string_view::npos || q <= 6) continue;
-    std::string_view file = l.substr(6, q - 6), rest = l.substr(q + 8);
-    size_t digits = 0;
-    while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
-    if (digits == 0 || rest.substr(digits, 5) != ", in " || rest.size() == digits + 5) continue;
-    return "File: " + std::string(file) + ":" + std::string(rest.substr(0, digits)) + " in " +
-           std::string(rest.substr(digits + 5)) + ", code: " + std::string(strip(lines[i + 1]));
-  }
-  return std::nullopt;
 }
 
 /// Source lines, read once per file per print.
@@ -84,11 +52,12 @@ std::string int_str(const SymInt& v) {
   return v.str();
 }
 
-std::string arg_str(const NodeArg& a) {
+std::string arg_str(const NodeArg& a, bool tuple = false) {
   if (auto* n = std::get_if<Node*>(&a)) return (*n)->name();
   if (auto* l = std::get_if<std::vector<Node*>>(&a)) {
-    std::string s = "[";
-    for (size_t i = 0; i < l->size(); ++i) s += (i ? ", " : "") + (*l)[i]->name();
+    std::string s = tuple ? "(" : "[";
+    for (size_t i = 0; i < l->size(); ++i) s += (i ? ", " : "") + ((*l)[i] ? (*l)[i]->name() : std::string("None"));
+    if (tuple) return s + (l->size() == 1 ? ",)" : ")");
     return s + "]";
   }
   if (auto* v = std::get_if<SymInt>(&a); v && v->is_symbolic()) return int_str(*v);
@@ -141,13 +110,16 @@ std::string annotation(const Node& n) {
   return ": \"" + n.val[0].annotation() + "\"";
 }
 
-/// `torch.ops.higher_order.cond(gt, true_graph_0, false_graph_0, (x,))`
-std::string cond_str(const Node& n) {
-  std::string out = "torch.ops.higher_order.cond(" + arg_str(n.args()[0]) + ", " + arg_str(n.args()[1]) + ", " +
-                    arg_str(n.args()[2]) + ", (";
-  const auto& ops = std::get<std::vector<Node*>>(n.args()[3]);
-  for (size_t i = 0; i < ops.size(); ++i) out += (i ? ", " : "") + ops[i]->name();
-  return out + (ops.size() == 1 ? ",))" : "))");
+/// `torch.ops.higher_order.cond(gt, true_graph_0, false_graph_0, (x,))`: positional, then keywords.
+std::string other_str(const Node& n) {
+  std::string out = n.callable()->target + "(";
+  const size_t npos = n.args().size() - n.kwarg_names().size();
+  for (size_t i = 0; i < n.args().size(); ++i) {
+    out += i ? ", " : "";
+    if (i >= npos) out += n.kwarg_names()[i - npos] + " = ";
+    out += arg_str(n.args()[i], i < npos && n.arg_is_tuple(i));
+  }
+  return out + ")";
 }
 
 /// One GraphModule class: `def forward(...)` and body at `depth` levels of 4 spaces, then its
@@ -185,8 +157,12 @@ void print_module(std::ostream& os, const Graph& g, const std::string& cls, int 
     if (n.op() == NodeOp::Placeholder) continue;
     if (n.op() == NodeOp::Output) {
       const auto& vals = std::get<std::vector<Node*>>(n.args()[0]);
+      if (g.single_return && vals.size() == 1) {
+        os << ind << "return " << (vals[0] ? vals[0]->name() : std::string("None")) << "\n";
+        continue;
+      }
       os << ind << "return (";
-      for (size_t i = 0; i < vals.size(); ++i) os << (i ? ", " : "") << vals[i]->name();
+      for (size_t i = 0; i < vals.size(); ++i) os << (i ? ", " : "") << (vals[i] ? vals[i]->name() : std::string("None"));
       os << (vals.size() == 1 ? ",)" : ")") << "\n";
       continue;
     }
@@ -205,8 +181,10 @@ void print_module(std::ostream& os, const Graph& g, const std::string& cls, int 
       std::ostringstream key;
       key << n.loc->file_name() << ':' << n.loc->line() << ':' << n.loc->function_name();
       // PyTorch traces a cond call in its own frame: its nodes get their own comment block.
-      if (n.op() == NodeOp::GetAttr || n.op() == NodeOp::Cond ||
-          (n.op() == NodeOp::GetItem && n.inputs()[0]->op() == NodeOp::Cond))
+      auto is_cond = [](const Node& x) {
+        return x.op() == NodeOp::CallOther && x.callable()->kind == CallableKind::Cond;
+      };
+      if (n.op() == NodeOp::GetAttr || is_cond(n) || (n.op() == NodeOp::GetItem && is_cond(*n.inputs()[0])))
         key << ":cond";
       if (key.str() != prev_trace) {
         prev_trace = key.str();
@@ -226,7 +204,7 @@ void print_module(std::ostream& os, const Graph& g, const std::string& cls, int 
       case NodeOp::GetItem: os << n.inputs()[0]->name() << "[" << n.index() << "]"; break;
       case NodeOp::SymOp: os << sym_op_str(n); break;
       case NodeOp::GetAttr: os << "self." << n.attr(); break;
-      case NodeOp::Cond: os << cond_str(n); break;
+      case NodeOp::CallOther: os << other_str(n); break;
       default: os << call_str(n); break;
     }
     std::vector<const Node*> dels;
@@ -246,6 +224,38 @@ void print_module(std::ostream& os, const Graph& g, const std::string& cls, int 
 }
 
 }  // namespace
+
+// FX's _parse_stack_trace: the last `File "f", line N, in fn` line that has a code line after it,
+/// as "File: f:N in fn, code: <code>"; nullopt when there is none.
+std::optional<std::string> stack_trace_summary(std::string_view text) {
+  auto strip = [](std::string_view v) {
+    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
+    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
+    return v;
+  };
+  text = strip(text);
+  std::vector<std::string_view> lines;
+  for (size_t start = 0;;) {
+    size_t nl = text.find('\n', start);
+    lines.push_back(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+  }
+  for (size_t i = lines.size() - 1; i-- > 0;) {
+    std::string_view l = strip(lines[i]);
+    // ^File "(.+)", line (\d+), in (.+)$
+    if (!l.starts_with("File \"")) continue;
+    size_t q = l.rfind("\", line ");
+    if (q == std::string_view::npos || q <= 6) continue;
+    std::string_view file = l.substr(6, q - 6), rest = l.substr(q + 8);
+    size_t digits = 0;
+    while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
+    if (digits == 0 || rest.substr(digits, 5) != ", in " || rest.size() == digits + 5) continue;
+    return "File: " + std::string(file) + ":" + std::string(rest.substr(0, digits)) + " in " +
+           std::string(rest.substr(digits + 5)) + ", code: " + std::string(strip(lines[i + 1]));
+  }
+  return std::nullopt;
+}
 
 void print_program(std::ostream& os, const ExportedProgram& ep, const PrintOptions& opts) {
   SourceCache src(opts.read_source);

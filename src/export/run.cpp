@@ -26,7 +26,7 @@ std::string node_label(const Node& n) {
     case NodeOp::SymOp:
       return (n.py_op() == PyOp::SymMin || n.py_op() == PyOp::SymMax ? "torch." : "operator.") +
              std::string(py_op_name(n.py_op()));
-    case NodeOp::Cond: return "torch.ops.higher_order.cond";
+    case NodeOp::CallOther: return n.callable()->target;
     case NodeOp::GetAttr: return "get_attr";
     case NodeOp::Placeholder: return "placeholder";
     case NodeOp::Output: return "output";
@@ -338,23 +338,65 @@ class Runner {
       throw InternalError(detail::cat("run: cond pred '", pred_node->name(), "' is ", kind_text(pv)));
     }
     const Node* branch = std::get<Node*>(a[pred ? 1 : 2]);
-    FE_INTERNAL_ASSERT(branch->op() == NodeOp::GetAttr, "run: cond branch '", branch->name(), "' is not a get_attr");
-    const Graph* sub = nullptr;
-    for (auto it = scopes.rbegin(); it != scopes.rend() && !sub; ++it)
-      for (const auto& [name, g] : (*it)->subgraphs())
-        if (name == branch->attr()) sub = g.get();
-    FE_CHECK(sub, ValueError, "cond: no subgraph '", branch->attr(), "' in the program");
     std::vector<Tensor> operands;
     for (const Node* o : std::get<std::vector<Node*>>(a[3])) operands.push_back(tensor_of(o, vals));
-    std::vector<Value> outs = run_graph(*sub, scopes, operands);
+    return call_subgraph(n, branch, operands, scopes);
+  }
+
+  /// The subgraph a get_attr argument names, looked up from the innermost graph outwards.
+  const Graph& subgraph_of(const Node* attr, const std::vector<const Graph*>& scopes) const {
+    FE_INTERNAL_ASSERT(attr->op() == NodeOp::GetAttr, "run: '", attr->name(), "' is not a get_attr");
+    for (auto it = scopes.rbegin(); it != scopes.rend(); ++it)
+      for (const auto& [name, g] : (*it)->subgraphs())
+        if (name == attr->attr()) return *g;
+    throw ValueError(detail::cat("no subgraph '", attr->attr(), "' in the program"));
+  }
+
+  /// Runs the subgraph `attr` on `operands`; a tuple of tensors, or the tensor itself when the
+  /// calling node returns a single value.
+  Value call_subgraph(const Node& n, const Node* attr, const std::vector<Tensor>& operands,
+                      const std::vector<const Graph*>& scopes) {
+    std::vector<Value> outs = run_graph(subgraph_of(attr, scopes), scopes, operands);
     std::vector<Tensor> ts;
     for (size_t k = 0; k < outs.size(); ++k) {
       auto* t = std::get_if<Tensor>(&outs[k]);
-      FE_CHECK(t, ValueError, "cond: output ", k, " of ", branch->attr(), " is ", kind_text(outs[k]),
-               ", expected a tensor");
+      FE_CHECK(t, ValueError, n.callable()->node_name, ": output ", k, " of ", attr->attr(), " is ",
+               kind_text(outs[k]), ", expected a tensor");
       ts.push_back(*t);
     }
-    return ts;
+    if (n.multi_output()) return ts;
+    FE_INTERNAL_ASSERT(ts.size() == 1, "run: '", n.name(), "' returns one value but its subgraph gives ", ts.size());
+    return ts[0];
+  }
+
+  /// Tensors of arguments [from, end) of a higher-order call (its subgraph operands).
+  std::vector<Tensor> operands_from(const Node& n, size_t from, const std::unordered_map<const Node*, Value>& vals) {
+    std::vector<Tensor> out;
+    for (size_t i = from; i < n.args().size() - n.kwarg_names().size(); ++i) {
+      const Node* o = std::get<Node*>(n.args()[i]);
+      out.push_back(tensor_of(o, vals));
+    }
+    return out;
+  }
+
+  Value call_other(const Node& n, const std::unordered_map<const Node*, Value>& vals,
+                   const std::vector<const Graph*>& scopes) {
+    const auto& a = n.args();
+    switch (n.callable()->kind) {
+      case CallableKind::Cond: return cond(n, vals, scopes);
+      case CallableKind::WrapWithSetGradEnabled:
+        // (enabled, body, *operands): gradients do not change values.
+        return call_subgraph(n, std::get<Node*>(a.at(1)), operands_from(n, 2, vals), scopes);
+      case CallableKind::WrapWithAutocast: {
+        // (device_type, dtype, enabled, cache_enabled, body, *operands)
+        const bool enabled = std::get<bool>(a.at(2));
+        FE_CHECK(!enabled, UnknownOpError, "run: autocast regions (torch.amp.autocast) are not executed yet: '",
+                 n.name(), "' would compute in lower precision");
+        return call_subgraph(n, std::get<Node*>(a.at(4)), operands_from(n, 5, vals), scopes);
+      }
+      default: break;
+    }
+    throw UnknownOpError(detail::cat("run: ", n.callable()->target, " cannot be executed (node '", n.name(), "')"));
   }
 
   /// Runs `g` with its placeholders bound to `args`; returns the output node's values.
@@ -395,8 +437,8 @@ class Runner {
     switch (n.op()) {
       case NodeOp::CallFunction: return call(n, vals);
       case NodeOp::SymOp: return sym_op(n, vals);
-      case NodeOp::GetAttr: return std::monostate{};  // read by the cond node that uses it
-      case NodeOp::Cond: return cond(n, vals, scopes);
+      case NodeOp::GetAttr: return std::monostate{};  // read by the higher-order call that uses it
+      case NodeOp::CallOther: return call_other(n, vals, scopes);
       case NodeOp::GetItem: {
         const Node* src = std::get<Node*>(n.args().at(0));
         const Value& v = value_of(src, vals);

@@ -1,30 +1,14 @@
 // program_summary_json: what a deployment engineer asks of a program first (size per device, ops).
 #include "fakeexport/export/summary.h"
 
+#include "fakeexport/export/check.h"
+
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 namespace fe {
 namespace {
-
-/// The serialized call_function target, without "torch.ops.".
-std::string target_name(const Node& n) {
-  switch (n.op()) {
-    case NodeOp::CallFunction: {
-      const FunctionSchema& s = n.target()->schema;
-      return s.ns + "." + s.name + "." + s.overload;
-    }
-    case NodeOp::GetItem: return "_operator.getitem";
-    case NodeOp::SymOp: {
-      const PyOp op = n.py_op();
-      if (op == PyOp::SymMin || op == PyOp::SymMax) return "torch." + std::string(py_op_name(op));
-      return "_operator." + std::string(py_op_name(op));
-    }
-    case NodeOp::Cond: return "higher_order.cond";
-    default: return {};
-  }
-}
 
 nlohmann::json shape_json(const TensorMeta& m) {
   nlohmann::json a = nlohmann::json::array();
@@ -37,7 +21,7 @@ nlohmann::json shape_json(const TensorMeta& m) {
 
 void count_ops(const Graph& g, std::map<std::string, int64_t>& ops) {
   for (const auto& n : g.nodes())
-    if (std::string t = target_name(*n); !t.empty()) ++ops[t];
+    if (std::string t = node_target(*n); !t.empty()) ++ops[t];
 }
 
 }  // namespace

@@ -1,69 +1,371 @@
-// The verifier: graph lint, signature/placeholder agreement, and every node's metadata re-derived
-// by its op's meta function (the same function the tracer ran).
+// The verifier: graph structure, signature, and every node's value re-derived — ops by their meta
+// function (the same function the tracer ran), getitem by its source, sym arithmetic by SymInt
+// arithmetic, higher-order calls by their subgraphs' inputs and outputs — in every graph.
+#include <optional>
+#include <unordered_set>
+
 #include "fakeexport/core/error.h"
-#include "fakeexport/export/exported_program.h"
+#include "fakeexport/export/check.h"
 
 namespace fe {
+
+std::string node_target(const Node& n) {
+  switch (n.op()) {
+    case NodeOp::CallFunction: {
+      const FunctionSchema& s = n.target()->schema;
+      return s.ns + "." + s.name + "." + s.overload;
+    }
+    case NodeOp::GetItem: return "_operator.getitem";
+    case NodeOp::SymOp: {
+      const PyOp op = n.py_op();
+      if (op == PyOp::SymMin || op == PyOp::SymMax) return "torch." + std::string(py_op_name(op));
+      return "_operator." + std::string(py_op_name(op));
+    }
+    case NodeOp::CallOther: {
+      const std::string& t = n.callable()->target;
+      return t.starts_with("torch.ops.") ? t.substr(10) : t;
+    }
+    default: return {};
+  }
+}
+
+std::string node_source(const Node& n) {
+  if (n.stack_trace) return stack_trace_summary(*n.stack_trace).value_or("");
+  if (n.loc) return detail::cat("File: ", n.loc->file_name(), ":", n.loc->line());
+  return {};
+}
+
+std::string node_module(const Node& n) {
+  if (!n.module_stack || n.module_stack->empty()) return {};
+  return n.module_stack->back().path;
+}
+
 namespace {
 
-bool same_meta(const TensorMeta& a, const TensorMeta& b) {
-  return a.sizes == b.sizes && a.strides == b.strides && a.storage_offset == b.storage_offset &&
-         a.dtype == b.dtype && a.device == b.device && a.layout == b.layout;
+std::string dims_str(const DimVector& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i].str();
+  return s + "]";
 }
 
-std::string describe(const TensorMeta& m) {
-  return m.annotation() + " strides " + detail::cat("(", m.strides.size(), " dims) on ") + m.device.str();
+bool same_dims(const DimVector& a, const DimVector& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!a[i].same_as(b[i])) return false;
+  return true;
 }
 
-}  // namespace
+class Checker {
+ public:
+  explicit Checker(const ExportedProgram& ep) : ep_(ep) {}
 
-void verify(const ExportedProgram& ep) {
-  const Graph& g = ep.graph;
-  g.lint();
-  auto phs = g.placeholders();
-  FE_INTERNAL_ASSERT(phs.size() == ep.signature.inputs.size(), "verify: ", phs.size(), " placeholders but ",
-                     ep.signature.inputs.size(), " input specs");
-  for (size_t i = 0; i < phs.size(); ++i)
-    FE_INTERNAL_ASSERT(phs[i]->target_name() == ep.signature.inputs[i].name, "verify: placeholder ", i, " is '",
-                       phs[i]->target_name(), "' but the signature says '", ep.signature.inputs[i].name, "'");
-  const auto& outs = std::get<std::vector<Node*>>(g.output_node()->args()[0]);
-  FE_INTERNAL_ASSERT(outs.size() == ep.signature.outputs.size(), "verify: ", outs.size(), " outputs but ",
-                     ep.signature.outputs.size(), " output specs");
-  for (size_t i = 0; i < outs.size(); ++i)
-    FE_INTERNAL_ASSERT(outs[i]->name() == ep.signature.outputs[i].name, "verify: output ", i, " is '",
-                       outs[i]->name(), "' but the signature says '", ep.signature.outputs[i].name, "'");
+  CheckReport run() {
+    signature();
+    check_graph(ep_.graph, "");
+    range_constraints();
+    return std::move(r_);
+  }
 
-  for (const auto& up : g.nodes()) {
-    const Node& n = *up;
-    if (n.op() == NodeOp::GetItem) {
-      const Node& src = *n.inputs()[0];
-      FE_INTERNAL_ASSERT(n.val.size() == 1 && same_meta(n.val[0], src.val[static_cast<size_t>(n.index())]),
-                         "verify: getitem '", n.name(), "' disagrees with '", src.name(), "'[", n.index(), "]");
-      continue;
+ private:
+  void graph_error(std::string what) { r_.graph_errors.push_back(std::move(what)); }
+
+  void signature() {
+    const Graph& g = ep_.graph;
+    if (!g.output_node()) return;  // reported by lint
+    auto phs = g.placeholders();
+    if (phs.size() != ep_.signature.inputs.size())
+      graph_error(detail::cat("the graph has ", phs.size(), " placeholders but the signature lists ",
+                              ep_.signature.inputs.size(), " inputs"));
+    for (size_t i = 0; i < phs.size() && i < ep_.signature.inputs.size(); ++i)
+      if (phs[i]->target_name() != ep_.signature.inputs[i].name)
+        graph_error(detail::cat("placeholder ", i, " is '", phs[i]->target_name(), "' but the signature says '",
+                                ep_.signature.inputs[i].name, "'"));
+    const auto& outs = std::get<std::vector<Node*>>(g.output_node()->args()[0]);
+    if (outs.size() != ep_.signature.outputs.size())
+      graph_error(detail::cat("the graph returns ", outs.size(), " values but the signature lists ",
+                              ep_.signature.outputs.size(), " outputs"));
+    for (size_t i = 0; i < outs.size() && i < ep_.signature.outputs.size(); ++i)
+      if (outs[i] && outs[i]->name() != ep_.signature.outputs[i].name)
+        graph_error(detail::cat("output ", i, " is '", outs[i]->name(), "' but the signature says '",
+                                ep_.signature.outputs[i].name, "'"));
+  }
+
+  void range_constraints() {
+    std::unordered_set<std::string> symbols;
+    auto collect = [&](const SymInt& s) {
+      if (s.is_symbolic())
+        for (const std::string& f : s.expr().free_symbols()) symbols.insert(f);
+    };
+    for (Node* p : ep_.graph.placeholders()) {
+      for (const TensorMeta& m : p->val)
+        for (const SymInt& d : m.sizes) collect(d);
+      if (p->sym_val) collect(*p->sym_val);
     }
-    if (n.op() != NodeOp::CallFunction) continue;
-    if (!n.target()->meta) continue;  // an opaque op of a loaded program: its recorded metadata stands
+    for (const auto& [name, r] : ep_.range_constraints)
+      if (!symbols.count(name) && name.find_first_of("*+-/() ") == std::string::npos)
+        graph_error(detail::cat("range constraint '", name, "' names no symbol of the program's inputs"));
+  }
+
+  void mismatch(const Node& n, const std::string& graph, std::string field, std::string recorded, std::string computed) {
+    r_.mismatches.push_back({&n, graph, std::move(field), std::move(recorded), std::move(computed)});
+  }
+  void unverified(const Node& n, const std::string& graph, std::string reason) {
+    r_.unverified.push_back({&n, graph, std::move(reason)});
+  }
+
+  /// Compares one value field by field; true when equal.
+  bool compare(const Node& n, const std::string& graph, const TensorMeta& rec, const TensorMeta& com,
+               const std::string& prefix = {}) {
+    bool ok = true;
+    auto diff = [&](const char* field, std::string a, std::string b) {
+      mismatch(n, graph, prefix + field, std::move(a), std::move(b));
+      ok = false;
+    };
+    if (!same_dims(rec.sizes, com.sizes)) diff("shape", dims_str(rec.sizes), dims_str(com.sizes));
+    else if (!same_dims(rec.strides, com.strides)) diff("stride", dims_str(rec.strides), dims_str(com.strides));
+    if (!rec.storage_offset.same_as(com.storage_offset))
+      diff("storage_offset", rec.storage_offset.str(), com.storage_offset.str());
+    if (rec.dtype != com.dtype) diff("dtype", std::string(dtype_name(rec.dtype)), std::string(dtype_name(com.dtype)));
+    if (rec.device != com.device) diff("device", rec.device.str(), com.device.str());
+    if (rec.layout != com.layout)
+      diff("layout", std::string(layout_name(rec.layout)), std::string(layout_name(com.layout)));
+    return ok;
+  }
+
+  void check_graph(const Graph& g, const std::string& path) {
+    r_.nodes += g.size();
+    try {
+      g.lint();
+    } catch (const Error& e) {
+      graph_error((path.empty() ? "" : path + ": ") + e.what());
+      return;  // the nodes cannot be followed
+    }
+    std::unordered_set<std::string> attrs_used;
+    for (const auto& up : g.nodes()) {
+      const Node& n = *up;
+      if (check_node(g, n, path)) ++r_.verified;
+      if (n.op() == NodeOp::GetAttr) attrs_used.insert(n.attr());
+    }
+    for (const auto& [name, sub] : g.subgraphs()) {
+      if (!attrs_used.count(name)) graph_error(detail::cat(path.empty() ? "" : path + ": ", "subgraph '", name, "' is never used"));
+      check_graph(*sub, path.empty() ? name : path + "." + name);
+    }
+  }
+
+  /// Whether node n's recorded value was confirmed (problems are recorded on the way).
+  bool check_node(const Graph& g, const Node& n, const std::string& path) {
+    switch (n.op()) {
+      case NodeOp::Placeholder:
+      case NodeOp::Output: return true;  // their values are their producers' (signature checked apart)
+      case NodeOp::GetAttr:
+        for (const auto& [name, sub] : g.subgraphs())
+          if (name == n.attr()) return true;
+        graph_error(detail::cat(path.empty() ? "" : path + ": ", "get_attr '", n.name(), "' reads a missing subgraph '",
+                                n.attr(), "'"));
+        return false;
+      case NodeOp::GetItem: {
+        const Node& src = *n.inputs()[0];
+        const size_t k = static_cast<size_t>(n.index());
+        if (k >= src.val.size()) {
+          mismatch(n, path, "outputs", detail::cat("element ", k), detail::cat(src.val.size(), " elements"));
+          return false;
+        }
+        if (n.val.size() != 1) {
+          mismatch(n, path, "outputs", detail::cat(n.val.size(), " values"), "1 value");
+          return false;
+        }
+        return compare(n, path, n.val[0], src.val[k]);
+      }
+      case NodeOp::SymOp: return check_sym_op(n, path);
+      case NodeOp::CallFunction: return check_call(n, path);
+      case NodeOp::CallOther: return check_other(g, n, path);
+    }
+    return false;
+  }
+
+  bool check_sym_op(const Node& n, const std::string& path) {
+    if (!n.sym_val) return true;  // a comparison: its truth is a guard, not recorded metadata
+    std::vector<SymInt> x;
+    for (const NodeArg& a : n.args()) {
+      if (auto* s = std::get_if<SymInt>(&a)) x.push_back(*s);
+      else if (auto* p = std::get_if<Node*>(&a); p && (*p)->sym_val) x.push_back(*(*p)->sym_val);
+      else {
+        mismatch(n, path, "value", n.sym_val->str(), "operands that are not ints");
+        return false;
+      }
+    }
+    if (x.size() != 2) {
+      mismatch(n, path, "value", n.sym_val->str(), detail::cat(x.size(), " operands"));
+      return false;
+    }
+    SymInt v;
+    try {
+      switch (n.py_op()) {
+        case PyOp::Add: v = x[0] + x[1]; break;
+        case PyOp::Sub: v = x[0] - x[1]; break;
+        case PyOp::Mul: v = x[0] * x[1]; break;
+        case PyOp::FloorDiv: v = floordiv(x[0], x[1]); break;
+        case PyOp::Mod: v = mod(x[0], x[1]); break;
+        case PyOp::SymMin: v = sym_min(x[0], x[1]); break;
+        case PyOp::SymMax: v = sym_max(x[0], x[1]); break;
+        default: return true;
+      }
+    } catch (const UserError& e) {
+      mismatch(n, path, "value", n.sym_val->str(), e.what());
+      return false;
+    }
+    if (v.same_as(*n.sym_val)) return true;
+    mismatch(n, path, "value", n.sym_val->str(), v.str());
+    return false;
+  }
+
+  bool check_call(const Node& n, const std::string& path) {
+    const OpDef& op = *n.target();
+    if (!op.meta) {
+      unverified(n, path, "operator " + op.qualified + " is not in the registry (its recorded metadata is kept)");
+      return false;
+    }
     std::vector<MetaValue> margs;
     margs.reserve(n.args().size());
+    std::string bad;
     for (const NodeArg& a : n.args()) {
       margs.push_back(map_tensors<const TensorMeta*>(a, [&](Node* in) -> const TensorMeta* {
-        FE_INTERNAL_ASSERT(in->val.size() == 1, "verify: '", n.name(), "' takes '", in->name(),
-                           "' as a tensor but it has ", in->val.size(), " tensor values");
+        if (!in) return nullptr;
+        if (in->val.size() != 1 || in->multi_output()) {
+          bad = detail::cat("'", in->name(), "' is used as a tensor but holds ", in->val.size(), " values");
+          return nullptr;
+        }
         return &in->val[0];
       }));
     }
+    if (!bad.empty()) {
+      mismatch(n, path, "arguments", "a tensor", bad);
+      return false;
+    }
     MetaOut mo;
     try {
-      run_meta(*n.target(), margs, mo);
+      run_meta(op, margs, mo);
     } catch (const UserError& e) {
-      throw InternalError(detail::cat("verify: meta of '", n.name(), "' (", n.target()->qualified,
-                                      ") rejects its recorded arguments: ", e.what()));
+      mismatch(n, path, "meta", "its recorded arguments", std::string("rejected: ") + e.what());
+      return false;
     }
-    FE_INTERNAL_ASSERT(mo.outs.size() == n.val.size(), "verify: '", n.name(), "' records ", n.val.size(),
-                       " outputs, meta gives ", mo.outs.size());
+    if (n.sym_val) {
+      if (mo.ints.size() != 1) {
+        mismatch(n, path, "value", n.sym_val->str(), detail::cat(mo.ints.size(), " ints"));
+        return false;
+      }
+      if (!mo.ints[0].same_as(*n.sym_val)) {
+        mismatch(n, path, "value", n.sym_val->str(), mo.ints[0].str());
+        return false;
+      }
+      return true;
+    }
+    if (mo.outs.size() != n.val.size()) {
+      mismatch(n, path, "outputs", detail::cat(n.val.size(), " tensors"), detail::cat(mo.outs.size(), " tensors"));
+      return false;
+    }
+    bool ok = true;
     for (size_t k = 0; k < mo.outs.size(); ++k)
-      FE_INTERNAL_ASSERT(same_meta(mo.outs[k], n.val[k]), "verify: '", n.name(), "' output ", k, " records ",
-                         describe(n.val[k]), ", meta gives ", describe(mo.outs[k]));
+      ok &= compare(n, path, n.val[k], mo.outs[k], mo.outs.size() > 1 ? detail::cat("output ", k, " ") : std::string());
+    return ok;
+  }
+
+  static const Graph* subgraph(const Graph& g, const NodeArg& a) {
+    auto* p = std::get_if<Node*>(&a);
+    if (!p || !*p || (*p)->op() != NodeOp::GetAttr) return nullptr;
+    for (const auto& [name, sub] : g.subgraphs())
+      if (name == (*p)->attr()) return sub.get();
+    return nullptr;
+  }
+
+  /// A call of `body` on args[from, npos): its placeholders must match the operands and its
+  /// outputs the node's recorded values.
+  bool check_body(const Graph& g, const Node& n, const std::string& path, size_t body, size_t from) {
+    const size_t npos = n.args().size() - n.kwarg_names().size();
+    const Graph* sub = body < npos ? subgraph(g, n.args()[body]) : nullptr;
+    if (!sub) {
+      mismatch(n, path, "arguments", detail::cat("a subgraph at argument ", body), "none");
+      return false;
+    }
+    std::vector<const Node*> operands;
+    for (size_t i = from; i < npos; ++i) {
+      if (auto* p = std::get_if<Node*>(&n.args()[i])) operands.push_back(*p);
+      else if (auto* l = std::get_if<std::vector<Node*>>(&n.args()[i]))
+        for (const Node* x : *l) operands.push_back(x);
+    }
+    return check_call_of(*sub, n, path, operands);
+  }
+
+  bool check_call_of(const Graph& sub, const Node& n, const std::string& path, const std::vector<const Node*>& operands) {
+    bool ok = true;
+    auto phs = sub.placeholders();
+    if (phs.size() != operands.size()) {
+      mismatch(n, path, "operands", detail::cat(operands.size(), " operands"), detail::cat(phs.size(), " subgraph inputs"));
+      return false;
+    }
+    for (size_t i = 0; i < phs.size(); ++i) {
+      const Node* o = operands[i];
+      if (!o) continue;
+      if (o->sym_val || phs[i]->sym_val) {
+        if (!o->sym_val || !phs[i]->sym_val || !o->sym_val->same_as(*phs[i]->sym_val)) {
+          mismatch(n, path, detail::cat("operand ", i), o->sym_val ? o->sym_val->str() : "a tensor",
+                   phs[i]->sym_val ? phs[i]->sym_val->str() : "a tensor");
+          ok = false;
+        }
+        continue;
+      }
+      if (o->val.size() == 1 && phs[i]->val.size() == 1)
+        ok &= compare(n, path, o->val[0], phs[i]->val[0], detail::cat("operand ", i, " "));
+    }
+    const Node* out = sub.output_node();
+    if (!out) return false;
+    const auto& outs = std::get<std::vector<Node*>>(out->args()[0]);
+    if (outs.size() != n.val.size()) {
+      mismatch(n, path, "outputs", detail::cat(n.val.size(), " values"), detail::cat(outs.size(), " subgraph outputs"));
+      return false;
+    }
+    for (size_t k = 0; k < outs.size(); ++k) {
+      if (!outs[k] || outs[k]->val.size() != 1) continue;  // None / sym outputs carry no tensor metadata
+      ok &= compare(n, path, n.val[k], outs[k]->val[0], detail::cat("output ", k, " "));
+    }
+    return ok;
+  }
+
+  bool check_other(const Graph& g, const Node& n, const std::string& path) {
+    switch (n.callable()->kind) {
+      case CallableKind::Cond: {
+        bool ok = true;
+        for (size_t b : {1u, 2u}) ok &= check_body(g, n, path, b, 3);
+        return ok;
+      }
+      case CallableKind::WrapWithSetGradEnabled: return check_body(g, n, path, 1, 2);
+      case CallableKind::WrapWithAutocast: return check_body(g, n, path, 4, 5);
+      case CallableKind::InvokeSubgraph: return check_body(g, n, path, 0, 2);
+      case CallableKind::Opaque:
+        unverified(n, path, n.callable()->target + " is not a callable we interpret (its recorded outputs are kept)");
+        return false;
+      default:
+        unverified(n, path, n.callable()->target + " is not verified yet (its recorded outputs are kept)");
+        return false;
+    }
+  }
+
+  const ExportedProgram& ep_;
+  CheckReport r_;
+};
+
+}  // namespace
+
+CheckReport check_program(const ExportedProgram& ep) { return Checker(ep).run(); }
+
+void verify(const ExportedProgram& ep) {
+  ep.graph.lint();  // structural bugs of ours surface with lint's own message
+  CheckReport r = check_program(ep);
+  if (!r.graph_errors.empty()) throw InternalError("verify: " + r.graph_errors[0]);
+  if (!r.mismatches.empty()) {
+    const MetaMismatch& m = r.mismatches[0];
+    throw InternalError(detail::cat("verify: '", m.node->name(), "' (", node_target(*m.node), ") ", m.field,
+                                    ": recorded ", m.recorded, ", computed ", m.computed));
   }
 }
 

@@ -70,6 +70,19 @@ std::string constant_repr(const Constant& v) {
       for (size_t i = 0; i < l.size(); ++i) s += (i ? ", " : "") + std::to_string(l[i].expect_int());
       return s + "]";
     }
+    case ValueKind::FloatList: {
+      std::string s = "[";
+      const auto& l = std::get<std::vector<double>>(v);
+      for (size_t i = 0; i < l.size(); ++i) s += (i ? ", " : "") + python_float_repr(l[i]);
+      return s + "]";
+    }
+    case ValueKind::BoolList: {
+      std::string s = "[";
+      const auto& l = std::get<std::vector<bool>>(v);
+      for (size_t i = 0; i < l.size(); ++i) s += std::string(i ? ", " : "") + (l[i] ? "True" : "False");
+      return s + "]";
+    }
+    case ValueKind::Opaque: return std::get<Opaque>(v)->repr;
     case ValueKind::Tensor:
     case ValueKind::TensorList: break;
   }

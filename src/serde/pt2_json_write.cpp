@@ -163,10 +163,34 @@ class Writer {
       }
       case ValueKind::Tensor: return node_ref(std::get<Node*>(a));
       case ValueKind::TensorList: {
+        const auto& l = std::get<std::vector<Node*>>(a);
         OJ xs = OJ::array();
-        for (const Node* n : std::get<std::vector<Node*>>(a)) xs.push_back(OJ{{"name", n->name()}});
-        (void)schema_arg;
+        if (schema_arg && schema_arg->type.elem_optional) {  // Tensor?[]: each element a union
+          for (const Node* n : l) xs.push_back(n ? OJ{{"as_tensor", OJ{{"name", n->name()}}}} : OJ{{"as_none", true}});
+          return OJ{{"as_optional_tensors", std::move(xs)}};
+        }
+        for (const Node* n : l) {
+          if (!n) unsupported(user, "None inside a tensor list whose schema type is not Tensor?[]");
+          xs.push_back(OJ{{"name", n->name()}});
+        }
         return OJ{{"as_tensors", std::move(xs)}};
+      }
+      case ValueKind::FloatList: {
+        OJ xs = OJ::array();
+        for (double d : std::get<std::vector<double>>(a)) {
+          if (std::isnan(d)) unsupported(user, "NaN cannot be serialized (PyTorch's json.dumps refuses it too)");
+          xs.push_back(std::isinf(d) ? OJ(d > 0 ? "Infinity" : "-Infinity") : OJ(d));
+        }
+        return OJ{{"as_floats", std::move(xs)}};
+      }
+      case ValueKind::BoolList: {
+        OJ xs = OJ::array();
+        for (bool b : std::get<std::vector<bool>>(a)) xs.push_back(b);
+        return OJ{{"as_bools", std::move(xs)}};
+      }
+      case ValueKind::Opaque: {
+        const OpaqueValue& o = *std::get<Opaque>(a);
+        return OJ{{o.kind, OJ::parse(o.json)}};
       }
     }
     unsupported(user, "an argument of unknown kind");
@@ -323,7 +347,7 @@ class Writer {
           break;
         }
         case NodeOp::GetAttr:
-        case NodeOp::Cond: unsupported(n, "higher-order ops (cond) are not written yet");
+        case NodeOp::CallOther: unsupported(n, n.callable()->target + " calls are not written yet");
       }
     }
     g["inputs"] = std::move(ins);

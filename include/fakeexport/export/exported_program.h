@@ -27,8 +27,11 @@ std::string_view output_kind_name(OutputKind k);  ///< "USER_OUTPUT"
 struct InputSpec {
   InputKind kind;
   std::string name;
-  std::string target;      ///< "fc1.weight"; empty for user inputs
+  std::string target;      ///< "fc1.weight"; empty for user inputs; custom objects: their name
   bool persistent = true;  ///< buffers only
+  /// A user input export specialized to a constant (`use_cache=False`): its value as recorded
+  /// (serialized kind `as_bool`..., Python repr, JSON). Null for every other input.
+  Opaque constant;
 };
 struct OutputSpec {
   OutputKind kind;
@@ -75,6 +78,9 @@ struct ExportedProgram {
   /// OpDefs of a loaded program's ops that our registry lacks (opaque nodes: no meta function;
   /// their recorded output metadata is kept and the verifier does not re-run them).
   std::vector<std::unique_ptr<OpDef>> opaque_ops;
+  /// Callables of a loaded program that are neither ops nor known higher-order ops (opaque
+  /// CallOther nodes: functorch's vmap helpers, math functions, ...).
+  std::vector<std::unique_ptr<Callable>> opaque_callables;
 };
 
 struct ExportOptions {

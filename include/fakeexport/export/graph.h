@@ -29,9 +29,29 @@ using ModuleStack = std::vector<ModuleFrame>;
 /// FX node kinds. GetItem is FX's call_function on operator.getitem: element `index()` of a
 /// multi-output op's result (split, max.dim, native_layer_norm). SymOp is a call_function on a
 /// Python operator over symbolic ints (`sym_size_int * 2`, `sym_size_int == 4`).
-/// GetAttr reads a submodule (`true_graph_0 = self.true_graph_0`); Cond is
-/// torch.ops.higher_order.cond(pred, true_graph, false_graph, (operands...)), a multi-output node.
-enum class NodeOp : uint8_t { Placeholder, CallFunction, GetItem, Output, SymOp, GetAttr, Cond };
+/// GetAttr reads a submodule (`true_graph_0 = self.true_graph_0`). CallOther is a call_function
+/// whose target is not an OpOverload: a higher-order op (`torch.ops.higher_order.cond(pred,
+/// true_graph_0, false_graph_0, (x,))`, its subgraphs passed as GetAttr nodes) or another Python
+/// callable (functorch's `_add_batch_dim`); see Callable.
+enum class NodeOp : uint8_t { Placeholder, CallFunction, GetItem, Output, SymOp, GetAttr, CallOther };
+
+/// What a CallOther node calls. Known higher-order ops have a kind that the verifier and the
+/// interpreter implement (export/verifier.cpp, export/run.cpp); anything else is Opaque: its
+/// recorded outputs stand, and running it is an error naming it.
+enum class CallableKind : uint8_t {
+  Opaque, Cond, WhileLoop, MapImpl, Scan, WrapWithSetGradEnabled, WrapWithAutocast, InvokeSubgraph,
+  AutoFunctionalized, AutoFunctionalizedV2, WithEffects
+};
+struct Callable {
+  std::string target;     ///< as serialized and printed: "torch.ops.higher_order.cond"
+  std::string node_name;  ///< FX's default node name: "cond", "wrap_with_set_grad_enabled"
+  CallableKind kind = CallableKind::Opaque;
+  bool higher_order() const { return target.starts_with("torch.ops.higher_order."); }
+};
+/// The known higher-order op or callable serialized as `target`; null when unknown.
+const Callable* find_callable(std::string_view target);
+/// torch.ops.higher_order.cond.
+const Callable& cond_callable();
 
 /// How a loaded node's schema argument was given in the serialized program (PyTorch keeps args and
 /// kwargs apart; the printer reproduces them). Traced nodes leave Node::arg_given empty.
@@ -55,6 +75,12 @@ class Node {
   int64_t index() const { return index_; }
   /// SymOp: the operator.
   PyOp py_op() const { return py_op_; }
+  /// CallOther: what it calls; null otherwise.
+  const Callable* callable() const { return callable_; }
+  /// CallOther: names of the keyword arguments, which are the last kwarg_names().size() args().
+  const std::vector<std::string>& kwarg_names() const { return kwarg_names_; }
+  /// CallOther: whether positional argument i is a tuple (printed `(x,)`) rather than a list.
+  bool arg_is_tuple(size_t i) const { return i < 32 && (tuple_args_ >> i) & 1u; }
   /// GetAttr: the attribute (submodule) it reads.
   const std::string& attr() const { return target_name_; }
   /// Whether the node's value is a tuple/list of tensors (consumed only through GetItem nodes).
@@ -70,6 +96,8 @@ class Node {
   std::vector<TensorMeta> val;
   /// The symbolic int a sym_size.int or arithmetic SymOp node computes (printed "Sym(s77)").
   std::optional<SymInt> sym_val;
+  /// A placeholder of a user input export specialized to a constant: its recorded value.
+  Opaque constant;
   /// Where the op was called (std::source_location); absent for placeholders and output.
   std::optional<SrcLocArg> loc;
   /// nn_module_stack at the time of the call (shared among nodes of the same module call).
@@ -92,6 +120,10 @@ class Node {
   const OpDef* target_ = nullptr;
   int64_t index_ = 0;
   PyOp py_op_ = PyOp::Add;
+  const Callable* callable_ = nullptr;
+  std::vector<std::string> kwarg_names_;
+  uint32_t tuple_args_ = 0;
+  bool returns_tuple_ = false;
   std::vector<NodeArg> args_;
   std::vector<Node*> users_;
 };
@@ -101,12 +133,14 @@ inline Node* graph_node_of(const SymInt& s) {
   return s.is_symbolic() ? static_cast<Node*>(s.node()->graph_node) : nullptr;
 }
 
-/// Visits every Node* inside an argument value (tensors, and sym nodes behind symbolic ints).
+/// Visits every Node* inside an argument value (tensors, and sym nodes behind symbolic ints);
+/// the None elements of a `Tensor?[]` list (nullptr) are skipped.
 template <class F>
 void for_each_node(const NodeArg& a, F&& f) {
   if (auto* n = std::get_if<Node*>(&a)) return f(*n);
   if (auto* l = std::get_if<std::vector<Node*>>(&a))
-    for (Node* n : *l) f(n);
+    for (Node* n : *l)
+      if (n) f(n);
   if (auto* s = std::get_if<SymInt>(&a)) {
     if (Node* n = graph_node_of(*s)) f(n);
   }
@@ -136,8 +170,18 @@ class Graph {
   Node* output(std::vector<Node*> values);
   /// Appends `name = self.<attr>` reading the subgraph `attr`.
   Node* get_attr(const std::string& attr);
+  /// Appends a call of a higher-order op or callable: `args` positional then keyword (named by
+  /// `kwarg_names`); `tuple_args` marks positional tuples; `returns_tuple`: its value is a tuple
+  /// read through GetItem nodes (`val` one entry per element), else `val` is its single tensor.
+  Node* call_other(const Callable& c, std::vector<NodeArg> args, std::vector<std::string> kwarg_names,
+                   uint32_t tuple_args, bool returns_tuple, std::vector<TensorMeta> vals,
+                   std::string_view name_hint = {}, Node* before = nullptr);
   /// Appends a cond node; `vals` are the branches' (equal) output metadata.
   Node* cond(Node* pred, Node* true_graph, Node* false_graph, std::vector<Node*> operands, std::vector<TensorMeta> vals);
+
+  /// A higher-order op's subgraph serialized with is_single_tensor_return: its output is the
+  /// tensor itself (`return x`), not a 1-tuple.
+  bool single_return = false;
 
   /// A new subgraph (a submodule of the GraphModule, e.g. cond's `true_graph_0`).
   Graph& add_subgraph(const std::string& name);

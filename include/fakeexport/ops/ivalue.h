@@ -4,6 +4,7 @@
 //   NodeArg   = ValueT<Node*>              (graph IR, see export/graph.h)
 // Python numbers in Tensor slots (`mul.Tensor(x, 2)`) are kept as numbers, as PyTorch records them.
 #pragma once
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -21,14 +22,27 @@ struct None {
   friend bool operator==(None, None) { return true; }
 };
 
+/// A value no op schema of ours takes, kept as a loaded program recorded it (a list of strings, a
+/// complex number, an operator reference, a list of int lists, a dict): its serialized kind
+/// (`as_operator`), FX's Python repr for printing and the serialized JSON text for writing back.
+struct OpaqueValue {
+  std::string kind;
+  std::string repr;
+  std::string json;
+  friend bool operator==(const OpaqueValue&, const OpaqueValue&) = default;
+};
+using Opaque = std::shared_ptr<const OpaqueValue>;
+
 /// Alternatives in a fixed order; equal indices mean equal kinds across instantiations.
 template <class T>
 using ValueT = std::variant<None, bool, SymInt, double, std::string, DType, Layout, Device, MemoryFormat,
-                            std::vector<SymInt>, T, std::vector<T>>;
+                            std::vector<SymInt>, T, std::vector<T>, std::vector<double>, std::vector<bool>,
+                            Opaque>;
 
 /// Index of each alternative (same for every instantiation).
 enum class ValueKind : uint8_t {
-  None, Bool, Int, Double, String, DType, Layout, Device, MemoryFormat, IntList, Tensor, TensorList
+  None, Bool, Int, Double, String, DType, Layout, Device, MemoryFormat, IntList, Tensor, TensorList,
+  FloatList, BoolList, Opaque
 };
 template <class T>
 ValueKind kind_of(const ValueT<T>& v) { return static_cast<ValueKind>(v.index()); }
@@ -57,6 +71,9 @@ bool equals_constant(const ValueT<T>& v, const Constant& c) {
     case ValueKind::Device: return std::get<Device>(v) == std::get<Device>(c);
     case ValueKind::MemoryFormat: return std::get<MemoryFormat>(v) == std::get<MemoryFormat>(c);
     case ValueKind::IntList: return std::get<std::vector<SymInt>>(v) == std::get<std::vector<SymInt>>(c);
+    case ValueKind::FloatList: return std::get<std::vector<double>>(v) == std::get<std::vector<double>>(c);
+    case ValueKind::BoolList: return std::get<std::vector<bool>>(v) == std::get<std::vector<bool>>(c);
+    case ValueKind::Opaque: return *std::get<Opaque>(v) == *std::get<Opaque>(c);
     case ValueKind::Tensor:
     case ValueKind::TensorList: return false;
   }
@@ -77,6 +94,9 @@ ValueT<To> map_tensors(const ValueT<From>& v, F&& f) {
     case ValueKind::Device: return std::get<Device>(v);
     case ValueKind::MemoryFormat: return std::get<MemoryFormat>(v);
     case ValueKind::IntList: return std::get<std::vector<SymInt>>(v);
+    case ValueKind::FloatList: return std::get<std::vector<double>>(v);
+    case ValueKind::BoolList: return std::get<std::vector<bool>>(v);
+    case ValueKind::Opaque: return std::get<Opaque>(v);
     case ValueKind::Tensor: return f(std::get<From>(v));
     case ValueKind::TensorList: {
       std::vector<To> out;
