@@ -1,25 +1,25 @@
-// The subcommands of the fakeexport command line (cli/main.cpp parses, these run).
+// The fakeexport command line: one file per command (its options struct, its flags and its run
+// function), listed once in the command table of cli/main.cpp. Each `add_<cmd>` adds the
+// command's flags to its CLI11 subcommand and returns the function that runs it after parsing.
+// Exit codes everywhere: 0 success, 1 a negative answer (check found problems), 2 bad input.
 #pragma once
-#include <string>
-#include <vector>
+#include <CLI/CLI.hpp>
+#include <functional>
 
 namespace fe::cli {
 
-struct ExportArgs {
-  std::string model;                  ///< built-in name, config.json, or a directory holding one
-  std::string device = "cpu";
-  std::vector<std::string> place;     ///< PREFIX=DEV
-  std::string pipeline;               ///< DEV1,DEV2,...
-  std::string dtype;                  ///< empty: the config's torch_dtype, else float32
-  int64_t batch = -1, seq = -1;
-  std::string dynamic;                ///< "batch", "seq", "batch,seq"
-  std::vector<std::string> dynamic_range;  ///< NAME=MIN:MAX
-  std::string output;                 ///< -o FILE.pt2
-  std::string weights = "none";       ///< none|zeros|random|FILE.safetensors
-  bool print = false, json = false;
-};
+using RunFn = std::function<int()>;
 
-/// `fakeexport export`: build, place, export; print a summary, the program, or JSON; save.
-int run_export(const ExportArgs& a);
+RunFn add_export(CLI::App& cmd);   ///< export MODEL: a zoo model exported without data (export_cmd.cpp)
+RunFn add_inspect(CLI::App& cmd);  ///< inspect FILE.pt2: what an archive holds (inspect_cmd.cpp)
+RunFn add_check(CLI::App& cmd);    ///< check FILE.pt2: is the program internally true (check_cmd.cpp)
+RunFn add_run(CLI::App& cmd);      ///< run FILE.pt2: ep.module()(*inputs) on CPU (run_cmd.cpp)
+
+/// One row of the command table.
+struct Command {
+  const char* name;
+  const char* summary;
+  RunFn (*add)(CLI::App& cmd);
+};
 
 }  // namespace fe::cli

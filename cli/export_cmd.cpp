@@ -17,6 +17,20 @@
 namespace fe::cli {
 namespace {
 
+struct ExportArgs {
+  std::string model;                  ///< built-in name, config.json, or a directory holding one
+  std::string device = "cpu";
+  std::vector<std::string> place;     ///< PREFIX=DEV
+  std::string pipeline;               ///< DEV1,DEV2,...
+  std::string dtype;                  ///< empty: the config's torch_dtype, else float32
+  int64_t batch = -1, seq = -1;
+  std::string dynamic;                ///< "batch", "seq", "batch,seq"
+  std::vector<std::string> dynamic_range;  ///< NAME=MIN:MAX
+  std::string output;                 ///< -o FILE.pt2
+  std::string weights = "none";       ///< none|zeros|random|FILE.safetensors
+  bool print = false, json = false;
+};
+
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::stringstream ss(s);
@@ -129,8 +143,6 @@ std::string grouped(int64_t v) {
   return out;
 }
 
-}  // namespace
-
 int run_export(const ExportArgs& a) {
   const zoo::Config cfg = load_config(a.model);
   const DType dtype = model_dtype(a, cfg);
@@ -215,6 +227,30 @@ int run_export(const ExportArgs& a) {
     std::cout << "  wrote " << a.output << " (weights: " << a.weights
               << (a.weights == "none" ? "; torch.export.load needs zeros, random or a .safetensors" : "") << ")\n";
   return 0;
+}
+
+}  // namespace
+
+RunFn add_export(CLI::App& cmd) {
+  auto a = std::make_shared<ExportArgs>();
+  std::string builtins;
+  for (const std::string& n : zoo::builtin_names()) builtins += (builtins.empty() ? "" : ", ") + n;
+  cmd.add_option("MODEL", a->model, "a config.json, a directory holding one, or a built-in: " + builtins)->required();
+  cmd.add_option("--device", a->device, "device of the whole model (default cpu)");
+  cmd.add_option("--place", a->place, "PREFIX=DEV, repeatable; ranges like model.layers.0-39=cuda:0")
+      ->allow_extra_args(false);
+  cmd.add_option("--pipeline", a->pipeline, "DEV1,DEV2,...: repeated layers split evenly, embeddings first, head last");
+  cmd.add_option("--dtype", a->dtype, "float32|bfloat16|float16 (default: the config's torch_dtype, else float32)");
+  cmd.add_option("--batch", a->batch, "example batch size");
+  cmd.add_option("--seq", a->seq, "example sequence length");
+  cmd.add_option("--dynamic", a->dynamic, "batch,seq: dynamic dims (batch in [1, 1024], seq in [2, max positions])");
+  cmd.add_option("--dynamic-range", a->dynamic_range, "NAME=MIN:MAX, repeatable (e.g. seq=2:4096)")
+      ->allow_extra_args(false);
+  cmd.add_option("-o", a->output, "write FILE.pt2 (torch.export.save's format)");
+  cmd.add_option("--weights", a->weights, "with -o: none|zeros|random|FILE.safetensors (default none)");
+  cmd.add_flag("--print", a->print, "print the program as PyTorch prints an ExportedProgram");
+  cmd.add_flag("--json", a->json, "print the JSON object of inspect --json plus export_seconds");
+  return [a] { return run_export(*a); };
 }
 
 }  // namespace fe::cli

@@ -25,7 +25,7 @@ void check_inputs(const ExportedProgram& ep, const std::vector<Tensor>& inputs) 
   std::vector<const Node*> user;
   auto phs = ep.graph.placeholders();
   for (size_t i = 0; i < phs.size(); ++i)
-    if (ep.signature.inputs[i].kind == InputKind::UserInput) user.push_back(phs[i]);
+    if (ep.signature.inputs[i].kind == InputKind::UserInput && !ep.signature.inputs[i].constant) user.push_back(phs[i]);
   FE_CHECK(inputs.size() == user.size(), ValueError, "exported program: expected ", user.size(),
            " inputs but got ", inputs.size());
   std::map<std::string, int64_t> value;     // symbol -> bound value

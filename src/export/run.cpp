@@ -91,6 +91,10 @@ class Runner {
     size_t u = 0;
     for (size_t i = 0; i < specs.size(); ++i) {
       const InputSpec& s = specs[i];
+      if (s.kind == InputKind::UserInput && s.constant) {  // specialized by export: nothing reads it
+        bound.emplace_back();
+        continue;
+      }
       if (s.kind == InputKind::UserInput) {
         const Tensor& t = inputs.at(u++);  // check_inputs matched the counts
         FE_CHECK(t.has_storage(), DataAccessError, "run: input '", s.name, "' (", t.meta().annotation(),
@@ -169,7 +173,7 @@ class Runner {
           size_t u = 0;
           const Tensor* dst = nullptr;
           for (const InputSpec& in : ep_.signature.inputs) {
-            if (in.kind != InputKind::UserInput) continue;
+            if (in.kind != InputKind::UserInput || in.constant) continue;
             if (in.name == s.target) dst = &inputs[u];
             ++u;
           }

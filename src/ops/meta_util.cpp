@@ -409,8 +409,10 @@ DimVector iter_output_strides(IntSpan shape, std::span<const TensorMeta* const> 
       cl = cl && t->is_channels_last_contiguous();
       dense = dense && t->is_non_overlapping_and_dense();
     }
-    if (contig) return contiguous_strides(shape);
-    if (cl) return channels_last_strides(shape);
+    // Like torch._prims_common's short-circuit: only an unambiguous layout decides. A 4-d tensor
+    // with one channel can be both (strides (40, 8, 8, 1) for [2, 1, 5, 8]); the dims then sort.
+    if (contig && !cl) return contiguous_strides(shape);
+    if (cl && !contig) return channels_last_strides(shape);
     if (dense) {
       bool equal = true;
       for (const TensorMeta* t : ins) equal = equal && t->strides == ins.back()->strides;

@@ -167,6 +167,9 @@ void check_same_device(const OpDef& op, std::span<const MetaValue> args) {
 void run_meta(const OpDef& op, std::span<const MetaValue> args, MetaOut& out) {
   FE_INTERNAL_ASSERT(args.size() == op.schema.arguments.size(), op.qualified, ": got ", args.size(),
                      " arguments, schema has ", op.schema.arguments.size());
+  // An opaque op of a loaded program: its recorded metadata is all we know.
+  FE_CHECK(op.meta, UnknownOpError, op.qualified, " is not in fakeexport's registry: it has no meta function or "
+                                                  "kernel (the program keeps its recorded metadata)");
   if (op.device_rule == DeviceRule::SameDevice) check_same_device(op, args);
   op.meta(MetaArgs(op, args), out);
 }
