@@ -208,7 +208,7 @@ int run_export(const ExportArgs& a) {
     std::cout << "  " << dev << ": " << human_bytes(b["parameter_bytes"].get<double>() + b["buffer_bytes"].get<double>())
               << " of weights\n";
   for (const auto& inp : j["inputs"])
-    if (inp["kind"] == "USER_INPUT")
+    if (inp["kind"] == "USER_INPUT" && inp.contains("shape"))
       std::cout << "  input " << inp["name"].get<std::string>() << ": " << inp["dtype"].get<std::string>()
                 << inp["shape"].dump() << " on " << inp["device"].get<std::string>() << "\n";
   const auto transfers = device_transfers(ep);

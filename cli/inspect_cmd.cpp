@@ -36,7 +36,7 @@ int run_inspect(const InspectOptions& o) {
     std::cout << "  " << dev << ": parameters " << b["parameter_bytes"] << " bytes, buffers " << b["buffer_bytes"]
               << " bytes\n";
   for (const auto& in : j["inputs"])
-    if (in["kind"] == "USER_INPUT")
+    if (in["kind"] == "USER_INPUT" && in.contains("shape"))
       std::cout << "  input " << in["name"].get<std::string>() << ": " << in["dtype"].get<std::string>()
                 << in["shape"].dump() << " on " << in["device"].get<std::string>() << "\n";
   std::cout << "  ops:";

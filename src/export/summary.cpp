@@ -24,6 +24,15 @@ void count_ops(const Graph& g, std::map<std::string, int64_t>& ops) {
     if (std::string t = node_target(*n); !t.empty()) ++ops[t];
 }
 
+/// Targets in any graph that we only know by their recorded metadata.
+void opaque_targets(const Graph& g, std::set<std::string>& out) {
+  for (const auto& n : g.nodes())
+    if ((n->op() == NodeOp::CallFunction && !n->target()->meta) ||
+        (n->op() == NodeOp::CallOther && n->callable()->kind == CallableKind::Opaque))
+      out.insert(node_target(*n));
+  for (const auto& [name, sub] : g.subgraphs()) opaque_targets(*sub, out);
+}
+
 }  // namespace
 
 std::string program_summary_json(const ExportedProgram& ep, const SummaryOptions& opts) {
@@ -34,6 +43,9 @@ std::string program_summary_json(const ExportedProgram& ep, const SummaryOptions
   std::map<std::string, int64_t> ops;
   count_ops(ep.graph, ops);
   j["ops"] = ops;
+  std::set<std::string> opaque;
+  opaque_targets(ep.graph, opaque);
+  j["opaque"] = opaque;
 
   auto phs = ep.graph.placeholders();
   std::map<std::string, const Tensor*> state;
@@ -45,11 +57,16 @@ std::string program_summary_json(const ExportedProgram& ep, const SummaryOptions
   std::set<const void*> seen_storage;  // tied weights share one storage: count it once
   for (size_t i = 0; i < ep.signature.inputs.size() && i < phs.size(); ++i) {
     const InputSpec& s = ep.signature.inputs[i];
-    const TensorMeta& m = phs[i]->val.at(0);
     nlohmann::ordered_json in;
     in["name"] = s.name;
     in["kind"] = input_kind_name(s.kind);
     in["target"] = s.target.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.target);
+    if (phs[i]->val.size() != 1) {  // a constant, symbolic int, custom object or token
+      in["value"] = s.constant ? nlohmann::ordered_json(s.constant->repr) : nlohmann::ordered_json(nullptr);
+      inputs.push_back(std::move(in));
+      continue;
+    }
+    const TensorMeta& m = phs[i]->val[0];
     in["shape"] = shape_json(m);
     in["dtype"] = dtype_name(m.dtype);
     in["device"] = m.device.str();

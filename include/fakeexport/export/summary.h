@@ -13,10 +13,11 @@ struct SummaryOptions {
   int indent = -1;                        ///< -1: one line
 };
 
-/// {"schema_version", "torch_version", "nodes", "ops", "inputs", "outputs", "devices", "parameters",
+/// {"schema_version", "torch_version", "nodes", "ops", "opaque", "inputs", "outputs", "devices", "parameters",
 /// "range_constraints"} as specified in issue 5: nodes counts every graph node (placeholders and
 /// output included) like len(ep.graph.nodes); ops counts call_function targets by their serialized
-/// name without `torch.ops.` ("aten.linear.default", "_operator.getitem"); shapes are ints, or strings
+/// name without `torch.ops.` ("aten.linear.default", "_operator.getitem"); opaque lists the targets
+/// (in any subgraph) that load without a meta function of ours; shapes are ints, or strings
 /// for symbolic dims; tied weights are counted once.
 std::string program_summary_json(const ExportedProgram& ep, const SummaryOptions& opts = {});
 

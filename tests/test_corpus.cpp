@@ -1,0 +1,144 @@
+// The real-program corpus (tests/fixtures/corpus, written by tools/oracle/scripts/gen_corpus.py):
+// programs PyTorch 2.14 exported from HuggingFace models, ExportDB and seed 002. Every archive must
+// load with PyTorch's node count, op histogram and parameter count, and check without a mismatch
+// or graph error; we report how many print exactly as PyTorch, verify completely and run to
+// PyTorch's outputs (allclose atol=rtol=1e-4), per source.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "fakeexport/core/scopes.h"
+#include "fakeexport/export/check.h"
+#include "fakeexport/export/run.h"
+#include "fakeexport/export/summary.h"
+#include "fakeexport/serde/pt2.h"
+#include "fakeexport/serde/safetensors.h"
+#include "fakeexport/serde/sample_inputs.h"
+#include "test_util.h"
+
+using namespace fe;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kCorpus = std::string(FE_FIXTURES_DIR) + "/corpus";
+
+std::vector<std::string> cases() {
+  std::vector<std::string> out;
+  if (!fs::is_directory(kCorpus)) return out;
+  for (const auto& e : fs::directory_iterator(kCorpus))
+    if (e.path().extension() == ".pt2") out.push_back(e.path().stem().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// Every element of a real tensor as double (bool/int/float dtypes).
+std::vector<double> values(const Tensor& t) {
+  const Tensor d = t.to(DType::Float64).contiguous();
+  return std::vector<double>(d.data<double>(), d.data<double>() + d.numel());
+}
+
+/// "" when `got` is allclose(want, atol=rtol=1e-4) with PyTorch's NaN handling off; else why not.
+std::string compare(const Tensor& got, const Tensor& want) {
+  if (fe_test::ints(got.sizes()) != fe_test::ints(want.sizes()))
+    return "shape " + got.meta().annotation() + " vs " + want.meta().annotation();
+  if (got.dtype() != want.dtype()) return "dtype " + got.meta().annotation() + " vs " + want.meta().annotation();
+  const auto a = values(got), b = values(want);
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) && std::isnan(b[i])) continue;
+    if (a[i] == b[i]) continue;
+    const double d = std::abs(a[i] - b[i]);
+    if (!(d <= 1e-4 + 1e-4 * std::abs(b[i]))) worst = std::max(worst, std::isnan(d) ? INFINITY : d);
+  }
+  return worst == 0 ? "" : "max |diff| " + std::to_string(worst);
+}
+
+struct Tally {
+  int cases = 0, loaded = 0, printed = 0, verified = 0, ran = 0, runnable = 0;
+};
+
+}  // namespace
+
+TEST(Corpus, EveryProgramLoadsChecksPrintsAndRuns) {
+  const auto names = cases();
+  if (names.empty()) GTEST_SKIP() << "no corpus at " << kCorpus;
+  std::map<std::string, Tally> by_source;
+  std::map<std::string, int> unverified_targets;
+  for (const std::string& name : names) {
+    SCOPED_TRACE(name);
+    const auto meta = nlohmann::json::parse(fe_test::read_file(kCorpus + "/" + name + ".json"));
+    Tally& t = by_source[meta.value("source", std::string("?"))];
+    ++t.cases;
+    serde::LoadedProgram lp;
+    try {
+      lp = serde::load(kCorpus + "/" + name + ".pt2");
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "load: " << e.what();
+      continue;
+    }
+    ++t.loaded;
+    // PyTorch's counts: len(ep.graph.nodes), the top graph's op histogram, parameters.
+    const auto summary = nlohmann::json::parse(program_summary_json(lp.ep));
+    EXPECT_EQ(summary["nodes"], meta["nodes"]);
+    EXPECT_EQ(summary["ops"], meta["ops"]);
+    EXPECT_EQ(summary["parameters"]["count"], meta["parameters"]);
+
+    const std::string want = fe_test::read_file(kCorpus + "/" + name + ".txt");
+    if (to_string(lp.ep, {.read_source = false}) == want) ++t.printed;
+
+    const CheckReport r = check_program(lp.ep);
+    for (const MetaMismatch& m : r.mismatches)
+      ADD_FAILURE() << "check: " << m.graph << " " << m.node->name() << " (" << node_target(*m.node) << ") "
+                    << m.field << " recorded " << m.recorded << ", computed " << m.computed;
+    for (const std::string& e : r.graph_errors) ADD_FAILURE() << "check: graph: " << e;
+    for (const Unverified& u : r.unverified) ++unverified_targets[node_target(*u.node)];
+    if (r.ok()) ++t.verified;
+
+    // Run where PyTorch could (or where only the library's import was missing).
+    const bool pytorch_runs = meta.value("pytorch_runs", false) || !meta.value("custom_ops", nlohmann::json::array()).empty();
+    if (!pytorch_runs || !fs::exists(kCorpus + "/" + name + ".outputs.safetensors")) continue;
+    ++t.runnable;
+    try {
+      serde::LoadedProgram real = serde::load(kCorpus + "/" + name + ".pt2", {.materialize_weights = true});
+      if (!real.weights_present) continue;
+      std::vector<Tensor> inputs;
+      for (auto& [k, v] : serde::read_sample_inputs(kCorpus + "/" + name + ".pt2", real.ep)) inputs.push_back(v);
+      const std::vector<Tensor> outs = run(real.ep, inputs);
+      SafetensorsFile want_out(kCorpus + "/" + name + ".outputs.safetensors");
+      bool same = true;
+      for (size_t k = 0; k < outs.size(); ++k) {
+        const std::string key = "output_" + std::to_string(k);
+        if (!outs[k].defined() || !want_out.contains(key)) continue;
+        const std::string diff = compare(outs[k], want_out.load(key));
+        if (!diff.empty()) {
+          ADD_FAILURE() << "run: " << key << ": " << diff;
+          same = false;
+        }
+      }
+      if (same) ++t.ran;
+    } catch (const UnknownOpError& e) {
+      // An op or callable we cannot execute yet: counted, not a wrong answer.
+      std::cout << "[ corpus ] " << name << ": not runnable yet: " << e.what() << "\n";
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "run: " << e.what();
+    }
+  }
+  Tally all;
+  for (const auto& [src, t] : by_source) {
+    std::cout << "[ corpus ] " << src << ": " << t.cases << " programs, loaded " << t.loaded << ", print equal "
+              << t.printed << ", verified completely " << t.verified << ", ran to PyTorch's outputs " << t.ran << " of "
+              << t.runnable << "\n";
+    all.cases += t.cases, all.loaded += t.loaded, all.printed += t.printed, all.verified += t.verified;
+    all.ran += t.ran, all.runnable += t.runnable;
+  }
+  std::cout << "[ corpus ] all: " << all.cases << " programs, loaded " << all.loaded << ", print equal " << all.printed
+            << ", verified completely " << all.verified << ", ran " << all.ran << " of " << all.runnable << "\n";
+  std::cout << "[ corpus ] unverified targets:";
+  for (const auto& [target, n] : unverified_targets) std::cout << " " << target << " x" << n;
+  std::cout << "\n";
+  EXPECT_EQ(all.loaded, all.cases);
+}
