@@ -78,7 +78,10 @@ bool use_flash_cpu(const MetaArgs& a, const TensorMeta& q, const TensorMeta& k, 
     if (!(k.sizes[1] == v.sizes[1])) return false;
     if (k.sizes[1] == 0 || mod(q.sizes[1], k.sizes[1]) != 0) return false;
   } else if (!same_heads) {
-    return false;
+    // supports_gqa=true: without enable_gqa, heads that broadcast (MQA's single key/value head)
+    // still take the fused kernel; others fail in the math path's matmul.
+    auto bcast = [&](const SymInt& h) { return h == 1 || h == q.sizes[1]; };
+    if (!bcast(k.sizes[1]) || !bcast(v.sizes[1])) return false;
   }
   if (mask) {
     // attn_mask.sym_size(-2) raises for masks of rank < 2.

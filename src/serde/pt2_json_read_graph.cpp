@@ -510,6 +510,9 @@ void Reader::read_op_call(const OJ& sn, const std::string& target, const std::st
     }
   }
 
+  // A node whose one output is None is renamed "<target>_unused" (deserialize_outputs' _rename).
+  const bool none_out = outputs.size() == 1 && outputs[0].is_object() && outputs[0].contains("as_none");
+  if (none_out) name = fx_default_name(op_name + "." + overload) + "_unused";
   std::string hint = single ? *single : sym_out ? *sym_out : name;
   Node* n = g.call(*op, std::move(args), hint.empty() ? fx_default_name(op_name + "." + overload) : hint);
   n->arg_given = std::move(how);
@@ -523,7 +526,7 @@ void Reader::read_op_call(const OJ& sn, const std::string& target, const std::st
   // The node takes its output's name (PyTorch's sync_fx_node), else the serialized one.
   if (single) define(*single, n, path);
   else if (sym_out) define(*sym_out, n, path);
-  else if (!name.empty()) define(name, n, path);
+  else if (!name.empty() && !none_out) define(name, n, path);
   else if (!cur().nodes.emplace(n->name(), n).second) fail(path, "name '" + n->name() + "' is defined twice");
   read_metadata(n, opt(sn, "metadata"), path + ".metadata");
   // An unused element is serialized as "<node>_unused_<k>": no getitem node reads it.
@@ -612,11 +615,15 @@ void Reader::read_other_call(const OJ& sn, const std::string& target, const std:
     tuple = true;
     for (size_t k = 0; k < outputs.size(); ++k) element(outputs[k], fe::detail::cat(path, ".outputs[", k, "]"));
   }
-  // The node takes its single output's name (sync_fx_node), else the serialized one.
-  const std::string hint = single ? *single : !name.empty() ? name : c->node_name;
+  // The node takes its single output's name (sync_fx_node), else the serialized one; a node whose
+  // one output is None is renamed "<target>_unused" (deserialize_outputs' _rename).
+  const bool none_out = !tuple && outputs.size() == 1 && outputs[0].is_object() && outputs[0].contains("as_none");
+  if (none_out) name.clear();
+  const std::string hint = single ? *single : !name.empty() ? name : c->node_name + (none_out ? "_unused" : "");
   Node* n = cur().g->call_other(*c, std::move(args), std::move(kwargs), tuples, tuple, std::move(vals), hint);
   if (sym_single) n->sym_val = sym_value(*single, path);
-  define(single ? *single : !name.empty() ? name : n->name(), n, path);
+  if (single || !name.empty()) define(single ? *single : name, n, path);
+  else if (!cur().nodes.emplace(n->name(), n).second) fail(path, "name '" + n->name() + "' is defined twice");
   read_metadata(n, opt(sn, "metadata"), path + ".metadata");
   // get_attr arguments carry no metadata of their own: they take the call's (serialize.py).
   for (Node* in : n->inputs())
