@@ -5,6 +5,7 @@
 namespace fe {
 namespace {
 thread_local bool t_fake_mode = false;
+thread_local bool t_export_semantics = false;
 thread_local std::optional<Device> t_device;
 thread_local DType t_dtype = DType::Float32;
 }  // namespace
@@ -12,6 +13,9 @@ thread_local DType t_dtype = DType::Float32;
 FakeTensorMode::FakeTensorMode() : prev_(t_fake_mode) { t_fake_mode = true; }
 FakeTensorMode::~FakeTensorMode() { t_fake_mode = prev_; }
 bool FakeTensorMode::active() { return t_fake_mode; }
+ExportSemanticsScope::ExportSemanticsScope() : prev_(t_export_semantics) { t_export_semantics = true; }
+ExportSemanticsScope::~ExportSemanticsScope() { t_export_semantics = prev_; }
+bool ExportSemanticsScope::active() { return t_export_semantics; }
 UnsetFakeTemporarily::UnsetFakeTemporarily() : prev_(t_fake_mode) { t_fake_mode = false; }
 UnsetFakeTemporarily::~UnsetFakeTemporarily() { t_fake_mode = prev_; }
 

@@ -272,6 +272,7 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
 
   ep.state_dict = module.state_dict();  // the module's own tensors, before fake twins replace them
   FakeTensorMode fake_mode;
+  ExportSemanticsScope export_semantics;  // Python builtins on SymInts as non-strict export runs them
   StateSwap swap;
   // Like torch.export, a tied parameter gets a placeholder per name; the graph uses the last one.
   auto params = module.named_parameters(true, /*remove_duplicate=*/false);

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "fakeexport/core/error.h"
+#include "fakeexport/core/scopes.h"
 #include "fakeexport/export/check.h"
 
 namespace fe {
@@ -102,7 +103,8 @@ class Checker {
       if (p->sym_val) collect(*p->sym_val);
     }
     for (const auto& [name, r] : ep_.range_constraints)
-      if (!symbols.count(name) && name.find_first_of("*+-/() ") == std::string::npos)
+      // Unbacked symbols (u0 = x.item()) are born inside the graph, not at its inputs.
+      if (!symbols.count(name) && !name.starts_with("u") && name.find_first_of("*+-/() ") == std::string::npos)
         graph_error(detail::cat("range constraint '", name, "' names no symbol of the program's inputs"));
   }
 
@@ -356,7 +358,10 @@ class Checker {
 
 }  // namespace
 
-CheckReport check_program(const ExportedProgram& ep) { return Checker(ep).run(); }
+CheckReport check_program(const ExportedProgram& ep) {
+  ExportSemanticsScope export_semantics;  // the metas re-run as they ran while PyTorch exported
+  return Checker(ep).run();
+}
 
 void verify(const ExportedProgram& ep) {
   ep.graph.lint();  // structural bugs of ours surface with lint's own message

@@ -5,6 +5,7 @@
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/core/scopes.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
 #include "ops/meta_util.h"
@@ -159,7 +160,11 @@ bool collapse_view(DimVector& sz, DimVector& st, size_t start, size_t end) {
   }
   SymInt stride = st[end], length = sz[end];
   for (size_t i = end; i-- > start;) {
-    if (view_guard(sym_ne(sz[i], 1)) && view_guard(sym_lt(st[i], stride))) stride = st[i];  // min(stride, st[i])
+    // min(stride, st[i]): non-strict export runs Python's builtin min as torch.sym_min on SymInts
+    // (non_strict_utils._override_builtin_ops), so symbolic strides stay Min(32, 32*s27).
+    if (!view_guard(sym_ne(sz[i], 1))) continue;
+    if (ExportSemanticsScope::active()) stride = sym_min(stride, st[i]);
+    else if (view_guard(sym_lt(st[i], stride))) stride = st[i];
     length = length * sz[i];
   }
   for (size_t i = end; i > start; --i) {

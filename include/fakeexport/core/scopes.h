@@ -59,6 +59,23 @@ class DTypeScope {
   DType prev_;
 };
 
+/// Non-strict torch.export semantics for Python code run while tracing: export patches the builtins
+/// min/max to torch.sym_min/sym_max on symbolic ints (non_strict_utils._override_builtin_ops), so
+/// metas written in Python (e.g. the view/flatten stride of a merged chunk) give Min(32, 32*s27)
+/// instead of guarding. Set while tracing and while checking an exported program.
+class ExportSemanticsScope {
+ public:
+  ExportSemanticsScope();
+  ~ExportSemanticsScope();
+  ExportSemanticsScope(const ExportSemanticsScope&) = delete;
+  ExportSemanticsScope& operator=(const ExportSemanticsScope&) = delete;
+  /// Whether an ExportSemanticsScope is active on this thread.
+  static bool active();
+
+ private:
+  bool prev_;
+};
+
 /// The innermost DeviceScope's device, or cpu.
 Device default_device();
 /// Whether a DeviceScope is active (factories then record its device explicitly).
