@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "test_util.h"
+#include "fakeexport/serde/safetensors.h"
 
 #include <array>
 #include <cstdio>
@@ -55,3 +56,17 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
 }
 
 }  // namespace
+
+TEST(CliRun, RunsAnArchiveOnItsSampleInputsToPyTorchsOutputs) {
+  const std::string corpus = std::string(FE_FIXTURES_DIR) + "/corpus/";
+  const std::string out = testing::TempDir() + "/run_out.safetensors";
+  fe_test::CliResult r = run_cli("run " + corpus + "hf_bert.pt2 -o " + out);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  fe::SafetensorsFile got(out), want(corpus + "hf_bert.outputs.safetensors");
+  ASSERT_EQ(got.names(), want.names());
+  const fe::Tensor a = got.load("output_0"), b = want.load("output_0");
+  ASSERT_EQ(a.numel(), b.numel());
+  for (int64_t i = 0; i < a.numel(); ++i) EXPECT_NEAR(a.data<float>()[i], b.data<float>()[i], 1e-4);
+  EXPECT_EQ(run_cli("run " + corpus + "hf_bert.pt2 --inputs /nonexistent.safetensors").rc, 2);
+  EXPECT_EQ(run_cli("run").rc, 2);
+}
