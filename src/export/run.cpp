@@ -9,15 +9,15 @@
 
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
+#include "core/element.h"
 #include "fakeexport/ops/dispatch.h"
-#include "fakeexport/serde/safetensors.h"
 
 namespace fe {
 namespace {
 
 /// What a node evaluates to: nothing (get_attr, ops returning nothing), a tensor, a tuple of
 /// tensors (multi-output ops, cond), a concrete int (sym nodes) or a bool (comparisons).
-using Value = std::variant<std::monostate, Tensor, std::vector<Tensor>, int64_t, bool>;
+using Value = std::variant<std::monostate, Tensor, std::vector<Tensor>, int64_t, bool, double>;
 
 std::string node_label(const Node& n) {
   switch (n.op()) {
@@ -60,7 +60,7 @@ void rethrow_if(const Error& e, const std::string& msg) {
 }
 
 const char* kind_text(const Value& v) {
-  static constexpr const char* names[] = {"nothing", "a tensor", "a tuple of tensors", "an int", "a bool"};
+  static constexpr const char* names[] = {"nothing", "a tensor", "a tuple of tensors", "an int", "a bool", "a float"};
   return names[v.index()];
 }
 
@@ -252,6 +252,7 @@ class Runner {
       const Value& v = value_of(*n, vals);  // a number in a Tensor slot (`mul.Tensor(x, 2)`) stays a number
       if (auto* i = std::get_if<int64_t>(&v)) return SymInt(*i);
       if (auto* b = std::get_if<bool>(&v)) return *b;
+      if (auto* d = std::get_if<double>(&v)) return *d;
       return tensor_of(*n, vals);
     }
     if (auto* l = std::get_if<std::vector<Node*>>(&a)) {
@@ -276,6 +277,19 @@ class Runner {
     const auto& rets = op.schema.returns;
     const bool int_result =
         rets.size() == 1 && !rets[0].type.is_list && (rets[0].type.base == ArgBase::Int || rets[0].type.base == ArgBase::SymInt);
+    if (rets.size() == 1 && rets[0].type.base == ArgBase::Scalar && !rets[0].type.is_list) {
+      // item() / _local_scalar_dense: the value of a one-element tensor, as a Python number.
+      complete_args(op, args);
+      const Tensor* t = args.empty() ? nullptr : std::get_if<Tensor>(&args[0]);
+      FE_CHECK(t && t->has_storage(), ValueError, "run: ", op.qualified, " needs a tensor with data");
+      FE_CHECK(t->numel() == 1, ValueError, op.qualified, ": a Tensor with ", t->numel(),
+               " elements cannot be converted to Scalar");
+      const auto* base = static_cast<const std::byte*>(t->data_ptr());
+      const double x = detail::load(base, t->dtype());
+      if (t->dtype() == DType::Bool) return x != 0;
+      if (is_integral(t->dtype(), false)) return static_cast<int64_t>(x);
+      return x;
+    }
     if (int_result) {
       // sym_size.int and friends: the meta function over the real tensors' (concrete) sizes.
       complete_args(op, args);

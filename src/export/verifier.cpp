@@ -221,6 +221,43 @@ class Checker {
     return false;
   }
 
+  /// Ops torch.autocast runs in lower precision (autocast_mode.cpp's lower_precision_fp lists,
+  /// CPU and CUDA): their floating inputs are cast to the autocast dtype first.
+  static bool autocast_lowers(const OpDef& op) {
+    static const std::unordered_set<std::string> names = {
+        "conv1d", "conv2d", "conv3d", "bmm", "mm", "linalg_vecdot", "baddbmm", "addmm", "addbmm", "linear",
+        "_convolution", "matmul", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "prelu",
+        "scaled_dot_product_attention", "_native_multi_head_attention", "addmv", "addr", "chain_matmul",
+        "multi_dot", "_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention"};
+    return op.schema.ns == "aten" && names.count(op.schema.name);
+  }
+
+  /// A program exported under torch.autocast records lower-precision outputs of float32 inputs
+  /// (autocast casts below the traced level). When an autocast op's recorded dtype is bfloat16 /
+  /// float16 and ours is not, re-derive with the floating inputs cast as autocast casts them.
+  static void autocast_retry(const Node& n, const OpDef& op, std::vector<MetaValue>& margs, MetaOut& mo) {
+    if (n.val.size() != 1 || mo.outs.size() != 1 || n.val[0].dtype == mo.outs[0].dtype || !autocast_lowers(op))
+      return;
+    const DType to = n.val[0].dtype;
+    if (to != DType::BFloat16 && to != DType::Float16) return;
+    std::vector<TensorMeta> cast;
+    cast.reserve(margs.size());  // pointers into it are stored in args
+    std::vector<MetaValue> args = margs;
+    for (MetaValue& v : args)
+      if (auto* t = std::get_if<const TensorMeta*>(&v); t && *t && is_floating((*t)->dtype) && (*t)->dtype != to) {
+        cast.push_back(**t);
+        cast.back().dtype = to;
+        v = &cast.back();
+      }
+    MetaOut again;
+    try {
+      run_meta(op, args, again);
+    } catch (const UserError&) {
+      return;  // not autocast's doing: report the original difference
+    }
+    if (again.outs.size() == 1 && again.outs[0].dtype == to) mo = std::move(again);
+  }
+
   bool check_call(const Node& n, const std::string& path) {
     const OpDef& op = *n.target();
     if (!op.meta) {
@@ -231,6 +268,13 @@ class Checker {
     margs.reserve(n.args().size());
     std::string bad;
     for (const NodeArg& a : n.args()) {
+      // A symbolic scalar operand (`_assert_scalar(ge, ...)`, `mul(x, sym_size)`): its symbolic
+      // int, or for a comparison `true` -- its truth is a runtime assertion check cannot decide.
+      if (auto* p = std::get_if<Node*>(&a); p && *p && (*p)->val.empty() && !(*p)->multi_output()) {
+        if ((*p)->sym_val) margs.emplace_back(*(*p)->sym_val);
+        else margs.emplace_back(true);
+        continue;
+      }
       margs.push_back(map_tensors<const TensorMeta*>(a, [&](Node* in) -> const TensorMeta* {
         if (!in) return nullptr;
         if (in->val.size() != 1 || in->multi_output()) {
@@ -247,6 +291,13 @@ class Checker {
     MetaOut mo;
     try {
       run_meta(op, margs, mo);
+    } catch (const DataDependentError& e) {
+      // item() and friends: PyTorch gives the value a fresh unbacked symbol; a recorded `u<k>` is it.
+      if (n.sym_val && n.sym_val->str().starts_with("u") &&
+          n.sym_val->str().find_first_of("*+-/() ") == std::string::npos)
+        return true;
+      mismatch(n, path, "meta", "its recorded arguments", std::string("rejected: ") + e.what());
+      return false;
     } catch (const UserError& e) {
       mismatch(n, path, "meta", "its recorded arguments", std::string("rejected: ") + e.what());
       return false;
@@ -262,6 +313,7 @@ class Checker {
       }
       return true;
     }
+    autocast_retry(n, op, margs, mo);
     if (mo.outs.size() != n.val.size()) {
       mismatch(n, path, "outputs", detail::cat(n.val.size(), " tensors"), detail::cat(mo.outs.size(), " tensors"));
       return false;
@@ -294,6 +346,7 @@ class Checker {
       if (auto* p = std::get_if<Node*>(&n.args()[i])) operands.push_back(*p);
       else if (auto* l = std::get_if<std::vector<Node*>>(&n.args()[i]))
         for (const Node* x : *l) operands.push_back(x);
+      else if (std::holds_alternative<SymInt>(n.args()[i])) operands.push_back(nullptr);  // a size operand (`s70`)
     }
     return check_call_of(*sub, n, path, operands);
   }

@@ -270,6 +270,9 @@ void register_logic_ops(Registry& r) {
   r.add({"aten::logical_not(Tensor self) -> Tensor", meta_logical_not, cpu_logical_not});
   r.add({"aten::maximum(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Max, false>, cpu_cmp<Cmp::Max>});
   r.add({"aten::minimum(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Min, false>, cpu_cmp<Cmp::Min>});
+  // torch.max(x, y) / torch.min(x, y): the same op as maximum/minimum under the max/min name.
+  r.add({"aten::max.other(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Max, false>, cpu_cmp<Cmp::Max>});
+  r.add({"aten::min.other(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Min, false>, cpu_cmp<Cmp::Min>});
   r.add({"aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", meta_where<Where::Self>, cpu_where});
   r.add({"aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
          meta_where<Where::ScalarOther>, cpu_where});

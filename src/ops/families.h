@@ -16,4 +16,8 @@ void register_norm_ops(Registry& r);
 void register_attention_ops(Registry& r);
 void register_conv_ops(Registry& r);
 void register_conversion_ops(Registry& r);
+void register_numeric_ops(Registry& r);
+void register_resample_ops(Registry& r);
+/// Operators libraries record under their own namespace (transformers::grouped_mm_fallback).
+void register_custom_ops(Registry& r);
 }  // namespace fe::ops

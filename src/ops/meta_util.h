@@ -59,6 +59,18 @@ bool guard_or_false_eq(const SymInt& a, const SymInt& b,
 
 /// torch._prims_common.make_contiguous_strides_for: stride[i] = prod(sym_max(size[j], 1)), j > i.
 DimVector make_contiguous_strides_for(IntSpan sizes);
+
+/// What `op`'s meta function computes over metadata arguments (every schema argument given):
+/// composite ops (diff, adaptive_avg_pool1d) compose the ops PyTorch's implementation calls.
+inline MetaOut meta_calls(const OpDef& op, std::initializer_list<MetaValue> args) {
+  MetaOut mo;
+  run_meta(op, std::span(args.begin(), args.size()), mo);
+  return mo;
+}
+/// Output 0 of meta_calls.
+inline TensorMeta meta_call(const OpDef& op, std::initializer_list<MetaValue> args) {
+  return std::move(meta_calls(op, args).outs.at(0));
+}
 /// PyTorch's is_contiguous_or_false / is_channels_last_contiguous_2d (false_if_dde) /
 /// is_non_overlapping_and_dense_or_false on sizes+strides: a size that may be 1 is guarded like PyTorch.
 bool contiguous_or_false(IntSpan sizes, IntSpan strides);

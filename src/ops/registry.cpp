@@ -126,6 +126,9 @@ const Registry& registry() {
     ops::register_attention_ops(reg);
     ops::register_conv_ops(reg);
     ops::register_conversion_ops(reg);
+    ops::register_numeric_ops(reg);
+    ops::register_resample_ops(reg);
+    ops::register_custom_ops(reg);
     return reg;
   }();
   return r;

@@ -1,5 +1,6 @@
-// Unary math: exp, log, sqrt, rsqrt, sin, cos, tanh, sigmoid, erf, abs, neg, reciprocal (+ in-place).
+// Unary math: the ops of fakeexport/ops/unary_list.h (+ in-place), each declared once there.
 #include <cmath>
+#include <type_traits>
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
@@ -12,27 +13,16 @@ namespace fe {
 namespace ops {
 namespace {
 
-// Floating: int/bool inputs compute in the default float dtype. Abs: complex -> real. Neg: no bool.
-enum class UnaryKind : uint8_t { Floating, Abs, Neg };
+// The dtype rules of unary_list.h's Kind column.
+enum class UnaryKind : uint8_t { Floating, Abs, Neg, Same };
 
-// One tag per op: its math (in double) and its dtype rule.
-#define FE_UNARY_TAG(Name, Kind, Expr)                      \
-  struct Name {                                             \
-    static constexpr UnaryKind kind = UnaryKind::Kind;      \
-    static double f(double x) { return Expr; }              \
+// One tag per op (from FE_UNARY_OPS): its math (in double) and its dtype rule.
+#define FE_UNARY_TAG(name, Tag, Kind, Expr)            \
+  struct Tag {                                         \
+    static constexpr UnaryKind kind = UnaryKind::Kind; \
+    static double f(double x) { return Expr; }         \
   };
-FE_UNARY_TAG(Exp, Floating, std::exp(x))
-FE_UNARY_TAG(Log, Floating, std::log(x))
-FE_UNARY_TAG(Sqrt, Floating, std::sqrt(x))
-FE_UNARY_TAG(Rsqrt, Floating, 1.0 / std::sqrt(x))
-FE_UNARY_TAG(Sin, Floating, std::sin(x))
-FE_UNARY_TAG(Cos, Floating, std::cos(x))
-FE_UNARY_TAG(Tanh, Floating, std::tanh(x))
-FE_UNARY_TAG(Sigmoid, Floating, 1.0 / (1.0 + std::exp(-x)))
-FE_UNARY_TAG(Erf, Floating, std::erf(x))
-FE_UNARY_TAG(Reciprocal, Floating, 1.0 / x)
-FE_UNARY_TAG(Abs, Abs, std::fabs(x))
-FE_UNARY_TAG(Neg, Neg, -x)
+FE_UNARY_OPS(FE_UNARY_TAG)
 #undef FE_UNARY_TAG
 
 template <class Op>
@@ -75,9 +65,10 @@ void meta_unary_inplace(const MetaArgs& a, MetaOut& out) {
 
 template <class Op>
 void cpu_unary(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
-  if constexpr (Op::kind == UnaryKind::Abs)
-    FE_CHECK(o[0].dtype() != DType::Bool, DTypeError, op.schema.ns, "::", op.schema.name,
-             ": \"abs_cpu\" not implemented for 'Bool'");
+  // Kernels without a bool instantiation (the meta functions accept bool).
+  if constexpr (std::is_same_v<Op, Abs> || std::is_same_v<Op, Ceil>)
+    FE_CHECK(o[0].dtype() != DType::Bool, DTypeError, op.schema.ns, "::", op.schema.name, ": \"",
+             std::is_same_v<Op, Abs> ? "abs_cpu" : "ceil_vml_cpu", "\" not implemented for 'Bool'");
   if (op.inplace) check_no_internal_overlap(op, o[0].meta());
   cpu::unary_kernel(a, o, Op::f);
 }
@@ -85,30 +76,11 @@ void cpu_unary(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) 
 }  // namespace
 
 void register_unary_ops(Registry& r) {
-  r.add({"aten::exp(Tensor self) -> Tensor", meta_unary<Exp>, cpu_unary<Exp>});
-  r.add({"aten::exp_(Tensor(a!) self) -> Tensor(a!)", meta_unary_inplace<Exp>, cpu_unary<Exp>});
-  r.add({"aten::log(Tensor self) -> Tensor", meta_unary<Log>, cpu_unary<Log>});
-  r.add({"aten::log_(Tensor(a!) self) -> Tensor(a!)", meta_unary_inplace<Log>, cpu_unary<Log>});
-  r.add({"aten::sqrt(Tensor self) -> Tensor", meta_unary<Sqrt>, cpu_unary<Sqrt>});
-  r.add({"aten::sqrt_(Tensor(a!) self) -> Tensor(a!)", meta_unary_inplace<Sqrt>, cpu_unary<Sqrt>});
-  r.add({"aten::rsqrt(Tensor self) -> Tensor", meta_unary<Rsqrt>, cpu_unary<Rsqrt>});
-  r.add({"aten::rsqrt_(Tensor(a!) self) -> Tensor(a!)", meta_unary_inplace<Rsqrt>, cpu_unary<Rsqrt>});
-  r.add({"aten::sin(Tensor self) -> Tensor", meta_unary<Sin>, cpu_unary<Sin>});
-  r.add({"aten::sin_(Tensor(a!) self) -> Tensor(a!)", meta_unary_inplace<Sin>, cpu_unary<Sin>});
-  r.add({"aten::cos(Tensor self) -> Tensor", meta_unary<Cos>, cpu_unary<Cos>});
-  r.add({"aten::cos_(Tensor(a!) self) -> Tensor(a!)", meta_unary_inplace<Cos>, cpu_unary<Cos>});
-  r.add({"aten::tanh(Tensor self) -> Tensor", meta_unary<Tanh>, cpu_unary<Tanh>});
-  r.add({"aten::tanh_(Tensor(a!) self) -> Tensor(a!)", meta_unary_inplace<Tanh>, cpu_unary<Tanh>});
-  r.add({"aten::sigmoid(Tensor self) -> Tensor", meta_unary<Sigmoid>, cpu_unary<Sigmoid>});
-  r.add({"aten::sigmoid_(Tensor(a!) self) -> Tensor(a!)", meta_unary_inplace<Sigmoid>, cpu_unary<Sigmoid>});
-  r.add({"aten::erf(Tensor self) -> Tensor", meta_unary<Erf>, cpu_unary<Erf>});
-  r.add({"aten::erf_(Tensor(a!) self) -> Tensor(a!)", meta_unary_inplace<Erf>, cpu_unary<Erf>});
-  r.add({"aten::abs(Tensor self) -> Tensor", meta_unary<Abs>, cpu_unary<Abs>});
-  r.add({"aten::abs_(Tensor(a!) self) -> Tensor(a!)", meta_unary_inplace<Abs>, cpu_unary<Abs>});
-  r.add({"aten::neg(Tensor self) -> Tensor", meta_unary<Neg>, cpu_unary<Neg>});
-  r.add({"aten::neg_(Tensor(a!) self) -> Tensor(a!)", meta_unary_inplace<Neg>, cpu_unary<Neg>});
-  r.add({"aten::reciprocal(Tensor self) -> Tensor", meta_unary<Reciprocal>, cpu_unary<Reciprocal>});
-  r.add({"aten::reciprocal_(Tensor(a!) self) -> Tensor(a!)", meta_unary_inplace<Reciprocal>, cpu_unary<Reciprocal>});
+#define FE_UNARY_REGISTER(name, Tag, ...)                                                                   \
+  r.add({"aten::" #name "(Tensor self) -> Tensor", meta_unary<Tag>, cpu_unary<Tag>});                      \
+  r.add({"aten::" #name "_(Tensor(a!) self) -> Tensor(a!)", meta_unary_inplace<Tag>, cpu_unary<Tag>});
+  FE_UNARY_OPS(FE_UNARY_REGISTER)
+#undef FE_UNARY_REGISTER
 }
 
 }  // namespace ops
@@ -125,18 +97,9 @@ void register_unary_ops(Registry& r) {
   }                                                                             \
   Tensor Tensor::name(SrcLocArg loc) const { return fe::name(*this, loc); }     \
   Tensor Tensor::name##_(SrcLocArg loc) const { return fe::name##_(*this, loc); }
-FE_UNARY_API(exp)
-FE_UNARY_API(log)
-FE_UNARY_API(sqrt)
-FE_UNARY_API(rsqrt)
-FE_UNARY_API(sin)
-FE_UNARY_API(cos)
-FE_UNARY_API(tanh)
-FE_UNARY_API(sigmoid)
-FE_UNARY_API(erf)
-FE_UNARY_API(abs)
-FE_UNARY_API(neg)
-FE_UNARY_API(reciprocal)
+#define FE_UNARY_API_OF(name, ...) FE_UNARY_API(name)
+FE_UNARY_OPS(FE_UNARY_API_OF)
+#undef FE_UNARY_API_OF
 #undef FE_UNARY_API
 
 Tensor operator-(TensorAt self) { return neg(self, self.loc); }

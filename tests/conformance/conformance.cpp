@@ -68,12 +68,14 @@ Tensor real_tensor(const json& j) {
   }
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = std::make_shared<Storage>(static_cast<size_t>(n * itemsize(m.dtype)));
-  const bool index = j.contains("fill");
+  const bool list = j.contains("fill") && j["fill"][0] == "list";  // explicit storage values
+  const bool index = j.contains("fill") && !list;
   const int64_t mod = index ? j["fill"][1].get<int64_t>() : 23;
   for (int64_t e = 0; e < n; ++e) {
     const int64_t k = (e * 37 + 11) % mod;
     double v;
-    if (index) v = static_cast<double>(k);
+    if (list) v = e < static_cast<int64_t>(j["fill"][1].size()) ? j["fill"][1][e].get<double>() : 0.0;
+    else if (index) v = static_cast<double>(k);
     else if (m.dtype == DType::Bool) v = k % 2 == 0;
     else if (is_floating(m.dtype)) v = (k - 11) / 8.0;
     else if (m.dtype == DType::UInt8) v = static_cast<double>(k);
@@ -130,6 +132,11 @@ IValue decode(const json& j, const ArgType& type) {
     std::vector<Tensor> ts;
     for (const json& e : j) ts.push_back(e.is_null() ? Tensor() : make_tensor(e.at("T")));
     return ts;
+  }
+  if (type.base == ArgBase::Float) {  // float[] (upsample scale_factors)
+    std::vector<double> fs;
+    for (const json& e : j) fs.push_back(decode_float(e));
+    return fs;
   }
   std::vector<SymInt> v;
   for (const json& e : j) {
@@ -241,7 +248,10 @@ class Runner {
       std::vector<SymInt> ints;
       if (real && int_return && s.returns[0].type.base == ArgBase::Scalar) {
         // _local_scalar_dense on a real tensor: the op's real path is Tensor::item().
-        if (was_error) return {false, "PyTorch raised; we would read the value"};
+        if (was_error) {  // the op's own checks (element count) raise before any value is read
+          (void)meta_of(op, args);
+          return {false, "PyTorch raised; we would read the value"};
+        }
         const double v = std::get<Tensor>(args[0]).item();
         const json& w = c.at("out").at(0);
         const double want = w.contains("bool") ? (w["bool"].get<bool>() ? 1.0 : 0.0)
@@ -252,13 +262,7 @@ class Runner {
         return {};
       }
       if (int_return) {
-        complete_args(op, args);
-        std::vector<MetaValue> margs;
-        for (const IValue& v : args)
-          margs.push_back(map_tensors<const TensorMeta*>(v, [](const Tensor& t) { return t.defined() ? &t.meta() : nullptr; }));
-        MetaOut mo;
-        run_meta(op, margs, mo);
-        ints = mo.ints;
+        ints = meta_of(op, args).ints;
       } else {
         outs = dispatch(op, args, SrcLocArg::current());
       }
@@ -354,6 +358,17 @@ class Runner {
       }
     }
     return {};
+  }
+
+  /// The meta function over the arguments' metadata (defaults filled in).
+  static MetaOut meta_of(const OpDef& op, std::vector<IValue>& args) {
+    complete_args(op, args);
+    std::vector<MetaValue> margs;
+    for (const IValue& v : args)
+      margs.push_back(map_tensors<const TensorMeta*>(v, [](const Tensor& t) { return t.defined() ? &t.meta() : nullptr; }));
+    MetaOut mo;
+    run_meta(op, margs, mo);
+    return mo;
   }
 
   Outcome compare_error(const OpDef& op, const json& want, const UserError& e, bool& verbatim) {

@@ -39,6 +39,11 @@ class DataDependentError : public UserError { using UserError::UserError; };
 class ConstraintViolationError : public UserError { using UserError::UserError; };
 /// A real (non-fake) tensor requested on a device this machine cannot compute on.
 class DeviceUnavailableError : public UserError { using UserError::UserError; };
+/// A file whose bytes break its format (safetensors, .pt2, pickle): the message names the file,
+/// the entry, the field and the offending values.
+class FormatError : public UserError { using UserError::UserError; };
+/// A file that cannot be opened, mapped, read or written (the message carries strerror).
+class FileIOError : public UserError { using UserError::UserError; };
 
 /// A broken invariant inside fakeexport: always a bug of ours, never the user's.
 class InternalError : public Error {

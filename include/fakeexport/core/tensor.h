@@ -7,6 +7,7 @@
 
 #include "fakeexport/core/source_location.h"
 #include "fakeexport/core/tensor_meta.h"
+#include "fakeexport/ops/unary_list.h"
 
 namespace fe {
 
@@ -154,31 +155,12 @@ class Tensor {
   Tensor clamp_(const class Scalar& min, const class Scalar& max, SrcLocArg loc = SrcLocArg::current()) const;
   Tensor clamp(const class Scalar& min, const class Scalar& max, SrcLocArg loc = SrcLocArg::current()) const;
 
-  // -- unary (src/ops/unary.cpp)
-  Tensor exp(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor exp_(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor log(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor log_(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor sqrt(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor sqrt_(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor rsqrt(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor rsqrt_(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor sin(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor sin_(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor cos(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor cos_(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor tanh(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor tanh_(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor sigmoid(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor sigmoid_(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor erf(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor erf_(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor abs(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor abs_(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor neg(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor neg_(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor reciprocal(SrcLocArg loc = SrcLocArg::current()) const;
-  Tensor reciprocal_(SrcLocArg loc = SrcLocArg::current()) const;
+  // -- unary (src/ops/unary.cpp): x.<name>() and x.<name>_() for every op of FE_UNARY_OPS
+#define FE_UNARY_METHOD(name, ...)                              \
+  Tensor name(SrcLocArg loc = SrcLocArg::current()) const;      \
+  Tensor name##_(SrcLocArg loc = SrcLocArg::current()) const;
+  FE_UNARY_OPS(FE_UNARY_METHOD)
+#undef FE_UNARY_METHOD
 
   // -- activation (src/ops/activation.cpp)
   Tensor relu(SrcLocArg loc = SrcLocArg::current()) const;

@@ -46,6 +46,10 @@ Tensor prod(const Tensor& self, int64_t dim, bool keepdim = false, std::optional
 /// Cumulative sum along dim (aten::cumsum); int/bool inputs give int64 unless `dtype`.
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype = {}, SrcLocArg loc = SrcLocArg::current());
 
+/// torch.linalg.vector_norm(x, ord, dim, keepdim): dim nullopt = every dim.
+Tensor linalg_vector_norm(const Tensor& self, double ord = 2.0, std::optional<std::vector<int64_t>> dim = std::nullopt,
+                          bool keepdim = false, SrcLocArg loc = SrcLocArg::current());
+
 // Extremes. amax/amin reduce a dim list ({} = every dim); max/min(x) everything; max/min(x, dim)
 // return (values, indices).
 Tensor amax(const Tensor& self, const std::vector<int64_t>& dim = {}, bool keepdim = false,

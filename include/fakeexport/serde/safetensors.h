@@ -18,11 +18,7 @@
 
 namespace fe {
 
-/// A file whose bytes break the safetensors format: the message names the file, the entry, the
-/// field and the offending values.
-class FormatError : public UserError { using UserError::UserError; };
-/// A file that cannot be opened, mapped, read or written (the message carries strerror).
-class FileIOError : public UserError { using UserError::UserError; };
+// FormatError and FileIOError (core/error.h) are what reading a malformed or unreadable file throws.
 
 /// `__metadata__`: free-form string -> string pairs. Written in key order (safetensors itself keeps
 /// them in a Rust HashMap, so with 2+ keys its order varies from run to run).

@@ -120,6 +120,8 @@ def vcall(op, *args, **kwargs):
 def pattern(j, dtype, fill):
     """Value of storage element j of a value-call input (the C++ harness fills the same)."""
     k = (j * 37 + 11) % 23
+    if fill is not None and fill[0] == "list":  # explicit storage values (offsets, cumulative counts)
+        return fill[1][j] if j < len(fill[1]) else 0
     if fill is not None:
         return (j * 37 + 11) % fill[1]
     if dtype == "bool":

@@ -1,10 +1,13 @@
 """Unary math ops and their in-place forms: dtype promotion (int/bool -> default float for the
 floating functions), TensorIterator output strides over every layout, in-place cast errors."""
+import os
+import re
+
 from opgen import T, call, vcall, layouts, SHAPES, DTYPES_ALL
 
-FLOATING = ["exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "erf", "reciprocal"]
-KEEP_DTYPE = ["abs", "neg"]
-OPS = FLOATING + KEEP_DTYPE
+# The op list is the C++ declaration site's (one X(name, Tag, Kind, math) line per op).
+_LIST = os.path.join(os.path.dirname(__file__), "..", "..", "..", "include", "fakeexport", "ops", "unary_list.h")
+OPS = re.findall(r"^\s*X\((\w+),", open(_LIST).read(), re.M)
 
 
 def calls():

@@ -1,0 +1,264 @@
+// Numeric ops that real exported programs record beyond the core families: diff (HF decoders'
+// packed-sequence check), histc (MoE routers), linalg_vector_norm (SigLIP, ConvNeXt-V2),
+// _weight_norm (wav2vec2/HuBERT positional conv), item and _assert_scalar (data-dependent code).
+// diff and _weight_norm are composite in PyTorch: their metadata is the composition of the meta
+// functions of the ops PyTorch's implementation calls, so strides follow TensorIterator exactly.
+#include <cmath>
+#include <limits>
+
+#include "fakeexport/ops/api.h"
+#include "fakeexport/ops/dispatch.h"
+#include "ops/families.h"
+#include "ops/meta_util.h"
+#include "ops/reduction_internal.h"
+#include "ops/unary_common.h"
+
+namespace fe {
+namespace ops {
+namespace {
+
+// ---- diff(self, n=1, dim=-1, prepend=None, append=None): cat, then n times narrow(1) - narrow(0)
+// (logical_xor for bool), n clamped to the dim's size (ReduceOps.cpp diff_helper).
+void check_diff_other(const MetaArgs& a, const TensorMeta& self, const TensorMeta* other, int64_t dim) {
+  if (!other) return;
+  FE_CHECK(other->dim() == self.dim(), ValueError, label(a),
+           ": diff expects prepend or append to be the same dimension as input");
+  for (int64_t i = 0; i < other->dim(); ++i) {
+    if (i == dim) continue;
+    FE_CHECK(sym_eq(other->sizes[i], self.sizes[i]).guard(), ValueError, label(a),
+             ": diff expects the shape of tensor to prepend or append to match that of input except along the "
+             "differencing dimension; input.size(", i, ") = ", self.sizes[i].str(), ", but got tensor.size(", i,
+             ") = ", other->sizes[i].str());
+  }
+}
+
+void meta_diff(const MetaArgs& a, MetaOut& out) {
+  static const OpDef& cat = op("aten::cat");
+  static const OpDef& narrow = op("aten::narrow");
+  static const OpDef& sub = op("aten::sub.Tensor");
+  static const OpDef& xor_ = op("aten::logical_xor");
+  static const OpDef& empty_like = op("aten::empty_like");
+  const TensorMeta& self = tensor_arg(a, 0);
+  int64_t n = a.to_int(1);
+  FE_CHECK(self.dim() >= 1, ValueError, label(a), ": diff expects input to be at least one-dimensional");
+  FE_CHECK(n >= 0, ValueError, label(a), ": order must be non-negative but got ", n);
+  const TensorMeta *pre = a.opt_tensor(3), *app = a.opt_tensor(4);
+  const int64_t dim = (pre || app) ? wrap_dim(a.to_int(2), self.dim(), label(a)) : a.to_int(2);
+  check_diff_other(a, self, pre, dim);
+  check_diff_other(a, self, app, dim);
+  TensorMeta x = self;
+  if (pre || app) {
+    std::vector<const TensorMeta*> parts;
+    for (const TensorMeta* t : {pre, &self, app})
+      if (t) parts.push_back(t);
+    x = meta_call(cat, {parts, SymInt(dim)});
+  }
+  if (n == 0) {  // zeros_like(self).copy_(self): preserve_format
+    out.push(meta_call(empty_like, {&x, None{}, None{}, None{}, None{}, None{}}));
+    return;
+  }
+  const int64_t d = wrap_dim(dim, x.dim(), label(a));
+  if (sym_gt(SymInt(n), x.sizes[d]).guard()) n = x.sizes[d].expect_int();
+  if (n == 0 && !pre && !app) {  // an empty dim: no difference is taken and PyTorch returns self itself
+    out.push(self);
+    out.self_output = 0;
+    return;
+  }
+  SymInt len = x.sizes[d] - SymInt(1);
+  for (int64_t i = 0; i < n; ++i) {
+    TensorMeta hi = meta_call(narrow, {&x, SymInt(dim), SymInt(1), len});
+    TensorMeta lo = meta_call(narrow, {&x, SymInt(dim), SymInt(0), len});
+    x = x.dtype == DType::Bool ? meta_call(xor_, {&hi, &lo}) : meta_call(sub, {&hi, &lo, SymInt(1)});
+    len = len - SymInt(1);
+  }
+  out.push(std::move(x));
+}
+
+void cpu_diff(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  Tensor x = std::get<Tensor>(a[0]);
+  int64_t n = std::get<SymInt>(a[1]).expect_int();
+  const int64_t dim = std::get<SymInt>(a[2]).expect_int();
+  const Tensor* pre = std::get_if<Tensor>(&a[3]);
+  const Tensor* app = std::get_if<Tensor>(&a[4]);
+  if (pre || app) {
+    std::vector<Tensor> parts;
+    if (pre) parts.push_back(*pre);
+    parts.push_back(x);
+    if (app) parts.push_back(*app);
+    x = fe::cat(parts, dim);
+  }
+  const int64_t d = wrap_dim(dim, x.dim(), "aten::diff");
+  const int64_t size = x.size(d).expect_int();
+  n = std::min(n, size);
+  for (int64_t i = 0, len = size - 1; i < n; ++i, --len) {
+    Tensor hi = fe::narrow(x, d, 1, len), lo = fe::narrow(x, d, 0, len);
+    x = x.dtype() == DType::Bool ? fe::logical_xor(hi, lo) : fe::sub(hi, lo);
+  }
+  fe::copy_(o[0], x);
+}
+
+// ---- histc(self, bins=100, min=0, max=0): a [bins] histogram in self's dtype (meta_histc).
+void meta_histc(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = tensor_arg(a, 0);
+  if (x.device.type() == DeviceType::CPU)
+    FE_CHECK(is_floating(x.dtype), ValueError, label(a), ": \"histogram_cpu\" not implemented for 'torch.",
+             dtype_name(x.dtype), "'");
+  const int64_t bins = a.to_int(1);
+  FE_CHECK(bins > 0, ValueError, label(a), ": histc(): bins must be > 0, but got ", bins);
+  FE_CHECK(a.to_double(3) >= a.to_double(2), ValueError, label(a), ": histc(): max must be larger than min");
+  out.push(make_contiguous(DimVector{SymInt(bins)}, x.dtype, x.device));
+}
+
+void cpu_histc(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& x = std::get<Tensor>(a[0]);
+  const int64_t bins = std::get<SymInt>(a[1]).expect_int();
+  double lo = cpu::number_of(a[2]), hi = cpu::number_of(a[3]);
+  const red::Reader rd(x);
+  std::vector<double> v;
+  for (int64_t off : red::element_offsets(x.meta())) v.push_back(red::cast_to(x.dtype(), rd.at(off)));
+  if (lo == hi && !v.empty()) {  // the data's range (finite values)
+    lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (double e : v)
+      if (std::isfinite(e)) lo = std::min(lo, e), hi = std::max(hi, e);
+  }
+  if (lo == hi) lo -= 1, hi += 1;
+  std::vector<double> h(static_cast<size_t>(bins), 0.0);
+  for (double e : v) {
+    if (!(e >= lo && e <= hi)) continue;  // outside the range, or NaN
+    auto pos = static_cast<int64_t>((e - lo) * static_cast<double>(bins) / (hi - lo));
+    h[static_cast<size_t>(std::min(pos, bins - 1))] += 1;
+  }
+  for (int64_t i = 0; i < bins; ++i) cpu::store_at(o[0], o[0].meta().storage_offset.expect_int() + i, h[i]);
+}
+
+// ---- linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None)
+void meta_vector_norm(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = tensor_arg(a, 0);
+  FE_CHECK(is_floating(x.dtype) || is_complex(x.dtype), ValueError, label(a),
+           ": linalg.vector_norm: Expected a floating point or complex tensor as input. Got torch.",
+           dtype_name(x.dtype));
+  const double ord = a.to_double(1);
+  const red::DimMask mask = red::reduce_mask(label(a), x.dim(), red::opt_dims(a, 2), true);
+  if (x.numel().maybe_int() == 0 && (ord < 0 || ord == INFINITY)) {
+    const bool has_dims = !a.is_none(2) && !a.int_list(2).empty();
+    FE_CHECK(has_dims, ValueError, label(a), ": linalg.vector_norm cannot compute the ", detail::cat(ord),
+             " norm on an empty tensor because the operation does not have an identity");
+    for (int64_t d = 0; d < x.dim(); ++d)
+      FE_CHECK(!((mask >> d) & 1) || x.sizes[d].maybe_int() != 0, ValueError, label(a),
+               ": linalg.vector_norm cannot compute the ", detail::cat(ord), " norm on the dimension ", d,
+               " because this dimension is empty and the operation does not have an identity");
+  }
+  const DType dt = a.opt_dtype(4).value_or(real_dtype(x.dtype));
+  out.push(red::reduced_meta(x, mask, a.to_bool(3), dt));
+}
+
+double vector_norm_of(const std::vector<double>& v, double ord) {
+  if (ord == INFINITY || ord == -INFINITY) {
+    double r = ord > 0 ? 0.0 : INFINITY;
+    for (double e : v) r = ord > 0 ? std::max(r, std::fabs(e)) : std::min(r, std::fabs(e));
+    return r;
+  }
+  double s = 0;
+  if (ord == 0) {
+    for (double e : v) s += e != 0;
+    return s;
+  }
+  for (double e : v) s += std::pow(std::fabs(e), ord);
+  return ord == 1 ? s : ord == 2 ? std::sqrt(s) : std::pow(s, 1.0 / ord);
+}
+
+void cpu_vector_norm(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& x = std::get<Tensor>(a[0]);
+  const double ord = cpu::number_of(a[1]);
+  const red::DimMask mask = red::reduce_mask(red::op_label(op), x.dim(), red::opt_dims(a[2]), true);
+  const red::GroupOffsets g = red::split_offsets(x.meta(), mask);
+  const red::Reader rd(x);
+  const std::vector<int64_t> outs = red::element_offsets(o[0].meta());
+  std::vector<double> vals;
+  for (size_t i = 0; i < g.bases.size(); ++i) {
+    vals.clear();
+    for (int64_t w : g.within) vals.push_back(rd.at(g.bases[i] + w));
+    cpu::store_at(o[0], outs[i], vector_norm_of(vals, ord));
+  }
+}
+
+// ---- _weight_norm(v, g, dim=0) = v * (g / norm_except_dim(v, 2, dim)); dim -1 is the whole-tensor
+// norm (not a wrapped dim), as in PyTorch's WeightNorm.cpp. v is made contiguous first.
+void meta_weight_norm(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& v = tensor_arg(a, 0);
+  const TensorMeta& g = tensor_arg(a, 1);
+  const int64_t dim = a.to_int(2);
+  if (dim != -1) (void)wrap_dim(dim, v.dim(), label(a));
+  const DimVector sizes = broadcast_shapes(a, v.sizes, g.sizes);
+  out.push(make_contiguous(sizes, promote_types(v.dtype, g.dtype), v.device));
+}
+
+void cpu_weight_norm(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& v = std::get<Tensor>(a[0]);
+  const Tensor& g = std::get<Tensor>(a[1]);
+  const int64_t dim = std::get<SymInt>(a[2]).expect_int();
+  Tensor norm;
+  if (dim == -1) {
+    norm = fe::linalg_vector_norm(v, 2.0, std::nullopt, false);
+  } else if (v.dim() == 1) {  // norm over no dims: each element's magnitude
+    norm = fe::abs(v);
+  } else {
+    std::vector<int64_t> dims;
+    for (int64_t d = 0; d < v.dim(); ++d)
+      if (d != dim) dims.push_back(d);
+    norm = fe::linalg_vector_norm(v, 2.0, dims, true);
+  }
+  fe::copy_(o[0], fe::mul(v, fe::div(g, norm)));
+}
+
+// ---- item(self) -> Scalar and _assert_scalar(self, msg) -> ()
+// item's value is data: on metadata it is a fresh unbacked symbol (DataDependentError); run reads it.
+void meta_item(const MetaArgs& a, MetaOut&) {
+  const TensorMeta& x = tensor_arg(a, 0);
+  if (auto n = x.numel().maybe_int())
+    FE_CHECK(*n == 1, ValueError, label(a), ": a Tensor with ", *n, " elements cannot be converted to Scalar");
+  throw DataDependentError(label(a) + ": aten._local_scalar_dense.default: the value of a fake tensor is data");
+}
+
+// A false concrete condition fails with the recorded message; a symbolic one is the runtime
+// assertion export recorded (check cannot decide it; run sees concrete values).
+void meta_assert_scalar(const MetaArgs& a, MetaOut&) {
+  bool ok = true;
+  switch (kind_of(a[0])) {
+    case ValueKind::Bool: ok = a.to_bool(0); break;
+    case ValueKind::Int: ok = a.sym_int(0).maybe_int().value_or(1) != 0; break;
+    case ValueKind::Double: ok = a.to_double(0) != 0; break;
+    default: break;
+  }
+  FE_CHECK(ok, ValueError, label(a), ": ", a.str(1));
+}
+
+}  // namespace
+
+void register_numeric_ops(Registry& r) {
+  r.add({"aten::diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor",
+         meta_diff, cpu_diff});
+  r.add({"aten::histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", meta_histc, cpu_histc});
+  r.add({"aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
+         "ScalarType? dtype=None) -> Tensor",
+         meta_vector_norm, cpu_vector_norm});
+  r.add({"aten::_weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor", meta_weight_norm, cpu_weight_norm});
+  r.add({"aten::item(Tensor self) -> Scalar", meta_item});
+  r.add({"aten::_assert_scalar(Scalar self, str assert_msg) -> ()", meta_assert_scalar, nullptr,
+         DeviceRule::None});
+}
+
+}  // namespace ops
+
+Tensor linalg_vector_norm(const Tensor& self, double ord, std::optional<std::vector<int64_t>> dim, bool keepdim,
+                          SrcLocArg loc) {
+  static const OpDef& d = op("aten::linalg_vector_norm");
+  IValue dims = None{};
+  if (dim) {
+    std::vector<SymInt> ds(dim->begin(), dim->end());
+    dims = std::move(ds);
+  }
+  return dispatch1(d, {self, ord, std::move(dims), keepdim}, loc);
+}
+
+}  // namespace fe

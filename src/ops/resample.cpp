@@ -1,0 +1,251 @@
+// Resampling and layout helpers exported programs record: adaptive_avg_pool1d, pad (constant
+// mode), upsample_bilinear2d.vec, numpy_T and meshgrid.indexing. The composite ones
+// (adaptive_avg_pool1d, numpy_T, meshgrid) derive metadata from the meta functions of the ops
+// PyTorch's implementation calls, and run through those ops' kernels.
+#include <cmath>
+
+#include "fakeexport/ops/api.h"
+#include "fakeexport/ops/dispatch.h"
+#include "ops/conv_util.h"
+#include "ops/cpu_util.h"
+#include "ops/families.h"
+#include "ops/meta_util.h"
+#include "ops/unary_common.h"
+
+namespace fe {
+namespace ops {
+namespace {
+
+// ---- adaptive_avg_pool1d(self, output_size) = adaptive_avg_pool2d(self.unsqueeze(-2), [1, o]).squeeze(-2)
+void check_pool1d(const std::string& label, int64_t dim, size_t n_out) {
+  FE_CHECK(dim == 2 || dim == 3, ValueError, label, ": Expected 2 to 3 dimensions, but got ", dim,
+           "-dimensional tensor for argument #1 'self' (while checking arguments for adaptive_avg_pool1d)");
+  FE_CHECK(n_out == 1, ValueError, label, ": adaptive_avg_pool1d() argument 'output_size' should contain one int (got ",
+           n_out, ")");
+}
+
+void meta_adaptive_avg_pool1d(const MetaArgs& a, MetaOut& out) {
+  static const OpDef& unsqueeze = op("aten::unsqueeze");
+  static const OpDef& pool2d = op("aten::adaptive_avg_pool2d");
+  static const OpDef& squeeze = op("aten::squeeze.dim");
+  const TensorMeta& x = tensor_arg(a, 0);
+  const auto& o = a.int_list(1);
+  check_pool1d(label(a), x.dim(), o.size());
+  TensorMeta u = meta_call(unsqueeze, {&x, SymInt(-2)});
+  TensorMeta p = meta_call(pool2d, {&u, std::vector<SymInt>{SymInt(1), o[0]}});
+  out.push(meta_call(squeeze, {&p, SymInt(-2)}));
+}
+
+void cpu_adaptive_avg_pool1d(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& x = std::get<Tensor>(a[0]);
+  const auto& os = std::get<std::vector<SymInt>>(a[1]);
+  check_pool1d(op.schema.ns + "::" + op.schema.name, x.dim(), os.size());
+  Tensor p = fe::adaptive_avg_pool2d(fe::unsqueeze(x, -2), {1, os[0].expect_int()});
+  fe::copy_(o[0], fe::squeeze(p, -2));
+}
+
+// ---- pad(self, pad, mode="constant", value=None): constant_pad_nd. Pads pair up from the last
+// dim backwards; negative pads crop. All-zero pads are a clone (preserve format); otherwise a
+// fresh tensor in the input's suggested memory format.
+DimVector padded_sizes(const MetaArgs& a, const TensorMeta& x, const std::vector<SymInt>& pad) {
+  FE_CHECK(pad.size() % 2 == 0, ValueError, label(a), ": Padding length must be divisible by 2");
+  FE_CHECK(static_cast<int64_t>(pad.size()) <= 2 * x.dim(), ValueError, label(a),
+           ": Padding length should be less than or equal to two times the input dimension but got padding length ",
+           pad.size(), " and input of dimension ", x.dim());
+  DimVector sizes = x.sizes;
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    const size_t d = static_cast<size_t>(x.dim()) - 1 - i;
+    sizes[d] = x.sizes[d] + pad[2 * i] + pad[2 * i + 1];
+    FE_CHECK(!sym_lt(sizes[d], SymInt(0)).guard(), ValueError, label(a), ": narrow(): length must be non-negative.");
+  }
+  return sizes;
+}
+
+void meta_pad(const MetaArgs& a, MetaOut& out) {
+  static const OpDef& clone = op("aten::clone");
+  const TensorMeta& x = tensor_arg(a, 0);
+  const std::string& mode = a.str(2);
+  FE_CHECK(mode == "constant", UnknownOpError, label(a), ": mode '", mode,
+           "' is not supported by fakeexport yet (only 'constant')");
+  const auto& pad = a.int_list(1);
+  DimVector sizes = padded_sizes(a, x, pad);
+  bool all_zero = true;
+  for (const SymInt& p : pad) all_zero = all_zero && p.maybe_int() == 0;
+  if (all_zero) {
+    out.push(meta_call(clone, {&x, None{}}));
+    return;
+  }
+  TensorMeta m = make_contiguous(sizes, x.dtype, x.device);
+  if (strides_like_channels_last(x)) m.strides = channels_last_nd_strides(m.sizes);
+  out.push(std::move(m));
+}
+
+void cpu_pad(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& x = std::get<Tensor>(a[0]);
+  const auto& pad = std::get<std::vector<SymInt>>(a[1]);
+  const double value = std::holds_alternative<double>(a[3]) ? std::get<double>(a[3]) : 0.0;
+  fe::fill_(o[0], value);
+  // The window of x that lands in the output, and where: crop x by negative pads, narrow the
+  // output by positive ones.
+  Tensor src = x, dst = o[0];
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    const int64_t d = x.dim() - 1 - static_cast<int64_t>(i);
+    const int64_t lo = pad[2 * i].expect_int(), hi = pad[2 * i + 1].expect_int();
+    const int64_t n = src.size(d).expect_int() - std::max<int64_t>(0, -lo) - std::max<int64_t>(0, -hi);
+    if (n <= 0) return;
+    src = fe::narrow(src, d, std::max<int64_t>(0, -lo), n);
+    dst = fe::narrow(dst, d, std::max<int64_t>(0, lo), n);
+  }
+  fe::copy_(dst, src);
+}
+
+// ---- upsample_bilinear2d.vec(input, output_size?, align_corners, scale_factors?)
+struct UpsampleSize {
+  int64_t oh, ow;
+  std::optional<double> sh, sw;  // scale factors given: they set the source index scale
+};
+
+UpsampleSize upsample_size(const std::string& label, const TensorMeta& x, const IValue& osz, const IValue& sf) {
+  const auto* o = std::get_if<std::vector<SymInt>>(&osz);
+  const auto* s = std::get_if<std::vector<double>>(&sf);
+  FE_CHECK((o != nullptr) != (s != nullptr), ValueError, label,
+           ": Must specify exactly one of output_size and scale_factors");
+  const int64_t spatial = x.dim() - 2;
+  FE_CHECK((o ? static_cast<int64_t>(o->size()) : static_cast<int64_t>(s->size())) == spatial && spatial == 2,
+           ValueError, label,
+           ": Expected static_cast<int64_t>(output_size->size()) == spatial_dimensions to be true, but got false.  "
+           "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)");
+  if (o) return {(*o)[0].expect_int(), (*o)[1].expect_int(), std::nullopt, std::nullopt};
+  return {static_cast<int64_t>(std::floor(x.sizes[2].expect_int() * (*s)[0])),
+          static_cast<int64_t>(std::floor(x.sizes[3].expect_int() * (*s)[1])), (*s)[0], (*s)[1]};
+}
+
+IValue to_ivalue(const MetaArgs& a, size_t i) {
+  if (a.is_none(i)) return None{};
+  if (kind_of(a[i]) == ValueKind::IntList) return a.int_list(i);
+  return std::get<std::vector<double>>(a[i]);
+}
+
+void meta_upsample_bilinear2d(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = tensor_arg(a, 0);
+  const UpsampleSize u = upsample_size(label(a), x, to_ivalue(a, 1), to_ivalue(a, 3));
+  DimVector sizes = x.sizes;
+  sizes[2] = u.oh, sizes[3] = u.ow;
+  TensorMeta m = make_contiguous(sizes, x.dtype, x.device);
+  if (strides_like_channels_last(x)) m.strides = channels_last_nd_strides(m.sizes);
+  out.push(std::move(m));
+}
+
+/// Source coordinate of output index i (PyTorch's area_pixel_compute_source_index, linear mode).
+double source_index(int64_t i, int64_t in, int64_t out, bool align, std::optional<double> scale) {
+  if (align) return out > 1 ? static_cast<double>(i) * (in - 1) / (out - 1) : 0.0;
+  const double ratio = scale && *scale > 0 ? 1.0 / *scale : static_cast<double>(in) / out;
+  return std::max(0.0, (i + 0.5) * ratio - 0.5);
+}
+
+void cpu_upsample_bilinear2d(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& x = std::get<Tensor>(a[0]);
+  const bool align = std::get<bool>(a[2]);
+  const UpsampleSize u = upsample_size(op.schema.ns + "::" + op.schema.name, x.meta(), a[1], a[3]);
+  const StridedView in = view_of(x);
+  const TensorMeta& om = o[0].meta();
+  const int64_t n = in.sizes[0], c = in.sizes[1], ih = in.sizes[2], iw = in.sizes[3];
+  auto* obase = static_cast<std::byte*>(o[0].data_ptr());
+  for (int64_t y = 0; y < u.oh; ++y) {
+    const double sy = source_index(y, ih, u.oh, align, u.sh);
+    const int64_t y0 = std::min<int64_t>(static_cast<int64_t>(sy), ih - 1), y1 = std::min<int64_t>(y0 + 1, ih - 1);
+    const double ly = sy - y0;
+    for (int64_t xo = 0; xo < u.ow; ++xo) {
+      const double sx = source_index(xo, iw, u.ow, align, u.sw);
+      const int64_t x0 = std::min<int64_t>(static_cast<int64_t>(sx), iw - 1), x1 = std::min<int64_t>(x0 + 1, iw - 1);
+      const double lx = sx - x0;
+      for (int64_t b = 0; b < n; ++b)
+        for (int64_t ch = 0; ch < c; ++ch) {
+          const int64_t base = b * in.strides[0] + ch * in.strides[1];
+          auto at = [&](int64_t yy, int64_t xx) { return in.at(base + yy * in.strides[2] + xx * in.strides[3]); };
+          const double v = (1 - ly) * ((1 - lx) * at(y0, x0) + lx * at(y0, x1)) +
+                           ly * ((1 - lx) * at(y1, x0) + lx * at(y1, x1));
+          const int64_t off = b * om.strides[0].expect_int() + ch * om.strides[1].expect_int() +
+                              y * om.strides[2].expect_int() + xo * om.strides[3].expect_int();
+          detail::store(obase + off * itemsize(om.dtype), om.dtype, v);
+        }
+    }
+  }
+}
+
+// ---- numpy_T(self): x.T, every dim reversed (a permute view).
+void meta_numpy_t(const MetaArgs& a, MetaOut& out) {
+  static const OpDef& permute = op("aten::permute");
+  const TensorMeta& x = tensor_arg(a, 0);
+  std::vector<SymInt> dims;
+  for (int64_t d = x.dim() - 1; d >= 0; --d) dims.emplace_back(d);
+  out = meta_calls(permute, {&x, std::move(dims)});
+}
+
+// ---- meshgrid.indexing(tensors, *, indexing): each input viewed along its own dim and expanded.
+// "xy" swaps the first two inputs and outputs (numpy's Cartesian indexing).
+void meta_meshgrid(const MetaArgs& a, MetaOut& out) {
+  static const OpDef& view = op("aten::view");
+  static const OpDef& expand = op("aten::expand");
+  const auto& ts = a.tensor_list(0);
+  const std::string& idx = a.str(1);
+  FE_CHECK(!ts.empty(), ValueError, label(a), ": meshgrid expects a non-empty TensorList");
+  for (const TensorMeta* t : ts) {
+    FE_CHECK(t->dtype == ts[0]->dtype, ValueError, label(a), ": meshgrid expects all tensors to have the same dtype");
+    FE_CHECK(t->device == ts[0]->device, DeviceMismatchError, label(a),
+             ": meshgrid expects all tensors to have the same device");
+  }
+  FE_CHECK(idx == "ij" || idx == "xy", ValueError, label(a),
+           ": torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: ", idx);
+  std::vector<const TensorMeta*> in(ts.begin(), ts.end());
+  const bool swap = idx == "xy" && in.size() >= 2;
+  if (swap) std::swap(in[0], in[1]);
+  std::vector<SymInt> shape;
+  for (const TensorMeta* t : in) shape.push_back(t->dim() == 0 ? SymInt(1) : t->sizes[0]);
+  std::vector<TensorMeta> res;
+  for (size_t i = 0; i < in.size(); ++i) {
+    std::vector<SymInt> vs(in.size(), SymInt(1));
+    vs[i] = SymInt(-1);
+    TensorMeta v = meta_call(view, {in[i], std::move(vs)});
+    res.push_back(meta_call(expand, {&v, shape, false}));
+  }
+  if (swap) std::swap(res[0], res[1]);
+  for (TensorMeta& m : res) out.push(std::move(m));
+}
+
+// Output k holds input i's element idx[i] at every index (i and k swapped for the first two
+// under "xy"); outputs are written through their expanded (stride-0) layout.
+void cpu_meshgrid(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const auto& in = std::get<std::vector<Tensor>>(a[0]);
+  const bool swap = std::get<std::string>(a[1]) == "xy" && in.size() >= 2;
+  for (size_t k = 0; k < o.size(); ++k) {
+    const size_t i = swap && k < 2 ? 1 - k : k;  // the grid dim input k varies along
+    const TensorMeta& om = o[k].meta();
+    const TensorMeta& im = in[k].meta();
+    cpu::Operand src;
+    src.base = static_cast<const std::byte*>(in[k].data_ptr()) - im.storage_offset.expect_int() * itemsize(im.dtype);
+    src.dtype = im.dtype;
+    src.offset = im.storage_offset.expect_int();
+    src.strides = DimVector(om.sizes.size(), SymInt(0));
+    if (in[k].dim() == 1) src.strides[i] = in[k].meta().strides[0];
+    cpu::for_each_element(om, std::span(&src, 1), [&](int64_t out_off, const int64_t* in_off) {
+      cpu::store_at(o[k], out_off, src.at(in_off[0]));
+    });
+  }
+}
+
+}  // namespace
+
+void register_resample_ops(Registry& r) {
+  r.add({"aten::adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", meta_adaptive_avg_pool1d,
+         cpu_adaptive_avg_pool1d});
+  r.add({"aten::pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", meta_pad, cpu_pad});
+  r.add({"aten::upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? "
+         "scale_factors) -> Tensor",
+         meta_upsample_bilinear2d, cpu_upsample_bilinear2d});
+  r.add({"aten::numpy_T(Tensor(a) self) -> Tensor(a)", meta_numpy_t});
+  r.add({"aten::meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", meta_meshgrid, cpu_meshgrid});
+}
+
+}  // namespace ops
+}  // namespace fe
