@@ -7,6 +7,8 @@
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/export/check.h"
+#include "fakeexport/sym/shape_env.h"
+#include "ops/meta_util.h"
 
 namespace fe {
 
@@ -49,10 +51,17 @@ std::string dims_str(const DimVector& v) {
   return s + "]";
 }
 
-bool same_dims(const DimVector& a, const DimVector& b) {
+/// Equal dims; with `env`, also symbolic ones equal once Max(1, e) is folded where the program's
+/// ranges prove e >= 1 (PyTorch folds it only from the ranges known when the op ran, so a
+/// recorded stride may keep a Max ours drops, or the reverse).
+bool same_dims(const DimVector& a, const DimVector& b, const sym::ShapeEnv* env = nullptr) {
   if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!a[i].same_as(b[i])) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].same_as(b[i])) continue;
+    if (!env || !a[i].is_symbolic() || !b[i].is_symbolic()) return false;
+    if (!(env->replace(ops::strip_max1(*env, a[i].expr())) == env->replace(ops::strip_max1(*env, b[i].expr()))))
+      return false;
+  }
   return true;
 }
 
@@ -124,7 +133,7 @@ class Checker {
       ok = false;
     };
     if (!same_dims(rec.sizes, com.sizes)) diff("shape", dims_str(rec.sizes), dims_str(com.sizes));
-    else if (!same_dims(rec.strides, com.strides)) diff("stride", dims_str(rec.strides), dims_str(com.strides));
+    else if (!same_dims(rec.strides, com.strides, ep_.shape_env.get())) diff("stride", dims_str(rec.strides), dims_str(com.strides));
     if (!rec.storage_offset.same_as(com.storage_offset))
       diff("storage_offset", rec.storage_offset.str(), com.storage_offset.str());
     if (rec.dtype != com.dtype) diff("dtype", std::string(dtype_name(rec.dtype)), std::string(dtype_name(com.dtype)));
@@ -145,6 +154,7 @@ class Checker {
     std::unordered_set<std::string> attrs_used;
     for (const auto& up : g.nodes()) {
       const Node& n = *up;
+      note_grad(n);
       if (check_node(g, n, path)) ++r_.verified;
       if (n.op() == NodeOp::GetAttr) attrs_used.insert(n.attr());
     }
@@ -288,6 +298,8 @@ class Checker {
       mismatch(n, path, "arguments", "a tensor", bad);
       return false;
     }
+    std::vector<TensorMeta> traced;
+    with_traced_grad(n, op, margs, traced);
     MetaOut mo;
     try {
       run_meta(op, margs, mo);
@@ -405,8 +417,40 @@ class Checker {
     }
   }
 
+  /// Whether a node's value tracked gradients while PyTorch traced it. Serialized tensor values
+  /// record requires_grad only for parameters, yet the metas saw it on everything computed from
+  /// them (sdpa on CPU leaves the fused kernel for a mask that requires grad). Nodes come in graph
+  /// order, so inputs are known first. set_grad_enabled regions are not tracked (none reach sdpa).
+  void note_grad(const Node& n) {
+    bool g = false;
+    if (n.op() == NodeOp::Placeholder) {
+      g = n.val.size() == 1 && n.val[0].requires_grad;
+    } else if (n.op() == NodeOp::CallFunction || n.op() == NodeOp::GetItem) {
+      const bool floating = !n.val.empty() && (is_floating(n.val[0].dtype) || is_complex(n.val[0].dtype));
+      if (floating || n.op() == NodeOp::GetItem)
+        for (const Node* in : n.inputs()) g = g || grad_.count(in);
+    }
+    if (g) grad_.insert(&n);
+  }
+
+  /// The metadata an op's meta saw: recorded, with requires_grad as traced (see note_grad) for the
+  /// ops whose result depends on it.
+  void with_traced_grad(const Node& n, const OpDef& op, std::vector<MetaValue>& margs, std::vector<TensorMeta>& keep) {
+    if (op.schema.name != "scaled_dot_product_attention") return;
+    keep.reserve(n.args().size());
+    for (size_t i = 0; i < margs.size() && i < n.args().size(); ++i) {
+      auto* t = std::get_if<const TensorMeta*>(&margs[i]);
+      auto* p = std::get_if<Node*>(&n.args()[i]);
+      if (!t || !*t || !p || !*p || (*t)->requires_grad || !grad_.count(*p)) continue;
+      keep.push_back(**t);
+      keep.back().requires_grad = true;
+      margs[i] = &keep.back();
+    }
+  }
+
   const ExportedProgram& ep_;
   CheckReport r_;
+  std::unordered_set<const Node*> grad_;
 };
 
 }  // namespace

@@ -83,6 +83,9 @@ bool use_flash_cpu(const MetaArgs& a, const TensorMeta& q, const TensorMeta& k, 
     auto bcast = [&](const SymInt& h) { return h == 1 || h == q.sizes[1]; };
     if (!bcast(k.sizes[1]) || !bcast(v.sizes[1])) return false;
   }
+  // A mask that requires grad (a learned relative-position bias: BEiT, Swin) takes the math
+  // path on CPU, whatever the grad mode (PyTorch 2.14, measured under FakeTensorMode).
+  if (mask && mask->requires_grad) return false;
   if (mask) {
     // attn_mask.sym_size(-2) raises for masks of rank < 2.
     FE_CHECK(mask->dim() >= 2, IndexError, label(a),

@@ -43,34 +43,6 @@ SymInt max1(const SymInt& x) {
   return sym_max(x, 1);
 }
 
-/// Max(1, e) -> e where e >= 1 follows from the symbol ranges (sizes are >= 2), recursively.
-sym::Expr strip_max1(const sym::ShapeEnv& env, const sym::Expr& e) {
-  switch (e.kind()) {
-    case sym::Kind::Max: {
-      const auto& args = e.args();
-      if (args.size() == 2 && args[0].is_constant() && args[0].constant() == 1) {
-        const sym::Expr inner = strip_max1(env, args[1]);
-        if (env.bound(inner).lo >= 1) return inner;
-      }
-      return e;
-    }
-    case sym::Kind::Add: {
-      sym::Expr r = e.add_constant();
-      for (const auto& [term, coeff] : e.terms()) r = r + strip_max1(env, term) * coeff;
-      return r;
-    }
-    case sym::Kind::Mul: {
-      sym::Expr r = 1;
-      for (const auto& [base, exp] : e.terms()) {
-        if (exp < 1) return e;
-        const sym::Expr b = strip_max1(env, base);
-        for (int64_t i = 0; i < exp; ++i) r = r * b;
-      }
-      return r;
-    }
-    default: return e;
-  }
-}
 
 /// e as c * prod(symbol^k) (c > 0), when it is such a monomial.
 bool as_monomial(const sym::Expr& e, int64_t& c, std::map<std::string, int64_t>& pw) {
@@ -126,6 +98,35 @@ std::optional<bool> known_eq_extra(const sym::ShapeEnv& env, const sym::Expr& a0
 }
 
 }  // namespace
+
+/// Max(1, e) -> e where e >= 1 follows from the symbol ranges (sizes are >= 2), recursively.
+sym::Expr strip_max1(const sym::ShapeEnv& env, const sym::Expr& e) {
+  switch (e.kind()) {
+    case sym::Kind::Max: {
+      const auto& args = e.args();
+      if (args.size() == 2 && args[0].is_constant() && args[0].constant() == 1) {
+        const sym::Expr inner = strip_max1(env, args[1]);
+        if (env.bound(inner).lo >= 1) return inner;
+      }
+      return e;
+    }
+    case sym::Kind::Add: {
+      sym::Expr r = e.add_constant();
+      for (const auto& [term, coeff] : e.terms()) r = r + strip_max1(env, term) * coeff;
+      return r;
+    }
+    case sym::Kind::Mul: {
+      sym::Expr r = 1;
+      for (const auto& [base, exp] : e.terms()) {
+        if (exp < 1) return e;
+        const sym::Expr b = strip_max1(env, base);
+        for (int64_t i = 0; i < exp; ++i) r = r * b;
+      }
+      return r;
+    }
+    default: return e;
+  }
+}
 
 bool guard_or_false_eq(const SymInt& a, const SymInt& b, std::source_location where) {
   if (!a.is_symbolic() && !b.is_symbolic()) return a.hint() == b.hint();

@@ -9,6 +9,11 @@
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/ops/registry.h"
+#include "fakeexport/sym/expr.h"
+
+namespace fe::sym {
+class ShapeEnv;
+}
 
 namespace fe::ops {
 
@@ -59,6 +64,10 @@ bool guard_or_false_eq(const SymInt& a, const SymInt& b,
 
 /// torch._prims_common.make_contiguous_strides_for: stride[i] = prod(sym_max(size[j], 1)), j > i.
 DimVector make_contiguous_strides_for(IntSpan sizes);
+
+/// Max(1, e) -> e wherever e >= 1 follows from the symbol ranges, recursively. PyTorch folds such
+/// a Max only from the ranges known when the op ran; a program's final (narrower) ranges prove more.
+sym::Expr strip_max1(const sym::ShapeEnv& env, const sym::Expr& e);
 
 /// What `op`'s meta function computes over metadata arguments (every schema argument given):
 /// composite ops (diff, adaptive_avg_pool1d) compose the ops PyTorch's implementation calls.
