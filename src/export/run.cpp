@@ -10,6 +10,8 @@
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
 #include "core/element.h"
+#include "fakeexport/ops/api.h"
+#include "fakeexport/ops/autocast.h"
 #include "fakeexport/ops/dispatch.h"
 
 namespace fe {
@@ -105,7 +107,7 @@ class Runner {
       }
       bound.push_back(state_tensor(s));
     }
-    std::vector<Value> outs = run_graph(ep_.graph, {}, bound);
+    std::vector<Value> outs = run_graph(ep_.graph, {}, std::vector<Value>(bound.begin(), bound.end()));
     return finish(outs, inputs);
   }
 
@@ -155,6 +157,20 @@ class Runner {
     for (size_t k = 0; k < outs.size(); ++k) {
       const OutputSpec& s = specs[k];
       if (s.kind == OutputKind::Token) continue;
+      if (s.kind == OutputKind::UserOutput) {  // a Python number returned by forward: a 0-dim tensor
+        if (auto* i = std::get_if<int64_t>(&outs[k])) {
+          result.push_back(fe::scalar_tensor(*i, {.dtype = DType::Int64}));
+          continue;
+        }
+        if (auto* b = std::get_if<bool>(&outs[k])) {
+          result.push_back(fe::scalar_tensor(*b, {.dtype = DType::Bool}));
+          continue;
+        }
+        if (auto* d = std::get_if<double>(&outs[k])) {
+          result.push_back(fe::scalar_tensor(*d, {.dtype = DType::Float64}));
+          continue;
+        }
+      }
       const Tensor* v = std::get_if<Tensor>(&outs[k]);
       FE_CHECK(v, ValueError, "run: output '", s.name, "' is ", kind_text(outs[k]), ", expected a tensor");
       switch (s.kind) {
@@ -202,14 +218,20 @@ class Runner {
 
   /// Binds each symbol that is a placeholder's size to the actual size (for expressions that no
   /// node computes).
-  void bind_symbols(const std::vector<Node*>& phs, const std::vector<Tensor>& vals) {
+  void bind_symbols(const std::vector<Node*>& phs, const std::vector<Value>& vals) {
     for (size_t i = 0; i < phs.size() && i < vals.size(); ++i) {
-      if (phs[i]->val.empty() || !vals[i].defined()) continue;
+      if (phs[i]->sym_val && phs[i]->sym_val->is_symbolic()) {  // a size operand of a subgraph
+        const sym::Expr e = phs[i]->sym_val->expr();
+        if (auto* v = std::get_if<int64_t>(&vals[i]); v && e.is_symbol()) symbols_.emplace(e.name(), *v);
+        continue;
+      }
+      const Tensor* t = std::get_if<Tensor>(&vals[i]);
+      if (phs[i]->val.empty() || !t || !t->defined()) continue;
       const TensorMeta& m = phs[i]->val[0];
-      for (size_t d = 0; d < m.sizes.size() && static_cast<int64_t>(d) < vals[i].dim(); ++d) {
+      for (size_t d = 0; d < m.sizes.size() && static_cast<int64_t>(d) < t->dim(); ++d) {
         if (!m.sizes[d].is_symbolic()) continue;
         const sym::Expr e = m.sizes[d].expr();
-        if (e.is_symbol()) symbols_.emplace(e.name(), vals[i].sizes()[d].hint());
+        if (e.is_symbol()) symbols_.emplace(e.name(), t->sizes()[d].hint());
       }
     }
   }
@@ -302,6 +324,10 @@ class Runner {
       FE_INTERNAL_ASSERT(mo.ints.size() == 1, op.qualified, " computed ", mo.ints.size(), " ints");
       return mo.ints[0].expect_int();
     }
+    if (autocast_ && autocast_lower_precision(op))
+      for (IValue& v : args)
+        if (auto* t = std::get_if<Tensor>(&v); t && t->defined() && is_floating(t->dtype()) && t->dtype() != *autocast_)
+          *t = t->to(*autocast_);
     std::vector<Tensor> outs = dispatch(op, std::move(args), n.loc.value_or(SrcLocArg::current()));
     if (n.multi_output()) return outs;
     if (outs.empty()) return std::monostate{};
@@ -356,7 +382,7 @@ class Runner {
       throw InternalError(detail::cat("run: cond pred '", pred_node->name(), "' is ", kind_text(pv)));
     }
     const Node* branch = std::get<Node*>(a[pred ? 1 : 2]);
-    std::vector<Tensor> operands;
+    std::vector<Value> operands;
     for (const Node* o : std::get<std::vector<Node*>>(a[3])) operands.push_back(tensor_of(o, vals));
     return call_subgraph(n, branch, operands, scopes);
   }
@@ -372,7 +398,7 @@ class Runner {
 
   /// Runs the subgraph `attr` on `operands`; a tuple of tensors, or the tensor itself when the
   /// calling node returns a single value.
-  Value call_subgraph(const Node& n, const Node* attr, const std::vector<Tensor>& operands,
+  Value call_subgraph(const Node& n, const Node* attr, const std::vector<Value>& operands,
                       const std::vector<const Graph*>& scopes) {
     std::vector<Value> outs = run_graph(subgraph_of(attr, scopes), scopes, operands);
     std::vector<Tensor> ts;
@@ -387,14 +413,48 @@ class Runner {
     return ts[0];
   }
 
-  /// Tensors of arguments [from, end) of a higher-order call (its subgraph operands).
-  std::vector<Tensor> operands_from(const Node& n, size_t from, const std::unordered_map<const Node*, Value>& vals) {
-    std::vector<Tensor> out;
+  /// Values of arguments [from, end) of a higher-order call (its subgraph operands: tensors and sizes).
+  std::vector<Value> operands_from(const Node& n, size_t from, const std::unordered_map<const Node*, Value>& vals) {
+    std::vector<Value> out;
     for (size_t i = from; i < n.args().size() - n.kwarg_names().size(); ++i) {
-      const Node* o = std::get<Node*>(n.args()[i]);
-      out.push_back(tensor_of(o, vals));
+      const NodeArg& a = n.args()[i];
+      if (auto* s = std::get_if<SymInt>(&a)) out.emplace_back(int_of(*s, vals));
+      else if (auto* l = std::get_if<std::vector<Node*>>(&a))
+        for (const Node* o : *l) out.push_back(value_of(o, vals));
+      else out.push_back(value_of(std::get<Node*>(a), vals));
     }
     return out;
+  }
+
+  /// map_impl(body, xs, pos_args): the body on each slice of xs along dim 0, results stacked.
+  Value map_impl(const Node& n, const std::unordered_map<const Node*, Value>& vals,
+                 const std::vector<const Graph*>& scopes) {
+    const auto& a = n.args();
+    FE_INTERNAL_ASSERT(a.size() == 3, "run: map_impl node '", n.name(), "' has ", a.size(), " arguments");
+    std::vector<Tensor> xs, pos;
+    for (const Node* o : std::get<std::vector<Node*>>(a[1])) xs.push_back(tensor_of(o, vals));
+    for (const Node* o : std::get<std::vector<Node*>>(a[2])) pos.push_back(tensor_of(o, vals));
+    FE_CHECK(!xs.empty(), ValueError, "map: expects at least one mapped input");
+    const int64_t len = xs[0].size(0).expect_int();
+    const Graph& body = subgraph_of(std::get<Node*>(a[0]), scopes);
+    std::vector<std::vector<Tensor>> per_out;
+    for (int64_t i = 0; i < len; ++i) {
+      std::vector<Value> ops;
+      for (const Tensor& x : xs) ops.emplace_back(fe::select(x, 0, i));
+      for (const Tensor& p : pos) ops.emplace_back(p);
+      std::vector<Value> outs = run_graph(body, scopes, ops);
+      per_out.resize(outs.size());
+      for (size_t k = 0; k < outs.size(); ++k) {
+        auto* t = std::get_if<Tensor>(&outs[k]);
+        FE_CHECK(t, ValueError, "map: output ", k, " of the body is ", kind_text(outs[k]), ", expected a tensor");
+        per_out[k].push_back(*t);
+      }
+    }
+    std::vector<Tensor> res;
+    for (const auto& ts : per_out) res.push_back(fe::stack(ts, 0));
+    if (n.multi_output()) return res;
+    FE_INTERNAL_ASSERT(res.size() == 1, "run: '", n.name(), "' returns one value but map gives ", res.size());
+    return res[0];
   }
 
   Value call_other(const Node& n, const std::unordered_map<const Node*, Value>& vals,
@@ -406,19 +466,32 @@ class Runner {
         // (enabled, body, *operands): gradients do not change values.
         return call_subgraph(n, std::get<Node*>(a.at(1)), operands_from(n, 2, vals), scopes);
       case CallableKind::WrapWithAutocast: {
-        // (device_type, dtype, enabled, cache_enabled, body, *operands)
+        // (device_type, dtype, enabled, cache_enabled, body, *operands): inside, autocast's
+        // lower-precision ops compute in `dtype` (their floating inputs cast first).
         const bool enabled = std::get<bool>(a.at(2));
-        FE_CHECK(!enabled, UnknownOpError, "run: autocast regions (torch.amp.autocast) are not executed yet: '",
-                 n.name(), "' would compute in lower precision");
+        const auto saved = autocast_;
+        if (enabled) {
+          const DType* dt = std::get_if<DType>(&a.at(1));
+          FE_CHECK(dt, ValueError, "run: autocast region '", n.name(), "' names no dtype");
+          autocast_ = *dt;
+        } else {
+          autocast_.reset();
+        }
+        struct Restore {
+          std::optional<DType>& slot;
+          std::optional<DType> v;
+          ~Restore() { slot = v; }
+        } restore{autocast_, saved};
         return call_subgraph(n, std::get<Node*>(a.at(4)), operands_from(n, 5, vals), scopes);
       }
+      case CallableKind::MapImpl: return map_impl(n, vals, scopes);
       default: break;
     }
     throw UnknownOpError(detail::cat("run: ", n.callable()->target, " cannot be executed (node '", n.name(), "')"));
   }
 
   /// Runs `g` with its placeholders bound to `args`; returns the output node's values.
-  std::vector<Value> run_graph(const Graph& g, std::vector<const Graph*> scopes, const std::vector<Tensor>& args) {
+  std::vector<Value> run_graph(const Graph& g, std::vector<const Graph*> scopes, const std::vector<Value>& args) {
     scopes.push_back(&g);
     const std::vector<Node*> phs = g.placeholders();
     FE_CHECK(phs.size() == args.size(), ValueError, "run: graph with ", phs.size(), " placeholders called with ",
@@ -474,6 +547,7 @@ class Runner {
 
   const ExportedProgram& ep_;
   std::map<std::string, int64_t, std::less<>> symbols_;
+  std::optional<DType> autocast_;  ///< inside an enabled wrap_with_autocast region: its dtype
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/export/check.h"
+#include "fakeexport/ops/autocast.h"
 #include "fakeexport/sym/shape_env.h"
 #include "ops/meta_util.h"
 
@@ -231,22 +232,11 @@ class Checker {
     return false;
   }
 
-  /// Ops torch.autocast runs in lower precision (autocast_mode.cpp's lower_precision_fp lists,
-  /// CPU and CUDA): their floating inputs are cast to the autocast dtype first.
-  static bool autocast_lowers(const OpDef& op) {
-    static const std::unordered_set<std::string> names = {
-        "conv1d", "conv2d", "conv3d", "bmm", "mm", "linalg_vecdot", "baddbmm", "addmm", "addbmm", "linear",
-        "_convolution", "matmul", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "prelu",
-        "scaled_dot_product_attention", "_native_multi_head_attention", "addmv", "addr", "chain_matmul",
-        "multi_dot", "_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention"};
-    return op.schema.ns == "aten" && names.count(op.schema.name);
-  }
-
   /// A program exported under torch.autocast records lower-precision outputs of float32 inputs
   /// (autocast casts below the traced level). When an autocast op's recorded dtype is bfloat16 /
   /// float16 and ours is not, re-derive with the floating inputs cast as autocast casts them.
   static void autocast_retry(const Node& n, const OpDef& op, std::vector<MetaValue>& margs, MetaOut& mo) {
-    if (n.val.size() != 1 || mo.outs.size() != 1 || n.val[0].dtype == mo.outs[0].dtype || !autocast_lowers(op))
+    if (n.val.size() != 1 || mo.outs.size() != 1 || n.val[0].dtype == mo.outs[0].dtype || !autocast_lower_precision(op))
       return;
     const DType to = n.val[0].dtype;
     if (to != DType::BFloat16 && to != DType::Float16) return;
