@@ -388,8 +388,62 @@ class Checker {
     return ok;
   }
 
+  /// map_impl(body, xs, pos_args): the body sees one slice of each xs along dim 0 plus pos_args;
+  /// each output stacks the body's along a new dim 0 of the mapped length.
+  bool check_map(const Graph& g, const Node& n, const std::string& path) {
+    const auto& a = n.args();
+    const Graph* sub = a.size() == 3 ? subgraph(g, a[0]) : nullptr;
+    const auto* xs = a.size() == 3 ? std::get_if<std::vector<Node*>>(&a[1]) : nullptr;
+    const auto* pos = a.size() == 3 ? std::get_if<std::vector<Node*>>(&a[2]) : nullptr;
+    if (!sub || !xs || !pos || xs->empty() || !(*xs)[0] || (*xs)[0]->val.size() != 1) {
+      mismatch(n, path, "arguments", "(body, xs, pos_args)", detail::cat(a.size(), " arguments"));
+      return false;
+    }
+    const auto phs = sub->placeholders();
+    if (phs.size() != xs->size() + pos->size()) {
+      mismatch(n, path, "operands", detail::cat(xs->size() + pos->size(), " operands"),
+               detail::cat(phs.size(), " subgraph inputs"));
+      return false;
+    }
+    bool ok = true;
+    for (size_t i = 0; i < xs->size(); ++i) {
+      const Node* x = (*xs)[i];
+      if (!x || x->val.size() != 1 || phs[i]->val.size() != 1 || x->val[0].dim() == 0) continue;
+      const TensorMeta& xm = x->val[0];
+      const DimVector slice(xm.sizes.begin() + 1, xm.sizes.end());
+      if (!same_dims(slice, phs[i]->val[0].sizes)) {
+        mismatch(n, path, detail::cat("operand ", i, " shape"), dims_str(slice), dims_str(phs[i]->val[0].sizes));
+        ok = false;
+      }
+    }
+    const SymInt len = (*xs)[0]->val[0].dim() ? (*xs)[0]->val[0].sizes[0] : SymInt(1);
+    const Node* out = sub->output_node();
+    if (!out) return false;
+    const auto& outs = std::get<std::vector<Node*>>(out->args()[0]);
+    if (outs.size() != n.val.size()) {
+      mismatch(n, path, "outputs", detail::cat(n.val.size(), " values"), detail::cat(outs.size(), " subgraph outputs"));
+      return false;
+    }
+    for (size_t k = 0; k < outs.size(); ++k) {
+      if (!outs[k] || outs[k]->val.size() != 1) continue;
+      DimVector stacked{len};
+      for (const SymInt& d : outs[k]->val[0].sizes) stacked.push_back(d);
+      if (!same_dims(n.val[k].sizes, stacked)) {
+        mismatch(n, path, detail::cat("output ", k, " shape"), dims_str(n.val[k].sizes), dims_str(stacked));
+        ok = false;
+      }
+      if (n.val[k].dtype != outs[k]->val[0].dtype) {
+        mismatch(n, path, detail::cat("output ", k, " dtype"), std::string(dtype_name(n.val[k].dtype)),
+                 std::string(dtype_name(outs[k]->val[0].dtype)));
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
   bool check_other(const Graph& g, const Node& n, const std::string& path) {
     switch (n.callable()->kind) {
+      case CallableKind::MapImpl: return check_map(g, n, path);
       case CallableKind::Cond: {
         bool ok = true;
         for (size_t b : {1u, 2u}) ok &= check_body(g, n, path, b, 3);
