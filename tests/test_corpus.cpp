@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "fakeexport/core/scopes.h"
@@ -65,6 +66,15 @@ struct Tally {
   int cases = 0, loaded = 0, printed = 0, consistent = 0, verified = 0, ran = 0, runnable = 0;
 };
 
+/// Programs whose gaps are known and named in the issue notes; any other program that fails
+/// `check` or `run` fails this test (a regression), and a listed one that passes is reported so
+/// the list shrinks. check: unbacked-symbol axioms from runtime asserts (granitemoe), size-1 dim
+/// strides through TensorIterator (siglip), an unbacked symbol renumbered (assume_constant_result),
+/// functorch vmap callables (falcon*). run: vmap (falcon).
+const std::set<std::string> kKnownCheckGaps = {"hf_granitemoe", "hf_siglip", "exportdb_assume_constant_result",
+                                               "hf_falcon"};
+const std::set<std::string> kKnownRunGaps = {"hf_falcon"};
+
 }  // namespace
 
 TEST(Corpus, EveryProgramLoadsChecksPrintsAndRuns) {
@@ -103,6 +113,8 @@ TEST(Corpus, EveryProgramLoadsChecksPrintsAndRuns) {
     if (r.mismatches.empty() && r.graph_errors.empty()) ++t.consistent;
     for (const Unverified& u : r.unverified) ++unverified_targets[node_target(*u.node)];
     if (r.ok()) ++t.verified;
+    if (!kKnownCheckGaps.count(name)) EXPECT_TRUE(r.ok()) << "check no longer passes";
+    else if (r.ok()) std::cout << "[ corpus ] " << name << ": check passes now: drop it from kKnownCheckGaps\n";
 
     // Run where PyTorch could (or where only the library's import was missing).
     const bool pytorch_runs = meta.value("pytorch_runs", false) || !meta.value("custom_ops", nlohmann::json::array()).empty();
@@ -136,11 +148,14 @@ TEST(Corpus, EveryProgramLoadsChecksPrintsAndRuns) {
         }
       }
       if (same) ++t.ran;
+      if (!kKnownRunGaps.count(name)) EXPECT_TRUE(same) << "run no longer reproduces PyTorch's outputs";
     } catch (const UnknownOpError& e) {
       // An op or callable we cannot execute yet: counted, not a wrong answer.
       std::cout << "[ corpus ] " << name << ": not runnable yet: " << e.what() << "\n";
+      if (!kKnownRunGaps.count(name)) ADD_FAILURE() << "run: " << e.what();
     } catch (const std::exception& e) {
       std::cout << "[ corpus ] " << name << ": run failed: " << e.what() << "\n";
+      if (!kKnownRunGaps.count(name)) ADD_FAILURE() << "run: " << e.what();
     }
   }
   Tally all;
