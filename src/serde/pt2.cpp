@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fakeexport/core/error.h"
+#include "fakeexport/serde/json.h"
 #include "fakeexport/serde/pt2_json.h"
 #include "fakeexport/serde/safetensors.h"
 #include "fakeexport/serde/torch_save.h"
@@ -139,19 +140,27 @@ void bind_pickled(std::vector<TorchSaveTensor> tensors, std::vector<std::pair<st
       }
 }
 
+/// schema_version "major.minor" and torch_version of a model.json the reader already accepted
+/// (the arena parser: a second DOM of a 9,000-node program would cost more than reading it).
+void versions_of(std::string_view text, LoadedProgram& out) {
+  const json::Document doc = json::Document::parse(text);
+  const json::Value& root = doc.root();
+  if (const json::Value* sv = root.find("schema_version"); sv && sv->is_object()) {
+    const json::Value *ma = sv->find("major"), *mi = sv->find("minor");
+    auto num = [](const json::Value* v) { return v && v->is_number_integer() ? v->as_int() : 0; };
+    out.schema_version = std::to_string(num(ma)) + "." + std::to_string(num(mi));
+  }
+  if (const json::Value* tv = root.find("torch_version"); tv && tv->is_string()) out.torch_version = tv->as_string();
+}
+
 /// torch <= 2.7: a flat zip (no root folder) with serialized_exported_program.json and the state
 /// dict / constants as nested torch.save archives (read by the restricted reader).
 LoadedProgram load_legacy(const ZipReader& zip, const LoadOptions& opts) {
   LoadedProgram out;
   const std::string text(zip.view("serialized_exported_program.json"));
   out.ep = program_from_json_text(text, {.source = zip.path() + ":serialized_exported_program.json"});
-  const auto doc = nlohmann::json::parse(text);
-  if (doc.contains("schema_version") && doc["schema_version"].is_object())
-    out.schema_version = std::to_string(doc["schema_version"].value("major", 0)) + "." +
-                         std::to_string(doc["schema_version"].value("minor", 0));
-  else if (zip.contains("version"))
-    out.schema_version = zip.text("version");
-  out.torch_version = doc.value("torch_version", std::string());
+  versions_of(text, out);
+  if (out.schema_version.empty() && zip.contains("version")) out.schema_version = zip.text("version");
   out.weights_present = true;
   for (const char* entry : {"serialized_state_dict.pt", "serialized_constants.pt"}) {
     if (!zip.contains(entry)) continue;
@@ -178,11 +187,7 @@ LoadedProgram load(const std::string& path, const LoadOptions& opts) {
              "archive_format: expected 'pt2', got '", zip.text(root + "archive_format"), "'");
   const std::string text(zip.view(model_entry));
   out.ep = program_from_json_text(text, {.source = path + ":" + model_entry});
-  const auto doc = nlohmann::json::parse(text);
-  if (doc.contains("schema_version") && doc["schema_version"].is_object())
-    out.schema_version = std::to_string(doc["schema_version"].value("major", 0)) + "." +
-                         std::to_string(doc["schema_version"].value("minor", 0));
-  out.torch_version = doc.value("torch_version", std::string());
+  versions_of(text, out);
   out.weights_present = true;
   if (is_graph_only(zip)) {
     out.weights_present = false;
