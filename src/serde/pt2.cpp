@@ -23,23 +23,26 @@ namespace fe::serde {
 bool is_graph_only(const ZipReader& zip);
 namespace {
 
-int64_t json_int(const nlohmann::json& j, const std::string& where) {
-  if (j.is_object() && j.contains("as_int")) return json_int(j["as_int"], where);
-  if (!j.is_number_integer()) throw FormatError(where + ": expected an integer, got " + j.dump());
-  return j.get<int64_t>();
+/// An int, or a SymInt union holding one ({"as_int": 3}); anything else names `where`.
+int64_t json_int(const json::Value& j, const std::string& where) {
+  if (const json::Value* v = j.find("as_int")) return json_int(*v, where);
+  if (!j.is_number_integer() || j.is_number_unsigned())
+    throw FormatError(where + ": expected an integer, got " + std::string(j.type_name()) + " " + std::string(j.raw()));
+  return j.as_int();
 }
 
 /// Bytes a tensor with this serialized TensorMeta addresses in its storage.
-int64_t required_bytes(const nlohmann::json& meta, const std::string& where) {
-  if (!meta.is_object() || !meta.contains("sizes") || !meta.contains("strides") || !meta.contains("dtype"))
+int64_t required_bytes(const json::Value* meta, const std::string& where) {
+  if (!meta || !meta->is_object() || !meta->contains("sizes") || !meta->contains("strides") || !meta->contains("dtype"))
     throw FormatError(where + ": tensor_meta lacks sizes/strides/dtype");
-  auto dt = dtype_from_serialized(json_int(meta["dtype"], where + ".dtype"));
-  if (!dt) throw FormatError(where + ".dtype: unknown dtype " + meta["dtype"].dump());
-  const auto& sizes = meta["sizes"];
-  const auto& strides = meta["strides"];
+  auto dt = dtype_from_serialized(json_int(meta->at("dtype"), where + ".dtype"));
+  if (!dt) throw FormatError(where + ".dtype: unknown dtype " + std::string(meta->at("dtype").raw()));
+  const json::Value& sizes = meta->at("sizes");
+  const json::Value& strides = meta->at("strides");
   if (!sizes.is_array() || !strides.is_array() || sizes.size() != strides.size())
     throw FormatError(where + ": sizes and strides must be arrays of the same length");
-  int64_t len = 1 + (meta.contains("storage_offset") ? json_int(meta["storage_offset"], where + ".storage_offset") : 0);
+  const json::Value* so = meta->find("storage_offset");
+  int64_t len = 1 + (so ? json_int(*so, where + ".storage_offset") : 0);
   for (size_t i = 0; i < sizes.size(); ++i) {
     const int64_t s = json_int(sizes[i], where + ".sizes"), st = json_int(strides[i], where + ".strides");
     if (s < 0 || st < 0) throw FormatError(where + ": negative size or stride");
@@ -51,6 +54,14 @@ int64_t required_bytes(const nlohmann::json& meta, const std::string& where) {
   int64_t bytes;
   if (__builtin_mul_overflow(len, itemsize(*dt), &bytes)) throw FormatError(where + ": storage bytes overflow int64");
   return bytes;
+}
+
+/// A boolean field, false when absent; mistyped, an error naming it.
+bool json_flag(const json::Value& item, std::string_view key, const std::string& where) {
+  const json::Value* v = item.find(key);
+  if (!v || v->is_null()) return false;
+  if (!v->is_boolean()) throw FormatError(where + "." + std::string(key) + ": expected a bool, got " + std::string(v->raw()));
+  return v->as_bool();
 }
 
 /// The archive mapped copy-on-write: weights read lazily, in-place writes stay private to us.
@@ -69,28 +80,29 @@ void read_payloads(const ZipReader& zip, const std::string& dir, std::vector<std
                    bool materialize, LoadedProgram& out, std::shared_ptr<std::byte>& mapping) {
   const std::string cfg_name = dir + (dir.ends_with("weights/") ? "model_weights_config.json" : "model_constants_config.json");
   if (!zip.contains(cfg_name)) return;
-  nlohmann::json cfg;
+  json::Document doc;
   try {
-    cfg = nlohmann::json::parse(zip.view(cfg_name));
-  } catch (const nlohmann::json::exception& e) {
+    doc = json::Document::parse(zip.view(cfg_name), "");
+  } catch (const FormatError& e) {
     throw FormatError(zip.path() + ":" + cfg_name + ": invalid JSON: " + e.what());
   }
-  if (!cfg.is_object() || !cfg.contains("config") || !cfg["config"].is_object())
-    throw FormatError(zip.path() + ":" + cfg_name + ": expected {\"config\": {...}}");
+  const json::Value* cfg = doc.root().find("config");
+  if (!cfg || !cfg->is_object()) throw FormatError(zip.path() + ":" + cfg_name + ": expected {\"config\": {...}}");
   std::map<std::string, Tensor> by_payload;  // tied names share one payload and one tensor
-  for (const auto& [fqn, item] : cfg["config"].items()) {
+  for (const auto& [fqn_view, item] : cfg->members()) {
+    const std::string fqn(fqn_view);
     const std::string where = zip.path() + ":" + cfg_name + ": config['" + fqn + "']";
-    if (!item.is_object() || !item.contains("path_name") || !item["path_name"].is_string())
-      throw FormatError(where + ": missing path_name");
-    if (item.value("use_pickle", false)) {
+    const json::Value* pn = item.find("path_name");
+    if (!item.is_object() || !pn || !pn->is_string()) throw FormatError(where + ": missing path_name");
+    if (json_flag(item, "use_pickle", where)) {
       out.weights_present = false;
       out.weights_note = "'" + fqn + "' is pickled (use_pickle); pickled weights are not supported";
       continue;
     }
-    const std::string entry = dir + item["path_name"].get<std::string>();
+    const std::string entry = dir + std::string(pn->as_string());
     const ZipEntry* e = zip.find(entry);
     if (!e) throw FormatError(where + ": payload entry '" + entry + "' is missing");
-    const int64_t need = required_bytes(item.value("tensor_meta", nlohmann::json()), where + ".tensor_meta");
+    const int64_t need = required_bytes(item.find("tensor_meta"), where + ".tensor_meta");
     if (static_cast<int64_t>(e->size) < need) {
       if (e->size == 0) {
         out.weights_present = false;
@@ -119,7 +131,7 @@ void read_payloads(const ZipReader& zip, const std::string& dir, std::vector<std
       impl->meta.device = kCPU;
       if (!mapping) mapping = map_private(zip.path(), static_cast<size_t>(zip.file_size()));
       impl->storage = std::make_shared<Storage>(mapping.get() + e->data_offset, static_cast<size_t>(need), mapping);
-      impl->is_parameter = item.value("is_param", false);
+      impl->is_parameter = json_flag(item, "is_param", where);
       t = Tensor(std::move(impl));
       by_payload.emplace(entry, t);
       break;

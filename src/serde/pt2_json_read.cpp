@@ -11,15 +11,12 @@ namespace fe::serde {
 namespace detail_read {
 
 std::string preview(const OJ& v) {
-  std::string s = v.dump();
-  return s.size() > 80 ? s.substr(0, 77) + "..." : s;
+  std::string_view r = v.raw();
+  while (!r.empty() && (r.front() == ' ' || r.front() == '\n' || r.front() == '\t' || r.front() == '\r')) r.remove_prefix(1);
+  return r.size() > 80 ? std::string(r.substr(0, 77)) + "..." : std::string(r);
 }
 
-std::string type_name(const OJ& v) {
-  if (v.is_number_integer()) return "integer";
-  if (v.is_number_float()) return "float";
-  return v.type_name();
-}
+std::string type_name(const OJ& v) { return std::string(v.type_name()); }
 
 ExportedProgram Reader::read(const OJ& root) {
   obj(root, "");
@@ -45,37 +42,36 @@ void Reader::fail(const std::string& path, const std::string& what) const {
 }
 const OJ& Reader::req(const OJ& o, std::string_view key, const std::string& path) const {
   if (!o.is_object()) fail(path, "expected an object, got " + type_name(o) + " " + preview(o));
-  auto it = o.find(std::string(key));
-  if (it == o.end()) fail(path, "missing field '" + std::string(key) + "'");
-  return *it;
+  const OJ* v = o.find(key);
+  if (!v) fail(path, "missing field '" + std::string(key) + "'");
+  return *v;
 }
-const OJ& Reader::arr(const OJ& v, const std::string& path) const {
+std::span<const OJ> Reader::arr(const OJ& v, const std::string& path) const {
   if (!v.is_array()) fail(path, "expected a list, got " + type_name(v) + " " + preview(v));
-  return v;
+  return v.elements();
 }
 const OJ& Reader::obj(const OJ& v, const std::string& path) const {
   if (!v.is_object()) fail(path, "expected an object, got " + type_name(v) + " " + preview(v));
   return v;
 }
 int64_t Reader::get_int(const OJ& v, const std::string& path) const {
-  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
-    fail(path, "integer " + v.dump() + " overflows int64");
-  if (v.is_number_float() && std::abs(v.get<double>()) >= 9.2e18) fail(path, "integer " + v.dump() + " overflows int64");
+  if (v.is_number_unsigned()) fail(path, "integer " + preview(v) + " overflows int64");
+  if (v.is_number_float() && std::abs(v.as_double()) >= 9.2e18) fail(path, "integer " + preview(v) + " overflows int64");
   if (!v.is_number_integer()) fail(path, "expected an integer, got " + type_name(v) + " " + preview(v));
-  return v.get<int64_t>();
+  return v.as_int();
 }
 bool Reader::get_bool(const OJ& v, const std::string& path) const {
   if (!v.is_boolean()) fail(path, "expected a bool, got " + type_name(v) + " " + preview(v));
-  return v.get<bool>();
+  return v.as_bool();
 }
-const std::string& Reader::get_str(const OJ& v, const std::string& path) const {
+std::string Reader::get_str(const OJ& v, const std::string& path) const {
   if (!v.is_string()) fail(path, "expected a string, got " + type_name(v) + " " + preview(v));
-  return v.get_ref<const std::string&>();
+  return std::string(v.as_string());
 }
 double Reader::get_float(const OJ& v, const std::string& path) const {
-  if (v.is_number()) return v.get<double>();
+  if (v.is_number()) return v.as_double();
   if (v.is_string()) {  // _dataclass_to_dict writes infinities as strings
-    const std::string& s = v.get_ref<const std::string&>();
+    const std::string_view s = v.as_string();
     if (s == "Infinity") return INFINITY;
     if (s == "-Infinity") return -INFINITY;
     if (s == "NaN") return NAN;
@@ -84,7 +80,8 @@ double Reader::get_float(const OJ& v, const std::string& path) const {
 }
 std::pair<std::string, const OJ*> Reader::tag(const OJ& v, const std::string& path) const {
   if (!v.is_object() || v.size() != 1) fail(path, "expected a union (an object with one key), got " + preview(v));
-  return {v.begin().key(), &v.begin().value()};
+  const json::Member& m = v.members()[0];
+  return {std::string(m.key), &m.value};
 }
 
 // ---- ranges and symbols
@@ -92,14 +89,14 @@ void Reader::read_ranges(const OJ& root) {
   const OJ* rc = opt(root, "range_constraints");
   if (!rc) return;
   obj(*rc, "range_constraints");
-  for (const auto& [name, r] : rc->items()) {
-    const std::string p = "range_constraints." + name;
+  for (const auto& [name, r] : rc->members()) {
+    const std::string p = "range_constraints." + std::string(name);
     obj(r, p);
     sym::ValueRange vr;
     if (const OJ* lo = opt(r, "min_val")) vr.lo = get_int(*lo, p + ".min_val");
     if (const OJ* hi = opt(r, "max_val")) vr.hi = get_int(*hi, p + ".max_val");
     if (vr.lo > vr.hi) fail(p, fe::detail::cat("empty range [", vr.lo, ", ", vr.hi, "]"));
-    ranges_.emplace_back(name, vr);
+    ranges_.emplace_back(std::string(name), vr);
   }
 }
 
@@ -108,31 +105,31 @@ void Reader::scan_hints(const OJ& graph, int depth) {
   if (!graph.is_object() || depth > 64) return;  // malformed graphs are reported when read
   auto scan = [&](const OJ& s) {
     if (!s.is_object() || !s.contains("as_expr")) return;
-    const OJ& e = s["as_expr"];
-    if (!e.is_object() || !e.contains("expr_str") || !e["expr_str"].is_string()) return;
+    const OJ& e = s.at("as_expr");
+    if (!e.is_object() || !e.contains("expr_str") || !e.at("expr_str").is_string()) return;
     const OJ* h = opt(e, "hint");
-    if (!h || !h->is_object() || !h->contains("as_int") || !(*h)["as_int"].is_number_integer()) return;
+    if (!h || !h->is_object() || !h->contains("as_int") || !(*h).at("as_int").is_number_integer()) return;
     try {
-      sym::Expr x = parse_cached(e["expr_str"].get<std::string>(), "");
-      if (x.is_symbol()) hints_.emplace(x.name(), (*h)["as_int"].get<int64_t>());
+      sym::Expr x = parse_cached(std::string(e.at("expr_str").as_string()), "");
+      if (x.is_symbol()) hints_.emplace(x.name(), (*h).at("as_int").as_int());
     } catch (const FormatError&) {
     }  // reported with its path when the value is read
   };
   if (const OJ* tv = opt(graph, "tensor_values"); tv && tv->is_object())
-    for (const auto& [k, v] : tv->items())
+    for (const auto& [k, v] : tv->members())
       if (v.is_object())
         for (const char* f : {"sizes", "strides"})
-          if (v.contains(f) && v[f].is_array())
-            for (const auto& s : v[f]) scan(s);
+          if (v.contains(f) && v.at(f).is_array())
+            for (const auto& s : v.at(f).elements()) scan(s);
   if (const OJ* sv = opt(graph, "sym_int_values"); sv && sv->is_object())
-    for (const auto& [k, v] : sv->items()) scan(v);
+    for (const auto& [k, v] : sv->members()) scan(v);
   // Subgraphs of higher-order ops hold their own values.
   if (const OJ* nodes = opt(graph, "nodes"); nodes && nodes->is_array())
-    for (const auto& n : *nodes)
+    for (const auto& n : nodes->elements())
       if (const OJ* ins = opt(n, "inputs"); ins && ins->is_array())
-        for (const auto& in : *ins)
+        for (const auto& in : ins->elements())
           if (const OJ* a = opt(in, "arg"); a && a->is_object() && a->contains("as_graph"))
-            if (const OJ* g = opt((*a)["as_graph"], "graph")) scan_hints(*g, depth + 1);
+            if (const OJ* g = opt((*a).at("as_graph"), "graph")) scan_hints(*g, depth + 1);
 }
 
 sym::Expr Reader::parse_cached(const std::string& text, const std::string& path) {
@@ -185,7 +182,7 @@ SymInt Reader::sym_int(const OJ& v, const std::string& path) {
   int64_t hint;
   const OJ* h = opt(*val, "hint");
   if (h && h->is_object() && h->contains("as_int")) {
-    hint = get_int((*h)["as_int"], path + ".as_expr.hint.as_int");
+    hint = get_int((*h).at("as_int"), path + ".as_expr.hint.as_int");
   } else {
     try {
       hint = e.evaluate(values);
@@ -207,8 +204,8 @@ TensorMeta Reader::tensor_meta(const std::string& name, const std::string& user)
   auto d = dtype_from_serialized(dt);
   if (!d) fail(p + ".dtype", fe::detail::cat("unknown or unsupported ScalarType ", dt));
   m.dtype = *d;
-  const OJ& sizes = arr(req(v, "sizes", p), p + ".sizes");
-  const OJ& strides = arr(req(v, "strides", p), p + ".strides");
+  const auto sizes = arr(req(v, "sizes", p), p + ".sizes");
+  const auto strides = arr(req(v, "strides", p), p + ".strides");
   if (sizes.size() != strides.size()) fail(p, fe::detail::cat(sizes.size(), " sizes but ", strides.size(), " strides"));
   for (size_t i = 0; i < sizes.size(); ++i) {
     SymInt s = sym_int(sizes[i], fe::detail::cat(p, ".sizes[", i, "]"));
@@ -222,7 +219,7 @@ TensorMeta Reader::tensor_meta(const std::string& name, const std::string& user)
   m.device = device(req(v, "device", p), p + ".device").normalized();
   if (const OJ* l = opt(v, "layout")) {
     auto lay = layout_from_serialized(get_int(*l, p + ".layout"));
-    if (!lay) fail(p + ".layout", "unknown layout " + l->dump());
+    if (!lay) fail(p + ".layout", "unknown layout " + std::string(l->raw()));
     m.layout = *lay;
   }
   return m;
@@ -252,7 +249,7 @@ SymInt Reader::sym_value(const std::string& name, const std::string& path) {
 
 // ---- signature, module call graph, state
 void Reader::read_signature(const OJ& sig, const std::string& path) {
-  const OJ& ins = arr(req(sig, "input_specs", path), path + ".input_specs");
+  const auto ins = arr(req(sig, "input_specs", path), path + ".input_specs");
   if (ins.size() != input_names_.size())
     fail(path + ".input_specs", fe::detail::cat(ins.size(), " input specs for ", input_names_.size(), " graph inputs"));
   size_t i = 0;
@@ -304,7 +301,7 @@ void Reader::read_signature(const OJ& sig, const std::string& path) {
       {"token", {OutputKind::Token, nullptr}},
   };
   const auto& outs = std::get<std::vector<Node*>>(ep_.graph.output_node()->args()[0]);
-  const OJ& os = arr(req(sig, "output_specs", path), path + ".output_specs");
+  const auto os = arr(req(sig, "output_specs", path), path + ".output_specs");
   if (os.size() != outs.size())
     fail(path + ".output_specs", fe::detail::cat(os.size(), " output specs for ", outs.size(), " graph outputs"));
   i = 0;
@@ -319,7 +316,7 @@ void Reader::read_signature(const OJ& sig, const std::string& path) {
     if (t == "user_output") {
       auto [at, av] = tag(arg, pt + ".arg");
       if (at == "as_tensor") s.name = tensor_name(*av, pt + ".arg.as_tensor");
-      else if (av->is_object() && av->contains("as_name")) s.name = get_str((*av)["as_name"], pt + ".arg." + at + ".as_name");
+      else if (av->is_object() && av->contains("as_name")) s.name = get_str((*av).at("as_name"), pt + ".arg." + at + ".as_name");
       // constants and None: the graph returns no node for them
     } else {
       s.name = tensor_name(arg, pt + ".arg");
@@ -340,7 +337,7 @@ std::vector<std::string> Reader::arg_names(const OJ& list, const std::string& pa
     const std::string p = fe::detail::cat(path, "[", i++, "]");
     auto [t, v] = tag(a, p);
     if (t == "as_tensor" || t == "as_custom_obj" || t == "as_token") out.push_back(tensor_name(*v, p + "." + t));
-    else if (v->is_object() && v->contains("as_name")) out.push_back(get_str((*v)["as_name"], p + "." + t + ".as_name"));
+    else if (v->is_object() && v->contains("as_name")) out.push_back(get_str((*v).at("as_name"), p + "." + t + ".as_name"));
     else out.emplace_back();  // a constant argument: no name
   }
   return out;
@@ -410,21 +407,23 @@ void Reader::fill_state() {
 }  // namespace detail_read
 
 ExportedProgram program_from_json(const nlohmann::ordered_json& model_json, const Pt2ReadOptions& opts) {
-  return detail_read::Reader(opts, false).read(model_json);
+  return program_from_json_text(model_json.dump(), opts);
 }
 
 ExportedProgram program_from_json(const nlohmann::json& model_json, const Pt2ReadOptions& opts) {
-  return detail_read::Reader(opts, true).read(nlohmann::ordered_json(model_json));
+  const json::Document doc = json::Document::parse(model_json.dump(), opts.source);
+  return detail_read::Reader(opts, true).read(doc.root());
 }
 
+// One parse into the arena reader's document; the Reader walks it without copying.
 ExportedProgram program_from_json_text(std::string_view text, const Pt2ReadOptions& opts) {
-  nlohmann::ordered_json j;
+  json::Document doc;
   try {
-    j = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+    doc = json::Document::parse(text, "");
+  } catch (const FormatError& e) {
     throw FormatError(fe::detail::cat(opts.source, ": not valid JSON: ", e.what()));
   }
-  return program_from_json(j, opts);
+  return detail_read::Reader(opts, false).read(doc.root());
 }
 
 }  // namespace fe::serde

@@ -52,11 +52,11 @@ std::string py_complex_repr(double re, double im) {
 void Reader::index_values(const OJ& graph, const std::string& path) {
   Scope& s = cur();
   const OJ& tv = obj(req(graph, "tensor_values", path), path + ".tensor_values");
-  for (const auto& [k, v] : tv.items()) s.tensor_values[k] = &v;
-  auto index = [&](const char* field, std::unordered_map<std::string, const OJ*>& into) {
+  for (const auto& [k, v] : tv.members()) s.tensor_values[k] = &v;
+  auto index = [&](const char* field, std::unordered_map<std::string_view, const OJ*>& into) {
     if (const OJ* sv = opt(graph, field)) {
       obj(*sv, path + "." + field);
-      for (const auto& [k, v] : sv->items()) into[k] = &v;
+      for (const auto& [k, v] : sv->members()) into[k] = &v;
     }
   };
   index("sym_int_values", s.sym_int_values);
@@ -72,7 +72,7 @@ void Reader::read_graph(const OJ& graph, Graph& g, const std::string& path, cons
   scopes_.push_back(std::move(scope));
   obj(graph, path);
   index_values(graph, path);
-  const OJ& inputs = arr(req(graph, "inputs", path), path + ".inputs");
+  const auto inputs = arr(req(graph, "inputs", path), path + ".inputs");
   size_t i = 0;
   for (const auto& in : inputs) {
     const std::string pi = fe::detail::cat(path, ".inputs[", i, "]");
@@ -100,7 +100,7 @@ void Reader::read_graph(const OJ& graph, Graph& g, const std::string& path, cons
         if (const OJ* ci = opt(sp, "constant_input")) name = get_str(req(*ci, "name", pi), pi + ".name");
         else if (const OJ* ui = opt(sp, "user_input"))
           if (const OJ* a = opt(*ui, "arg"); a && a->is_object() && a->size() == 1)
-            if (const OJ* nm = opt(a->begin().value(), "name"); nm && nm->is_string()) name = nm->get<std::string>();
+            if (const OJ* nm = opt(a->members()[0].value, "name"); nm && nm->is_string()) name = nm->as_string();
       }
       if (name.empty()) name = "arg" + std::to_string(i);
       n = g.placeholder(name, {});
@@ -114,7 +114,7 @@ void Reader::read_graph(const OJ& graph, Graph& g, const std::string& path, cons
     if (scopes_.size() == 1) input_names_.push_back(name);
     ++i;
   }
-  const OJ& nodes = arr(req(graph, "nodes", path), path + ".nodes");
+  const auto nodes = arr(req(graph, "nodes", path), path + ".nodes");
   i = 0;
   for (const auto& sn : nodes) read_node(sn, fe::detail::cat(path, ".nodes[", i++, "]"));
   std::vector<Node*> outs;
@@ -167,7 +167,7 @@ SymInt Reader::sym_arg(const OJ& v, const std::string& path) {
 }
 
 Opaque Reader::opaque(const std::string& kind, std::string repr, const OJ& v) const {
-  return std::make_shared<const OpaqueValue>(OpaqueValue{kind, std::move(repr), v.dump()});
+  return std::make_shared<const OpaqueValue>(OpaqueValue{kind, std::move(repr), std::string(v.raw())});
 }
 
 NodeArg Reader::argument(const OJ& v, const std::string& path) {
@@ -190,17 +190,17 @@ NodeArg Reader::argument(const OJ& v, const std::string& path) {
   }
   if (t == "as_scalar_type") {
     auto d = dtype_from_serialized(get_int(*val, p));
-    if (!d) fail(p, "unknown or unsupported ScalarType " + val->dump());
+    if (!d) fail(p, "unknown or unsupported ScalarType " + std::string(val->raw()));
     return *d;
   }
   if (t == "as_layout") {
     auto l = layout_from_serialized(get_int(*val, p));
-    if (!l) fail(p, "unknown layout " + val->dump());
+    if (!l) fail(p, "unknown layout " + std::string(val->raw()));
     return *l;
   }
   if (t == "as_memory_format") {
     auto m = memory_format_from_serialized(get_int(*val, p));
-    if (!m) fail(p, "unknown memory format " + val->dump());
+    if (!m) fail(p, "unknown memory format " + std::string(val->raw()));
     return *m;
   }
   if (t == "as_device") return device(*val, p);
@@ -300,7 +300,7 @@ Node* Reader::graph_argument(const OJ& v, const std::string& path) {
 
 /// An OpDef for a target our registry lacks, from what the file says about its call.
 const OpDef* Reader::opaque_op(const std::string& ns, const std::string& name, const std::string& overload,
-                               const OJ& inputs, const OJ& outputs, const std::string& path) {
+                               std::span<const OJ> inputs, std::span<const OJ> outputs, const std::string& path) {
   const std::string qualified = ns + "::" + name + "." + overload;
   OpDef* def = nullptr;
   for (const auto& o : ep_.opaque_ops)
@@ -354,7 +354,8 @@ const Callable* Reader::callable(const std::string& target) {
 void Reader::read_metadata(Node* n, const OJ* md, const std::string& path) {
   if (!md) return;
   obj(*md, path);
-  for (const auto& [k, v] : md->items()) {
+  for (const auto& [kv, v] : md->members()) {
+    const std::string k(kv);
     const std::string& s = get_str(v, path + "." + k);
     if (k == "stack_trace") {
       n->stack_trace = s;
@@ -398,7 +399,7 @@ void Reader::read_node(const OJ& sn, const std::string& path0) {
   obj(sn, path0);
   const std::string& target = get_str(req(sn, "target", path0), path0 + ".target");
   const OJ* name_j = opt(sn, "name");
-  const std::string path = path0 + (name_j && name_j->is_string() ? " (" + name_j->get<std::string>() + ")" : "");
+  const std::string path = path0 + (name_j && name_j->is_string() ? " (" + std::string(name_j->as_string()) + ")" : "");
   if (auto py = py_ops().find(target); py != py_ops().end()) return read_sym_op(sn, py->second, path);
   if (target.starts_with("torch.ops.") && !target.starts_with("torch.ops.higher_order."))
     return read_op_call(sn, target, path);
@@ -406,8 +407,8 @@ void Reader::read_node(const OJ& sn, const std::string& path0) {
 }
 
 void Reader::read_sym_op(const OJ& sn, PyOp op, const std::string& path) {
-  const OJ& inputs = arr(req(sn, "inputs", path), path + ".inputs");
-  const OJ& outputs = arr(req(sn, "outputs", path), path + ".outputs");
+  const auto inputs = arr(req(sn, "inputs", path), path + ".inputs");
+  const auto outputs = arr(req(sn, "outputs", path), path + ".outputs");
   std::vector<NodeArg> args;
   size_t i = 0;
   for (const auto& in : inputs) {
@@ -440,8 +441,8 @@ void Reader::define_elements(Node* n, const std::vector<std::string>& elems, con
 
 /// torch.ops.<ns>.<op>.<overload>: an op of the registry, else an opaque one.
 void Reader::read_op_call(const OJ& sn, const std::string& target, const std::string& path) {
-  const OJ& inputs = arr(req(sn, "inputs", path), path + ".inputs");
-  const OJ& outputs = arr(req(sn, "outputs", path), path + ".outputs");
+  const auto inputs = arr(req(sn, "inputs", path), path + ".inputs");
+  const auto outputs = arr(req(sn, "outputs", path), path + ".outputs");
   const OJ* name_j = opt(sn, "name");
   std::string name = name_j ? get_str(*name_j, path + ".name") : std::string();
   Graph& g = *cur().g;
@@ -538,8 +539,8 @@ void Reader::read_op_call(const OJ& sn, const std::string& target, const std::st
 /// A higher-order op or another Python callable: arguments as serialized (positional, then
 /// keywords), outputs a single value or a tuple read through getitem nodes.
 void Reader::read_other_call(const OJ& sn, const std::string& target, const std::string& path) {
-  const OJ& inputs = arr(req(sn, "inputs", path), path + ".inputs");
-  const OJ& outputs = arr(req(sn, "outputs", path), path + ".outputs");
+  const auto inputs = arr(req(sn, "inputs", path), path + ".inputs");
+  const auto outputs = arr(req(sn, "outputs", path), path + ".outputs");
   const OJ* name_j = opt(sn, "name");
   std::string name = name_j ? get_str(*name_j, path + ".name") : std::string();
   const Callable* c = callable(target);

@@ -9,11 +9,12 @@
 #include <vector>
 
 #include "fakeexport/core/error.h"
+#include "fakeexport/serde/json.h"
 #include "fakeexport/serde/pt2_json.h"
 
 namespace fe::serde::detail_read {
 
-using OJ = nlohmann::ordered_json;
+using OJ = json::Value;
 
 std::string preview(const OJ& v);
 std::string type_name(const OJ& v);
@@ -21,6 +22,7 @@ std::string type_name(const OJ& v);
 class Reader {
  public:
   Reader(const Pt2ReadOptions& o, bool keys_sorted) : opts_(o), keys_sorted_(keys_sorted) {}
+  /// Reads a parsed model.json (values view the document, which must outlive the call).
   ExportedProgram read(const OJ& root);
 
  private:
@@ -31,15 +33,15 @@ class Reader {
   }
   const OJ& req(const OJ& o, std::string_view key, const std::string& path) const;
   const OJ* opt(const OJ& o, std::string_view key) const {
-    if (!o.is_object()) return nullptr;
-    auto it = o.find(std::string(key));
-    return it == o.end() || it->is_null() ? nullptr : &*it;
+    const OJ* v = o.find(key);  // nullptr for non-objects
+    return v && !v->is_null() ? v : nullptr;
   }
-  const OJ& arr(const OJ& v, const std::string& path) const;
+  /// The elements of a list.
+  std::span<const OJ> arr(const OJ& v, const std::string& path) const;
   const OJ& obj(const OJ& v, const std::string& path) const;
   int64_t get_int(const OJ& v, const std::string& path) const;
   bool get_bool(const OJ& v, const std::string& path) const;
-  const std::string& get_str(const OJ& v, const std::string& path) const;
+  std::string get_str(const OJ& v, const std::string& path) const;
   double get_float(const OJ& v, const std::string& path) const;
   /// A union: an object with exactly one key.
   std::pair<std::string, const OJ*> tag(const OJ& v, const std::string& path) const;
@@ -60,7 +62,7 @@ class Reader {
   struct Scope {
     Graph* g = nullptr;
     std::string path;
-    std::unordered_map<std::string, const OJ*> tensor_values, sym_int_values, sym_bool_values, sym_float_values;
+    std::unordered_map<std::string_view, const OJ*> tensor_values, sym_int_values, sym_bool_values, sym_float_values;
     std::unordered_map<std::string, Node*> nodes;
   };
   Scope& cur() { return *scopes_.back(); }
@@ -82,7 +84,7 @@ class Reader {
   Node* graph_argument(const OJ& v, const std::string& path);
   Opaque opaque(const std::string& kind, std::string repr, const OJ& v) const;
   const OpDef* opaque_op(const std::string& ns, const std::string& name, const std::string& overload,
-                         const OJ& inputs, const OJ& outputs, const std::string& path);
+                         std::span<const OJ> inputs, std::span<const OJ> outputs, const std::string& path);
   const Callable* callable(const std::string& target);
   void read_metadata(Node* n, const OJ* md, const std::string& path);
   std::shared_ptr<const ModuleStack> module_stack(const std::string& s, const std::string& path);
