@@ -1,0 +1,188 @@
+// A mistyped or missing field anywhere in a PyTorch-written archive is a FormatError naming the
+// field's path (exit 2 on the CLI), never an escaped JSON library exception. One case per section
+// of the serialized ExportedProgram (torch/_export/serde/schema.py) and of the payload configs,
+// each applied to a real archive PyTorch 2.14 exported (a dynamic HF Llama: range constraints,
+// symbolic ints, a wrap_with_set_grad_enabled subgraph, module call graph, weights).
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "fakeexport/serde/pt2.h"
+#include "fakeexport/serde/pt2_json.h"
+#include "fakeexport/serde/zip.h"
+#include "test_util.h"
+
+using namespace fe;
+using nlohmann::ordered_json;
+
+namespace {
+
+const std::string kArchive = std::string(FE_FIXTURES_DIR) + "/corpus/hf_llama_dyn.pt2";
+
+std::string entry_text(const std::string& suffix) {
+  serde::ZipReader z(kArchive);
+  return std::string(z.view(std::string(z.root()) + "/" + suffix));
+}
+
+ordered_json model() { return ordered_json::parse(entry_text("models/model.json")); }
+ordered_json& graph(ordered_json& j) { return j["graph_module"]["graph"]; }
+
+/// The index of the first top-level node whose target starts with `prefix`.
+size_t node_index(const ordered_json& j, const std::string& prefix) {
+  const auto& nodes = j["graph_module"]["graph"]["nodes"];
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i]["target"].get<std::string>().rfind(prefix, 0) == 0) return i;
+  ADD_FAILURE() << "no node " << prefix;
+  return 0;
+}
+
+/// The message of reading `j`; "" when it reads.
+std::string read_error(const ordered_json& j) {
+  try {
+    serde::program_from_json_text(j.dump(), {.source = "model.json"});
+  } catch (const FormatError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+struct Case {
+  const char* section;
+  std::function<void(ordered_json&)> alter;
+  std::string names;  ///< the path (and value) the message must contain
+};
+
+}  // namespace
+
+TEST(Pt2SchemaErrors, EachSectionNamesTheField) {
+  ASSERT_EQ(read_error(model()), "");
+  const ordered_json base = model();
+  const std::string first_tensor = base["graph_module"]["graph"]["tensor_values"].begin().key();
+  const std::string first_sym = base["graph_module"]["graph"]["sym_int_values"].begin().key();
+  const std::string first_range = base["range_constraints"].begin().key();
+  const size_t hop = node_index(base, "torch.ops.higher_order.wrap_with_set_grad_enabled");
+  const size_t emb = node_index(base, "torch.ops.aten.embedding");
+  const std::string n_emb = "graph_module.graph.nodes[" + std::to_string(emb) + "]";
+  const std::vector<Case> cases = {
+      {"schema_version", [](ordered_json& j) { j["schema_version"]["major"] = "8"; },
+       "model.json: schema_version.major: expected an integer, got string \"8\""},
+      {"schema_version", [](ordered_json& j) { j.erase("schema_version"); }, "missing field 'schema_version'"},
+      {"range_constraints", [&](ordered_json& j) { j["range_constraints"][first_range]["min_val"] = "two"; },
+       "range_constraints." + first_range + ".min_val: expected an integer, got string"},
+      {"graph.tensor_values", [&](ordered_json& j) { graph(j)["tensor_values"][first_tensor]["sizes"] = "[2, 3]"; },
+       "graph_module.graph.tensor_values." + first_tensor + ".sizes: expected a list, got string"},
+      {"graph.tensor_values", [&](ordered_json& j) { graph(j)["tensor_values"][first_tensor].erase("dtype"); },
+       "graph_module.graph.tensor_values." + first_tensor + ": missing field 'dtype'"},
+      {"graph.tensor_values", [&](ordered_json& j) { graph(j)["tensor_values"][first_tensor]["device"]["type"] = 1; },
+       "graph_module.graph.tensor_values." + first_tensor + ".device.type: expected a string, got integer 1"},
+      {"graph.sym_int_values", [&](ordered_json& j) { graph(j)["sym_int_values"][first_sym] = {{"as_expr", 3}}; },
+       "graph_module.graph.sym_int_values." + first_sym + ".as_expr: expected an object, got integer 3"},
+      {"graph.nodes.target", [&](ordered_json& j) { graph(j)["nodes"][emb]["target"] = 42; },
+       n_emb + ".target: expected a string, got integer 42"},
+      {"graph.nodes.inputs", [&](ordered_json& j) { graph(j)["nodes"][emb]["inputs"] = ordered_json::object(); },
+       ".inputs: expected a list, got object"},
+      {"graph.nodes.inputs.arg", [&](ordered_json& j) { graph(j)["nodes"][emb]["inputs"][0]["arg"] = {{"as_tensor", 7}}; },
+       n_emb + " (embedding).inputs[weight].arg.as_tensor: expected an object, got integer 7"},
+      {"graph.nodes.outputs", [&](ordered_json& j) { graph(j)["nodes"][emb]["outputs"] = "x"; },
+       ".outputs: expected a list, got string"},
+      {"graph.nodes.metadata", [&](ordered_json& j) { graph(j)["nodes"][emb]["metadata"]["stack_trace"] = 5; },
+       ".metadata.stack_trace: expected a string, got integer 5"},
+      {"graph.nodes (subgraph)",
+       [&](ordered_json& j) {
+         for (auto& in : graph(j)["nodes"][hop]["inputs"])
+           if (in["arg"].contains("as_graph")) in["arg"]["as_graph"]["graph"]["nodes"][0]["target"] = false;
+       },
+       ".target: expected a string, got boolean false"},
+      {"graph.outputs", [](ordered_json& j) { graph(j).erase("outputs"); }, "graph_module.graph: missing field 'outputs'"},
+      {"signature.input_specs", [](ordered_json& j) { j["graph_module"]["signature"]["input_specs"] = 7; },
+       "graph_module.signature.input_specs: expected a list, got integer 7"},
+      {"signature.input_specs",
+       [](ordered_json& j) {
+         j["graph_module"]["signature"]["input_specs"][0] = {{"parameter", ordered_json::object()}, {"buffer", 1}};
+       },
+       "graph_module.signature.input_specs[0]: expected a union (an object with one key)"},
+      {"signature.output_specs",
+       [](ordered_json& j) { j["graph_module"]["signature"]["output_specs"][0] = {{"not_a_kind", ordered_json::object()}}; },
+       "graph_module.signature.output_specs[0]: unknown output spec kind 'not_a_kind'"},
+      {"module_call_graph", [](ordered_json& j) { j["graph_module"]["module_call_graph"][0]["fqn"] = 1; },
+       "graph_module.module_call_graph[0].fqn: expected a string, got integer 1"},
+      {"module_call_graph",
+       [](ordered_json& j) { j["graph_module"]["module_call_graph"][0]["signature"]["in_spec"] = ordered_json::array(); },
+       "graph_module.module_call_graph[0].signature.in_spec: expected a string, got array"},
+  };
+  for (const Case& c : cases) {
+    ordered_json j = base;
+    c.alter(j);
+    const std::string msg = read_error(j);
+    EXPECT_NE(msg.find(c.names), std::string::npos) << c.section << ": got '" << msg << "', want it to name '" << c.names << "'";
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << c.section << ": one line";
+  }
+}
+
+TEST(Pt2SchemaErrors, NotJsonAndWrongRoot) {
+  EXPECT_NE(read_error(ordered_json::array()).find("model.json: <root>: expected an object, got array"), std::string::npos);
+  try {
+    serde::program_from_json_text("{\"graph_module\": [1,", {.source = "m.json"});
+    FAIL() << "no error";
+  } catch (const FormatError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("m.json: not valid JSON", 0), 0u) << e.what();
+  }
+}
+
+namespace {
+/// `kArchive` with entry `suffix` replaced by `text`.
+std::string rewrite(const std::string& suffix, const std::string& text, const std::string& out) {
+  serde::ZipReader in(kArchive);
+  serde::ZipWriter w(out);
+  const std::string name = std::string(in.root()) + "/" + suffix;
+  for (const auto& e : in.entries()) {
+    if (e.name == name) w.add(e.name, text);
+    else w.add(e.name, in.data(e));
+  }
+  w.finish();
+  return out;
+}
+}  // namespace
+
+TEST(Pt2SchemaErrors, PayloadConfigFieldsAreNamedAndTheCliExitsTwo) {
+  const std::string cfg_entry = "data/weights/model_weights_config.json";
+  ordered_json cfg = ordered_json::parse(entry_text(cfg_entry));
+  const std::string fqn = cfg["config"].begin().key();
+  struct PayloadCase {
+    std::function<void(ordered_json&)> alter;
+    std::string names;
+  };
+  const std::vector<PayloadCase> cases = {
+      {[&](ordered_json& c) { c["config"][fqn]["path_name"] = 3; }, "config['" + fqn + "']: missing path_name"},
+      {[&](ordered_json& c) { c["config"][fqn]["is_param"] = "yes"; }, "config['" + fqn + "'].is_param: expected a bool"},
+      {[&](ordered_json& c) { c["config"][fqn]["tensor_meta"]["sizes"][0] = "4"; },
+       "config['" + fqn + "'].tensor_meta.sizes: expected an integer, got string"},
+      {[&](ordered_json& c) { c["config"] = 1; }, "expected {\"config\": {...}}"},
+  };
+  const std::string dir = testing::TempDir();
+  for (size_t i = 0; i < cases.size(); ++i) {
+    ordered_json c = cfg;
+    cases[i].alter(c);
+    const std::string bad = rewrite(cfg_entry, c.dump(), dir + "/payload_" + std::to_string(i) + ".pt2");
+    try {
+      serde::load(bad, {.materialize_weights = true});
+      ADD_FAILURE() << "case " << i << ": no error";
+    } catch (const FormatError& e) {
+      EXPECT_NE(std::string(e.what()).find(cases[i].names), std::string::npos) << e.what();
+    }
+    fe_test::CliResult r = fe_test::run_cli("run -o " + dir + "/out.safetensors " + bad);  // reads the weights
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_NE(r.out.find(cases[i].names), std::string::npos) << r.out;
+  }
+  // A mistyped model.json field on the command line: exit 2 with the path, not an internal error.
+  ordered_json j = model();
+  graph(j)["nodes"][0]["target"] = 12;
+  const std::string bad = rewrite("models/model.json", j.dump(), dir + "/model_target.pt2");
+  for (const char* cmd : {"inspect --json ", "check ", "run -o /dev/null "}) {
+    fe_test::CliResult r = fe_test::run_cli(cmd + bad);
+    EXPECT_EQ(r.rc, 2) << cmd << r.out;
+    EXPECT_NE(r.out.find("graph_module.graph.nodes[0].target: expected a string, got integer 12"), std::string::npos)
+        << cmd << r.out;
+    EXPECT_EQ(r.out.find("internal error"), std::string::npos) << r.out;
+  }
+}
