@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Side by side on one big archive PyTorch exported (a 126-layer tiny HF Llama, ~9,000 nodes):
+# PyTorch 2.14's torch.export.load (best of 3) vs `fakeexport inspect --json` and `fakeexport
+# check` (best of 5 each, whole process). Targets (issue 13): inspect <= 1%, check <= 2%.
+# Usage: bench/pt2_load_vs_torch.sh [ARCHIVE]   (default build/corpus_big/llama126.pt2, generated
+# by tools/oracle/scripts/gen_big_llama.py when missing). Without the reference environment it
+# prints a "skipped" line and exits 0.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ARCHIVE="${1:-build/corpus_big/llama126.pt2}"
+BIN=build/fakeexport
+ROOT="${FAKEEXPORT_ORACLE:-$HOME/.cache/fakeexport/oracle}"
+if [ ! -f "$ROOT/.ready" ] || [ "$(id -u)" != 0 ]; then
+  echo "pt2_load_vs_torch: skipped: no PyTorch reference environment (tools/oracle/setup, as root)"
+  exit 0
+fi
+[ -x "$BIN" ] || { echo "pt2_load_vs_torch: build first (scripts/build)" >&2; exit 2; }
+if [ ! -f "$ARCHIVE" ]; then
+  mkdir -p "$(dirname "$ARCHIVE")"
+  tools/oracle/run tools/oracle/scripts/gen_big_llama.py >/dev/null
+fi
+torch_json=$(tools/oracle/run tools/oracle/scripts/time_torch_load.py "$ARCHIVE" 3 2>/dev/null | tail -1)
+torch_ms=$(python3 -c 'import json,sys; print(round(json.loads(sys.argv[1])["load_seconds"]*1000, 1))' "$torch_json")
+nodes=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["nodes"])' "$torch_json")
+best_ms() {  # best wall time of 5 runs of "$@", in ms
+  python3 - "$@" <<'PY'
+import subprocess, sys, time
+best = float("inf")
+for _ in range(5):
+    t0 = time.perf_counter()
+    subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    best = min(best, time.perf_counter() - t0)
+print(round(best * 1000, 1))
+PY
+}
+inspect_ms=$(best_ms "$BIN" inspect --json "$ARCHIVE")
+check_ms=$(best_ms "$BIN" check "$ARCHIVE")
+pct() { python3 -c "print(f'{100*$1/$2:.2f}%')"; }
+echo "archive $ARCHIVE ($nodes nodes)"
+echo "torch.export.load $torch_ms ms | fakeexport inspect --json $inspect_ms ms ($(pct "$inspect_ms" "$torch_ms")) | fakeexport check $check_ms ms ($(pct "$check_ms" "$torch_ms"))"
