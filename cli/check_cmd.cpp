@@ -20,7 +20,8 @@ struct CheckOptions {
 std::string qualified(const std::string& graph, const Node& n) { return graph.empty() ? n.name() : graph + "." + n.name(); }
 
 int run_check(const CheckOptions& o) {
-  serde::LoadedProgram lp = serde::load(o.file);
+  // Never freed: the process ends right after the report (see inspect_cmd.cpp).
+  const serde::LoadedProgram& lp = *new serde::LoadedProgram(serde::load(o.file));
   const CheckReport r = check_program(lp.ep);
   if (o.json) {
     nlohmann::ordered_json j;

@@ -152,26 +152,14 @@ void bind_pickled(std::vector<TorchSaveTensor> tensors, std::vector<std::pair<st
       }
 }
 
-/// schema_version "major.minor" and torch_version of a model.json the reader already accepted
-/// (the arena parser: a second DOM of a 9,000-node program would cost more than reading it).
-void versions_of(std::string_view text, LoadedProgram& out) {
-  const json::Document doc = json::Document::parse(text);
-  const json::Value& root = doc.root();
-  if (const json::Value* sv = root.find("schema_version"); sv && sv->is_object()) {
-    const json::Value *ma = sv->find("major"), *mi = sv->find("minor");
-    auto num = [](const json::Value* v) { return v && v->is_number_integer() ? v->as_int() : 0; };
-    out.schema_version = std::to_string(num(ma)) + "." + std::to_string(num(mi));
-  }
-  if (const json::Value* tv = root.find("torch_version"); tv && tv->is_string()) out.torch_version = tv->as_string();
-}
-
 /// torch <= 2.7: a flat zip (no root folder) with serialized_exported_program.json and the state
 /// dict / constants as nested torch.save archives (read by the restricted reader).
 LoadedProgram load_legacy(const ZipReader& zip, const LoadOptions& opts) {
   LoadedProgram out;
   const std::string text(zip.view("serialized_exported_program.json"));
-  out.ep = program_from_json_text(text, {.source = zip.path() + ":serialized_exported_program.json"});
-  versions_of(text, out);
+  Pt2Versions v;
+  out.ep = program_from_json_text(text, {.source = zip.path() + ":serialized_exported_program.json", .versions = &v});
+  out.schema_version = v.schema, out.torch_version = v.torch;
   if (out.schema_version.empty() && zip.contains("version")) out.schema_version = zip.text("version");
   out.weights_present = true;
   for (const char* entry : {"serialized_state_dict.pt", "serialized_constants.pt"}) {
@@ -198,8 +186,9 @@ LoadedProgram load(const std::string& path, const LoadOptions& opts) {
     FE_CHECK(zip.text(root + "archive_format") == "pt2", FormatError, path, ":", root,
              "archive_format: expected 'pt2', got '", zip.text(root + "archive_format"), "'");
   const std::string text(zip.view(model_entry));
-  out.ep = program_from_json_text(text, {.source = path + ":" + model_entry});
-  versions_of(text, out);
+  Pt2Versions v;
+  out.ep = program_from_json_text(text, {.source = path + ":" + model_entry, .versions = &v});
+  out.schema_version = v.schema, out.torch_version = v.torch;
   out.weights_present = true;
   if (is_graph_only(zip)) {
     out.weights_present = false;

@@ -2,6 +2,7 @@
 // GraphModuleDeserializer: the program level (schema version, range constraints, symbols, tensor
 // values, signature, module call graph, state). Graphs and nodes: pt2_json_read_graph.cpp.
 #include <cmath>
+#include <optional>
 #include <unordered_set>
 
 #include "fakeexport/core/tensor.h"
@@ -207,12 +208,21 @@ TensorMeta Reader::tensor_meta(const std::string& name, const std::string& user)
   const auto sizes = arr(req(v, "sizes", p), p + ".sizes");
   const auto strides = arr(req(v, "strides", p), p + ".strides");
   if (sizes.size() != strides.size()) fail(p, fe::detail::cat(sizes.size(), " sizes but ", strides.size(), " strides"));
+  // Paths are built only for values off the plain-int fast path (a symbolic or malformed one).
+  auto plain = [](const OJ& v) -> std::optional<int64_t> {
+    if (!v.is_object() || v.size() != 1) return std::nullopt;
+    const json::Member& mem = v.members()[0];
+    if (mem.key != "as_int" || !mem.value.is_number_integer() || mem.value.is_number_unsigned()) return std::nullopt;
+    return mem.value.as_int();
+  };
   for (size_t i = 0; i < sizes.size(); ++i) {
-    SymInt s = sym_int(sizes[i], fe::detail::cat(p, ".sizes[", i, "]"));
+    const std::optional<int64_t> si = plain(sizes[i]);
+    SymInt s = si ? SymInt(*si) : sym_int(sizes[i], fe::detail::cat(p, ".sizes[", i, "]"));
     if (!s.is_symbolic() && s.hint() < 0)
       fail(fe::detail::cat(p, ".sizes[", i, "]"), fe::detail::cat("negative size ", s.hint()));
     m.sizes.push_back(s);
-    m.strides.push_back(sym_int(strides[i], fe::detail::cat(p, ".strides[", i, "]")));
+    const std::optional<int64_t> st = plain(strides[i]);
+    m.strides.push_back(st ? SymInt(*st) : sym_int(strides[i], fe::detail::cat(p, ".strides[", i, "]")));
   }
   if (const OJ* so = opt(v, "storage_offset")) m.storage_offset = sym_int(*so, p + ".storage_offset");
   m.requires_grad = get_bool(req(v, "requires_grad", p), p + ".requires_grad");
@@ -423,7 +433,20 @@ ExportedProgram program_from_json_text(std::string_view text, const Pt2ReadOptio
   } catch (const FormatError& e) {
     throw FormatError(fe::detail::cat(opts.source, ": not valid JSON: ", e.what()));
   }
-  return detail_read::Reader(opts, false).read(doc.root());
+  ExportedProgram ep = detail_read::Reader(opts, false).read(doc.root());
+  if (opts.versions) {
+    const json::Value& root = doc.root();
+    if (const json::Value* sv = root.find("schema_version"); sv && sv->is_object()) {
+      auto num = [&](const char* k) {
+        const json::Value* v = sv->find(k);
+        return v && v->is_number_integer() && !v->is_number_unsigned() ? v->as_int() : 0;
+      };
+      opts.versions->schema = std::to_string(num("major")) + "." + std::to_string(num("minor"));
+    }
+    if (const json::Value* tv = root.find("torch_version"); tv && tv->is_string())
+      opts.versions->torch = std::string(tv->as_string());
+  }
+  return ep;
 }
 
 }  // namespace fe::serde

@@ -18,12 +18,20 @@
 
 namespace fe::serde {
 
+/// The versions a model.json names (filled by program_from_json_text when asked).
+struct Pt2Versions {
+  std::string schema;  ///< "8.20"; empty when the file has no schema_version object
+  std::string torch;   ///< "2.14.1"; empty when absent
+};
+
 struct Pt2ReadOptions {
   /// Named in error messages ("model.json: graph_module.graph.nodes[3] ...").
   std::string source = "model.json";
   /// Fill ExportedProgram::state_dict / constants with fake tensors of the recorded metadata
   /// (the archive's weights, when read, replace them).
   bool fake_state = true;
+  /// When set, receives the file's schema and torch versions (read from the same parse).
+  Pt2Versions* versions = nullptr;
 };
 
 /// Builds an ExportedProgram from a model.json document. Key order matters (range_constraints
