@@ -450,9 +450,12 @@ void Reader::read_op_call(const OJ& sn, const std::string& target, const std::st
   const size_t d1 = rest.find('.'), d2 = rest.rfind('.');
   if (d1 == std::string::npos || d1 == d2)
     fail(path + ".target", "target '" + target + "' is not torch.ops.<ns>.<op>.<overload>");
-  const std::string ns = rest.substr(0, d1), op_name = rest.substr(d1 + 1, d2 - d1 - 1), overload = rest.substr(d2 + 1);
-  const OpDef* op = registry().find(ns + "::" + op_name + "." + overload);
-  if (!op) op = opaque_op(ns, op_name, overload, inputs, outputs, path);
+  const std::string op_name = rest.substr(d1 + 1, d2 - d1 - 1), overload = rest.substr(d2 + 1);
+  // One registry look-up per distinct target (a 126-layer program names ~40 targets 9,000 times).
+  // Opaque ops are not cached: each call may name arguments the schema has not seen yet.
+  const OpDef*& known = op_cache_[target];
+  if (!known) known = registry().find(rest.substr(0, d1) + "::" + op_name + "." + overload);
+  const OpDef* op = known ? known : opaque_op(rest.substr(0, d1), op_name, overload, inputs, outputs, path);
   const FunctionSchema& s = op->schema;
 
   // Arguments by schema name, then laid out in schema order.

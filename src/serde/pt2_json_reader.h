@@ -105,6 +105,7 @@ class Reader {
   std::unordered_map<std::string, sym::Expr> exprs_;
   std::unordered_map<std::string, SymInt> symbols_;
   std::unordered_map<std::string, std::shared_ptr<const ModuleStack>> stacks_;
+  std::unordered_map<std::string, const OpDef*> op_cache_;  ///< "torch.ops.aten.mm.default" -> its OpDef
   std::unordered_map<std::string, Node*> top_nodes_;  ///< the top graph's names, for the signature
   std::vector<std::string> input_names_;
 };
