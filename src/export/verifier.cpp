@@ -55,10 +55,28 @@ std::string dims_str(const DimVector& v) {
 /// Equal dims; with `env`, also symbolic ones equal once Max(1, e) is folded where the program's
 /// ranges prove e >= 1 (PyTorch folds it only from the ranges known when the op ran, so a
 /// recorded stride may keep a Max ours drops, or the reverse).
-bool same_dims(const DimVector& a, const DimVector& b, const sym::ShapeEnv* env = nullptr) {
+/// A bare unbacked symbol (`u1`): what PyTorch gives a size it cannot compute from its inputs.
+bool is_unbacked_symbol(const SymInt& s) {
+  if (!s.is_symbolic()) return false;
+  const std::string t = s.str();
+  return t.size() > 1 && t[0] == 'u' && t.find_first_not_of("0123456789", 1) == std::string::npos;
+}
+
+/// Whether an expression involves an unbacked symbol (a value read from data).
+bool has_unbacked(const SymInt& s) {
+  if (!s.is_symbolic()) return false;
+  for (const std::string& f : s.expr().free_symbols())
+    if (!f.empty() && f[0] == 'u') return true;
+  return false;
+}
+
+bool same_dims(const DimVector& a, const DimVector& b, const sym::ShapeEnv* env = nullptr, bool sizes = false) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i].same_as(b[i])) continue;
+    // A data-dependent size (slice to an item() end): PyTorch allocates a fresh unbacked symbol
+    // for it where we keep the expression; the recorded symbol stands for ours.
+    if (sizes && is_unbacked_symbol(a[i]) && has_unbacked(b[i])) continue;
     if (!env || !a[i].is_symbolic() || !b[i].is_symbolic()) return false;
     if (!(env->replace(ops::strip_max1(*env, a[i].expr())) == env->replace(ops::strip_max1(*env, b[i].expr()))))
       return false;
@@ -133,7 +151,7 @@ class Checker {
       mismatch(n, graph, prefix + field, std::move(a), std::move(b));
       ok = false;
     };
-    if (!same_dims(rec.sizes, com.sizes)) diff("shape", dims_str(rec.sizes), dims_str(com.sizes));
+    if (!same_dims(rec.sizes, com.sizes, nullptr, true)) diff("shape", dims_str(rec.sizes), dims_str(com.sizes));
     else if (!same_dims(rec.strides, com.strides, ep_.shape_env.get())) diff("stride", dims_str(rec.strides), dims_str(com.strides));
     if (!rec.storage_offset.same_as(com.storage_offset))
       diff("storage_offset", rec.storage_offset.str(), com.storage_offset.str());

@@ -6,6 +6,7 @@
 
 #include "fakeexport/ops/dispatch.h"
 #include "ops/meta_util.h"
+#include "fakeexport/sym/shape_env.h"
 #include "ops/view_impl.h"
 
 namespace fe {
@@ -224,6 +225,17 @@ void split_with_sizes_into(const MetaArgs& a, MetaOut& out, const TensorMeta& se
     sum = sum + s;
   }
   const SymInt dim_size = self.sizes[d];
+  // Sizes read from data (MoE routing: split by per-expert token counts): torch._check defers a
+  // runtime assert and records the equality (u3 = 32 - u0 - u1 - u2), so later shapes agree.
+  if (const sym::SymNode* n = sum.node(); n && n->env && !view_static(py_rel(Rel::Eq, sum, dim_size))) {
+    bool unbacked = false;
+    for (const std::string& f : sum.expr().free_symbols()) unbacked = unbacked || (!f.empty() && f[0] == 'u');
+    if (unbacked) {
+      n->env->equate(sum.expr(), dim_size.expr());
+      push_splits(out, self, d, sizes);
+      return;
+    }
+  }
   FE_CHECK(view_guard(py_rel(Rel::Eq, sum, dim_size)), ShapeError, label(a),
            ": split_with_sizes expects split_sizes to sum exactly to ", dim_size, " (input tensor's size at dimension ",
            dim, "), but got split_sizes=", dims_str(sizes));
