@@ -400,7 +400,7 @@ DimVector iter_output_strides(IntSpan shape, std::span<const TensorMeta* const> 
   for (const TensorMeta* t : ins) symbolic = symbolic || any_symbolic(t->sizes) || any_symbolic(t->strides);
   if (symbolic) return symbolic_output_strides(shape, ins);
   // Fast setup: every operand has the output's shape.
-  bool same_shape = wrapped_numbers == 0 || nd == 0;
+  bool same_shape = true;  // Python numbers (wrapped_numbers) are not tensors: prims decide without them
   for (const TensorMeta* t : ins) same_shape = same_shape && IntSpan(t->sizes).size() == nd &&
                                                std::equal(shape.begin(), shape.end(), t->sizes.begin());
   if (same_shape && !ins.empty()) {
@@ -414,7 +414,12 @@ DimVector iter_output_strides(IntSpan shape, std::span<const TensorMeta* const> 
     // with one channel can be both (strides (40, 8, 8, 1) for [2, 1, 5, 8]); the dims then sort.
     if (contig && !cl) return contiguous_strides(shape);
     if (cl && !contig) return channels_last_strides(shape);
-    if (dense) {
+    // Dense inputs with equal strides keep them -- unless a size-1 dim's stride is arbitrary:
+    // then the dims sort (prims' permutation puts such dims outermost, [2, 1, 3, 1] strides
+    // (3, 9, 1, 7) -> (3, 6, 1, 6)).
+    bool size1 = false;
+    for (size_t d = 0; d < nd; ++d) size1 = size1 || shape[d].expect_int() == 1;
+    if (dense && !size1) {
       bool equal = true;
       for (const TensorMeta* t : ins) equal = equal && t->strides == ins.back()->strides;
       if (equal) return ins.back()->strides;

@@ -84,6 +84,14 @@ def channels_last(sizes, dtype="float32"):
     return T(sizes, dtype, [h * w * c, 1, w * c, c])
 
 
+def odd_size1(dtype="float32"):
+    """Contiguous tensors whose size-1 dims carry odd strides (a transpose of a [.., n, 1] view, as
+    SigLIP's pooling head makes): PyTorch calls them contiguous; fake-mode ops keep or drop the odd
+    stride depending on the op."""
+    yield T([4, 1, 16], dtype, strides=[16, 64, 1])
+    yield T([2, 1, 3, 1], dtype, strides=[3, 9, 1, 7])
+
+
 def layouts(sizes, dtype="float32"):
     """Contiguous plus every non-contiguous variant that exists for `sizes`."""
     yield T(sizes, dtype)

@@ -1,6 +1,6 @@
 """Elementwise binary arithmetic, comparison, logical, where, masked_fill, clamp: broadcasting,
 type promotion, TensorIterator output layouts, Python scalars, in-place variants and errors."""
-from opgen import T, call, vcall, layouts, broadcast_pairs, DTYPES_ALL, DTYPES_FLOAT, DTYPES_INT, SHAPES
+from opgen import odd_size1, T, call, vcall, layouts, broadcast_pairs, DTYPES_ALL, DTYPES_FLOAT, DTYPES_INT, SHAPES
 
 CMP = ["eq", "ne", "lt", "le", "gt", "ge"]
 # Ops over two Tensor slots (numbers allowed in those slots, as PyTorch records `x + 2`).
@@ -80,7 +80,16 @@ def value_tensors():
         yield T([2, 3], d)
 
 
+def odd_size1_calls():
+    for x in odd_size1():
+        for op in ["aten::mul.Tensor", "aten::add.Tensor", "aten::div.Tensor"]:
+            yield call(op, x, 0.25)
+            yield call(op, x, x)
+            yield call(op, x, T(x.sizes))
+
+
 def calls():
+    yield from odd_size1_calls()
     yield from bitwise_calls()
     for op in TT:
         yield from tt_calls(op)

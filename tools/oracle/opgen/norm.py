@@ -3,7 +3,7 @@ batch_norm (eval) and _native_batch_norm_legit_no_training.
 
 Shapes/normalized shapes, layouts (incl. channels-last), optional weight/bias, dtype mixes,
 errors (normalized_shape mismatch, weight/bias shapes, groups, running stats), value calls."""
-from opgen import T, call, vcall, layouts, DTYPES_ALL
+from opgen import odd_size1, T, call, vcall, layouts, DTYPES_ALL
 
 FLOATS = ["float32", "float64", "float16", "bfloat16"]
 
@@ -183,6 +183,11 @@ def gen_batch_norm():
 
 
 def calls():
+    for x in odd_size1():
+        n = x.sizes[-1:]
+        yield call("aten::layer_norm", x, n)
+        yield call("aten::layer_norm", x, n, T(n), T(n), 1e-6)
+        yield call("aten::native_layer_norm", x, n, T(n), T(n), 1e-5)
     yield from gen_layer_norm("aten::layer_norm", False)
     yield from gen_layer_norm("aten::native_layer_norm", True)
     yield from gen_rms_norm()
