@@ -104,8 +104,32 @@ std::string call_str(const Node& n) {
   return out + ")";
 }
 
+/// A comparison's SymBool as sympy prints it: "u1 >= 0", "s77 > 2", "Eq(u0, 3)"; empty when an
+/// operand has no symbolic value to show.
+std::string sym_bool_str(const Node& n) {
+  if (n.op() != NodeOp::SymOp || n.args().size() != 2) return "";
+  std::string x[2];
+  for (size_t i = 0; i < 2; ++i) {
+    const NodeArg& a = n.args()[i];
+    if (auto* s = std::get_if<SymInt>(&a)) x[i] = s->str();
+    else if (auto* p = std::get_if<Node*>(&a); p && *p && (*p)->sym_val) x[i] = (*p)->sym_val->str();
+    else if (auto* b = std::get_if<bool>(&a)) x[i] = *b ? "True" : "False";
+    else return "";
+  }
+  switch (n.py_op()) {
+    case PyOp::Eq: return "Eq(" + x[0] + ", " + x[1] + ")";
+    case PyOp::Ne: return "Ne(" + x[0] + ", " + x[1] + ")";
+    case PyOp::Lt:
+    case PyOp::Le:
+    case PyOp::Gt:
+    case PyOp::Ge: return x[0] + " " + std::string(py_op_symbol(n.py_op())) + " " + x[1];
+    default: return "";
+  }
+}
+
 std::string annotation(const Node& n) {
   if (n.sym_val) return ": \"Sym(" + n.sym_val->str() + ")\"";
+  if (const std::string b = sym_bool_str(n); !b.empty()) return ": \"Sym(" + b + ")\"";
   if (n.val.size() != 1 || n.multi_output()) return "";
   return ": \"" + n.val[0].annotation() + "\"";
 }
