@@ -68,9 +68,8 @@ struct Tally {
 
 /// Programs whose gaps are known and named in the issue notes; any other program that fails
 /// `check` or `run` fails this test (a regression), and a listed one that passes is reported so
-/// the list shrinks. check: functorch vmap
-/// callables (falcon). run: vmap (falcon).
-const std::set<std::string> kKnownCheckGaps = {"hf_falcon"};
+/// the list shrinks. run: functorch vmap (falcon).
+const std::set<std::string> kKnownCheckGaps = {};
 const std::set<std::string> kKnownRunGaps = {"hf_falcon"};
 
 }  // namespace

@@ -459,6 +459,62 @@ class Checker {
     return ok;
   }
 
+  /// functorch's vmap, traced inline (transformers' mask functions): the values between
+  /// _add_batch_dim and _remove_batch_dim carry their per-example (logical) metadata.
+  ///   _add_batch_dim(x, in_dim, level): x without dim in_dim;
+  ///   _remove_batch_dim(x, level, batch_size, out_dim): x with batch_size inserted at out_dim;
+  ///   lazy_load_decompositions / _vmap_increment_nesting / _vmap_decrement_nesting: no value.
+  bool check_vmap(const Node& n, const std::string& path) {
+    const std::string fn = n.callable()->target.substr(std::string("torch._functorch.predispatch.").size());
+    if (fn == "lazy_load_decompositions" || fn == "_vmap_increment_nesting" || fn == "_vmap_decrement_nesting")
+      return n.val.empty() || (mismatch(n, path, "outputs", detail::cat(n.val.size(), " tensors"), "none"), false);
+    const auto& a = n.args();
+    const Node* x = !a.empty() && std::holds_alternative<Node*>(a[0]) ? std::get<Node*>(a[0]) : nullptr;
+    auto int_at = [&](size_t i) -> std::optional<int64_t> {
+      if (i >= a.size()) return std::nullopt;
+      if (auto* v = std::get_if<SymInt>(&a[i])) return v->maybe_int();
+      return std::nullopt;
+    };
+    if (!x || x->val.size() != 1 || n.val.size() != 1) {
+      mismatch(n, path, "arguments", "a tensor in, a tensor out", "something else");
+      return false;
+    }
+    TensorMeta want = x->val[0];
+    if (fn == "_add_batch_dim") {
+      const auto in_dim = int_at(1);
+      if (!in_dim || *in_dim < 0 || *in_dim >= want.dim()) {
+        mismatch(n, path, "in_dim", "a dim of the input", "out of range");
+        return false;
+      }
+      want.sizes.erase_at(static_cast<size_t>(*in_dim));
+    } else if (fn == "_remove_batch_dim") {
+      const auto size = int_at(2), out_dim = int_at(3);
+      if (!size || !out_dim || *out_dim < 0 || *out_dim > want.dim()) {
+        mismatch(n, path, "out_dim", "a position in the output", "out of range");
+        return false;
+      }
+      want.sizes.insert_at(static_cast<size_t>(*out_dim), SymInt(*size));
+    } else {
+      unverified(n, path, n.callable()->target + " is not a callable we interpret (its recorded outputs are kept)");
+      return false;
+    }
+    // Physical layout is functorch's business: compare shape, dtype and device.
+    bool ok = true;
+    if (!same_dims(n.val[0].sizes, want.sizes)) {
+      mismatch(n, path, "shape", dims_str(n.val[0].sizes), dims_str(want.sizes));
+      ok = false;
+    }
+    if (n.val[0].dtype != want.dtype) {
+      mismatch(n, path, "dtype", std::string(dtype_name(n.val[0].dtype)), std::string(dtype_name(want.dtype)));
+      ok = false;
+    }
+    if (n.val[0].device != want.device) {
+      mismatch(n, path, "device", n.val[0].device.str(), want.device.str());
+      ok = false;
+    }
+    return ok;
+  }
+
   bool check_other(const Graph& g, const Node& n, const std::string& path) {
     switch (n.callable()->kind) {
       case CallableKind::MapImpl: return check_map(g, n, path);
@@ -471,6 +527,7 @@ class Checker {
       case CallableKind::WrapWithAutocast: return check_body(g, n, path, 4, 5);
       case CallableKind::InvokeSubgraph: return check_body(g, n, path, 0, 2);
       case CallableKind::Opaque:
+        if (n.callable()->target.starts_with("torch._functorch.predispatch.")) return check_vmap(n, path);
         unverified(n, path, n.callable()->target + " is not a callable we interpret (its recorded outputs are kept)");
         return false;
       default:
