@@ -354,15 +354,15 @@ const Callable* Reader::callable(const std::string& target) {
 void Reader::read_metadata(Node* n, const OJ* md, const std::string& path) {
   if (!md) return;
   obj(*md, path);
-  for (const auto& [kv, v] : md->members()) {
-    const std::string k(kv);
-    const std::string& s = get_str(v, path + "." + k);
+  for (const auto& [k, v] : md->members()) {
+    if (!v.is_string()) (void)get_str(v, path + "." + std::string(k));  // names the field
+    const std::string_view s = v.as_string();
     if (k == "stack_trace") {
-      n->stack_trace = s;
+      n->stack_trace = std::string(s);
       continue;
     }
-    n->serialized_meta.emplace_back(k, s);
-    if (k == "nn_module_stack") n->module_stack = module_stack(s, path + "." + k);
+    n->serialized_meta.emplace_back(std::string(k), std::string(s));
+    if (k == "nn_module_stack") n->module_stack = module_stack(n->serialized_meta.back().second, path);
   }
 }
 
@@ -386,7 +386,7 @@ std::shared_ptr<const ModuleStack> Reader::module_stack(const std::string& s, co
       }
     }
     parts.push_back(item.substr(b));
-    if (parts.size() != 3) fail(path, "entry '" + item + "' is not 'key,path,type'");
+    if (parts.size() != 3) fail(path + ".nn_module_stack", "entry '" + item + "' is not 'key,path,type'");
     st->push_back({parts[1], parts[2]});
     if (semi == std::string::npos) break;
     start = semi + 1;
@@ -459,15 +459,22 @@ void Reader::read_op_call(const OJ& sn, const std::string& target, const std::st
   const FunctionSchema& s = op->schema;
 
   // Arguments by schema name, then laid out in schema order.
-  std::unordered_map<std::string, std::pair<const OJ*, int64_t>> given;
+  // Paths are built only when a field is malformed (a 9,000-node program has ~30,000 inputs).
+  std::unordered_map<std::string_view, std::pair<const OJ*, int64_t>> given;
   size_t i = 0;
   for (const auto& in : inputs) {
-    const std::string pi = fe::detail::cat(path, ".inputs[", i++, "]");
-    const std::string& an = get_str(req(in, "name", pi), pi + ".name");
-    if (s.arg_index(an) < 0) fail(pi, "'" + an + "' is not an argument of " + op->qualified);
+    const size_t idx = i++;
+    auto pi = [&] { return fe::detail::cat(path, ".inputs[", idx, "]"); };
+    const OJ* nm = in.find("name");
+    if (!nm || !nm->is_string()) (void)get_str(req(in, "name", pi()), pi() + ".name");  // throws naming it
+    const std::string_view an = nm->as_string();
+    if (s.arg_index(an) < 0) fail(pi(), "'" + std::string(an) + "' is not an argument of " + op->qualified);
     int64_t kind = 0;
-    if (const OJ* k = opt(in, "kind")) kind = get_int(*k, pi + ".kind");
-    if (!given.emplace(an, std::pair{&req(in, "arg", pi), kind}).second) fail(pi, "argument '" + an + "' given twice");
+    if (const OJ* k = opt(in, "kind"))
+      kind = k->is_number_integer() && !k->is_number_unsigned() ? k->as_int() : get_int(*k, pi() + ".kind");
+    const OJ* arg = in.find("arg");
+    if (!arg) (void)req(in, "arg", pi());  // throws naming it
+    if (!given.emplace(an, std::pair{arg, kind}).second) fail(pi(), "argument '" + std::string(an) + "' given twice");
   }
   std::vector<NodeArg> args;
   std::vector<ArgGiven> how;

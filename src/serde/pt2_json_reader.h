@@ -87,6 +87,7 @@ class Reader {
                          std::span<const OJ> inputs, std::span<const OJ> outputs, const std::string& path);
   const Callable* callable(const std::string& target);
   void read_metadata(Node* n, const OJ* md, const std::string& path);
+  /// `path` names the node's metadata (errors add ".nn_module_stack").
   std::shared_ptr<const ModuleStack> module_stack(const std::string& s, const std::string& path);
 
   // ---- signature, module call graph, state (pt2_json_read.cpp)
