@@ -19,57 +19,77 @@ std::string preview(const OJ& v) {
 
 std::string type_name(const OJ& v) { return std::string(v.type_name()); }
 
+void Path::append_to(std::string& out) const {
+  if (parent_) parent_->append_to(out);
+  switch (seg_) {
+    case Seg::Root: return;
+    case Seg::Key:
+      if (!out.empty()) out += '.';
+      out += key_;
+      return;
+    case Seg::Index: out += '[' + std::to_string(index_) + ']'; return;
+    case Seg::Keyed: out += '[' + std::string(key_) + ']'; return;
+    case Seg::Named: out += " (" + std::string(key_) + ')'; return;
+  }
+}
+
+std::string Path::str() const {
+  std::string out;
+  append_to(out);
+  return out;
+}
+
 ExportedProgram Reader::read(const OJ& root) {
-  obj(root, "");
-  const OJ& ver = req(root, "schema_version", "");
-  const int64_t major = get_int(req(ver, "major", "schema_version"), "schema_version.major");
-  if (major != 8) fail("schema_version.major", fe::detail::cat("unsupported schema version ", major, " (this reader knows 8.x)"));
+  const Path top;
+  obj(root, top);
+  const Path pv = top / "schema_version";
+  const OJ& ver = req(root, "schema_version", top);
+  const Path pmajor = pv / "major";
+  const int64_t major = get_int(req(ver, "major", pv), pmajor);
+  if (major != 8) fail(pmajor, fe::detail::cat("unsupported schema version ", major, " (this reader knows 8.x)"));
+  if (const OJ* minor = opt(ver, "minor")) get_int(*minor, pv / "minor");
+  // Fields we do not use are still checked for their schema type: a mistyped file is an error
+  // wherever the mistake is.
+  if (const OJ* tv = opt(root, "torch_version")) get_str(*tv, top / "torch_version");
+  if (const OJ* vs = opt(root, "verifiers")) {
+    const Path pvs = top / "verifiers";
+    size_t k = 0;
+    for (const auto& v : arr(*vs, pvs)) get_str(v, pvs[k++]);
+  }
+  if (const OJ* ov = opt(root, "opset_version")) {
+    const Path pov = top / "opset_version";
+    for (const auto& [k, v] : obj(*ov, pov).members()) get_int(v, pov / k);
+  }
   read_ranges(root);
-  const OJ& gm = req(root, "graph_module", "");
-  const OJ& graph = req(gm, "graph", "graph_module");
-  const OJ& sig = req(gm, "signature", "graph_module");
-  scan_hints(graph, 0);
-  read_graph(graph, ep_.graph, "graph_module.graph", &req(sig, "input_specs", "graph_module.signature"));
-  read_signature(sig, "graph_module.signature");
-  read_module_call_graph(req(gm, "module_call_graph", "graph_module"));
+  const Path pgm = top / "graph_module";
+  const OJ& gm = req(root, "graph_module", top);
+  const OJ& graph = req(gm, "graph", pgm);
+  const OJ& sig = req(gm, "signature", pgm);
+  const Path pgraph = pgm / "graph", psig = pgm / "signature";
+  hint_graph_ = &graph;  // scanned on the first symbol: a static program never pays for it
+  read_graph(graph, ep_.graph, pgraph, &req(sig, "input_specs", psig));
+  read_signature(sig, psig);
+  const Path pmcg = pgm / "module_call_graph";
+  read_module_call_graph(req(gm, "module_call_graph", pgm), pmcg);
   fill_state();
   ep_.shape_env = env_;
   return std::move(ep_);
 }
 
-// ---- typed access
-void Reader::fail(const std::string& path, const std::string& what) const {
-  throw FormatError(fe::detail::cat(opts_.source, ": ", path.empty() ? "<root>" : path, ": ", what));
+// ---- typed access (the failing halves)
+void Reader::fail(const Path& path, const std::string& what) const {
+  const std::string p = path.str();
+  throw FormatError(fe::detail::cat(opts_.source, ": ", p.empty() ? "<root>" : p, ": ", what));
 }
-const OJ& Reader::req(const OJ& o, std::string_view key, const std::string& path) const {
-  if (!o.is_object()) fail(path, "expected an object, got " + type_name(o) + " " + preview(o));
-  const OJ* v = o.find(key);
-  if (!v) fail(path, "missing field '" + std::string(key) + "'");
-  return *v;
+void Reader::type_fail(const OJ& v, const Path& path, const char* expected) const {
+  fail(path, std::string("expected ") + expected + ", got " + type_name(v) + " " + preview(v));
 }
-std::span<const OJ> Reader::arr(const OJ& v, const std::string& path) const {
-  if (!v.is_array()) fail(path, "expected a list, got " + type_name(v) + " " + preview(v));
-  return v.elements();
-}
-const OJ& Reader::obj(const OJ& v, const std::string& path) const {
-  if (!v.is_object()) fail(path, "expected an object, got " + type_name(v) + " " + preview(v));
-  return v;
-}
-int64_t Reader::get_int(const OJ& v, const std::string& path) const {
+void Reader::int_fail(const OJ& v, const Path& path) const {
   if (v.is_number_unsigned()) fail(path, "integer " + preview(v) + " overflows int64");
   if (v.is_number_float() && std::abs(v.as_double()) >= 9.2e18) fail(path, "integer " + preview(v) + " overflows int64");
-  if (!v.is_number_integer()) fail(path, "expected an integer, got " + type_name(v) + " " + preview(v));
-  return v.as_int();
+  type_fail(v, path, "an integer");
 }
-bool Reader::get_bool(const OJ& v, const std::string& path) const {
-  if (!v.is_boolean()) fail(path, "expected a bool, got " + type_name(v) + " " + preview(v));
-  return v.as_bool();
-}
-std::string Reader::get_str(const OJ& v, const std::string& path) const {
-  if (!v.is_string()) fail(path, "expected a string, got " + type_name(v) + " " + preview(v));
-  return std::string(v.as_string());
-}
-double Reader::get_float(const OJ& v, const std::string& path) const {
+double Reader::get_float(const OJ& v, const Path& path) const {
   if (v.is_number()) return v.as_double();
   if (v.is_string()) {  // _dataclass_to_dict writes infinities as strings
     const std::string_view s = v.as_string();
@@ -77,25 +97,22 @@ double Reader::get_float(const OJ& v, const std::string& path) const {
     if (s == "-Infinity") return -INFINITY;
     if (s == "NaN") return NAN;
   }
-  fail(path, "expected a float, got " + type_name(v) + " " + preview(v));
-}
-std::pair<std::string, const OJ*> Reader::tag(const OJ& v, const std::string& path) const {
-  if (!v.is_object() || v.size() != 1) fail(path, "expected a union (an object with one key), got " + preview(v));
-  const json::Member& m = v.members()[0];
-  return {std::string(m.key), &m.value};
+  type_fail(v, path, "a float");
 }
 
 // ---- ranges and symbols
 void Reader::read_ranges(const OJ& root) {
   const OJ* rc = opt(root, "range_constraints");
   if (!rc) return;
-  obj(*rc, "range_constraints");
+  const Path top, prc = top / "range_constraints";
+  obj(*rc, prc);
   for (const auto& [name, r] : rc->members()) {
-    const std::string p = "range_constraints." + std::string(name);
+    const Path p = prc / name;
     obj(r, p);
     sym::ValueRange vr;
-    if (const OJ* lo = opt(r, "min_val")) vr.lo = get_int(*lo, p + ".min_val");
-    if (const OJ* hi = opt(r, "max_val")) vr.hi = get_int(*hi, p + ".max_val");
+    const Path plo = p / "min_val", phi = p / "max_val";
+    if (const OJ* lo = opt(r, "min_val")) vr.lo = get_int(*lo, plo);
+    if (const OJ* hi = opt(r, "max_val")) vr.hi = get_int(*hi, phi);
     if (vr.lo > vr.hi) fail(p, fe::detail::cat("empty range [", vr.lo, ", ", vr.hi, "]"));
     ranges_.emplace_back(std::string(name), vr);
   }
@@ -104,24 +121,27 @@ void Reader::read_ranges(const OJ& root) {
 /// Hints of bare symbols (`Symbol('s75', ...)` with hint 8) in every graph, used when creating them.
 void Reader::scan_hints(const OJ& graph, int depth) {
   if (!graph.is_object() || depth > 64) return;  // malformed graphs are reported when read
+  const Path none;
   auto scan = [&](const OJ& s) {
-    if (!s.is_object() || !s.contains("as_expr")) return;
-    const OJ& e = s.at("as_expr");
-    if (!e.is_object() || !e.contains("expr_str") || !e.at("expr_str").is_string()) return;
-    const OJ* h = opt(e, "hint");
-    if (!h || !h->is_object() || !h->contains("as_int") || !(*h).at("as_int").is_number_integer()) return;
+    const OJ* e = s.find("as_expr");
+    if (!e || !e->is_object()) return;
+    const OJ* text = e->find("expr_str");
+    const OJ* h = opt(*e, "hint");
+    if (!text || !text->is_string() || !h) return;
+    const OJ* hv = h->find("as_int");
+    if (!hv || hv->kind() != json::Kind::Integer) return;
     try {
-      sym::Expr x = parse_cached(std::string(e.at("expr_str").as_string()), "");
-      if (x.is_symbol()) hints_.emplace(x.name(), (*h).at("as_int").as_int());
+      sym::Expr x = parse_cached(text->as_string(), none);
+      if (x.is_symbol()) hints_.emplace(x.name(), hv->as_int());
     } catch (const FormatError&) {
     }  // reported with its path when the value is read
   };
   if (const OJ* tv = opt(graph, "tensor_values"); tv && tv->is_object())
     for (const auto& [k, v] : tv->members())
-      if (v.is_object())
-        for (const char* f : {"sizes", "strides"})
-          if (v.contains(f) && v.at(f).is_array())
-            for (const auto& s : v.at(f).elements()) scan(s);
+      for (const char* f : {"sizes", "strides"})
+        if (const OJ* l = v.find(f); l && l->is_array())
+          for (const auto& s : l->elements())
+            if (!s.is_object() || s.size() != 1 || s.members()[0].key != "as_int") scan(s);  // not a plain int
   if (const OJ* sv = opt(graph, "sym_int_values"); sv && sv->is_object())
     for (const auto& [k, v] : sv->members()) scan(v);
   // Subgraphs of higher-order ops hold their own values.
@@ -129,16 +149,17 @@ void Reader::scan_hints(const OJ& graph, int depth) {
     for (const auto& n : nodes->elements())
       if (const OJ* ins = opt(n, "inputs"); ins && ins->is_array())
         for (const auto& in : ins->elements())
-          if (const OJ* a = opt(in, "arg"); a && a->is_object() && a->contains("as_graph"))
-            if (const OJ* g = opt((*a).at("as_graph"), "graph")) scan_hints(*g, depth + 1);
+          if (const OJ* a = opt(in, "arg"))
+            if (const OJ* sg = a->find("as_graph"))
+              if (const OJ* g = opt(*sg, "graph")) scan_hints(*g, depth + 1);
 }
 
-sym::Expr Reader::parse_cached(const std::string& text, const std::string& path) {
+sym::Expr Reader::parse_cached(std::string_view text, const Path& path) {
   auto it = exprs_.find(text);
   if (it != exprs_.end()) return it->second;
   sym::Expr e;
   try {
-    e = parse_sym_expr(text);
+    e = parse_sym_expr(std::string(text));
   } catch (const FormatError& err) {
     fail(path, err.what());
   }
@@ -148,6 +169,7 @@ sym::Expr Reader::parse_cached(const std::string& text, const std::string& path)
 
 sym::ShapeEnv& Reader::env() {
   if (!env_) {
+    if (hint_graph_) scan_hints(*std::exchange(hint_graph_, nullptr), 0);
     env_ = std::make_shared<sym::ShapeEnv>();
     for (const auto& [name, r] : ranges_) symbol(name);  // range order first
   }
@@ -170,133 +192,158 @@ SymInt Reader::symbol(const std::string& name) {
   return s;
 }
 
-SymInt Reader::sym_int(const OJ& v, const std::string& path) {
+SymInt Reader::sym_int(const OJ& v, const Path& path) {
   auto [t, val] = tag(v, path);
-  if (t == "as_int") return get_int(*val, path + ".as_int");
-  if (t != "as_expr") fail(path, "unknown SymInt kind '" + t + "'");
-  const std::string& text = get_str(req(*val, "expr_str", path + ".as_expr"), path + ".as_expr.expr_str");
-  sym::Expr e = parse_cached(text, path + ".as_expr.expr_str");
+  const Path pt = path / t;
+  if (t == "as_int") return get_int(*val, pt);
+  if (t != "as_expr") fail(path, "unknown SymInt kind '" + std::string(t) + "'");
+  const Path ptext = pt / "expr_str";
+  const std::string_view text = get_str(req(*val, "expr_str", pt), ptext);
+  sym::Expr e = parse_cached(text, ptext);
   if (e.is_constant()) return e.constant();
-  std::map<std::string, int64_t, std::less<>> values;
-  for (const std::string& s : e.free_symbols()) values[s] = symbol(s).hint();
   if (e.is_symbol()) return symbol(e.name());
   int64_t hint;
   const OJ* h = opt(*val, "hint");
-  if (h && h->is_object() && h->contains("as_int")) {
-    hint = get_int((*h).at("as_int"), path + ".as_expr.hint.as_int");
+  if (const OJ* hv = h ? h->find("as_int") : nullptr) {
+    const Path ph = pt / "hint", phv = ph / "as_int";
+    hint = get_int(*hv, phv);
   } else {
+    std::map<std::string, int64_t, std::less<>> values;
+    for (const std::string& s : e.free_symbols()) values[s] = symbol(s).hint();
     try {
       hint = e.evaluate(values);
     } catch (const UserError& err) {
-      fail(path, std::string("cannot evaluate '") + text + "': " + err.what());
+      fail(path, "cannot evaluate '" + std::string(text) + "': " + err.what());
     }
   }
+  for (const std::string& s : e.free_symbols()) symbol(s);  // created in the order the file names them
   return env().make(e, hint);
 }
 
-TensorMeta Reader::tensor_meta(const std::string& name, const std::string& user) {
+TensorMeta Reader::tensor_meta(std::string_view name, const Path& user) {
   auto it = cur().tensor_values.find(name);
-  if (it == cur().tensor_values.end()) fail(user, "tensor '" + name + "' has no entry in " + cur().path + ".tensor_values");
+  if (it == cur().tensor_values.end())
+    fail(user, "tensor '" + std::string(name) + "' has no entry in " + cur().path->str() + ".tensor_values");
   const OJ& v = *it->second;
-  const std::string p = cur().path + ".tensor_values." + name;
+  const Path ptv = *cur().path / "tensor_values", p = ptv / name;
   obj(v, p);
   TensorMeta m;
-  const int64_t dt = get_int(req(v, "dtype", p), p + ".dtype");
+  const Path pdt = p / "dtype";
+  const int64_t dt = get_int(req(v, "dtype", p), pdt);
   auto d = dtype_from_serialized(dt);
-  if (!d) fail(p + ".dtype", fe::detail::cat("unknown or unsupported ScalarType ", dt));
+  if (!d) fail(pdt, fe::detail::cat("unknown or unsupported ScalarType ", dt));
   m.dtype = *d;
-  const auto sizes = arr(req(v, "sizes", p), p + ".sizes");
-  const auto strides = arr(req(v, "strides", p), p + ".strides");
+  const Path psz = p / "sizes", pst = p / "strides";
+  const auto sizes = arr(req(v, "sizes", p), psz);
+  const auto strides = arr(req(v, "strides", p), pst);
   if (sizes.size() != strides.size()) fail(p, fe::detail::cat(sizes.size(), " sizes but ", strides.size(), " strides"));
-  // Paths are built only for values off the plain-int fast path (a symbolic or malformed one).
+  // {"as_int": n} is read in place; anything else (a symbol, a malformed value) goes through sym_int.
   auto plain = [](const OJ& v) -> std::optional<int64_t> {
     if (!v.is_object() || v.size() != 1) return std::nullopt;
     const json::Member& mem = v.members()[0];
-    if (mem.key != "as_int" || !mem.value.is_number_integer() || mem.value.is_number_unsigned()) return std::nullopt;
+    if (mem.key != "as_int" || mem.value.kind() != json::Kind::Integer) return std::nullopt;
     return mem.value.as_int();
   };
   for (size_t i = 0; i < sizes.size(); ++i) {
     const std::optional<int64_t> si = plain(sizes[i]);
-    SymInt s = si ? SymInt(*si) : sym_int(sizes[i], fe::detail::cat(p, ".sizes[", i, "]"));
-    if (!s.is_symbolic() && s.hint() < 0)
-      fail(fe::detail::cat(p, ".sizes[", i, "]"), fe::detail::cat("negative size ", s.hint()));
+    SymInt s = si ? SymInt(*si) : sym_int(sizes[i], psz[i]);
+    if (!s.is_symbolic() && s.hint() < 0) fail(psz[i], fe::detail::cat("negative size ", s.hint()));
     m.sizes.push_back(s);
     const std::optional<int64_t> st = plain(strides[i]);
-    m.strides.push_back(st ? SymInt(*st) : sym_int(strides[i], fe::detail::cat(p, ".strides[", i, "]")));
+    m.strides.push_back(st ? SymInt(*st) : sym_int(strides[i], pst[i]));
   }
-  if (const OJ* so = opt(v, "storage_offset")) m.storage_offset = sym_int(*so, p + ".storage_offset");
-  m.requires_grad = get_bool(req(v, "requires_grad", p), p + ".requires_grad");
-  m.device = device(req(v, "device", p), p + ".device").normalized();
+  if (const OJ* so = opt(v, "storage_offset")) {
+    const std::optional<int64_t> o = plain(*so);
+    m.storage_offset = o ? SymInt(*o) : sym_int(*so, p / "storage_offset");
+  }
+  m.requires_grad = get_bool(req(v, "requires_grad", p), p / "requires_grad");
+  const Path pdev = p / "device";
+  m.device = device(req(v, "device", p), pdev).normalized();
   if (const OJ* l = opt(v, "layout")) {
-    auto lay = layout_from_serialized(get_int(*l, p + ".layout"));
-    if (!lay) fail(p + ".layout", "unknown layout " + std::string(l->raw()));
+    const Path pl = p / "layout";
+    auto lay = layout_from_serialized(get_int(*l, pl));
+    if (!lay) fail(pl, "unknown layout " + std::string(l->raw()));
     m.layout = *lay;
   }
   return m;
 }
 
-Device Reader::device(const OJ& v, const std::string& path) {
-  const std::string& type = get_str(req(v, "type", path), path + ".type");
-  std::string text = type;
+/// A device object; the few distinct texts a file holds are parsed once each.
+Device Reader::device(const OJ& v, const Path& path) {
+  for (const auto& [raw, d] : devices_)
+    if (raw == v.raw()) return d;
+  const Path ptype = path / "type";
+  std::string text(get_str(req(v, "type", path), ptype));
   if (const OJ* idx = opt(v, "index")) {
-    int64_t i = get_int(*idx, path + ".index");
-    if (i < 0 || i > 127) fail(path + ".index", fe::detail::cat("device index ", i, " out of range"));
+    const Path pidx = path / "index";
+    int64_t i = get_int(*idx, pidx);
+    if (i < 0 || i > 127) fail(pidx, fe::detail::cat("device index ", i, " out of range"));
     text += ":" + std::to_string(i);
   }
+  Device d;
   try {
-    return Device::parse(text);
+    d = Device::parse(text);
   } catch (const UserError& e) {
     fail(path, std::string("bad device: ") + e.what());
   }
+  if (devices_.size() < 16) devices_.emplace_back(v.raw(), d);
+  return d;
 }
 
-SymInt Reader::sym_value(const std::string& name, const std::string& path) {
+SymInt Reader::sym_value(std::string_view name, const Path& path) {
   auto it = cur().sym_int_values.find(name);
   if (it == cur().sym_int_values.end())
-    fail(path, "symbolic int '" + name + "' has no entry in " + cur().path + ".sym_int_values");
-  return sym_int(*it->second, cur().path + ".sym_int_values." + name);
+    fail(path, "symbolic int '" + std::string(name) + "' has no entry in " + cur().path->str() + ".sym_int_values");
+  const Path psv = *cur().path / "sym_int_values", p = psv / name;
+  return sym_int(*it->second, p);
 }
 
 // ---- signature, module call graph, state
-void Reader::read_signature(const OJ& sig, const std::string& path) {
-  const auto ins = arr(req(sig, "input_specs", path), path + ".input_specs");
+void Reader::read_signature(const OJ& sig, const Path& path) {
+  const Path pins = path / "input_specs";
+  const auto ins = arr(req(sig, "input_specs", path), pins);
   if (ins.size() != input_names_.size())
-    fail(path + ".input_specs", fe::detail::cat(ins.size(), " input specs for ", input_names_.size(), " graph inputs"));
+    fail(pins, fe::detail::cat(ins.size(), " input specs for ", input_names_.size(), " graph inputs"));
   size_t i = 0;
   for (const auto& spec : ins) {
-    const std::string p = fe::detail::cat(path, ".input_specs[", i, "]");
+    const Path p = pins[i];
     auto [t, v] = tag(spec, p);
-    const std::string pt = p + "." + t;
+    const Path pt = p / t, parg = pt / "arg";
     InputSpec s{InputKind::UserInput, "", "", true, nullptr};
+    auto str = [&](const char* field) {
+      const Path pf = pt / field;
+      return std::string(get_str(req(*v, field, pt), pf));
+    };
     if (t == "user_input") {
-      auto [at, av] = tag(req(*v, "arg", pt), pt + ".arg");
-      if (at == "as_tensor" || at == "as_custom_obj") s.name = tensor_name(*av, pt + ".arg." + at);
+      auto [at, av] = tag(req(*v, "arg", pt), parg);
+      const Path pa = parg / at;
+      if (at == "as_tensor" || at == "as_custom_obj") s.name = tensor_name(*av, pa);
       else if (at == "as_sym_int" || at == "as_sym_float" || at == "as_sym_bool")
-        s.name = get_str(req(*av, "as_name", pt + ".arg." + at), pt + ".arg." + at + ".as_name");
-      else fail(pt + ".arg", "user input kind '" + at + "' is not a named value");
+        s.name = get_str(req(*av, "as_name", pa), pa / "as_name");
+      else fail(parg, "user input kind '" + std::string(at) + "' is not a named value");
     } else if (t == "parameter") {
-      s = {InputKind::Parameter, tensor_name(req(*v, "arg", pt), pt + ".arg"),
-           get_str(req(*v, "parameter_name", pt), pt + ".parameter_name"), true, nullptr};
+      s = {InputKind::Parameter, std::string(tensor_name(req(*v, "arg", pt), parg)), str("parameter_name"), true, nullptr};
     } else if (t == "buffer") {
-      s = {InputKind::Buffer, tensor_name(req(*v, "arg", pt), pt + ".arg"), get_str(req(*v, "buffer_name", pt), pt + ".buffer_name"),
-           get_bool(req(*v, "persistent", pt), pt + ".persistent"), nullptr};
+      s = {InputKind::Buffer, std::string(tensor_name(req(*v, "arg", pt), parg)), str("buffer_name"),
+           get_bool(req(*v, "persistent", pt), pt / "persistent"), nullptr};
     } else if (t == "tensor_constant") {
-      s = {InputKind::ConstantTensor, tensor_name(req(*v, "arg", pt), pt + ".arg"),
-           get_str(req(*v, "tensor_constant_name", pt), pt + ".tensor_constant_name"), true, nullptr};
+      s = {InputKind::ConstantTensor, std::string(tensor_name(req(*v, "arg", pt), parg)), str("tensor_constant_name"),
+           true, nullptr};
     } else if (t == "custom_obj") {
-      s = {InputKind::CustomObj, tensor_name(req(*v, "arg", pt), pt + ".arg"),
-           get_str(req(*v, "custom_obj_name", pt), pt + ".custom_obj_name"), true, nullptr};
+      s = {InputKind::CustomObj, std::string(tensor_name(req(*v, "arg", pt), parg)), str("custom_obj_name"), true,
+           nullptr};
     } else if (t == "token") {
-      s = {InputKind::Token, tensor_name(req(*v, "arg", pt), pt + ".arg"), "", true, nullptr};
+      s = {InputKind::Token, std::string(tensor_name(req(*v, "arg", pt), parg)), "", true, nullptr};
     } else if (t == "constant_input") {
       // Placeholder named like the input; its value is in the graph (read_graph keeps it).
-      s.name = get_str(req(*v, "name", pt), pt + ".name");
-      s.constant = top_nodes_.count(s.name) ? top_nodes_.at(s.name)->constant : nullptr;
+      s.name = str("name");
+      auto it = top_nodes_.find(s.name);
+      s.constant = it != top_nodes_.end() ? it->second->constant : nullptr;
     } else {
-      fail(p, "unknown input spec kind '" + t + "'");
+      fail(p, "unknown input spec kind '" + std::string(t) + "'");
     }
     if (s.name != input_names_[i])
-      fail(p, "names '" + s.name + "' but graph input " + std::to_string(i) + " is '" + input_names_[i] + "'");
+      fail(p, "names '" + s.name + "' but graph input " + std::to_string(i) + " is '" + std::string(input_names_[i]) + "'");
     ep_.signature.inputs.push_back(std::move(s));
     ++i;
   }
@@ -311,27 +358,29 @@ void Reader::read_signature(const OJ& sig, const std::string& path) {
       {"token", {OutputKind::Token, nullptr}},
   };
   const auto& outs = std::get<std::vector<Node*>>(ep_.graph.output_node()->args()[0]);
-  const auto os = arr(req(sig, "output_specs", path), path + ".output_specs");
+  const Path pouts = path / "output_specs";
+  const auto os = arr(req(sig, "output_specs", path), pouts);
   if (os.size() != outs.size())
-    fail(path + ".output_specs", fe::detail::cat(os.size(), " output specs for ", outs.size(), " graph outputs"));
+    fail(pouts, fe::detail::cat(os.size(), " output specs for ", outs.size(), " graph outputs"));
   i = 0;
   for (const auto& spec : os) {
-    const std::string p = fe::detail::cat(path, ".output_specs[", i, "]");
+    const Path p = pouts[i];
     auto [t, v] = tag(spec, p);
     auto k = out_kinds.find(t);
-    if (k == out_kinds.end()) fail(p, "unknown output spec kind '" + t + "'");
-    const std::string pt = p + "." + t;
+    if (k == out_kinds.end()) fail(p, "unknown output spec kind '" + std::string(t) + "'");
+    const Path pt = p / t, parg = pt / "arg";
     const OJ& arg = req(*v, "arg", pt);
     OutputSpec s{k->second.first, "", ""};
     if (t == "user_output") {
-      auto [at, av] = tag(arg, pt + ".arg");
-      if (at == "as_tensor") s.name = tensor_name(*av, pt + ".arg.as_tensor");
-      else if (av->is_object() && av->contains("as_name")) s.name = get_str((*av).at("as_name"), pt + ".arg." + at + ".as_name");
+      auto [at, av] = tag(arg, parg);
+      const Path pa = parg / at;
+      if (at == "as_tensor") s.name = tensor_name(*av, pa);
+      else if (const OJ* nm = av->find("as_name")) s.name = get_str(*nm, pa / "as_name");
       // constants and None: the graph returns no node for them
     } else {
-      s.name = tensor_name(arg, pt + ".arg");
+      s.name = tensor_name(arg, parg);
     }
-    if (k->second.second) s.target = get_str(req(*v, k->second.second, pt), pt + "." + k->second.second);
+    if (const char* field = k->second.second) s.target = get_str(req(*v, field, pt), pt / field);
     const std::string actual = outs[i] ? outs[i]->name() : std::string();
     if (s.name != actual)
       fail(p, "names '" + s.name + "' but graph output " + std::to_string(i) + " is '" + actual + "'");
@@ -340,36 +389,37 @@ void Reader::read_signature(const OJ& sig, const std::string& path) {
   }
 }
 
-std::vector<std::string> Reader::arg_names(const OJ& list, const std::string& path) {
+std::vector<std::string> Reader::arg_names(const OJ& list, const Path& path) {
   std::vector<std::string> out;
   size_t i = 0;
   for (const auto& a : arr(list, path)) {
-    const std::string p = fe::detail::cat(path, "[", i++, "]");
+    const Path p = path[i++];
     auto [t, v] = tag(a, p);
-    if (t == "as_tensor" || t == "as_custom_obj" || t == "as_token") out.push_back(tensor_name(*v, p + "." + t));
-    else if (v->is_object() && v->contains("as_name")) out.push_back(get_str((*v).at("as_name"), p + "." + t + ".as_name"));
+    const Path pt = p / t;
+    if (t == "as_tensor" || t == "as_custom_obj" || t == "as_token") out.emplace_back(tensor_name(*v, pt));
+    else if (const OJ* nm = v->find("as_name")) out.emplace_back(get_str(*nm, pt / "as_name"));
     else out.emplace_back();  // a constant argument: no name
   }
   return out;
 }
 
-void Reader::read_module_call_graph(const OJ& mcg) {
+void Reader::read_module_call_graph(const OJ& mcg, const Path& path) {
   size_t i = 0;
-  for (const auto& e : arr(mcg, "graph_module.module_call_graph")) {
-    const std::string p = fe::detail::cat("graph_module.module_call_graph[", i++, "]");
+  for (const auto& e : arr(mcg, path)) {
+    const Path p = path[i++];
     ModuleCallEntry m;
-    m.fqn = get_str(req(e, "fqn", p), p + ".fqn");
+    m.fqn = get_str(req(e, "fqn", p), p / "fqn");
     if (const OJ* sg = opt(e, "signature")) {
-      const std::string ps = p + ".signature";
+      const Path ps = p / "signature";
       ModuleCallEntry::Signature s;
-      s.inputs = arg_names(req(*sg, "inputs", ps), ps + ".inputs");
-      s.outputs = arg_names(req(*sg, "outputs", ps), ps + ".outputs");
-      s.in_spec = get_str(req(*sg, "in_spec", ps), ps + ".in_spec");
-      s.out_spec = get_str(req(*sg, "out_spec", ps), ps + ".out_spec");
+      s.inputs = arg_names(req(*sg, "inputs", ps), ps / "inputs");
+      s.outputs = arg_names(req(*sg, "outputs", ps), ps / "outputs");
+      s.in_spec = get_str(req(*sg, "in_spec", ps), ps / "in_spec");
+      s.out_spec = get_str(req(*sg, "out_spec", ps), ps / "out_spec");
       if (const OJ* f = opt(*sg, "forward_arg_names")) {
+        const Path pf = ps / "forward_arg_names";
         size_t k = 0;
-        for (const auto& n : arr(*f, ps + ".forward_arg_names"))
-          s.forward_arg_names.push_back(get_str(n, fe::detail::cat(ps, ".forward_arg_names[", k++, "]")));
+        for (const auto& n : arr(*f, pf)) s.forward_arg_names.emplace_back(get_str(n, pf[k++]));
       }
       m.inputs = s.inputs;
       m.outputs = s.outputs;

@@ -49,144 +49,157 @@ std::string py_complex_repr(double re, double im) {
 }  // namespace
 
 // ---- graphs
-void Reader::index_values(const OJ& graph, const std::string& path) {
+void Reader::index_values(const OJ& graph, const Path& path) {
   Scope& s = cur();
-  const OJ& tv = obj(req(graph, "tensor_values", path), path + ".tensor_values");
-  for (const auto& [k, v] : tv.members()) s.tensor_values[k] = &v;
+  const Path ptv = path / "tensor_values";
+  const OJ& tv = obj(req(graph, "tensor_values", path), ptv);
+  s.tensor_values.reserve(tv.size());
+  for (const auto& [k, v] : tv.members()) s.tensor_values.emplace(k, &v);  // the first of duplicates, as find()
   auto index = [&](const char* field, std::unordered_map<std::string_view, const OJ*>& into) {
     if (const OJ* sv = opt(graph, field)) {
-      obj(*sv, path + "." + field);
-      for (const auto& [k, v] : sv->members()) into[k] = &v;
+      obj(*sv, path / field);
+      for (const auto& [k, v] : sv->members()) into.emplace(k, &v);
     }
   };
   index("sym_int_values", s.sym_int_values);
   index("sym_bool_values", s.sym_bool_values);
   index("sym_float_values", s.sym_float_values);
+  if (const OJ* co = opt(graph, "custom_obj_values")) obj(*co, path / "custom_obj_values");
 }
 
-void Reader::read_graph(const OJ& graph, Graph& g, const std::string& path, const OJ* specs) {
+void Reader::read_graph(const OJ& graph, Graph& g, const Path& path, const OJ* specs) {
   if (scopes_.size() > 64) fail(path, "higher-order subgraphs nested more than 64 deep");
   auto scope = std::make_unique<Scope>();
   scope->g = &g;
-  scope->path = path;
+  scope->path = &path;
   scopes_.push_back(std::move(scope));
   obj(graph, path);
   index_values(graph, path);
-  const auto inputs = arr(req(graph, "inputs", path), path + ".inputs");
+  const Path pins = path / "inputs";
+  const auto inputs = arr(req(graph, "inputs", path), pins);
   size_t i = 0;
   for (const auto& in : inputs) {
-    const std::string pi = fe::detail::cat(path, ".inputs[", i, "]");
+    const Path pi = pins[i];
     auto [t, v] = tag(in, pi);
-    std::string name;
+    const Path pt = pi / t;
+    std::string_view name;
+    std::string fallback;
     Node* n = nullptr;
     if (t == "as_tensor") {
-      name = tensor_name(*v, pi + ".as_tensor");
+      name = tensor_name(*v, pt);
       n = g.placeholder(name, tensor_meta(name, pi));
     } else if (t == "as_sym_int") {
-      auto [nt, nv] = tag(*v, pi + ".as_sym_int");
+      auto [nt, nv] = tag(*v, pt);
       if (nt != "as_name") fail(pi, "a constant symbolic int cannot be a graph input");
-      name = get_str(*nv, pi + ".as_sym_int.as_name");
+      name = get_str(*nv, pt / "as_name");
       n = g.placeholder(name, {});
       n->val.clear();
       n->sym_val = sym_value(name, pi);
     } else if (t == "as_custom_obj" || t == "as_token") {
-      name = tensor_name(*v, pi + "." + t);
+      name = tensor_name(*v, pt);
       n = g.placeholder(name, {});
       n->val.clear();
     } else if (t == "as_int" || t == "as_float" || t == "as_bool" || t == "as_none" || t == "as_string") {
       // A user input export specialized to this constant: named by its input spec.
       if (specs && specs->is_array() && i < specs->size()) {
         const OJ& sp = (*specs)[i];
-        if (const OJ* ci = opt(sp, "constant_input")) name = get_str(req(*ci, "name", pi), pi + ".name");
+        if (const OJ* ci = opt(sp, "constant_input")) name = get_str(req(*ci, "name", pi), pi / "name");
         else if (const OJ* ui = opt(sp, "user_input"))
           if (const OJ* a = opt(*ui, "arg"); a && a->is_object() && a->size() == 1)
             if (const OJ* nm = opt(a->members()[0].value, "name"); nm && nm->is_string()) name = nm->as_string();
       }
-      if (name.empty()) name = "arg" + std::to_string(i);
+      if (name.empty()) name = fallback = "arg" + std::to_string(i);
       n = g.placeholder(name, {});
       n->val.clear();
       NodeArg c = argument(in, pi);
       n->constant = opaque(t, python_repr(c), *v);
+      if (!fallback.empty()) name = n->name();  // the node's own copy outlives `fallback`
     } else {
-      fail(pi, "unknown graph input kind '" + t + "'");
+      fail(pi, "unknown graph input kind '" + std::string(t) + "'");
     }
     define(name, n, pi);
     if (scopes_.size() == 1) input_names_.push_back(name);
     ++i;
   }
-  const auto nodes = arr(req(graph, "nodes", path), path + ".nodes");
+  const Path pnodes = path / "nodes";
+  const auto nodes = arr(req(graph, "nodes", path), pnodes);
+  cur().nodes.reserve(cur().nodes.size() + nodes.size() * 2);
   i = 0;
-  for (const auto& sn : nodes) read_node(sn, fe::detail::cat(path, ".nodes[", i++, "]"));
+  for (const auto& sn : nodes) read_node(sn, pnodes[i++]);
   std::vector<Node*> outs;
   i = 0;
-  for (const auto& o : arr(req(graph, "outputs", path), path + ".outputs")) {
-    const std::string po = fe::detail::cat(path, ".outputs[", i++, "]");
+  const Path pouts = path / "outputs";
+  for (const auto& o : arr(req(graph, "outputs", path), pouts)) {
+    const Path po = pouts[i++];
     auto [t, v] = tag(o, po);
+    const Path pt = po / t;
     if (t == "as_tensor") {
-      outs.push_back(tensor_node(tensor_name(*v, po + ".as_tensor"), po));
+      outs.push_back(tensor_node(tensor_name(*v, pt), po));
     } else if (t == "as_sym_int" || t == "as_sym_bool" || t == "as_sym_float") {
-      auto [nt, nv] = tag(*v, po + "." + t);
+      auto [nt, nv] = tag(*v, pt);
       if (nt != "as_name") fail(po, "constant graph outputs are not supported");
-      outs.push_back(node_named(get_str(*nv, po + "." + t + ".as_name"), po));
+      outs.push_back(node_named(get_str(*nv, pt / "as_name"), po));
     } else if (t == "as_none") {
       outs.push_back(nullptr);
     } else {
-      fail(po, "graph output kind '" + t + "' is not supported (constant outputs)");
+      fail(po, "graph output kind '" + std::string(t) + "' is not supported (constant outputs)");
     }
   }
   g.output(outs);
-  if (const OJ* st = opt(graph, "is_single_tensor_return")) g.single_return = get_bool(*st, path + ".is_single_tensor_return");
+  if (const OJ* st = opt(graph, "is_single_tensor_return")) g.single_return = get_bool(*st, path / "is_single_tensor_return");
   if (scopes_.size() == 1) top_nodes_ = std::move(cur().nodes);
   scopes_.pop_back();
 }
 
-Node* Reader::node_named(const std::string& name, const std::string& path) {
+Node* Reader::node_named(std::string_view name, const Path& path) {
   auto it = cur().nodes.find(name);
-  if (it == cur().nodes.end()) fail(path, "dangling name '" + name + "' (no earlier node defines it)");
+  if (it == cur().nodes.end()) fail(path, "dangling name '" + std::string(name) + "' (no earlier node defines it)");
   return it->second;
 }
 
-Node* Reader::tensor_node(const std::string& name, const std::string& path) {
+Node* Reader::tensor_node(std::string_view name, const Path& path) {
   Node* n = node_named(name, path);
-  if (n->val.size() != 1 || n->multi_output() || n->sym_val) fail(path, "'" + name + "' is not a tensor value");
+  if (n->val.size() != 1 || n->multi_output() || n->sym_val) fail(path, "'" + std::string(name) + "' is not a tensor value");
   return n;
 }
 
-void Reader::define(const std::string& name, Node* n, const std::string& path) {
-  if (!cur().nodes.emplace(name, n).second) fail(path, "name '" + name + "' is defined twice");
+void Reader::define(std::string_view name, Node* n, const Path& path) {
+  if (!cur().nodes.emplace(name, n).second) fail(path, "name '" + std::string(name) + "' is defined twice");
   cur().g->set_name(n, name);
 }
 
-SymInt Reader::sym_arg(const OJ& v, const std::string& path) {
+SymInt Reader::sym_arg(const OJ& v, const Path& path) {
   auto [t, val] = tag(v, path);
-  if (t == "as_int") return get_int(*val, path + ".as_int");
-  if (t != "as_name") fail(path, "unknown SymIntArgument kind '" + t + "'");
-  Node* n = node_named(get_str(*val, path + ".as_name"), path);
+  const Path pt = path / t;
+  if (t == "as_int") return get_int(*val, pt);
+  if (t != "as_name") fail(path, "unknown SymIntArgument kind '" + std::string(t) + "'");
+  Node* n = node_named(get_str(*val, pt), path);
   if (!n->sym_val) fail(path, "'" + n->name() + "' is not a symbolic int");
   return n->sym_val->is_symbolic() ? env().make_handle(*n->sym_val, n) : *n->sym_val;
 }
 
-Opaque Reader::opaque(const std::string& kind, std::string repr, const OJ& v) const {
-  return std::make_shared<const OpaqueValue>(OpaqueValue{kind, std::move(repr), std::string(v.raw())});
+Opaque Reader::opaque(std::string_view kind, std::string repr, const OJ& v) const {
+  return std::make_shared<const OpaqueValue>(OpaqueValue{std::string(kind), std::move(repr), std::string(v.raw())});
 }
 
-NodeArg Reader::argument(const OJ& v, const std::string& path) {
+NodeArg Reader::argument(const OJ& v, const Path& path) {
   auto [t, val] = tag(v, path);
-  const std::string p = path + "." + t;
-  if (t == "as_none") return None{};
+  const Path p = path / t;
   if (t == "as_tensor") return tensor_node(tensor_name(*val, p), p);
+  if (t == "as_none") return None{};
   if (t == "as_int") return SymInt(get_int(*val, p));
   if (t == "as_float") return get_float(*val, p);
   if (t == "as_bool") return get_bool(*val, p);
-  if (t == "as_string") return get_str(*val, p);
+  if (t == "as_string") return std::string(get_str(*val, p));
   if (t == "as_sym_int") return sym_arg(*val, p);
   if (t == "as_sym_bool" || t == "as_sym_float") {
     // A named symbolic bool/float is the node computing it; a constant is itself.
     auto [st, sv] = tag(*val, p);
-    if (st == "as_name") return node_named(get_str(*sv, p + ".as_name"), p);
-    if (st == "as_bool") return get_bool(*sv, p + ".as_bool");
-    if (st == "as_float") return get_float(*sv, p + ".as_float");
-    fail(p, "unknown symbolic argument kind '" + st + "'");
+    const Path ps = p / st;
+    if (st == "as_name") return node_named(get_str(*sv, ps), p);
+    if (st == "as_bool") return get_bool(*sv, ps);
+    if (st == "as_float") return get_float(*sv, ps);
+    fail(p, "unknown symbolic argument kind '" + std::string(st) + "'");
   }
   if (t == "as_scalar_type") {
     auto d = dtype_from_serialized(get_int(*val, p));
@@ -206,63 +219,61 @@ NodeArg Reader::argument(const OJ& v, const std::string& path) {
   if (t == "as_device") return device(*val, p);
   if (t == "as_graph") return graph_argument(*val, p);
   if (t == "as_ints" || t == "as_sym_ints") {
+    const auto elems = arr(*val, p);
     std::vector<SymInt> out;
-    size_t i = 0;
-    for (const auto& e : arr(*val, p)) {
-      const std::string pe = fe::detail::cat(p, "[", i++, "]");
-      out.push_back(t == "as_ints" ? SymInt(get_int(e, pe)) : sym_arg(e, pe));
-    }
+    out.reserve(elems.size());
+    for (size_t i = 0; i < elems.size(); ++i) out.push_back(t == "as_ints" ? SymInt(get_int(elems[i], p[i])) : sym_arg(elems[i], p[i]));
     return out;
   }
   if (t == "as_floats") {
     std::vector<double> out;
     size_t i = 0;
-    for (const auto& e : arr(*val, p)) out.push_back(get_float(e, fe::detail::cat(p, "[", i++, "]")));
+    for (const auto& e : arr(*val, p)) out.push_back(get_float(e, p[i++]));
     return out;
   }
   if (t == "as_bools") {
     std::vector<bool> out;
     size_t i = 0;
-    for (const auto& e : arr(*val, p)) out.push_back(get_bool(e, fe::detail::cat(p, "[", i++, "]")));
+    for (const auto& e : arr(*val, p)) out.push_back(get_bool(e, p[i++]));
     return out;
   }
   if (t == "as_tensors" || t == "as_optional_tensors") {
     std::vector<Node*> out;
     size_t i = 0;
     for (const auto& e : arr(*val, p)) {
-      const std::string pe = fe::detail::cat(p, "[", i++, "]");
+      const Path pe = p[i++];
       if (t == "as_tensors") {
         out.push_back(tensor_node(tensor_name(e, pe), pe));
         continue;
       }
       auto [et, ev] = tag(e, pe);
       if (et == "as_none") out.push_back(nullptr);
-      else if (et == "as_tensor") out.push_back(tensor_node(tensor_name(*ev, pe + ".as_tensor"), pe));
-      else fail(pe, "unknown optional tensor kind '" + et + "'");
+      else if (et == "as_tensor") out.push_back(tensor_node(tensor_name(*ev, pe / "as_tensor"), pe));
+      else fail(pe, "unknown optional tensor kind '" + std::string(et) + "'");
     }
     return out;
   }
   if (t == "as_optional_tensor") {
     auto [et, ev] = tag(*val, p);
     if (et == "as_none") return None{};
-    if (et == "as_tensor") return tensor_node(tensor_name(*ev, p + ".as_tensor"), p);
-    fail(p, "unknown optional tensor kind '" + et + "'");
+    if (et == "as_tensor") return tensor_node(tensor_name(*ev, p / "as_tensor"), p);
+    fail(p, "unknown optional tensor kind '" + std::string(et) + "'");
   }
   if (t == "as_custom_obj") {
-    const std::string& name = tensor_name(*val, p);
+    const std::string_view name = tensor_name(*val, p);
     if (auto it = cur().nodes.find(name); it != cur().nodes.end()) return it->second;  // lifted as an input
-    return opaque(t, name, *val);
+    return opaque(t, std::string(name), *val);
   }
-  if (t == "as_operator") return opaque(t, get_str(*val, p), *val);
+  if (t == "as_operator") return opaque(t, std::string(get_str(*val, p)), *val);
   if (t == "as_complex") {
-    const double re = get_float(req(*val, "real", p), p + ".real"), im = get_float(req(*val, "imag", p), p + ".imag");
+    const double re = get_float(req(*val, "real", p), p / "real"), im = get_float(req(*val, "imag", p), p / "imag");
     return opaque(t, py_complex_repr(re, im), *val);
   }
   if (t == "as_strings") {
     std::string repr = "[";
     size_t i = 0;
     for (const auto& e : arr(*val, p)) {
-      repr += (i ? ", " : "") + python_repr(NodeArg(get_str(e, fe::detail::cat(p, "[", i, "]"))));
+      repr += (i ? ", " : "") + python_repr(NodeArg(std::string(get_str(e, p[i]))));
       ++i;
     }
     return opaque(t, repr + "]", *val);
@@ -271,37 +282,39 @@ NodeArg Reader::argument(const OJ& v, const std::string& path) {
     std::string repr = "[";
     size_t i = 0;
     for (const auto& l : arr(*val, p)) {
-      const std::string pl = fe::detail::cat(p, "[", i, "]");
+      const Path pl = p[i];
       repr += i++ ? ", (" : "(";
       size_t k = 0;
-      for (const auto& e : arr(l, pl)) repr += (k ? ", " : "") + std::to_string(get_int(e, fe::detail::cat(pl, "[", k, "]"))), ++k;
+      for (const auto& e : arr(l, pl)) repr += (k ? ", " : "") + std::to_string(get_int(e, pl[k])), ++k;
       repr += k == 1 ? ",)" : ")";
     }
     return opaque(t, repr + "]", *val);
   }
   if (t == "as_sym_bools" || t == "as_sym_floats" || t == "as_nested_tensors" || t == "as_string_to_argument" ||
       t == "as_float_lists")
-    fail(path, "argument kind '" + t + "' is not supported yet");
-  fail(path, "unknown argument kind '" + t + "'");
+    fail(path, "argument kind '" + std::string(t) + "' is not supported yet");
+  fail(path, "unknown argument kind '" + std::string(t) + "'");
 }
 
 /// as_graph: the subgraph becomes a submodule of the current graph, named as serialized, read
 /// through a get_attr node (serialize.py's deserialize_input).
-Node* Reader::graph_argument(const OJ& v, const std::string& path) {
-  const std::string& name = get_str(req(v, "name", path), path + ".name");
+Node* Reader::graph_argument(const OJ& v, const Path& path) {
+  const Path pname = path / "name";
+  const std::string name(get_str(req(v, "name", path), pname));
   for (const auto& [n, g] : cur().g->subgraphs())
-    if (n == name) fail(path + ".name", "subgraph '" + name + "' is defined twice");
+    if (n == name) fail(pname, "subgraph '" + name + "' is defined twice");
   Graph& sub = cur().g->add_subgraph(name);
-  read_graph(req(v, "graph", path), sub, path + ".graph", nullptr);
+  const Path pg = path / "graph";
+  read_graph(req(v, "graph", path), sub, pg, nullptr);
   Node* n = cur().g->get_attr(name);
-  define(name, n, path);
+  define(n->attr(), n, path);  // the node's own copy of the name outlives `name`
   return n;
 }
 
 /// An OpDef for a target our registry lacks, from what the file says about its call.
-const OpDef* Reader::opaque_op(const std::string& ns, const std::string& name, const std::string& overload,
-                               std::span<const OJ> inputs, std::span<const OJ> outputs, const std::string& path) {
-  const std::string qualified = ns + "::" + name + "." + overload;
+const OpDef* Reader::opaque_op(std::string_view ns, std::string_view name, std::string_view overload,
+                               std::span<const OJ> inputs, std::span<const OJ> outputs, const Path& path) {
+  const std::string qualified = fe::detail::cat(ns, "::", name, ".", overload);
   OpDef* def = nullptr;
   for (const auto& o : ep_.opaque_ops)
     if (o->qualified == qualified) def = o.get();  // its first use fixed the returns
@@ -313,9 +326,8 @@ const OpDef* Reader::opaque_op(const std::string& ns, const std::string& name, c
     op->qualified = qualified;
     op->node_name = name;
     op->device_rule = DeviceRule::None;
-    const bool list_out = outputs.size() == 1 && outputs[0].is_object() &&
-                          (outputs[0].contains("as_tensors") || outputs[0].contains("as_optional_tensors"));
-    const bool none_out = outputs.size() == 1 && outputs[0].is_object() && outputs[0].contains("as_none");
+    const bool list_out = outputs.size() == 1 && (outputs[0].contains("as_tensors") || outputs[0].contains("as_optional_tensors"));
+    const bool none_out = outputs.size() == 1 && outputs[0].contains("as_none");
     for (size_t k = 0; k < outputs.size() && !none_out; ++k) {
       Argument r;
       r.type.is_list = list_out;
@@ -325,10 +337,11 @@ const OpDef* Reader::opaque_op(const std::string& ns, const std::string& name, c
     ep_.opaque_ops.push_back(std::move(op));
   }
   // Arguments as the calls name them (all optional: a later call may leave some out).
+  const Path pins = path / "inputs";
   size_t i = 0;
   for (const auto& in : inputs) {
-    const std::string pi = fe::detail::cat(path, ".inputs[", i++, "]");
-    const std::string& an = get_str(req(in, "name", pi), pi + ".name");
+    const Path pi = pins[i++];
+    const std::string an(get_str(req(in, "name", pi), pi / "name"));
     if (def->schema.arg_index(an) >= 0) continue;
     Argument a;
     a.name = an;
@@ -339,42 +352,46 @@ const OpDef* Reader::opaque_op(const std::string& ns, const std::string& name, c
 }
 
 /// A known higher-order op, or an opaque callable owned by the program.
-const Callable* Reader::callable(const std::string& target) {
+const Callable* Reader::callable(std::string_view target) {
   if (const Callable* c = find_callable(target)) return c;
   for (const auto& c : ep_.opaque_callables)
     if (c->target == target) return c.get();
   auto c = std::make_unique<Callable>();
   c->target = target;
   const size_t dot = target.rfind('.');
-  c->node_name = fx_default_name(dot == std::string::npos ? target : target.substr(dot + 1));
+  c->node_name = fx_default_name(std::string(dot == std::string_view::npos ? target : target.substr(dot + 1)));
   ep_.opaque_callables.push_back(std::move(c));
   return ep_.opaque_callables.back().get();
 }
 
-void Reader::read_metadata(Node* n, const OJ* md, const std::string& path) {
+void Reader::read_metadata(Node* n, const OJ* md, const Path& path) {
   if (!md) return;
   obj(*md, path);
+  n->serialized_meta.reserve(md->size());
   for (const auto& [k, v] : md->members()) {
-    if (!v.is_string()) (void)get_str(v, path + "." + std::string(k));  // names the field
-    const std::string_view s = v.as_string();
+    const std::string_view s = get_str(v, path / k);
     if (k == "stack_trace") {
-      n->stack_trace = std::string(s);
+      n->stack_trace.emplace(s);
       continue;
     }
-    n->serialized_meta.emplace_back(std::string(k), std::string(s));
-    if (k == "nn_module_stack") n->module_stack = module_stack(n->serialized_meta.back().second, path);
+    n->serialized_meta.emplace_back(k, s);
+    if (k == "nn_module_stack") n->module_stack = module_stack(s, path / k);
   }
 }
 
 /// "key,path,type;key,path,type": commas inside brackets belong to the path.
-std::shared_ptr<const ModuleStack> Reader::module_stack(const std::string& s, const std::string& path) {
-  if (auto it = stacks_.find(s); it != stacks_.end()) return it->second;
+std::shared_ptr<const ModuleStack> Reader::module_stack(std::string_view s, const Path& path) {
+  if (s == last_stack_.first && last_stack_.second) return last_stack_.second;
+  if (auto it = stacks_.find(s); it != stacks_.end()) {
+    last_stack_ = *it;
+    return it->second;
+  }
   auto st = std::make_shared<ModuleStack>();
   size_t start = 0;
   while (start <= s.size()) {
     size_t semi = s.find(';', start);
-    std::string item = s.substr(start, semi == std::string::npos ? std::string::npos : semi - start);
-    std::vector<std::string> parts;
+    const std::string_view item = s.substr(start, semi == std::string_view::npos ? std::string_view::npos : semi - start);
+    std::vector<std::string_view> parts;
     int depth = 0;
     size_t b = 0;
     for (size_t i = 0; i < item.size(); ++i) {
@@ -386,49 +403,53 @@ std::shared_ptr<const ModuleStack> Reader::module_stack(const std::string& s, co
       }
     }
     parts.push_back(item.substr(b));
-    if (parts.size() != 3) fail(path + ".nn_module_stack", "entry '" + item + "' is not 'key,path,type'");
-    st->push_back({parts[1], parts[2]});
-    if (semi == std::string::npos) break;
+    if (parts.size() != 3) fail(path, "entry '" + std::string(item) + "' is not 'key,path,type'");
+    st->push_back({std::string(parts[1]), std::string(parts[2])});
+    if (semi == std::string_view::npos) break;
     start = semi + 1;
   }
   stacks_.emplace(s, st);
+  last_stack_ = {s, st};
   return st;
 }
 
-void Reader::read_node(const OJ& sn, const std::string& path0) {
+void Reader::read_node(const OJ& sn, const Path& path0) {
   obj(sn, path0);
-  const std::string& target = get_str(req(sn, "target", path0), path0 + ".target");
+  const std::string_view target = get_str(req(sn, "target", path0), path0 / "target");
   const OJ* name_j = opt(sn, "name");
-  const std::string path = path0 + (name_j && name_j->is_string() ? " (" + std::string(name_j->as_string()) + ")" : "");
-  if (auto py = py_ops().find(target); py != py_ops().end()) return read_sym_op(sn, py->second, path);
-  if (target.starts_with("torch.ops.") && !target.starts_with("torch.ops.higher_order."))
-    return read_op_call(sn, target, path);
-  read_other_call(sn, target, path);
+  const Path path = path0.named(name_j && name_j->is_string() ? name_j->as_string() : std::string_view());
+  const Path& p = name_j && name_j->is_string() ? path : path0;
+  if (auto py = py_ops().find(target); py != py_ops().end()) return read_sym_op(sn, py->second, p);
+  if (target.starts_with("torch.ops.") && !target.starts_with("torch.ops.higher_order.")) return read_op_call(sn, target, p);
+  read_other_call(sn, target, p);
 }
 
-void Reader::read_sym_op(const OJ& sn, PyOp op, const std::string& path) {
-  const auto inputs = arr(req(sn, "inputs", path), path + ".inputs");
-  const auto outputs = arr(req(sn, "outputs", path), path + ".outputs");
+void Reader::read_sym_op(const OJ& sn, PyOp op, const Path& path) {
+  const Path pins = path / "inputs", pouts = path / "outputs";
+  const auto inputs = arr(req(sn, "inputs", path), pins);
+  const auto outputs = arr(req(sn, "outputs", path), pouts);
   std::vector<NodeArg> args;
   size_t i = 0;
   for (const auto& in : inputs) {
-    const std::string pi = fe::detail::cat(path, ".inputs[", i++, "]");
-    args.push_back(argument(req(in, "arg", pi), pi + ".arg"));
+    const Path pi = pins[i++];
+    args.push_back(argument(req(in, "arg", pi), pi / "arg"));
   }
-  if (outputs.size() != 1) fail(path + ".outputs", "a symbolic operator has exactly one output");
-  auto [ot, ov] = tag(outputs[0], path + ".outputs[0]");
-  if (ot != "as_sym_int" && ot != "as_sym_bool") fail(path + ".outputs[0]", "unexpected output kind '" + ot + "'");
-  auto [nt, nv] = tag(*ov, path + ".outputs[0]." + ot);
-  if (nt != "as_name") fail(path + ".outputs[0]", "expected as_name");
-  const std::string& out = get_str(*nv, path + ".outputs[0]." + ot + ".as_name");
+  if (outputs.size() != 1) fail(pouts, "a symbolic operator has exactly one output");
+  const Path po = pouts[0];
+  auto [ot, ov] = tag(outputs[0], po);
+  if (ot != "as_sym_int" && ot != "as_sym_bool") fail(po, "unexpected output kind '" + std::string(ot) + "'");
+  const Path pt = po / ot;
+  auto [nt, nv] = tag(*ov, pt);
+  if (nt != "as_name") fail(po, "expected as_name");
+  const std::string_view out = get_str(*nv, pt / "as_name");
   std::optional<SymInt> val;
   if (ot == "as_sym_int") val = sym_value(out, path);
   Node* n = cur().g->sym_op(op, std::move(args), val);
   define(out, n, path);
-  read_metadata(n, opt(sn, "metadata"), path + ".metadata");
+  read_metadata(n, opt(sn, "metadata"), path / "metadata");
 }
 
-void Reader::define_elements(Node* n, const std::vector<std::string>& elems, const std::string& path) {
+void Reader::define_elements(Node* n, const std::vector<std::string_view>& elems, const Path& path) {
   for (size_t k = 0; k < elems.size(); ++k) {
     if (elems[k].empty()) continue;  // an output nobody reads (serialized as "<node>_unused_<k>")
     Node* gi = cur().g->getitem(n, static_cast<int64_t>(k));
@@ -440,119 +461,131 @@ void Reader::define_elements(Node* n, const std::vector<std::string>& elems, con
 }
 
 /// torch.ops.<ns>.<op>.<overload>: an op of the registry, else an opaque one.
-void Reader::read_op_call(const OJ& sn, const std::string& target, const std::string& path) {
-  const auto inputs = arr(req(sn, "inputs", path), path + ".inputs");
-  const auto outputs = arr(req(sn, "outputs", path), path + ".outputs");
+void Reader::read_op_call(const OJ& sn, std::string_view target, const Path& path) {
+  const Path pins = path / "inputs", pouts = path / "outputs";
+  const auto inputs = arr(req(sn, "inputs", path), pins);
+  const auto outputs = arr(req(sn, "outputs", path), pouts);
   const OJ* name_j = opt(sn, "name");
-  std::string name = name_j ? get_str(*name_j, path + ".name") : std::string();
+  std::string_view name = name_j ? get_str(*name_j, path / "name") : std::string_view();
   Graph& g = *cur().g;
-  const std::string rest = target.substr(10);
+  const std::string_view rest = target.substr(10);
   const size_t d1 = rest.find('.'), d2 = rest.rfind('.');
-  if (d1 == std::string::npos || d1 == d2)
-    fail(path + ".target", "target '" + target + "' is not torch.ops.<ns>.<op>.<overload>");
-  const std::string op_name = rest.substr(d1 + 1, d2 - d1 - 1), overload = rest.substr(d2 + 1);
+  if (d1 == std::string_view::npos || d1 == d2)
+    fail(path / "target", "target '" + std::string(target) + "' is not torch.ops.<ns>.<op>.<overload>");
+  const std::string_view ns = rest.substr(0, d1), op_name = rest.substr(d1 + 1, d2 - d1 - 1), overload = rest.substr(d2 + 1);
   // One registry look-up per distinct target (a 126-layer program names ~40 targets 9,000 times).
   // Opaque ops are not cached: each call may name arguments the schema has not seen yet.
   const OpDef*& known = op_cache_[target];
-  if (!known) known = registry().find(rest.substr(0, d1) + "::" + op_name + "." + overload);
-  const OpDef* op = known ? known : opaque_op(rest.substr(0, d1), op_name, overload, inputs, outputs, path);
+  if (!known) known = registry().find(fe::detail::cat(ns, "::", op_name, ".", overload));
+  const OpDef* op = known ? known : opaque_op(ns, op_name, overload, inputs, outputs, path);
   const FunctionSchema& s = op->schema;
 
-  // Arguments by schema name, then laid out in schema order.
-  // Paths are built only when a field is malformed (a 9,000-node program has ~30,000 inputs).
-  std::unordered_map<std::string_view, std::pair<const OJ*, int64_t>> given;
-  size_t i = 0;
-  for (const auto& in : inputs) {
-    const size_t idx = i++;
-    auto pi = [&] { return fe::detail::cat(path, ".inputs[", idx, "]"); };
-    const OJ* nm = in.find("name");
-    if (!nm || !nm->is_string()) (void)get_str(req(in, "name", pi()), pi() + ".name");  // throws naming it
-    const std::string_view an = nm->as_string();
-    if (s.arg_index(an) < 0) fail(pi(), "'" + std::string(an) + "' is not an argument of " + op->qualified);
+  // Arguments by schema name, then laid out in schema order. Calls have a handful of arguments, so
+  // a linear scan of the serialized ones beats building a map per node.
+  struct Given {
+    std::string_view name;
+    const OJ* arg;
+    int64_t kind;
+  };
+  SmallVector<Given, 8> given;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const OJ& in = inputs[i];
+    const Path pi = pins[i];
+    const std::string_view an = get_str(req(in, "name", pi), pi / "name");
+    if (s.arg_index(an) < 0) fail(pi, "'" + std::string(an) + "' is not an argument of " + op->qualified);
     int64_t kind = 0;
-    if (const OJ* k = opt(in, "kind"))
-      kind = k->is_number_integer() && !k->is_number_unsigned() ? k->as_int() : get_int(*k, pi() + ".kind");
-    const OJ* arg = in.find("arg");
-    if (!arg) (void)req(in, "arg", pi());  // throws naming it
-    if (!given.emplace(an, std::pair{arg, kind}).second) fail(pi(), "argument '" + std::string(an) + "' given twice");
+    if (const OJ* k = opt(in, "kind")) kind = get_int(*k, pi / "kind");
+    for (const Given& gv : given)
+      if (gv.name == an) fail(pi, "argument '" + std::string(an) + "' given twice");
+    given.push_back({an, &req(in, "arg", pi), kind});
   }
   std::vector<NodeArg> args;
   std::vector<ArgGiven> how;
+  args.reserve(s.arguments.size());
+  how.reserve(s.arguments.size());
   for (const Argument& a : s.arguments) {
-    auto it = given.find(a.name);
-    if (it == given.end()) {
+    const Given* it = nullptr;
+    for (const Given& gv : given)
+      if (gv.name == a.name) it = &gv;
+    if (!it) {
       if (a.default_value) args.push_back(map_tensors<Node*>(*a.default_value, [](NoTensor) -> Node* { return nullptr; }));
       else if (a.type.optional) args.push_back(None{});
       else fail(path, "missing argument '" + a.name + "' of " + op->qualified);
       how.push_back(ArgGiven::Absent);
       continue;
     }
-    args.push_back(argument(*it->second.first, path + ".inputs[" + a.name + "].arg"));
-    const int64_t kind = it->second.second;
+    const Path pa = pins.keyed(a.name);
+    args.push_back(argument(*it->arg, pa / "arg"));
+    const int64_t kind = it->kind;
     if (kind == 1) how.push_back(ArgGiven::Positional);
     else if (kind == 2) how.push_back(ArgGiven::Keyword);
     else if (kind == 0) how.push_back(!a.default_value && !a.kwarg_only ? ArgGiven::Positional : ArgGiven::Keyword);
-    else fail(path + ".inputs[" + a.name + "].kind", fe::detail::cat("unknown ArgumentKind ", kind));
+    else fail(pa / "kind", fe::detail::cat("unknown ArgumentKind ", kind));
   }
 
   // Outputs: one tensor / one symbolic int / none / several tensors (through getitem).
-  std::vector<std::string> elems;
-  std::optional<std::string> single, sym_out;
+  std::vector<std::string_view> elems;
+  std::optional<std::string_view> single, sym_out;
+  bool none_out = false;
   if (outputs.size() == 1) {
-    auto [ot, ov] = tag(outputs[0], path + ".outputs[0]");
-    if (ot == "as_tensor") single = tensor_name(*ov, path + ".outputs[0].as_tensor");
+    const Path po = pouts[0];
+    auto [ot, ov] = tag(outputs[0], po);
+    const Path pt = po / ot;
+    if (ot == "as_tensor") single = tensor_name(*ov, pt);
     else if (ot == "as_sym_int") {
-      auto [nt, nv] = tag(*ov, path + ".outputs[0].as_sym_int");
-      if (nt != "as_name") fail(path + ".outputs[0].as_sym_int", "expected as_name");
-      sym_out = get_str(*nv, path + ".outputs[0].as_sym_int.as_name");
+      auto [nt, nv] = tag(*ov, pt);
+      if (nt != "as_name") fail(pt, "expected as_name");
+      sym_out = get_str(*nv, pt / "as_name");
     } else if (ot == "as_tensors") {
       size_t k = 0;
-      for (const auto& e : arr(*ov, path + ".outputs[0].as_tensors"))
-        elems.push_back(tensor_name(e, fe::detail::cat(path, ".outputs[0].as_tensors[", k++, "]")));
-    } else if (ot != "as_none") {
-      fail(path + ".outputs[0]", "unsupported output kind '" + ot + "'");
+      for (const auto& e : arr(*ov, pt)) elems.push_back(tensor_name(e, pt[k++]));
+    } else if (ot == "as_none") {
+      none_out = true;
+    } else {
+      fail(po, "unsupported output kind '" + std::string(ot) + "'");
     }
   } else {
     for (size_t k = 0; k < outputs.size(); ++k) {
-      const std::string po = fe::detail::cat(path, ".outputs[", k, "]");
+      const Path po = pouts[k];
       auto [ot, ov] = tag(outputs[k], po);
-      if (ot != "as_tensor") fail(po, "unsupported output kind '" + ot + "' in a multi-output node");
-      elems.push_back(tensor_name(*ov, po + ".as_tensor"));
+      if (ot != "as_tensor") fail(po, "unsupported output kind '" + std::string(ot) + "' in a multi-output node");
+      elems.push_back(tensor_name(*ov, po / "as_tensor"));
     }
   }
 
   // A node whose one output is None is renamed "<target>_unused" (deserialize_outputs' _rename).
-  const bool none_out = outputs.size() == 1 && outputs[0].is_object() && outputs[0].contains("as_none");
-  if (none_out) name = fx_default_name(op_name + "." + overload) + "_unused";
-  std::string hint = single ? *single : sym_out ? *sym_out : name;
-  Node* n = g.call(*op, std::move(args), hint.empty() ? fx_default_name(op_name + "." + overload) : hint);
+  std::string unused;
+  if (none_out) name = unused = fx_default_name(fe::detail::cat(op_name, ".", overload)) + "_unused";
+  const std::string_view hint = single ? *single : sym_out ? *sym_out : name;
+  Node* n = hint.empty() ? g.call(*op, std::move(args), fx_default_name(fe::detail::cat(op_name, ".", overload)))
+                         : g.call(*op, std::move(args), hint);
   n->arg_given = std::move(how);
-  if (single) n->val.push_back(tensor_meta(*single, path + ".outputs[0]"));
-  for (const std::string& e : elems) n->val.push_back(tensor_meta(e, path + ".outputs"));
+  if (single) n->val.push_back(tensor_meta(*single, pouts[0]));
+  for (std::string_view e : elems) n->val.push_back(tensor_meta(e, pouts));
   if (sym_out) n->sym_val = sym_value(*sym_out, path);
   if (!elems.empty() && !n->multi_output())
-    fail(path + ".outputs", fe::detail::cat(op->qualified, " returns one value but ", elems.size(), " are recorded"));
-  if ((single || sym_out) && n->multi_output())
-    fail(path + ".outputs", op->qualified + " returns several values but one is recorded");
+    fail(pouts, fe::detail::cat(op->qualified, " returns one value but ", elems.size(), " are recorded"));
+  if ((single || sym_out) && n->multi_output()) fail(pouts, op->qualified + " returns several values but one is recorded");
   // The node takes its output's name (PyTorch's sync_fx_node), else the serialized one.
   if (single) define(*single, n, path);
   else if (sym_out) define(*sym_out, n, path);
   else if (!name.empty() && !none_out) define(name, n, path);
   else if (!cur().nodes.emplace(n->name(), n).second) fail(path, "name '" + n->name() + "' is defined twice");
-  read_metadata(n, opt(sn, "metadata"), path + ".metadata");
+  read_metadata(n, opt(sn, "metadata"), path / "metadata");
   // An unused element is serialized as "<node>_unused_<k>": no getitem node reads it.
-  for (std::string& e : elems)
-    if (e.starts_with(n->name() + "_unused_")) e.clear();
+  for (std::string_view& e : elems)
+    if (e.starts_with(n->name()) && e.substr(n->name().size()).starts_with("_unused_")) e = {};
   define_elements(n, elems, path);
 }
 
 /// A higher-order op or another Python callable: arguments as serialized (positional, then
 /// keywords), outputs a single value or a tuple read through getitem nodes.
-void Reader::read_other_call(const OJ& sn, const std::string& target, const std::string& path) {
-  const auto inputs = arr(req(sn, "inputs", path), path + ".inputs");
-  const auto outputs = arr(req(sn, "outputs", path), path + ".outputs");
+void Reader::read_other_call(const OJ& sn, std::string_view target, const Path& path) {
+  const Path pins = path / "inputs", pouts = path / "outputs";
+  const auto inputs = arr(req(sn, "inputs", path), pins);
+  const auto outputs = arr(req(sn, "outputs", path), pouts);
   const OJ* name_j = opt(sn, "name");
-  std::string name = name_j ? get_str(*name_j, path + ".name") : std::string();
+  std::string_view name = name_j ? get_str(*name_j, path / "name") : std::string_view();
   const Callable* c = callable(target);
   std::vector<NodeArg> args;
   std::vector<std::string> kwargs;
@@ -560,16 +593,16 @@ void Reader::read_other_call(const OJ& sn, const std::string& target, const std:
   const uint32_t tuples = 0;  // loaded tuples of tensors are lists (as_tensors)
   size_t i = 0;
   for (const auto& in : inputs) {
-    const std::string pi = fe::detail::cat(path, ".inputs[", i++, "]");
-    const std::string& an = get_str(req(in, "name", pi), pi + ".name");
+    const Path pi = pins[i++];
+    const std::string_view an = get_str(req(in, "name", pi), pi / "name");
     int64_t kind = 0;
-    if (const OJ* k = opt(in, "kind")) kind = get_int(*k, pi + ".kind");
-    NodeArg a = argument(req(in, "arg", pi), pi + ".arg");
+    if (const OJ* k = opt(in, "kind")) kind = get_int(*k, pi / "kind");
+    NodeArg a = argument(req(in, "arg", pi), pi / "arg");
     if (kind == 1 || an.empty()) {
       if (!kwargs.empty()) fail(pi, "positional argument after keyword arguments");
       args.push_back(std::move(a));
     } else {
-      kwargs.push_back(an);
+      kwargs.emplace_back(an);
       kwarg_vals.push_back(std::move(a));
     }
   }
@@ -577,65 +610,69 @@ void Reader::read_other_call(const OJ& sn, const std::string& target, const std:
 
   // Outputs (serialize.py's deserialize_outputs): a HOP with is_hop_single_tensor_return false
   // returns a 1-tuple; one tensor / sym value is the node itself; several are a tuple.
-  std::vector<std::string> elems;
+  std::vector<std::string_view> elems;
   std::vector<TensorMeta> vals;
   bool tuple = false;
-  std::optional<std::string> single;
+  std::optional<std::string_view> single;
   bool sym_single = false;
   const OJ* single_flag = opt(sn, "is_hop_single_tensor_return");
-  const bool hop_single = !single_flag || get_bool(*single_flag, path + ".is_hop_single_tensor_return");
-  auto element = [&](const OJ& o, const std::string& po) {
+  const bool hop_single = !single_flag || get_bool(*single_flag, path / "is_hop_single_tensor_return");
+  auto element = [&](const OJ& o, const Path& po) {
     auto [ot, ov] = tag(o, po);
     if (ot == "as_tensor") {
-      std::string e = tensor_name(*ov, po + ".as_tensor");
+      const std::string_view e = tensor_name(*ov, po / "as_tensor");
       vals.push_back(tensor_meta(e, po));
-      elems.push_back(std::move(e));
+      elems.push_back(e);
     } else if (ot == "as_none") {
       vals.emplace_back();
       elems.emplace_back();
     } else {
-      fail(po, "output kind '" + ot + "' inside a tuple is not supported yet");
+      fail(po, "output kind '" + std::string(ot) + "' inside a tuple is not supported yet");
     }
   };
+  bool none_out = false;
   if (outputs.size() == 1) {
-    auto [ot, ov] = tag(outputs[0], path + ".outputs[0]");
+    const Path po = pouts[0];
+    auto [ot, ov] = tag(outputs[0], po);
+    const Path pt = po / ot;
     if (c->higher_order() && !hop_single && ot != "as_none") {
       tuple = true;
-      element(outputs[0], path + ".outputs[0]");
+      element(outputs[0], po);
     } else if (ot == "as_tensor") {
-      single = tensor_name(*ov, path + ".outputs[0].as_tensor");
-      vals.push_back(tensor_meta(*single, path + ".outputs[0]"));
+      single = tensor_name(*ov, pt);
+      vals.push_back(tensor_meta(*single, po));
     } else if (ot == "as_sym_int" || ot == "as_sym_bool" || ot == "as_sym_float") {
-      auto [nt, nv] = tag(*ov, path + ".outputs[0]." + ot);
-      if (nt != "as_name") fail(path + ".outputs[0]", "expected as_name");
-      single = get_str(*nv, path + ".outputs[0]." + ot + ".as_name");
+      auto [nt, nv] = tag(*ov, pt);
+      if (nt != "as_name") fail(po, "expected as_name");
+      single = get_str(*nv, pt / "as_name");
       sym_single = ot == "as_sym_int";
     } else if (ot == "as_tensors") {
       tuple = true;
       size_t k = 0;
-      for (const auto& e : arr(*ov, path + ".outputs[0].as_tensors")) {
-        const std::string pe = fe::detail::cat(path, ".outputs[0].as_tensors[", k++, "]");
-        std::string en = tensor_name(e, pe);
+      for (const auto& e : arr(*ov, pt)) {
+        const Path pe = pt[k++];
+        const std::string_view en = tensor_name(e, pe);
         vals.push_back(tensor_meta(en, pe));
-        elems.push_back(std::move(en));
+        elems.push_back(en);
       }
-    } else if (ot != "as_none") {
-      fail(path + ".outputs[0]", "unsupported output kind '" + ot + "'");
+    } else if (ot == "as_none") {
+      none_out = true;
+    } else {
+      fail(po, "unsupported output kind '" + std::string(ot) + "'");
     }
   } else if (outputs.size() > 1) {
     tuple = true;
-    for (size_t k = 0; k < outputs.size(); ++k) element(outputs[k], fe::detail::cat(path, ".outputs[", k, "]"));
+    for (size_t k = 0; k < outputs.size(); ++k) element(outputs[k], pouts[k]);
   }
   // The node takes its single output's name (sync_fx_node), else the serialized one; a node whose
   // one output is None is renamed "<target>_unused" (deserialize_outputs' _rename).
-  const bool none_out = !tuple && outputs.size() == 1 && outputs[0].is_object() && outputs[0].contains("as_none");
-  if (none_out) name.clear();
-  const std::string hint = single ? *single : !name.empty() ? name : c->node_name + (none_out ? "_unused" : "");
+  if (none_out) name = {};
+  const std::string hint = single ? std::string(*single) : !name.empty() ? std::string(name) : c->node_name + (none_out ? "_unused" : "");
   Node* n = cur().g->call_other(*c, std::move(args), std::move(kwargs), tuples, tuple, std::move(vals), hint);
   if (sym_single) n->sym_val = sym_value(*single, path);
   if (single || !name.empty()) define(single ? *single : name, n, path);
   else if (!cur().nodes.emplace(n->name(), n).second) fail(path, "name '" + n->name() + "' is defined twice");
-  read_metadata(n, opt(sn, "metadata"), path + ".metadata");
+  read_metadata(n, opt(sn, "metadata"), path / "metadata");
   // get_attr arguments carry no metadata of their own: they take the call's (serialize.py).
   for (Node* in : n->inputs())
     if (in->op() == NodeOp::GetAttr) {
