@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <nlohmann/json.hpp>
 
 #include "fakeexport/core/error.h"
@@ -23,44 +24,57 @@ namespace fe::serde {
 bool is_graph_only(const ZipReader& zip);
 namespace {
 
+/// Names one payload config entry in messages: "<archive>:<config>: config['<fqn>']<suffix>",
+/// built only when a check fails (an archive lists a thousand entries).
+struct EntryName {
+  const std::string& archive;
+  const std::string& config;
+  std::string_view fqn;
+  std::string operator()(std::string_view suffix = {}) const {
+    return fe::detail::cat(archive, ":", config, ": config['", fqn, "']", suffix);
+  }
+};
+
 /// An int, or a SymInt union holding one ({"as_int": 3}); anything else names `where`.
-int64_t json_int(const json::Value& j, const std::string& where) {
-  if (const json::Value* v = j.find("as_int")) return json_int(*v, where);
-  if (!j.is_number_integer() || j.is_number_unsigned())
-    throw FormatError(where + ": expected an integer, got " + std::string(j.type_name()) + " " + std::string(j.raw()));
-  return j.as_int();
+int64_t json_int(const json::Value& j, const EntryName& where, std::string_view field) {
+  if (j.kind() == json::Kind::Integer) return j.as_int();
+  if (const json::Value* v = j.find("as_int")) return json_int(*v, where, field);
+  throw FormatError(where(field) + ": expected an integer, got " + std::string(j.type_name()) + " " + std::string(j.raw()));
 }
 
 /// Bytes a tensor with this serialized TensorMeta addresses in its storage.
-int64_t required_bytes(const json::Value* meta, const std::string& where) {
-  if (!meta || !meta->is_object() || !meta->contains("sizes") || !meta->contains("strides") || !meta->contains("dtype"))
-    throw FormatError(where + ": tensor_meta lacks sizes/strides/dtype");
-  auto dt = dtype_from_serialized(json_int(meta->at("dtype"), where + ".dtype"));
-  if (!dt) throw FormatError(where + ".dtype: unknown dtype " + std::string(meta->at("dtype").raw()));
-  const json::Value& sizes = meta->at("sizes");
-  const json::Value& strides = meta->at("strides");
-  if (!sizes.is_array() || !strides.is_array() || sizes.size() != strides.size())
-    throw FormatError(where + ": sizes and strides must be arrays of the same length");
+int64_t required_bytes(const json::Value* meta, const EntryName& where) {
+  const json::Value* dtype = meta ? meta->find("dtype") : nullptr;
+  const json::Value* sizes = meta ? meta->find("sizes") : nullptr;
+  const json::Value* strides = meta ? meta->find("strides") : nullptr;
+  if (!dtype || !sizes || !strides) throw FormatError(where(".tensor_meta") + ": tensor_meta lacks sizes/strides/dtype");
+  auto dt = dtype_from_serialized(json_int(*dtype, where, ".tensor_meta.dtype"));
+  if (!dt) throw FormatError(where(".tensor_meta.dtype") + ": unknown dtype " + std::string(dtype->raw()));
+  if (!sizes->is_array() || !strides->is_array() || sizes->size() != strides->size())
+    throw FormatError(where(".tensor_meta") + ": sizes and strides must be arrays of the same length");
   const json::Value* so = meta->find("storage_offset");
-  int64_t len = 1 + (so ? json_int(*so, where + ".storage_offset") : 0);
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    const int64_t s = json_int(sizes[i], where + ".sizes"), st = json_int(strides[i], where + ".strides");
-    if (s < 0 || st < 0) throw FormatError(where + ": negative size or stride");
+  int64_t len = 1 + (so ? json_int(*so, where, ".tensor_meta.storage_offset") : 0);
+  for (size_t i = 0; i < sizes->size(); ++i) {
+    const int64_t s = json_int((*sizes)[i], where, ".tensor_meta.sizes");
+    const int64_t st = json_int((*strides)[i], where, ".tensor_meta.strides");
+    if (s < 0 || st < 0) throw FormatError(where(".tensor_meta") + ": negative size or stride");
     if (s == 0) return 0;
     int64_t term;
     if (__builtin_mul_overflow(s - 1, st, &term) || __builtin_add_overflow(len, term, &len))
-      throw FormatError(where + ": storage size overflows int64");
+      throw FormatError(where(".tensor_meta") + ": storage size overflows int64");
   }
   int64_t bytes;
-  if (__builtin_mul_overflow(len, itemsize(*dt), &bytes)) throw FormatError(where + ": storage bytes overflow int64");
+  if (__builtin_mul_overflow(len, itemsize(*dt), &bytes))
+    throw FormatError(where(".tensor_meta") + ": storage bytes overflow int64");
   return bytes;
 }
 
 /// A boolean field, false when absent; mistyped, an error naming it.
-bool json_flag(const json::Value& item, std::string_view key, const std::string& where) {
+bool json_flag(const json::Value& item, std::string_view key, const EntryName& where) {
   const json::Value* v = item.find(key);
   if (!v || v->is_null()) return false;
-  if (!v->is_boolean()) throw FormatError(where + "." + std::string(key) + ": expected a bool, got " + std::string(v->raw()));
+  if (!v->is_boolean())
+    throw FormatError(where(fe::detail::cat(".", key)) + ": expected a bool, got " + std::string(v->raw()));
   return v->as_bool();
 }
 
@@ -88,54 +102,57 @@ void read_payloads(const ZipReader& zip, const std::string& dir, std::vector<std
   }
   const json::Value* cfg = doc.root().find("config");
   if (!cfg || !cfg->is_object()) throw FormatError(zip.path() + ":" + cfg_name + ": expected {\"config\": {...}}");
-  std::map<std::string, Tensor> by_payload;  // tied names share one payload and one tensor
-  for (const auto& [fqn_view, item] : cfg->members()) {
-    const std::string fqn(fqn_view);
-    const std::string where = zip.path() + ":" + cfg_name + ": config['" + fqn + "']";
+  std::map<std::string, Tensor, std::less<>> by_payload;  // tied names share one payload and one tensor
+  // Each config entry finds its slot by name (a linear scan per entry is quadratic on big programs).
+  std::unordered_map<std::string_view, size_t> slot_of;
+  slot_of.reserve(slots.size());
+  for (size_t i = 0; i < slots.size(); ++i) slot_of.emplace(slots[i].first, i);  // the first of equal names
+  std::string entry;
+  for (const auto& [fqn, item] : cfg->members()) {
+    const EntryName where{zip.path(), cfg_name, fqn};
     const json::Value* pn = item.find("path_name");
-    if (!item.is_object() || !pn || !pn->is_string()) throw FormatError(where + ": missing path_name");
+    if (!item.is_object() || !pn || !pn->is_string()) throw FormatError(where() + ": missing path_name");
     if (json_flag(item, "use_pickle", where)) {
       out.weights_present = false;
-      out.weights_note = "'" + fqn + "' is pickled (use_pickle); pickled weights are not supported";
+      out.weights_note = "'" + std::string(fqn) + "' is pickled (use_pickle); pickled weights are not supported";
       continue;
     }
-    const std::string entry = dir + std::string(pn->as_string());
+    entry.assign(dir).append(pn->as_string());
     const ZipEntry* e = zip.find(entry);
-    if (!e) throw FormatError(where + ": payload entry '" + entry + "' is missing");
-    const int64_t need = required_bytes(item.find("tensor_meta"), where + ".tensor_meta");
+    if (!e) throw FormatError(where() + ": payload entry '" + entry + "' is missing");
+    const int64_t need = required_bytes(item.find("tensor_meta"), where);
     if (static_cast<int64_t>(e->size) < need) {
       if (e->size == 0) {
         out.weights_present = false;
-        out.weights_note = "the weights were saved from a fake program: '" + fqn + "' needs " + std::to_string(need) +
-                           " bytes but its payload '" + entry + "' is empty (PyTorch writes a 0-byte payload " +
-                           "for fake tensors and would load zeros)";
+        out.weights_note = fe::detail::cat("the weights were saved from a fake program: '", fqn, "' needs ", need,
+                                           " bytes but its payload '", entry, "' is empty (PyTorch writes a 0-byte ",
+                                           "payload for fake tensors and would load zeros)");
         continue;
       }
-      throw FormatError(where + ": payload '" + entry + "' has " + std::to_string(e->size) + " bytes but " +
+      throw FormatError(where() + ": payload '" + entry + "' has " + std::to_string(e->size) + " bytes but " +
                         std::to_string(need) + " are required");
     }
-    for (auto& [name, t] : slots) {
-      if (name != fqn) continue;
-      // Tied names (one payload) become one tensor, as in the saved module.
-      auto it = by_payload.find(entry);
-      if (it != by_payload.end() && it->second.meta() == t.meta()) {
-        t = it->second;
-        break;
-      }
-      if (!materialize) {
-        by_payload.emplace(entry, t);
-        break;
-      }
-      auto impl = std::make_shared<TensorImpl>();
-      impl->meta = t.meta();
-      impl->meta.device = kCPU;
-      if (!mapping) mapping = map_private(zip.path(), static_cast<size_t>(zip.file_size()));
-      impl->storage = std::make_shared<Storage>(mapping.get() + e->data_offset, static_cast<size_t>(need), mapping);
-      impl->is_parameter = json_flag(item, "is_param", where);
-      t = Tensor(std::move(impl));
-      by_payload.emplace(entry, t);
-      break;
+    auto slot = slot_of.find(fqn);
+    if (slot == slot_of.end()) continue;
+    Tensor& t = slots[slot->second].second;
+    // Tied names (one payload) become one tensor, as in the saved module.
+    auto it = by_payload.find(entry);
+    if (it != by_payload.end() && it->second.meta() == t.meta()) {
+      t = it->second;
+      continue;
     }
+    if (!materialize) {
+      by_payload.emplace(entry, t);
+      continue;
+    }
+    auto impl = std::make_shared<TensorImpl>();
+    impl->meta = t.meta();
+    impl->meta.device = kCPU;
+    if (!mapping) mapping = map_private(zip.path(), static_cast<size_t>(zip.file_size()));
+    impl->storage = std::make_shared<Storage>(mapping.get() + e->data_offset, static_cast<size_t>(need), mapping);
+    impl->is_parameter = json_flag(item, "is_param", where);
+    t = Tensor(std::move(impl));
+    by_payload.emplace(entry, t);
   }
 }
 
@@ -156,7 +173,7 @@ void bind_pickled(std::vector<TorchSaveTensor> tensors, std::vector<std::pair<st
 /// dict / constants as nested torch.save archives (read by the restricted reader).
 LoadedProgram load_legacy(const ZipReader& zip, const LoadOptions& opts) {
   LoadedProgram out;
-  const std::string text(zip.view("serialized_exported_program.json"));
+  const std::string_view text = zip.view("serialized_exported_program.json");
   Pt2Versions v;
   out.ep = program_from_json_text(text, {.source = zip.path() + ":serialized_exported_program.json", .versions = &v});
   out.schema_version = v.schema, out.torch_version = v.torch;
@@ -185,7 +202,7 @@ LoadedProgram load(const std::string& path, const LoadOptions& opts) {
   if (zip.contains(root + "archive_format"))
     FE_CHECK(zip.text(root + "archive_format") == "pt2", FormatError, path, ":", root,
              "archive_format: expected 'pt2', got '", zip.text(root + "archive_format"), "'");
-  const std::string text(zip.view(model_entry));
+  const std::string_view text = zip.view(model_entry);  // parsed in place: the mapping outlives the parse
   Pt2Versions v;
   out.ep = program_from_json_text(text, {.source = path + ":" + model_entry, .versions = &v});
   out.schema_version = v.schema, out.torch_version = v.torch;
