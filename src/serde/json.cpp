@@ -13,6 +13,8 @@
 #include <numeric>
 #include <utility>
 
+#include <sys/mman.h>
+
 #include "fakeexport/core/error.h"
 #include "fakeexport/serde/safetensors.h"  // fe::FormatError
 
@@ -129,6 +131,7 @@ class Parser {
     bool is_object;
   };
   static constexpr size_t kMaxChunk = size_t{8} << 20;
+  static constexpr size_t kHugeChunk = size_t{2} << 20;  // chunks this big are mapped, huge-page advised
 
   static Value make(Kind k, const char* raw, size_t raw_len, size_t count = 0) {
     Value v;
@@ -471,7 +474,16 @@ class Parser {
   }
   char* new_chunk(size_t bytes) {
     doc_.arena_bytes_ += bytes;
-    return doc_.chunks_.emplace_back(std::make_unique_for_overwrite<char[]>(bytes)).get();
+    if (bytes >= kHugeChunk) {
+      // A big document's arena is written once, front to back: transparent huge pages turn its
+      // thousands of first-touch page faults into a few (an 8 MiB chunk: 2,048 faults -> 4).
+      void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p != MAP_FAILED) {
+        ::madvise(p, bytes, MADV_HUGEPAGE);  // advice only: without THP the pages stay small
+        return doc_.chunks_.emplace_back(static_cast<char*>(p), Document::ChunkFree{bytes}).get();
+      }
+    }
+    return doc_.chunks_.emplace_back(new char[bytes], Document::ChunkFree{}).get();
   }
 
   [[noreturn]] void unterminated(const char* open) const {
@@ -522,6 +534,11 @@ Document& Document::operator=(Document&& o) noexcept {
   return *this;
 }
 Document::~Document() = default;
+
+void Document::ChunkFree::operator()(char* p) const {
+  if (size) ::munmap(p, size);
+  else delete[] p;
+}
 
 Document Document::parse(std::string_view text, std::string_view source) {
   Document doc;

@@ -205,7 +205,12 @@ class Document {
   friend class detail::Parser;
   std::unique_ptr<std::string> owned_;  // heap-held so that moving the Document keeps views valid
   std::string_view text_;
-  std::vector<std::unique_ptr<char[]>> chunks_;  // the arena
+  /// Frees an arena chunk: mapped chunks (size != 0) are unmapped, small ones deleted.
+  struct ChunkFree {
+    size_t size = 0;
+    void operator()(char* p) const;
+  };
+  std::vector<std::unique_ptr<char[], ChunkFree>> chunks_;  // the arena
   size_t arena_bytes_ = 0;
   const Value* root_;
 };
