@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include "fakeexport/core/error.h"
 
@@ -50,34 +51,43 @@ bool Node::multi_output() const {
 }
 
 std::string Graph::unique_name(std::string_view cand) {
+  // Each run of characters illegal in identifiers becomes one '_' (FX's regex substitution); a
+  // name that is already an identifier (every name of a loaded program) is used as is.
+  auto legal = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
   std::string c;
-  bool in_illegal_run = false;
-  for (char ch : cand) {
-    // Each run of characters illegal in identifiers becomes one '_' (FX's regex substitution).
-    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') {
-      c += ch;
-      in_illegal_run = false;
-    } else if (!in_illegal_run) {
-      c += '_';
-      in_illegal_run = true;
+  if (cand.empty() || !std::all_of(cand.begin(), cand.end(), legal)) {
+    bool in_illegal_run = false;
+    for (char ch : cand) {
+      if (legal(ch)) {
+        c += ch;
+        in_illegal_run = false;
+      } else if (!in_illegal_run) {
+        c += '_';
+        in_illegal_run = true;
+      }
     }
+    if (c.empty()) c = "_unnamed";
+  } else {
+    c = cand;
   }
-  if (c.empty()) c = "_unnamed";
   if (std::isdigit(static_cast<unsigned char>(c[0]))) c = "_" + c;
-  // Split a trailing _<digits> into base and number.
-  std::string base = c, name = c;
+  // Split a trailing _<digits> into base and number ("mul_5": "mul", 5).
+  std::string_view base = c;
+  std::string name = c;
   int64_t num = 0;
-  size_t us = c.rfind('_');
+  const size_t us = c.rfind('_');
   if (us != std::string::npos && us + 1 < c.size() && c.size() - us < 19 &&
       std::all_of(c.begin() + static_cast<long>(us) + 1, c.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
-    base = c.substr(0, us);
-    num = std::stoll(c.substr(us + 1));
-    name = base + "_" + std::to_string(num);
+    base = std::string_view(c).substr(0, us);
+    std::from_chars(c.data() + us + 1, c.data() + c.size(), num);
+    if (c[us + 1] == '0') name = std::string(base) + "_" + std::to_string(num);  // "x_007" -> "x_7"
   }
-  if (!num) num = base_count_[base];
-  while (used_names_.count(name) || illegal_names().count(name)) name = base + "_" + std::to_string(++num);
+  auto count = base_count_.try_emplace(std::string(base), 0).first;
+  if (!num) num = count->second;
+  const std::string_view stem = count->first;  // `base` views `c`, which the loop below may not outlive
+  while (used_names_.count(name) || illegal_names().count(name)) name = std::string(stem) + "_" + std::to_string(++num);
   used_names_.insert(name);
-  base_count_[base] = num;
+  count->second = num;
   return name;
 }
 
@@ -279,8 +289,11 @@ Node* Graph::output_node() const {
 }
 
 void Graph::lint() const {
+  // One inputs() per node; a user's arguments are scanned in place instead of building its input list.
   std::unordered_set<const Node*> seen;
-  std::unordered_set<std::string> names;
+  std::unordered_set<std::string_view> names;
+  seen.reserve(nodes_.size());
+  names.reserve(nodes_.size());
   bool past_placeholders = false;
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const Node* n = nodes_[i].get();
@@ -293,21 +306,20 @@ void Graph::lint() const {
     FE_INTERNAL_ASSERT(n->op() != NodeOp::Output || i + 1 == nodes_.size(), "lint: output node is not last");
     FE_INTERNAL_ASSERT(n->op() != NodeOp::CallFunction || n->target(), "lint: call_function '", n->name(),
                        "' without target");
-    FE_INTERNAL_ASSERT(n->op() != NodeOp::GetItem || (n->args().size() == 1 && n->inputs().size() == 1 &&
-                                                       n->inputs()[0]->multi_output()),
+    const std::vector<Node*> ins = n->inputs();
+    FE_INTERNAL_ASSERT(n->op() != NodeOp::GetItem || (n->args().size() == 1 && ins.size() == 1 && ins[0]->multi_output()),
                        "lint: getitem '", n->name(), "' must take one multi-output node");
-    for (const Node* in : n->inputs()) {
+    for (const Node* in : ins) {
       FE_INTERNAL_ASSERT(n->op() == NodeOp::GetItem || !in->multi_output(), "lint: '", n->name(),
                          "' uses multi-output '", in->name(), "' directly instead of through getitem");
-      FE_INTERNAL_ASSERT(seen.count(in), "lint: node '", n->name(), "' uses '", in->name(),
-                         "' before its definition");
+      FE_INTERNAL_ASSERT(seen.count(in), "lint: node '", n->name(), "' uses '", in->name(), "' before its definition");
       FE_INTERNAL_ASSERT(std::count(in->users().begin(), in->users().end(), n) == 1, "lint: '", in->name(),
                          "' does not list user '", n->name(), "' exactly once");
     }
     for (const Node* u : n->users()) {
-      auto ins = u->inputs();
-      FE_INTERNAL_ASSERT(std::find(ins.begin(), ins.end(), n) != ins.end(), "lint: '", n->name(),
-                         "' lists user '", u->name(), "' which does not use it");
+      bool uses = false;
+      for (const NodeArg& a : u->args()) for_each_node(a, [&](const Node* x) { uses = uses || x == n; });
+      FE_INTERNAL_ASSERT(uses, "lint: '", n->name(), "' lists user '", u->name(), "' which does not use it");
     }
     seen.insert(n);
   }

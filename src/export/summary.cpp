@@ -5,6 +5,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 #include <set>
 
 namespace fe {
@@ -20,8 +21,20 @@ nlohmann::json shape_json(const TensorMeta& m) {
 }
 
 void count_ops(const Graph& g, std::map<std::string, int64_t>& ops) {
-  for (const auto& n : g.nodes())
-    if (std::string t = node_target(*n); !t.empty()) ++ops[t];
+  // Counted by operator identity, then named once per distinct operator (a target name is built).
+  std::unordered_map<const void*, std::pair<const Node*, int64_t>> by_op;
+  for (const auto& n : g.nodes()) {
+    const void* id = n->op() == NodeOp::CallFunction ? static_cast<const void*>(n->target())
+                     : n->op() == NodeOp::CallOther  ? static_cast<const void*>(n->callable())
+                                                     : nullptr;
+    if (id) {
+      auto& [first, count] = by_op.try_emplace(id, n.get(), 0).first->second;
+      ++count;
+    } else if (std::string t = node_target(*n); !t.empty()) {
+      ++ops[t];
+    }
+  }
+  for (const auto& [id, e] : by_op) ops[node_target(*e.first)] += e.second;
 }
 
 /// Targets in any graph that we only know by their recorded metadata.
