@@ -119,6 +119,126 @@ TEST(Pt2SchemaErrors, EachSectionNamesTheField) {
   }
 }
 
+namespace {
+/// The index of the first input spec of `kind` ("buffer"); -1 when the program has none.
+int spec_index(const ordered_json& j, const char* list, const char* kind) {
+  const auto& specs = j["graph_module"]["signature"][list];
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (specs[i].contains(kind)) return static_cast<int>(i);
+  return -1;
+}
+}  // namespace
+
+// The rest of the schema: the top-level fields we do not use, the graph's value tables and flags,
+// graph inputs/outputs, node arguments, every input/output spec kind the archive holds, and the
+// module call graph's signature. Each mistyped or deleted field is named with its full path.
+TEST(Pt2SchemaErrors, EveryFieldKindIsTyped) {
+  const ordered_json base = model();
+  const size_t emb = node_index(base, "torch.ops.aten.embedding");
+  const std::string n_emb = "graph_module.graph.nodes[" + std::to_string(emb) + "] (embedding)";
+  const std::string first_tensor = base["graph_module"]["graph"]["tensor_values"].begin().key();
+  const std::string tv = "graph_module.graph.tensor_values." + first_tensor;
+  std::vector<Case> cases = {
+      {"torch_version", [](ordered_json& j) { j["torch_version"] = 2; }, "model.json: torch_version: expected a string, got integer 2"},
+      {"schema_version.minor", [](ordered_json& j) { j["schema_version"]["minor"] = "20"; },
+       "schema_version.minor: expected an integer, got string"},
+      {"verifiers", [](ordered_json& j) { j["verifiers"] = "TRAINING"; }, "verifiers: expected a list, got string"},
+      {"verifiers[0]", [](ordered_json& j) { j["verifiers"] = {1}; }, "verifiers[0]: expected a string, got integer 1"},
+      {"opset_version", [](ordered_json& j) { j["opset_version"] = {{"aten", "10"}}; },
+       "opset_version.aten: expected an integer, got string"},
+      {"range_constraints", [](ordered_json& j) { j["range_constraints"] = {1, 2}; },
+       "range_constraints: expected an object, got array"},
+      {"graph", [](ordered_json& j) { j["graph_module"]["graph"] = "g"; }, "graph_module.graph: expected an object, got string"},
+      {"graph.tensor_values", [](ordered_json& j) { graph(j).erase("tensor_values"); },
+       "graph_module.graph: missing field 'tensor_values'"},
+      {"graph.tensor_values.requires_grad", [&](ordered_json& j) { graph(j)["tensor_values"][first_tensor]["requires_grad"] = 1; },
+       tv + ".requires_grad: expected a bool, got integer 1"},
+      {"graph.tensor_values.sizes[0]", [&](ordered_json& j) { graph(j)["tensor_values"][first_tensor]["sizes"][0] = {{"as_int", "4"}}; },
+       tv + ".sizes[0].as_int: expected an integer, got string"},
+      {"graph.tensor_values.dtype", [&](ordered_json& j) { graph(j)["tensor_values"][first_tensor]["dtype"] = "float"; },
+       tv + ".dtype: expected an integer, got string"},
+      {"graph.sym_bool_values", [](ordered_json& j) { graph(j)["sym_bool_values"] = ordered_json::array(); },
+       "graph_module.graph.sym_bool_values: expected an object, got array"},
+      {"graph.sym_float_values", [](ordered_json& j) { graph(j)["sym_float_values"] = 1; },
+       "graph_module.graph.sym_float_values: expected an object, got integer 1"},
+      {"graph.custom_obj_values", [](ordered_json& j) { graph(j)["custom_obj_values"] = "x"; },
+       "graph_module.graph.custom_obj_values: expected an object, got string"},
+      {"graph.is_single_tensor_return", [](ordered_json& j) { graph(j)["is_single_tensor_return"] = "no"; },
+       "graph_module.graph.is_single_tensor_return: expected a bool, got string"},
+      {"graph.inputs[0]", [](ordered_json& j) { graph(j)["inputs"][0] = 5; }, "graph_module.graph.inputs[0]: expected a union"},
+      {"graph.inputs[0].as_tensor.name", [](ordered_json& j) { graph(j)["inputs"][0]["as_tensor"]["name"] = 5; },
+       "graph_module.graph.inputs[0].as_tensor.name: expected a string, got integer 5"},
+      {"graph.outputs[0]", [](ordered_json& j) { graph(j)["outputs"][0] = {{"as_tensor", {{"name", true}}}}; },
+       "graph_module.graph.outputs[0].as_tensor.name: expected a string, got boolean true"},
+      {"graph.nodes", [](ordered_json& j) { graph(j)["nodes"] = ordered_json::object(); },
+       "graph_module.graph.nodes: expected a list, got object"},
+      {"graph.nodes.target (missing)", [&](ordered_json& j) { graph(j)["nodes"][emb].erase("target"); },
+       "graph_module.graph.nodes[" + std::to_string(emb) + "]: missing field 'target'"},
+      {"graph.nodes.inputs.name", [&](ordered_json& j) { graph(j)["nodes"][emb]["inputs"][0].erase("name"); },
+       n_emb + ".inputs[0]: missing field 'name'"},
+      {"graph.nodes.inputs.kind", [&](ordered_json& j) { graph(j)["nodes"][emb]["inputs"][0]["kind"] = "1"; },
+       n_emb + ".inputs[0].kind: expected an integer, got string"},
+      {"graph.nodes.inputs.arg (missing)", [&](ordered_json& j) { graph(j)["nodes"][emb]["inputs"][0].erase("arg"); },
+       n_emb + ".inputs[0]: missing field 'arg'"},
+      {"graph.nodes.outputs[0]", [&](ordered_json& j) { graph(j)["nodes"][emb]["outputs"][0] = {{"as_tensor", {{"name", 9}}}}; },
+       n_emb + ".outputs[0].as_tensor.name: expected a string, got integer 9"},
+      {"graph.nodes.metadata", [&](ordered_json& j) { graph(j)["nodes"][emb]["metadata"] = ordered_json::array(); },
+       n_emb + ".metadata: expected an object, got array"},
+      {"graph.nodes.metadata.nn_module_stack", [&](ordered_json& j) { graph(j)["nodes"][emb]["metadata"]["nn_module_stack"] = 1; },
+       n_emb + ".metadata.nn_module_stack: expected a string, got integer 1"},
+      {"signature", [](ordered_json& j) { j["graph_module"].erase("signature"); }, "graph_module: missing field 'signature'"},
+      {"signature.output_specs", [](ordered_json& j) { j["graph_module"]["signature"]["output_specs"] = "o"; },
+       "graph_module.signature.output_specs: expected a list, got string"},
+      {"signature.output_specs.user_output", [](ordered_json& j) {
+         j["graph_module"]["signature"]["output_specs"][0]["user_output"]["arg"]["as_tensor"]["name"] = 3;
+       }, "graph_module.signature.output_specs[0].user_output.arg.as_tensor.name: expected a string, got integer 3"},
+      {"module_call_graph", [](ordered_json& j) { j["graph_module"]["module_call_graph"] = 0; },
+       "graph_module.module_call_graph: expected a list, got integer 0"},
+      {"module_call_graph.signature.inputs", [](ordered_json& j) {
+         j["graph_module"]["module_call_graph"][0]["signature"]["inputs"] = ordered_json::object();
+       }, "graph_module.module_call_graph[0].signature.inputs: expected a list, got object"},
+      {"module_call_graph.signature.forward_arg_names", [](ordered_json& j) {
+         j["graph_module"]["module_call_graph"][0]["signature"]["forward_arg_names"] = {1};
+       }, "graph_module.module_call_graph[0].signature.forward_arg_names[0]: expected a string, got integer 1"},
+      {"module_call_graph.signature.out_spec", [](ordered_json& j) {
+         j["graph_module"]["module_call_graph"][0]["signature"].erase("out_spec");
+       }, "graph_module.module_call_graph[0].signature: missing field 'out_spec'"},
+  };
+  // Input specs: one mistyped field of each kind the archive holds (named, found, not assumed).
+  const struct {
+    const char* kind;
+    const char* field;
+    ordered_json bad;
+    const char* got;
+  } spec_fields[] = {{"parameter", "parameter_name", 1, "expected a string, got integer 1"},
+                     {"buffer", "persistent", "yes", "expected a bool, got string"},
+                     {"buffer", "buffer_name", ordered_json::array(), "expected a string, got array"},
+                     {"tensor_constant", "tensor_constant_name", 2, "expected a string, got integer 2"},
+                     {"user_input", "arg", 3, "expected a union (an object with one key)"}};
+  size_t spec_cases = 0;
+  for (const auto& f : spec_fields) {
+    const int found = spec_index(base, "input_specs", f.kind);
+    if (found < 0) continue;
+    const size_t i = static_cast<size_t>(found);
+    ++spec_cases;
+    const std::string at = "graph_module.signature.input_specs[" + std::to_string(i) + "]." + f.kind + "." + f.field;
+    cases.push_back({f.kind, [i, f](ordered_json& j) { j["graph_module"]["signature"]["input_specs"][i][f.kind][f.field] = f.bad; },
+                     at + ": " + f.got});
+    cases.push_back({f.kind, [i, f](ordered_json& j) { j["graph_module"]["signature"]["input_specs"][i][f.kind].erase(f.field); },
+                     "graph_module.signature.input_specs[" + std::to_string(i) + "]." + f.kind + ": missing field '" +
+                         f.field + "'"});
+  }
+  EXPECT_GE(spec_cases, 3u) << "the archive should hold parameters, buffers or constants, and user inputs";
+  for (const Case& c : cases) {
+    ordered_json j = base;
+    c.alter(j);
+    const std::string msg = read_error(j);
+    EXPECT_NE(msg.find(c.names), std::string::npos) << c.section << ": got '" << msg << "', want it to name '" << c.names << "'";
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << c.section << ": one line";
+    EXPECT_EQ(msg.rfind("model.json: ", 0), 0u) << c.section << ": " << msg;
+  }
+}
+
 TEST(Pt2SchemaErrors, NotJsonAndWrongRoot) {
   EXPECT_NE(read_error(ordered_json::array()).find("model.json: <root>: expected an object, got array"), std::string::npos);
   try {
