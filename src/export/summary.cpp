@@ -3,21 +3,114 @@
 
 #include "fakeexport/export/check.h"
 
+#include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
-#include <unordered_map>
 #include <set>
+#include <unordered_map>
+#include <utility>
 
 namespace fe {
 namespace {
 
-nlohmann::json shape_json(const TensorMeta& m) {
-  nlohmann::json a = nlohmann::json::array();
-  for (const SymInt& s : m.sizes) {
-    if (auto v = s.maybe_int()) a.push_back(*v);
-    else a.push_back(s.str());
+/// JSON text in nlohmann's dump() layout (compact with indent -1, else `indent` spaces per level),
+/// written directly: building an ordered_json of a thousand inputs first cost more than the rest
+/// of the summary.
+class Writer {
+ public:
+  explicit Writer(int indent) : indent_(indent) {}
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+  Writer& key(std::string_view k) {
+    item();
+    string(k);
+    out_ += indent_ >= 0 ? ": " : ":";
+    after_key_ = true;
+    return *this;
   }
-  return a;
+  void value(std::string_view v) {
+    item();
+    string(v);
+  }
+  void value(int64_t v) {
+    item();
+    out_ += std::to_string(v);
+  }
+  void null() {
+    item();
+    out_ += "null";
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  // Before a value or a key: a comma after a sibling; when indenting, a new line.
+  void item() {
+    if (std::exchange(after_key_, false) || empty_.empty()) return;
+    if (!empty_.back()) out_ += ',';
+    empty_.back() = false;
+    newline(empty_.size());
+  }
+  void open(char c) {
+    item();
+    out_ += c;
+    empty_.push_back(true);
+  }
+  void close(char c) {
+    const bool empty = empty_.back();
+    empty_.pop_back();
+    if (!empty) newline(empty_.size());
+    out_ += c;
+  }
+  void newline(size_t depth) {
+    if (indent_ < 0) return;
+    out_ += '\n';
+    out_.append(depth * static_cast<size_t>(indent_), ' ');
+  }
+  // nlohmann's escaping: quote, backslash and control characters; other bytes as they are.
+  void string(std::string_view s) {
+    out_ += '"';
+    for (char ch : s) {
+      const auto c = static_cast<unsigned char>(ch);
+      switch (c) {
+        case '"': out_ += "\\\""; break;
+        case '\\': out_ += "\\\\"; break;
+        case '\b': out_ += "\\b"; break;
+        case '\f': out_ += "\\f"; break;
+        case '\n': out_ += "\\n"; break;
+        case '\r': out_ += "\\r"; break;
+        case '\t': out_ += "\\t"; break;
+        default:
+          if (c < 0x20) {
+            static constexpr char hex[] = "0123456789abcdef";
+            out_ += "\\u00";
+            out_ += hex[c >> 4];
+            out_ += hex[c & 15];
+          } else {
+            out_ += ch;
+          }
+      }
+    }
+    out_ += '"';
+  }
+  int indent_;
+  bool after_key_ = false;
+  std::vector<bool> empty_;  // per open container: nothing written in it yet
+  std::string out_;
+};
+
+void shape_json(Writer& w, const TensorMeta& m) {
+  w.begin_array();
+  for (const SymInt& s : m.sizes) {
+    if (auto v = s.maybe_int()) w.value(*v);
+    else w.value(s.str());
+  }
+  w.end_array();
+}
+
+void nullable(Writer& w, const std::string& s) {
+  if (s.empty()) w.null();
+  else w.value(s);
 }
 
 void count_ops(const Graph& g, std::map<std::string, int64_t>& ops) {
@@ -49,41 +142,47 @@ void opaque_targets(const Graph& g, std::set<std::string>& out) {
 }  // namespace
 
 std::string program_summary_json(const ExportedProgram& ep, const SummaryOptions& opts) {
-  nlohmann::ordered_json j;
-  j["schema_version"] = opts.schema_version;
-  j["torch_version"] = opts.torch_version;
-  j["nodes"] = ep.graph.size();
+  Writer w(opts.indent);
+  w.begin_object();
+  w.key("schema_version").value(opts.schema_version);
+  w.key("torch_version").value(opts.torch_version);
+  w.key("nodes").value(static_cast<int64_t>(ep.graph.size()));
   std::map<std::string, int64_t> ops;
   count_ops(ep.graph, ops);
-  j["ops"] = ops;
+  w.key("ops").begin_object();
+  for (const auto& [op, n] : ops) w.key(op).value(n);
+  w.end_object();
   std::set<std::string> opaque;
   opaque_targets(ep.graph, opaque);
-  j["opaque"] = opaque;
+  w.key("opaque").begin_array();
+  for (const std::string& t : opaque) w.value(t);
+  w.end_array();
 
   auto phs = ep.graph.placeholders();
   std::map<std::string, const Tensor*> state;
   for (const auto& [k, t] : ep.state_dict) state[k] = &t;
   for (const auto& [k, t] : ep.constants) state.emplace(k, &t);
-  nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
   std::map<std::string, std::pair<int64_t, int64_t>> devices;  // device -> (parameter, buffer) bytes
   int64_t param_count = 0, param_bytes = 0;
   std::set<const void*> seen_storage;  // tied weights share one storage: count it once
+  w.key("inputs").begin_array();
   for (size_t i = 0; i < ep.signature.inputs.size() && i < phs.size(); ++i) {
     const InputSpec& s = ep.signature.inputs[i];
-    nlohmann::ordered_json in;
-    in["name"] = s.name;
-    in["kind"] = input_kind_name(s.kind);
-    in["target"] = s.target.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.target);
+    w.begin_object();
+    w.key("name").value(s.name);
+    w.key("kind").value(input_kind_name(s.kind));
+    nullable(w.key("target"), s.target);
     if (phs[i]->val.size() != 1) {  // a constant, symbolic int, custom object or token
-      in["value"] = s.constant ? nlohmann::ordered_json(s.constant->repr) : nlohmann::ordered_json(nullptr);
-      inputs.push_back(std::move(in));
+      if (s.constant) w.key("value").value(s.constant->repr);
+      else w.key("value").null();
+      w.end_object();
       continue;
     }
     const TensorMeta& m = phs[i]->val[0];
-    in["shape"] = shape_json(m);
-    in["dtype"] = dtype_name(m.dtype);
-    in["device"] = m.device.str();
-    inputs.push_back(std::move(in));
+    shape_json(w.key("shape"), m);
+    w.key("dtype").value(dtype_name(m.dtype));
+    w.key("device").value(m.device.str());
+    w.end_object();
     if (s.kind != InputKind::Parameter && s.kind != InputKind::Buffer) continue;
     auto it = state.find(s.target);
     const void* key = it != state.end() && it->second->impl() ? static_cast<const void*>(it->second->impl()) : &s;
@@ -100,23 +199,47 @@ std::string program_summary_json(const ExportedProgram& ep, const SummaryOptions
       d.second += bytes;
     }
   }
-  j["inputs"] = std::move(inputs);
-  nlohmann::ordered_json outputs = nlohmann::ordered_json::array();
-  for (const OutputSpec& s : ep.signature.outputs)
-    outputs.push_back({{"name", s.name},
-                       {"kind", output_kind_name(s.kind)},
-                       {"target", s.target.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.target)}});
-  j["outputs"] = std::move(outputs);
-  nlohmann::ordered_json devs = nlohmann::ordered_json::object();
-  for (const auto& [dev, b] : devices) devs[dev] = {{"parameter_bytes", b.first}, {"buffer_bytes", b.second}};
-  j["devices"] = std::move(devs);
-  j["parameters"] = {{"count", param_count}, {"bytes", param_bytes}};
-  nlohmann::ordered_json rc = nlohmann::ordered_json::object();
-  for (const auto& [k, r] : ep.range_constraints)
-    rc[k] = {r.lo == sym::kNegInf ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.lo),
-             r.hi == sym::kPosInf ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.hi)};
-  j["range_constraints"] = std::move(rc);
-  return j.dump(opts.indent);
+  w.end_array();
+  w.key("outputs").begin_array();
+  for (const OutputSpec& s : ep.signature.outputs) {
+    w.begin_object();
+    w.key("name").value(s.name);
+    w.key("kind").value(output_kind_name(s.kind));
+    nullable(w.key("target"), s.target);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("devices").begin_object();
+  for (const auto& [dev, b] : devices) {
+    w.key(dev).begin_object();
+    w.key("parameter_bytes").value(b.first);
+    w.key("buffer_bytes").value(b.second);
+    w.end_object();
+  }
+  w.end_object();
+  w.key("parameters").begin_object();
+  w.key("count").value(param_count);
+  w.key("bytes").value(param_bytes);
+  w.end_object();
+  // One entry per name, at its first position with its last range (as assigning into a JSON object).
+  std::vector<std::pair<std::string_view, sym::ValueRange>> rc;
+  for (const auto& [k, r] : ep.range_constraints) {
+    auto same = std::find_if(rc.begin(), rc.end(), [&](const auto& e) { return e.first == k; });
+    if (same != rc.end()) same->second = r;
+    else rc.emplace_back(k, r);
+  }
+  w.key("range_constraints").begin_object();
+  for (const auto& [k, r] : rc) {
+    w.key(k).begin_array();
+    if (r.lo == sym::kNegInf) w.null();
+    else w.value(r.lo);
+    if (r.hi == sym::kPosInf) w.null();
+    else w.value(r.hi);
+    w.end_array();
+  }
+  w.end_object();
+  w.end_object();
+  return w.take();
 }
 
 std::vector<DeviceTransfer> device_transfers(const ExportedProgram& ep) {
