@@ -207,8 +207,9 @@ void ZipReader::parse() {
              nlen, " + ", xlen, " + ", clen, " bytes) run past the end of the central directory");
     ZipEntry ent;
     ent.name.assign(reinterpret_cast<const char*>(c + kCentralSize), nlen);
-    const std::string ew = detail::cat(w, ": entry ", quote(ent.name));
-    auto fail = [&](const std::string& msg) { throw FormatError(detail::cat(ew, ": ", msg)); };
+    // Messages name the entry only when a check fails (an archive holds thousands of entries).
+    auto ew = [&] { return detail::cat(w, ": entry ", quote(ent.name)); };
+    auto fail = [&](const std::string& msg) { throw FormatError(detail::cat(ew(), ": ", msg)); };
     if (std::string why = zip_name_problem(ent.name); !why.empty()) fail("unsafe name: " + why);
     if (auto [it, fresh] = index_.emplace(ent.name, entries_.size()); !fresh)
       fail(detail::cat("duplicate name (entries #", it->second, " and #", i, ")"));
@@ -218,7 +219,7 @@ void ZipReader::parse() {
     if (method != 0)
       fail(detail::cat("is compressed (method ", method, ", ", method_name(method),
                        "): PT2 archives store every entry uncompressed (method 0)"));
-    FE_CHECK(edisk == 0 || edisk == 0xffff, FormatError, ew, ": lies on disk ", edisk,
+    FE_CHECK(edisk == 0 || edisk == 0xffff, FormatError, ew(), ": lies on disk ", edisk,
              ": multi-disk archives are not supported");
     auto z64 = zip64_field(std::span(c + kCentralSize + nlen, xlen), fail);
     size_t z64_at = 0;
@@ -233,9 +234,9 @@ void ZipReader::parse() {
     if (usize == 0xffffffff) usize = take64("size");
     if (csize == 0xffffffff) csize = take64("compressed size");
     if (lofs == 0xffffffff) lofs = take64("local header offset");
-    FE_CHECK(usize <= kInt64Max, FormatError, ew, ": size ", usize, " overflows int64");
-    FE_CHECK(csize == usize, FormatError, ew, ": stored entry has compressed size ", csize, " but size ", usize);
-    FE_CHECK(lofs <= kInt64Max, FormatError, ew, ": local header offset ", lofs, " overflows int64");
+    FE_CHECK(usize <= kInt64Max, FormatError, ew(), ": size ", usize, " overflows int64");
+    FE_CHECK(csize == usize, FormatError, ew(), ": stored entry has compressed size ", csize, " but size ", usize);
+    FE_CHECK(lofs <= kInt64Max, FormatError, ew(), ": local header offset ", lofs, " overflows int64");
     ent.header_offset = lofs;
     ent.size = usize;
     ent.crc32 = crc;
@@ -248,26 +249,26 @@ void ZipReader::parse() {
 
   // Local headers: they must agree with the central directory, and the data must lie before it.
   for (auto& ent : entries_) {
-    const std::string ew = detail::cat(w, ": entry ", quote(ent.name));
+    auto ew = [&] { return detail::cat(w, ": entry ", quote(ent.name)); };
     const uint64_t h = ent.header_offset;
-    FE_CHECK(h <= cd_ofs && cd_ofs - h >= kLocalSize, FormatError, ew, ": local header at offset ", h,
+    FE_CHECK(h <= cd_ofs && cd_ofs - h >= kLocalSize, FormatError, ew(), ": local header at offset ", h,
              " does not fit before the central directory (offset ", cd_ofs, ")");
     const std::byte* l = base + h;
-    FE_CHECK(rd32(l) == kLocalSig, FormatError, ew, ": bad local header signature ", hex(rd32(l), 8), " at offset ", h,
+    FE_CHECK(rd32(l) == kLocalSig, FormatError, ew(), ": bad local header signature ", hex(rd32(l), 8), " at offset ", h,
              " (expected 0x04034b50)");
     const uint16_t flags = rd16(l + 6), method = rd16(l + 8), nlen = rd16(l + 26), xlen = rd16(l + 28);
     const uint32_t crc = rd32(l + 14);
     uint64_t csize = rd32(l + 18), usize = rd32(l + 22);
-    FE_CHECK(cd_ofs - h - kLocalSize >= static_cast<uint64_t>(nlen) + xlen, FormatError, ew, ": local header at offset ",
+    FE_CHECK(cd_ofs - h - kLocalSize >= static_cast<uint64_t>(nlen) + xlen, FormatError, ew(), ": local header at offset ",
              h, ": its name and extra field (", nlen, " + ", xlen, " bytes) run into the central directory");
     std::string_view lname(reinterpret_cast<const char*>(l + kLocalSize), nlen);
-    FE_CHECK(lname == ent.name, FormatError, ew, ": local header at offset ", h, " names it ", quote(lname),
+    FE_CHECK(lname == ent.name, FormatError, ew(), ": local header at offset ", h, " names it ", quote(lname),
              " (local and central headers disagree)");
-    FE_CHECK(method == 0, FormatError, ew, ": local header gives compression method ", method, " (", method_name(method),
+    FE_CHECK(method == 0, FormatError, ew(), ": local header gives compression method ", method, " (", method_name(method),
              ") but the central directory gives 0 (local and central headers disagree)");
-    FE_CHECK(flags == ent.flags, FormatError, ew, ": local header flags ", hex(flags, 4), " differ from the central ",
+    FE_CHECK(flags == ent.flags, FormatError, ew(), ": local header flags ", hex(flags, 4), " differ from the central ",
              "directory's ", hex(ent.flags, 4), " (local and central headers disagree)");
-    auto fail = [&](const std::string& msg) { throw FormatError(detail::cat(ew, ": local header: ", msg)); };
+    auto fail = [&](const std::string& msg) { throw FormatError(detail::cat(ew(), ": local header: ", msg)); };
     auto z64 = zip64_field(std::span(l + kLocalSize + nlen, xlen), fail);
     if (!(flags & kFlagDescriptor)) {
       // No data descriptor: the local header carries the real CRC and sizes.
@@ -280,19 +281,19 @@ void ZipReader::parse() {
       };
       take64(usize);
       take64(csize);
-      FE_CHECK(crc == ent.crc32 && usize == ent.size && csize == ent.size, FormatError, ew, ": local header gives crc ",
+      FE_CHECK(crc == ent.crc32 && usize == ent.size && csize == ent.size, FormatError, ew(), ": local header gives crc ",
                hex(crc, 8), ", size ", usize, ", compressed size ", csize, " but the central directory gives crc ",
                hex(ent.crc32, 8), " and size ", ent.size, " (local and central headers disagree)");
     } else {
       // With a data descriptor the local fields are zero (miniz, PyTorch) or repeat the real values.
-      FE_CHECK(crc == 0 || crc == ent.crc32, FormatError, ew, ": local header crc ", hex(crc, 8),
+      FE_CHECK(crc == 0 || crc == ent.crc32, FormatError, ew(), ": local header crc ", hex(crc, 8),
                " differs from the central directory's ", hex(ent.crc32, 8), " (local and central headers disagree)");
       for (uint64_t v : {csize, usize})
-        FE_CHECK(v == 0 || v == 0xffffffff || v == ent.size, FormatError, ew, ": local header size ", v,
+        FE_CHECK(v == 0 || v == 0xffffffff || v == ent.size, FormatError, ew(), ": local header size ", v,
                  " differs from the central directory's ", ent.size, " (local and central headers disagree)");
     }
     ent.data_offset = h + kLocalSize + nlen + xlen;
-    FE_CHECK(ent.size <= cd_ofs - ent.data_offset, FormatError, ew, ": data at offset ", ent.data_offset, " of ",
+    FE_CHECK(ent.size <= cd_ofs - ent.data_offset, FormatError, ew(), ": data at offset ", ent.data_offset, " of ",
              ent.size, " bytes runs past the start of the central directory (offset ", cd_ofs, ", file size ", size,
              ")");
   }
