@@ -221,10 +221,9 @@ SymInt Reader::sym_int(const OJ& v, const Path& path) {
 }
 
 TensorMeta Reader::tensor_meta(std::string_view name, const Path& user) {
-  auto it = cur().tensor_values.find(name);
-  if (it == cur().tensor_values.end())
-    fail(user, "tensor '" + std::string(name) + "' has no entry in " + cur().path->str() + ".tensor_values");
-  const OJ& v = *it->second;
+  const OJ* found = cur().tensor_values->find(name);
+  if (!found) fail(user, "tensor '" + std::string(name) + "' has no entry in " + cur().path->str() + ".tensor_values");
+  const OJ& v = *found;
   const Path ptv = *cur().path / "tensor_values", p = ptv / name;
   obj(v, p);
   TensorMeta m;
@@ -291,11 +290,11 @@ Device Reader::device(const OJ& v, const Path& path) {
 }
 
 SymInt Reader::sym_value(std::string_view name, const Path& path) {
-  auto it = cur().sym_int_values.find(name);
-  if (it == cur().sym_int_values.end())
+  const OJ* found = cur().sym_int_values ? cur().sym_int_values->find(name) : nullptr;
+  if (!found)
     fail(path, "symbolic int '" + std::string(name) + "' has no entry in " + cur().path->str() + ".sym_int_values");
   const Path psv = *cur().path / "sym_int_values", p = psv / name;
-  return sym_int(*it->second, p);
+  return sym_int(*found, p);
 }
 
 // ---- signature, module call graph, state

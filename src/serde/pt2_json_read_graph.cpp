@@ -51,20 +51,10 @@ std::string py_complex_repr(double re, double im) {
 // ---- graphs
 void Reader::index_values(const OJ& graph, const Path& path) {
   Scope& s = cur();
-  const Path ptv = path / "tensor_values";
-  const OJ& tv = obj(req(graph, "tensor_values", path), ptv);
-  s.tensor_values.reserve(tv.size());
-  for (const auto& [k, v] : tv.members()) s.tensor_values.emplace(k, &v);  // the first of duplicates, as find()
-  auto index = [&](const char* field, std::unordered_map<std::string_view, const OJ*>& into) {
-    if (const OJ* sv = opt(graph, field)) {
-      obj(*sv, path / field);
-      for (const auto& [k, v] : sv->members()) into.emplace(k, &v);
-    }
-  };
-  index("sym_int_values", s.sym_int_values);
-  index("sym_bool_values", s.sym_bool_values);
-  index("sym_float_values", s.sym_float_values);
-  if (const OJ* co = opt(graph, "custom_obj_values")) obj(*co, path / "custom_obj_values");
+  s.tensor_values = &obj(req(graph, "tensor_values", path), path / "tensor_values");
+  for (const char* field : {"sym_int_values", "sym_bool_values", "sym_float_values", "custom_obj_values"})
+    if (const OJ* table = opt(graph, field)) obj(*table, path / field);
+  s.sym_int_values = opt(graph, "sym_int_values");
 }
 
 void Reader::read_graph(const OJ& graph, Graph& g, const Path& path, const OJ* specs) {

@@ -123,7 +123,10 @@ class Reader {
   struct Scope {
     Graph* g = nullptr;
     const Path* path = nullptr;  ///< the graph's path; lives on read_graph's caller's stack
-    std::unordered_map<std::string_view, const OJ*> tensor_values, sym_int_values, sym_bool_values, sym_float_values;
+    /// The graph's value tables (null when absent), looked up with find(): the parser indexes big
+    /// objects, so a table of 9,000 tensors costs no map of our own.
+    const OJ* tensor_values = nullptr;
+    const OJ* sym_int_values = nullptr;
     std::unordered_map<std::string_view, Node*> nodes;
   };
   Scope& cur() { return *scopes_.back(); }
