@@ -92,7 +92,11 @@ std::string Graph::unique_name(std::string_view cand) {
 }
 
 void Graph::add_uses(Node* n) {
-  for (Node* in : n->inputs()) in->users_.push_back(n);
+  // inputs() without its vector: n's own earlier push is the last user of an input it names twice.
+  for (const NodeArg& a : n->args_)
+    for_each_node(a, [&](Node* in) {
+      if (in->users_.empty() || in->users_.back() != n) in->users_.push_back(n);
+    });
 }
 
 void Graph::drop_uses(Node* n) {
