@@ -223,10 +223,10 @@ std::string program_summary_json(const ExportedProgram& ep, const SummaryOptions
   w.end_object();
   // One entry per name, at its first position with its last range (as assigning into a JSON object).
   std::vector<std::pair<std::string_view, sym::ValueRange>> rc;
-  for (const auto& [k, r] : ep.range_constraints) {
-    auto same = std::find_if(rc.begin(), rc.end(), [&](const auto& e) { return e.first == k; });
-    if (same != rc.end()) same->second = r;
-    else rc.emplace_back(k, r);
+  for (const auto& entry : ep.range_constraints) {
+    auto same = std::find_if(rc.begin(), rc.end(), [&](const auto& e) { return e.first == entry.first; });
+    if (same != rc.end()) same->second = entry.second;
+    else rc.emplace_back(entry.first, entry.second);
   }
   w.key("range_constraints").begin_object();
   for (const auto& [k, r] : rc) {

@@ -309,9 +309,10 @@ void Reader::read_signature(const OJ& sig, const Path& path) {
     auto [t, v] = tag(spec, p);
     const Path pt = p / t, parg = pt / "arg";
     InputSpec s{InputKind::UserInput, "", "", true, nullptr};
+    const OJ* body = v;  // a structured binding; lambdas capture the pointer (clang 15)
     auto str = [&](const char* field) {
       const Path pf = pt / field;
-      return std::string(get_str(req(*v, field, pt), pf));
+      return std::string(get_str(req(*body, field, pt), pf));
     };
     if (t == "user_input") {
       auto [at, av] = tag(req(*v, "arg", pt), parg);
