@@ -127,3 +127,33 @@ TEST(CheckCli, CleanArchiveExitsZeroCorruptOneBadInputTwo) {
   EXPECT_EQ(fe_test::run_cli("check " + fixture("seed_mlp.txt")).rc, 2);
   EXPECT_EQ(fe_test::run_cli("check").rc, 2);
 }
+
+namespace {
+/// models/model.json of a corpus archive PyTorch wrote.
+ordered_json corpus_json(const std::string& name) {
+  serde::ZipReader z(std::string(FE_FIXTURES_DIR) + "/corpus/" + name + ".pt2");
+  const std::string want = std::string(z.root()) + "/models/model.json";
+  for (const auto& e : z.entries())
+    if (e.name == want) {
+      const auto d = z.data(e);
+      return ordered_json::parse(std::string(reinterpret_cast<const char*>(d.data()), d.size()));
+    }
+  ADD_FAILURE() << name << " has no " << want;
+  return {};
+}
+}  // namespace
+
+TEST(Check, AlteredHigherOrderResultsAreNamed) {
+  // scan: a stacked per-step output has the scanned length (7) as its leading dim.
+  ordered_json j = corpus_json("hop_scan");
+  value(j, "getitem_2")["sizes"][0]["as_int"] = 6;
+  EXPECT_EQ(only_mismatch(j), "scan output 2 shape [6, 2, 5] [7, 2, 5]");
+  // while_loop: the results keep the carried values' dtype.
+  j = corpus_json("hop_while_loop");
+  value(j, "getitem_1")["dtype"] = 13;  // bfloat16
+  EXPECT_EQ(only_mismatch(j), "while_loop output 1 dtype bfloat16 float32");
+  // with_effects: output 0 is the token, torch.tensor([]).
+  j = corpus_json("hop_effects");
+  value(j, "getitem")["sizes"][0]["as_int"] = 1;
+  EXPECT_EQ(only_mismatch(j), "with_effects token f32[1] f32[0]");
+}

@@ -134,12 +134,12 @@ Node* Graph::call(const OpDef& op, std::vector<NodeArg> args, std::string_view n
   return insert(std::move(n), before);
 }
 
-Node* Graph::getitem(Node* src, int64_t index, Node* before) {
+Node* Graph::getitem(Node* src, int64_t index, Node* before, std::string_view name_hint) {
   FE_INTERNAL_ASSERT(src->multi_output() && index >= 0 && index < static_cast<int64_t>(src->val.size()),
                      "getitem ", index, " of '", src->name(), "' which has ", src->val.size(), " values");
   auto n = std::make_unique<Node>();
   n->op_ = NodeOp::GetItem;
-  n->name_ = unique_name("getitem");
+  n->name_ = unique_name(name_hint);
   n->index_ = index;
   n->args_.push_back(src);
   n->val.push_back(src->val[static_cast<size_t>(index)]);

@@ -288,7 +288,7 @@ void print_program(std::ostream& os, const ExportedProgram& ep, const PrintOptio
   os << "    \nGraph signature:\n    # inputs\n";
   for (const InputSpec& s : ep.signature.inputs) {
     os << "    " << s.name << ": " << input_kind_name(s.kind);
-    if (s.kind != InputKind::UserInput) os << " target='" << s.target << "'";
+    if (s.kind != InputKind::UserInput && s.kind != InputKind::Token) os << " target='" << s.target << "'";
     if (s.kind == InputKind::Buffer) os << " persistent=" << (s.persistent ? "True" : "False");
     os << "\n";
   }

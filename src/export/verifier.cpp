@@ -145,7 +145,7 @@ class Checker {
 
   /// Compares one value field by field; true when equal.
   bool compare(const Node& n, const std::string& graph, const TensorMeta& rec, const TensorMeta& com,
-               const std::string& prefix = {}) {
+               const std::string& prefix = {}, bool with_offset = true) {
     bool ok = true;
     auto diff = [&](const char* field, std::string a, std::string b) {
       mismatch(n, graph, prefix + field, std::move(a), std::move(b));
@@ -153,7 +153,7 @@ class Checker {
     };
     if (!same_dims(rec.sizes, com.sizes, nullptr, true)) diff("shape", dims_str(rec.sizes), dims_str(com.sizes));
     else if (!same_dims(rec.strides, com.strides, ep_.shape_env.get())) diff("stride", dims_str(rec.strides), dims_str(com.strides));
-    if (!rec.storage_offset.same_as(com.storage_offset))
+    if (with_offset && !rec.storage_offset.same_as(com.storage_offset))
       diff("storage_offset", rec.storage_offset.str(), com.storage_offset.str());
     if (rec.dtype != com.dtype) diff("dtype", std::string(dtype_name(rec.dtype)), std::string(dtype_name(com.dtype)));
     if (rec.device != com.device) diff("device", rec.device.str(), com.device.str());
@@ -201,6 +201,8 @@ class Checker {
           mismatch(n, path, "outputs", detail::cat("element ", k), detail::cat(src.val.size(), " elements"));
           return false;
         }
+        // A None element of a higher-order op's tuple (`as_none`): the op's own check covers it.
+        if (n.val.empty() && src.op() == NodeOp::CallOther) return true;
         if (n.val.size() != 1) {
           mismatch(n, path, "outputs", detail::cat(n.val.size(), " values"), "1 value");
           return false;
@@ -276,6 +278,24 @@ class Checker {
     if (again.outs.size() == 1 && again.outs[0].dtype == to) mo = std::move(again);
   }
 
+  /// The metadata view of a recorded argument. A symbolic scalar operand (`_assert_scalar(ge,
+  /// ...)`, `mul(x, sym_size)`) is its symbolic int, or for a comparison `true`: its truth is a
+  /// runtime assertion check cannot decide. `bad` says why a tensor operand is unusable.
+  static MetaValue meta_arg(const NodeArg& a, std::string& bad) {
+    if (auto* p = std::get_if<Node*>(&a); p && *p && (*p)->val.empty() && !(*p)->multi_output()) {
+      if ((*p)->sym_val) return *(*p)->sym_val;
+      return true;
+    }
+    return map_tensors<const TensorMeta*>(a, [&](Node* in) -> const TensorMeta* {
+      if (!in) return nullptr;
+      if (in->val.size() != 1 || in->multi_output()) {
+        bad = detail::cat("'", in->name(), "' is used as a tensor but holds ", in->val.size(), " values");
+        return nullptr;
+      }
+      return &in->val[0];
+    });
+  }
+
   bool check_call(const Node& n, const std::string& path) {
     const OpDef& op = *n.target();
     if (!op.meta) {
@@ -285,23 +305,7 @@ class Checker {
     std::vector<MetaValue> margs;
     margs.reserve(n.args().size());
     std::string bad;
-    for (const NodeArg& a : n.args()) {
-      // A symbolic scalar operand (`_assert_scalar(ge, ...)`, `mul(x, sym_size)`): its symbolic
-      // int, or for a comparison `true` -- its truth is a runtime assertion check cannot decide.
-      if (auto* p = std::get_if<Node*>(&a); p && *p && (*p)->val.empty() && !(*p)->multi_output()) {
-        if ((*p)->sym_val) margs.emplace_back(*(*p)->sym_val);
-        else margs.emplace_back(true);
-        continue;
-      }
-      margs.push_back(map_tensors<const TensorMeta*>(a, [&](Node* in) -> const TensorMeta* {
-        if (!in) return nullptr;
-        if (in->val.size() != 1 || in->multi_output()) {
-          bad = detail::cat("'", in->name(), "' is used as a tensor but holds ", in->val.size(), " values");
-          return nullptr;
-        }
-        return &in->val[0];
-      }));
-    }
+    for (const NodeArg& a : n.args()) margs.push_back(meta_arg(a, bad));
     if (!bad.empty()) {
       mismatch(n, path, "arguments", "a tensor", bad);
       return false;
@@ -362,22 +366,35 @@ class Checker {
       return false;
     }
     std::vector<const Node*> operands;
-    for (size_t i = from; i < npos; ++i) {
-      if (auto* p = std::get_if<Node*>(&n.args()[i])) operands.push_back(*p);
-      else if (auto* l = std::get_if<std::vector<Node*>>(&n.args()[i]))
-        for (const Node* x : *l) operands.push_back(x);
-      else if (std::holds_alternative<SymInt>(n.args()[i])) operands.push_back(nullptr);  // a size operand (`s70`)
-    }
+    for (size_t i = from; i < npos; ++i) append_operands(n.args()[i], operands);
     return check_call_of(*sub, n, path, operands);
   }
 
   bool check_call_of(const Graph& sub, const Node& n, const std::string& path, const std::vector<const Node*>& operands) {
-    bool ok = true;
+    const bool ok = check_operands(sub, n, path, operands);
+    return check_outputs(sub, n, path, 0, {}) && ok;
+  }
+
+  /// The operand nodes a higher-order argument holds: a tensor, each element of a list, or a
+  /// size (nullptr: checked by the subgraph's own nodes).
+  static void append_operands(const NodeArg& a, std::vector<const Node*>& out) {
+    if (auto* p = std::get_if<Node*>(&a)) out.push_back(*p);
+    else if (auto* l = std::get_if<std::vector<Node*>>(&a))
+      for (const Node* x : *l) out.push_back(x);
+    else if (std::holds_alternative<SymInt>(a)) out.push_back(nullptr);  // a size operand (`s70`)
+    else if (auto* l = std::get_if<std::vector<SymInt>>(&a)) out.insert(out.end(), l->size(), nullptr);
+  }
+
+  /// `sub`'s placeholders against the operands it is called with (nullptr: not compared);
+  /// `sliced[i]`: operand i is one slice along dim 0 of the node given (map, scan).
+  bool check_operands(const Graph& sub, const Node& n, const std::string& path, const std::vector<const Node*>& operands,
+                      const std::vector<bool>& sliced = {}) {
     auto phs = sub.placeholders();
     if (phs.size() != operands.size()) {
       mismatch(n, path, "operands", detail::cat(operands.size(), " operands"), detail::cat(phs.size(), " subgraph inputs"));
       return false;
     }
+    bool ok = true;
     for (size_t i = 0; i < phs.size(); ++i) {
       const Node* o = operands[i];
       if (!o) continue;
@@ -389,62 +406,41 @@ class Checker {
         }
         continue;
       }
-      if (o->val.size() == 1 && phs[i]->val.size() == 1)
-        ok &= compare(n, path, o->val[0], phs[i]->val[0], detail::cat("operand ", i, " "));
-    }
-    const Node* out = sub.output_node();
-    if (!out) return false;
-    const auto& outs = std::get<std::vector<Node*>>(out->args()[0]);
-    if (outs.size() != n.val.size()) {
-      mismatch(n, path, "outputs", detail::cat(n.val.size(), " values"), detail::cat(outs.size(), " subgraph outputs"));
-      return false;
-    }
-    for (size_t k = 0; k < outs.size(); ++k) {
-      if (!outs[k] || outs[k]->val.size() != 1) continue;  // None / sym outputs carry no tensor metadata
-      ok &= compare(n, path, n.val[k], outs[k]->val[0], detail::cat("output ", k, " "));
+      if (o->val.size() != 1 || phs[i]->val.size() != 1) continue;
+      if (i < sliced.size() && sliced[i]) {
+        if (o->val[0].dim() == 0) continue;
+        const DimVector slice(o->val[0].sizes.begin() + 1, o->val[0].sizes.end());
+        if (!same_dims(slice, phs[i]->val[0].sizes)) {
+          mismatch(n, path, detail::cat("operand ", i, " shape"), dims_str(slice), dims_str(phs[i]->val[0].sizes));
+          ok = false;
+        }
+        continue;
+      }
+      ok &= compare(n, path, o->val[0], phs[i]->val[0], detail::cat("operand ", i, " "));
     }
     return ok;
   }
 
-  /// map_impl(body, xs, pos_args): the body sees one slice of each xs along dim 0 plus pos_args;
-  /// each output stacks the body's along a new dim 0 of the mapped length.
-  bool check_map(const Graph& g, const Node& n, const std::string& path) {
-    const auto& a = n.args();
-    const Graph* sub = a.size() == 3 ? subgraph(g, a[0]) : nullptr;
-    const auto* xs = a.size() == 3 ? std::get_if<std::vector<Node*>>(&a[1]) : nullptr;
-    const auto* pos = a.size() == 3 ? std::get_if<std::vector<Node*>>(&a[2]) : nullptr;
-    if (!sub || !xs || !pos || xs->empty() || !(*xs)[0] || (*xs)[0]->val.size() != 1) {
-      mismatch(n, path, "arguments", "(body, xs, pos_args)", detail::cat(a.size(), " arguments"));
-      return false;
-    }
-    const auto phs = sub->placeholders();
-    if (phs.size() != xs->size() + pos->size()) {
-      mismatch(n, path, "operands", detail::cat(xs->size() + pos->size(), " operands"),
-               detail::cat(phs.size(), " subgraph inputs"));
-      return false;
-    }
-    bool ok = true;
-    for (size_t i = 0; i < xs->size(); ++i) {
-      const Node* x = (*xs)[i];
-      if (!x || x->val.size() != 1 || phs[i]->val.size() != 1 || x->val[0].dim() == 0) continue;
-      const TensorMeta& xm = x->val[0];
-      const DimVector slice(xm.sizes.begin() + 1, xm.sizes.end());
-      if (!same_dims(slice, phs[i]->val[0].sizes)) {
-        mismatch(n, path, detail::cat("operand ", i, " shape"), dims_str(slice), dims_str(phs[i]->val[0].sizes));
-        ok = false;
-      }
-    }
-    const SymInt len = (*xs)[0]->val[0].dim() ? (*xs)[0]->val[0].sizes[0] : SymInt(1);
-    const Node* out = sub->output_node();
+  /// `sub`'s outputs, from output `skip` on, against the node's recorded values; outputs at or
+  /// after `stacked_from` gain a leading dim of `*len` (map's and scan's stacked results).
+  bool check_outputs(const Graph& sub, const Node& n, const std::string& path, size_t skip,
+                     std::optional<SymInt> len, size_t stacked_from = 0, bool with_offset = true) {
+    const Node* out = sub.output_node();
     if (!out) return false;
-    const auto& outs = std::get<std::vector<Node*>>(out->args()[0]);
+    const auto& all = std::get<std::vector<Node*>>(out->args()[0]);
+    const std::vector<Node*> outs(all.begin() + static_cast<std::ptrdiff_t>(std::min(skip, all.size())), all.end());
     if (outs.size() != n.val.size()) {
       mismatch(n, path, "outputs", detail::cat(n.val.size(), " values"), detail::cat(outs.size(), " subgraph outputs"));
       return false;
     }
+    bool ok = true;
     for (size_t k = 0; k < outs.size(); ++k) {
-      if (!outs[k] || outs[k]->val.size() != 1) continue;
-      DimVector stacked{len};
+      if (!outs[k] || outs[k]->val.size() != 1) continue;  // None / sym outputs carry no tensor metadata
+      if (!len || k < stacked_from) {
+        ok &= compare(n, path, n.val[k], outs[k]->val[0], detail::cat("output ", k, " "), with_offset);
+        continue;
+      }
+      DimVector stacked{*len};  // physical layout of a stacked result is the HOP's business
       for (const SymInt& d : outs[k]->val[0].sizes) stacked.push_back(d);
       if (!same_dims(n.val[k].sizes, stacked)) {
         mismatch(n, path, detail::cat("output ", k, " shape"), dims_str(n.val[k].sizes), dims_str(stacked));
@@ -456,6 +452,122 @@ class Checker {
         ok = false;
       }
     }
+    return ok;
+  }
+
+  /// map_impl(body, xs, pos_args): the body sees one slice of each xs along dim 0 plus pos_args;
+  /// each output stacks the body's along a new dim 0 of the mapped length.
+  bool check_map(const Graph& g, const Node& n, const std::string& path) {
+    const auto& a = n.args();
+    const Graph* sub = a.size() == 3 ? subgraph(g, a[0]) : nullptr;
+    const auto* xs = a.size() == 3 ? std::get_if<std::vector<Node*>>(&a[1]) : nullptr;
+    if (!sub || !xs || !std::holds_alternative<std::vector<Node*>>(a[2]) || xs->empty() || !(*xs)[0] ||
+        (*xs)[0]->val.size() != 1) {
+      mismatch(n, path, "arguments", "(body, xs, pos_args)", detail::cat(a.size(), " arguments"));
+      return false;
+    }
+    std::vector<const Node*> operands;
+    append_operands(a[1], operands);
+    std::vector<bool> sliced(operands.size(), true);
+    append_operands(a[2], operands);
+    const bool ok = check_operands(*sub, n, path, operands, sliced);
+    const SymInt len = (*xs)[0]->val[0].dim() ? (*xs)[0]->val[0].sizes[0] : SymInt(1);
+    return check_outputs(*sub, n, path, 0, len) && ok;
+  }
+
+  /// while_loop(cond_graph, body_graph, carried, additional): both graphs take (*carried,
+  /// *additional); cond returns one boolean, body the next carried values, which keep the carried
+  /// inputs' metadata and are the node's outputs.
+  bool check_while_loop(const Graph& g, const Node& n, const std::string& path) {
+    const auto& a = n.args();
+    const Graph* cond_g = a.size() >= 4 ? subgraph(g, a[0]) : nullptr;
+    const Graph* body_g = a.size() >= 4 ? subgraph(g, a[1]) : nullptr;
+    if (!cond_g || !body_g) {
+      mismatch(n, path, "arguments", "(cond_graph, body_graph, carried, additional)", detail::cat(a.size(), " arguments"));
+      return false;
+    }
+    std::vector<const Node*> carried, operands;
+    append_operands(a[2], carried);
+    operands = carried;
+    append_operands(a[3], operands);
+    bool ok = check_operands(*cond_g, n, path, operands) && check_operands(*body_g, n, path, operands);
+    if (const Node* out = cond_g->output_node()) {
+      const auto& c = std::get<std::vector<Node*>>(out->args()[0]);
+      if (c.size() != 1 || !c[0] || (c[0]->val.size() == 1 && (c[0]->val[0].dtype != DType::Bool || c[0]->val[0].dim() != 0))) {
+        mismatch(n, path, "cond_fn output", "one boolean scalar",
+                 c.size() == 1 && c[0] && c[0]->val.size() == 1 ? c[0]->val[0].annotation() : detail::cat(c.size(), " values"));
+        ok = false;
+      }
+    }
+    // PyTorch records the loop's results at a symbolic offset of the iteration count (`u0 - 1`),
+    // an artifact of its fake implementation that its own loader drops: offsets are not compared.
+    ok &= check_outputs(*body_g, n, path, 0, {}, 0, false);
+    for (size_t k = 0; k < carried.size() && k < n.val.size(); ++k)  // the loop keeps the carried metadata
+      if (carried[k] && carried[k]->val.size() == 1 && !carried[k]->sym_val)
+        ok &= compare(n, path, n.val[k], carried[k]->val[0], detail::cat("carried ", k, " "), false);
+    return ok;
+  }
+
+  /// scan(combine_graph, init, xs, additional): combine takes (*carry, *one slice of each xs
+  /// along dim 0, *additional) and returns (*next carry, *y); the node returns the carry, then
+  /// each y stacked along a new dim 0 of the scanned length.
+  bool check_scan(const Graph& g, const Node& n, const std::string& path) {
+    const auto& a = n.args();
+    const Graph* sub = a.size() >= 4 ? subgraph(g, a[0]) : nullptr;
+    const auto* xs = a.size() >= 4 ? std::get_if<std::vector<Node*>>(&a[2]) : nullptr;
+    if (!sub || !xs || xs->empty() || !(*xs)[0] || (*xs)[0]->val.size() != 1 || (*xs)[0]->val[0].dim() == 0) {
+      mismatch(n, path, "arguments", "(combine_graph, init, xs, additional)", detail::cat(a.size(), " arguments"));
+      return false;
+    }
+    std::vector<const Node*> operands;
+    append_operands(a[1], operands);
+    const size_t ncarry = operands.size();
+    std::vector<bool> sliced(ncarry, false);
+    append_operands(a[2], operands);
+    sliced.resize(operands.size(), true);
+    append_operands(a[3], operands);
+    bool ok = check_operands(*sub, n, path, operands, sliced);
+    return check_outputs(*sub, n, path, 0, (*xs)[0]->val[0].sizes[0], ncarry) && ok;
+  }
+
+  /// with_effects(token, op, *args): a token (f32[0]) then the op's outputs, by its meta.
+  bool check_with_effects(const Node& n, const std::string& path) {
+    const auto& a = n.args();
+    const auto* opv = a.size() >= 2 ? std::get_if<Opaque>(&a[1]) : nullptr;
+    if (!opv || !*opv || (*opv)->kind != "as_operator") {
+      mismatch(n, path, "arguments", "(token, operator, *args)", "no operator");
+      return false;
+    }
+    std::string name = (*opv)->repr;  // "torch.ops.aten._print.default" -> "aten::_print.default"
+    if (name.starts_with("torch.ops.")) name.erase(0, 10);
+    if (const size_t dot = name.find('.'); dot != std::string::npos) name.replace(dot, 1, "::");
+    const OpDef* op = registry().find(name);
+    if (!op || !op->meta) {
+      unverified(n, path, "operator " + (*opv)->repr + " is not in the registry (its recorded metadata is kept)");
+      return false;
+    }
+    std::vector<MetaValue> margs;
+    std::string bad;
+    for (size_t i = 2; i < a.size(); ++i) margs.push_back(meta_arg(a[i], bad));
+    if (!bad.empty()) {
+      mismatch(n, path, "arguments", "a tensor", bad);
+      return false;
+    }
+    MetaOut mo;
+    try {
+      run_meta(*op, margs, mo);
+    } catch (const UserError& e) {
+      mismatch(n, path, "meta", "its recorded arguments", std::string("rejected: ") + e.what());
+      return false;
+    }
+    bool ok = true;
+    if (n.val.empty() || !same_dims(n.val[0].sizes, DimVector{SymInt(0)})) {
+      mismatch(n, path, "token", n.val.empty() ? "nothing" : n.val[0].annotation(), "f32[0]");
+      ok = false;
+    }
+    // Outputs the op does not return are recorded as None (no metadata): compare what is there.
+    for (size_t k = 0; k < mo.outs.size() && k + 1 < n.val.size(); ++k)
+      ok &= compare(n, path, n.val[k + 1], mo.outs[k], detail::cat("output ", k + 1, " "));
     return ok;
   }
 
@@ -526,6 +638,9 @@ class Checker {
       case CallableKind::WrapWithSetGradEnabled: return check_body(g, n, path, 1, 2);
       case CallableKind::WrapWithAutocast: return check_body(g, n, path, 4, 5);
       case CallableKind::InvokeSubgraph: return check_body(g, n, path, 0, 2);
+      case CallableKind::WhileLoop: return check_while_loop(g, n, path);
+      case CallableKind::Scan: return check_scan(g, n, path);
+      case CallableKind::WithEffects: return check_with_effects(n, path);
       case CallableKind::Opaque:
         if (n.callable()->target.starts_with("torch._functorch.predispatch.")) return check_vmap(n, path);
         unverified(n, path, n.callable()->target + " is not a callable we interpret (its recorded outputs are kept)");

@@ -4,6 +4,7 @@
 // diff and _weight_norm are composite in PyTorch: their metadata is the composition of the meta
 // functions of the ops PyTorch's implementation calls, so strides follow TensorIterator exactly.
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "fakeexport/ops/api.h"
@@ -211,7 +212,7 @@ void cpu_weight_norm(const OpDef&, std::span<const IValue> a, std::span<Tensor> 
   fe::copy_(o[0], fe::mul(v, fe::div(g, norm)));
 }
 
-// ---- item(self) -> Scalar and _assert_scalar(self, msg) -> ()
+// ---- item(self) -> Scalar, _assert_scalar(self, msg) -> () and _print(s) -> ()
 // item's value is data: on metadata it is a fresh unbacked symbol (DataDependentError); run reads it.
 void meta_item(const MetaArgs& a, MetaOut&) {
   const TensorMeta& x = tensor_arg(a, 0);
@@ -233,6 +234,16 @@ void meta_assert_scalar(const MetaArgs& a, MetaOut&) {
   FE_CHECK(ok, ValueError, label(a), ": ", a.str(1));
 }
 
+// _print: PyTorch's kernel prints the string and a newline to stdout (Python's print). No
+// outputs, so dispatch never calls it; `run` calls the kernel of output-less side-effect ops.
+void meta_print(const MetaArgs& a, MetaOut&) {
+  FE_CHECK(kind_of(a[0]) == ValueKind::String, ValueError, label(a), ": ", label(a),
+           "() Expected a value of type 'str' for argument 's' but instead found type '", py_type_name(a[0]), "'.");
+}
+void cpu_print(const OpDef&, std::span<const IValue> a, std::span<Tensor>) {
+  std::fputs((std::get<std::string>(a[0]) + "\n").c_str(), stdout);
+}
+
 }  // namespace
 
 void register_numeric_ops(Registry& r) {
@@ -246,6 +257,7 @@ void register_numeric_ops(Registry& r) {
   r.add({"aten::item(Tensor self) -> Scalar", meta_item});
   r.add({"aten::_assert_scalar(Scalar self, str assert_msg) -> ()", meta_assert_scalar, nullptr,
          DeviceRule::None});
+  r.add({"aten::_print(str s) -> ()", meta_print, cpu_print, DeviceRule::None});
 }
 
 }  // namespace ops

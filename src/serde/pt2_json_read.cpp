@@ -201,6 +201,8 @@ SymInt Reader::sym_int(const OJ& v, const Path& path) {
   const std::string_view text = get_str(req(*val, "expr_str", pt), ptext);
   sym::Expr e = parse_cached(text, ptext);
   if (e.is_constant()) return e.constant();
+  if (!reading_offset_)
+    for (const std::string& f : e.free_symbols()) used_symbols_.insert(f);
   if (e.is_symbol()) return symbol(e.name());
   int64_t hint;
   const OJ* h = opt(*val, "hint");
@@ -253,7 +255,13 @@ TensorMeta Reader::tensor_meta(std::string_view name, const Path& user) {
   }
   if (const OJ* so = opt(v, "storage_offset")) {
     const std::optional<int64_t> o = plain(*so);
-    m.storage_offset = o ? SymInt(*o) : sym_int(*so, p / "storage_offset");
+    if (o) {
+      m.storage_offset = *o;
+    } else {
+      reading_offset_ = true;
+      m.storage_offset = sym_int(*so, p / "storage_offset");
+      reading_offset_ = false;
+    }
   }
   m.requires_grad = get_bool(req(v, "requires_grad", p), p / "requires_grad");
   const Path pdev = p / "device";
@@ -432,6 +440,8 @@ void Reader::read_module_call_graph(const OJ& mcg, const Path& path) {
 void Reader::fill_state() {
   // Range constraints: file order, or export's order when the keys came sorted.
   std::vector<std::pair<std::string, sym::ValueRange>> rc = ranges_;
+  // Like PyTorch's loader, keep only the constraints of symbols the program uses.
+  std::erase_if(rc, [&](const auto& r) { return !used_symbols_.count(r.first); });
   if (keys_sorted_) {
     std::vector<std::pair<std::string, sym::ValueRange>> ordered;
     auto take = [&](const std::string& s) {

@@ -439,11 +439,21 @@ void Reader::read_sym_op(const OJ& sn, PyOp op, const Path& path) {
   read_metadata(n, opt(sn, "metadata"), path / "metadata");
 }
 
+/// The element name that marks a None element of a tuple output (compared by address).
+static constexpr std::string_view kNoneElement = "as_none";
+
 void Reader::define_elements(Node* n, const std::vector<std::string_view>& elems, const Path& path) {
   for (size_t k = 0; k < elems.size(); ++k) {
     if (elems[k].empty()) continue;  // an output nobody reads (serialized as "<node>_unused_<k>")
-    Node* gi = cur().g->getitem(n, static_cast<int64_t>(k));
-    define(elems[k], gi, path);
+    // A None element of a higher-order op's tuple (with_effects of an op returning nothing):
+    // serialize.py's generate_getitems reads it through a getitem named "as_none", value None.
+    const bool none = elems[k].data() == kNoneElement.data();
+    Node* gi = cur().g->getitem(n, static_cast<int64_t>(k), nullptr, none ? "as_none" : "getitem");
+    if (none) {
+      gi->val.clear();
+    } else {
+      define(elems[k], gi, path);
+    }
     gi->stack_trace = n->stack_trace;
     gi->module_stack = n->module_stack;
     gi->serialized_meta = n->serialized_meta;
@@ -615,7 +625,7 @@ void Reader::read_other_call(const OJ& sn, std::string_view target, const Path& 
       elems.push_back(e);
     } else if (ot == "as_none") {
       vals.emplace_back();
-      elems.emplace_back();
+      elems.push_back(kNoneElement);
     } else {
       fail(po, "output kind '" + std::string(ot) + "' inside a tuple is not supported yet");
     }

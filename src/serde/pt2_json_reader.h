@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "fakeexport/core/error.h"
@@ -172,6 +173,10 @@ class Reader {
   std::unordered_map<std::string, int64_t> hints_;
   std::unordered_map<std::string_view, sym::Expr> exprs_;
   std::unordered_map<std::string, SymInt> symbols_;
+  /// Symbols some size, stride or symbolic value names: PyTorch's loader keeps only their range
+  /// constraints ("Symbol u0 did not appear in the graph"); storage offsets it never reads.
+  std::unordered_set<std::string> used_symbols_;
+  bool reading_offset_ = false;  ///< sym_int is reading a storage_offset
   std::unordered_map<std::string_view, std::shared_ptr<const ModuleStack>> stacks_;
   std::pair<std::string_view, std::shared_ptr<const ModuleStack>> last_stack_;  ///< consecutive nodes share one
   std::unordered_map<std::string_view, const OpDef*> op_cache_;  ///< "torch.ops.aten.mm.default" -> its OpDef

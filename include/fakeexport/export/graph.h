@@ -163,7 +163,7 @@ class Graph {
   Node* call(const OpDef& op, std::vector<NodeArg> args, std::string_view name_hint = {},
              Node* before = nullptr);
   /// Appends `src[index]` (FX: operator.getitem), named "getitem", "getitem_1", ...
-  Node* getitem(Node* src, int64_t index, Node* before = nullptr);
+  Node* getitem(Node* src, int64_t index, Node* before = nullptr, std::string_view name_hint = "getitem");
   /// Appends (or inserts before `before`) `a op b` over symbolic ints; named after the operator.
   Node* sym_op(PyOp op, std::vector<NodeArg> args, std::optional<SymInt> val, Node* before = nullptr);
   /// Appends the output node returning `values`.

@@ -1,6 +1,6 @@
 """Numeric ops that real exported programs use beyond the core families: diff (with prepend/append,
 orders n >= 0), histc, linalg_vector_norm, _weight_norm, min.other/max.other, item,
-_assert_scalar. HuggingFace decoders record diff (packed-sequence detection), MoE routers histc,
+_assert_scalar, _print (with_effects in decomposed programs). HuggingFace decoders record diff (packed-sequence detection), MoE routers histc,
 SigLIP/ConvNeXt linalg_vector_norm, wav2vec2/HuBERT _weight_norm, MPNet min.other."""
 import torch
 
@@ -149,6 +149,13 @@ def assert_scalar_calls():
     yield vcall(op, 0, "zero fails")
 
 
+def print_calls():
+    # Programs decomposed with an effectful op record with_effects(token, aten._print.default, s).
+    yield vcall("aten::_print", "hello")
+    yield vcall("aten::_print", "")
+    yield vcall("aten::_print", 3)
+
+
 def calls():
     yield from diff_calls()
     yield from histc_calls()
@@ -157,3 +164,4 @@ def calls():
     yield from min_max_other_calls()
     yield from item_calls()
     yield from assert_scalar_calls()
+    yield from print_calls()

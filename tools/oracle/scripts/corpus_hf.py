@@ -17,6 +17,16 @@ from torch.export import Dim
 
 V = 128  # vocabulary of every text model
 B, S, SD = 2, 8, 6  # batch, sequence, decoder sequence
+SEED, EXTRA_LAYERS = 0, 0
+LAYER_KEYS = ("num_hidden_layers", "encoder_layers", "decoder_layers", "num_layers", "num_decoder_layers", "n_layer")
+
+
+def set_variant(k):
+    """Variant k > 0 of every case (gen_corpus.py --variant): seed k, one more layer in each stack,
+    batch 3 and other sequence lengths -- the same kinds of programs with other configs."""
+    global B, S, SD, SEED, EXTRA_LAYERS
+    if k:
+        B, S, SD, SEED, EXTRA_LAYERS = 3, 5 + k % 4, 4 + k % 3, k, 1
 
 CASES = {}
 
@@ -325,9 +335,13 @@ def build(name):
     """Returns dict(model, args, kwargs, dynamic_shapes, family, note)."""
     import transformers
     c = CASES[name]
-    torch.manual_seed(0)
-    cfg = transformers.AutoConfig.for_model(c["mt"], **c["cfg"])
+    torch.manual_seed(SEED)
+    kw = dict(c["cfg"])
+    for k in LAYER_KEYS:
+        if k in kw:
+            kw[k] += EXTRA_LAYERS
+    cfg = transformers.AutoConfig.for_model(c["mt"], **kw)
     model = getattr(transformers, c["cls"])(cfg).eval()
-    g = torch.Generator().manual_seed(0)
+    g = torch.Generator().manual_seed(SEED)
     args, kwargs, ds = _inputs(c, cfg, g)
     return dict(model=model, args=args, kwargs=kwargs, dynamic_shapes=ds, family=c["mt"], note=c["note"])

@@ -141,3 +141,86 @@ def build_seed002(name):
                 note="seed 002 decoder through %s%s" % (type(wrapper).__name__,
                                                          ", exported under torch.amp.autocast('cpu', "
                                                          "dtype=torch.bfloat16)" if autocast else ""))
+
+
+# ------------------------------------------------------------------------------------------------ control flow
+# Higher-order ops that torch.export records for control flow and effects (beyond cond/map, which
+# ExportDB covers): while_loop and scan (with closed-over parameters lifted to additional inputs,
+# static and dynamic), and with_effects with TOKEN inputs/outputs, which an effectful op gets once
+# the program is functionalized by run_decompositions().
+HOPS = ["hop_while_loop", "hop_while_loop_dynamic", "hop_scan", "hop_scan_dynamic", "hop_effects"]
+
+
+class WhileLoopModel(torch.nn.Module):
+    """Iterates x = tanh(x @ W + b) + x while the counter is below `steps`."""
+
+    def __init__(self, width=6, steps=4):
+        super().__init__()
+        self.proj = torch.nn.Linear(width, width)
+        self.steps = steps
+
+    def forward(self, x):
+        from torch._higher_order_ops.while_loop import while_loop
+
+        def cond_fn(i, h):
+            return i < self.steps
+
+        def body_fn(i, h):
+            return i + 1, torch.tanh(self.proj(h)) + h
+
+        i, h = while_loop(cond_fn, body_fn, (torch.zeros((), dtype=torch.long), x))
+        return h * 2, i
+
+
+class ScanModel(torch.nn.Module):
+    """An RNN-like scan over dim 0 of xs: two carries (state, running sum), two per-step outputs."""
+
+    def __init__(self, width=5):
+        super().__init__()
+        self.cell = torch.nn.Linear(width, width)
+
+    def forward(self, init, xs):
+        from torch._higher_order_ops.scan import scan
+
+        def combine(carry, x):
+            h, total = carry
+            h2 = torch.tanh(self.cell(h) + x)
+            return (h2, total + h2.sum()), (h2 * 0.5, h2.mean(-1))
+
+        (h, total), (hs, means) = scan(combine, (init, torch.zeros(())), xs)
+        return h, total, hs, means
+
+
+class EffectsModel(torch.nn.Module):
+    """aten._print around a computation: with_effects and tokens after run_decompositions()."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 3)
+
+    def forward(self, x):
+        torch.ops.aten._print("fakeexport corpus: before")
+        y = torch.relu(self.lin(x))
+        torch.ops.aten._print("fakeexport corpus: after")
+        return y + 1
+
+
+def build_hop(name):
+    from torch.export import Dim
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(0)
+    if name.startswith("hop_while_loop"):
+        x = torch.randn(3, 6, generator=g)
+        ds = ({0: Dim("batch", min=2, max=64)},) if name.endswith("_dynamic") else None
+        return dict(model=WhileLoopModel().eval(), args=(x,), kwargs={}, dynamic_shapes=ds, family="while_loop",
+                    note="torch._higher_order_ops.while_loop with a lifted Linear")
+    if name.startswith("hop_scan"):
+        init, xs = torch.randn(2, 5, generator=g), torch.randn(7, 2, 5, generator=g)
+        ds = ({0: Dim("batch", min=2, max=64)}, {1: Dim("batch", min=2, max=64)}) if name.endswith("_dynamic") else None
+        return dict(model=ScanModel().eval(), args=(init, xs), kwargs={}, dynamic_shapes=ds, family="scan",
+                    note="torch._higher_order_ops.scan with two carries and two stacked outputs")
+    if name == "hop_effects":
+        return dict(model=EffectsModel().eval(), args=(torch.randn(2, 4, generator=g),), kwargs={}, dynamic_shapes=None,
+                    family="with_effects", decompose=True,
+                    note="aten._print; exported, then ep.run_decompositions() (functionalized: with_effects, tokens)")
+    raise KeyError(name)

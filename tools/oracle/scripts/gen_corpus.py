@@ -6,6 +6,7 @@ Cases (tables in corpus_hf.py and corpus_more.py; one line adds one):
   hf_*        tiny random HuggingFace transformers 5.12 models (config classes only, no hub)
   exportdb_*  every torch._export.db example (and rewrite case)
   seed002_*   the VisionEncoderDecoder of /work/shared/seeds/002 (decoder with and without autocast)
+  hop_*       control flow and effects: while_loop, scan, with_effects (after run_decompositions())
 Each is exported with torch.export.export(model, args, kwargs, dynamic_shapes=..., strict=False) and
 saved with torch.export.save. Per successful case NAME, in DIR (default tests/fixtures/corpus):
   NAME.pt2                  the archive (real random weights)
@@ -49,6 +50,8 @@ def registry():
         reg[n] = ("exportdb", corpus_more.build_exportdb, None)
     for n in corpus_more.SEED002:
         reg[n] = ("seed002", corpus_more.build_seed002, corpus_more.SEED002_EXTRA.get(n))
+    for n in corpus_more.HOPS:
+        reg[n] = ("hop", corpus_more.build_hop, None)
     return reg
 
 
@@ -208,6 +211,8 @@ def run_case(name, source, builder, out):
             ep = torch.export.export(model, args, kwargs, dynamic_shapes=ds, strict=False)
     else:
         ep = torch.export.export(model, args, kwargs, dynamic_shapes=ds, strict=False)
+    if spec.get("decompose"):
+        ep = ep.run_decompositions()
     export_seconds = time.time() - t0
     path = os.path.join(out, name + ".pt2")
     torch.export.save(ep, path)
@@ -256,6 +261,7 @@ def run_case(name, source, builder, out):
         "dynamic": bool(ds) and len(loaded.range_constraints) > 0,
         "range_constraints": {str(k): str(v) for k, v in loaded.range_constraints.items()},
         "autocast": bool(spec.get("autocast")),
+        "decomposed": bool(spec.get("decompose")),
         "note": spec.get("note"),
         "nodes": len(loaded.graph.nodes),
         "nodes_all": sum(len(g.nodes) for g in all_graphs(loaded)),
@@ -290,8 +296,11 @@ def main():
     ap.add_argument("--out", default="tests/fixtures/corpus")
     ap.add_argument("--only", default=None, help="comma-separated case names (or prefixes ending in *)")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--variant", type=int, default=0,
+                    help="k > 0: HF cases with seed k, one more layer, batch 3, other sequence lengths")
     ap.add_argument("--trace", action="store_true", help="print the traceback of failing cases")
     opts = ap.parse_args()
+    corpus_hf.set_variant(opts.variant)
     reg = registry()
     if opts.list:
         for n, (src, _, extra) in reg.items():
@@ -328,7 +337,7 @@ def main():
                 msg = "%s [at %s:%d in %s: %s]" % (msg.splitlines()[0], f.filename.split("dist-packages/")[-1],
                                                    f.lineno, f.name, f.line) + msg[len(msg.splitlines()[0]):]
             fam = {"hf": lambda: corpus_hf.CASES[n]["mt"], "exportdb": lambda: n[len("exportdb_"):].split("__")[0],
-                   "seed002": lambda: "vit" if "encoder" in n else "gpt2"}[src]()
+                   "seed002": lambda: "vit" if "encoder" in n else "gpt2", "hop": lambda: n[4:]}[src]()
             skipped[n] = {"name": n, "source": src, "family": fam, "reason": msg[:1500]}
             print("SKIP %-45s %s" % (n, msg.splitlines()[0][:200] if msg else ""), flush=True)
             if opts.trace:
