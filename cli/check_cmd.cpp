@@ -1,10 +1,15 @@
-// `fakeexport check FILE.pt2 [--json]`: is the program internally true? Every node (subgraphs and
-// symbolic ints included) re-derived from its inputs' recorded metadata and compared with its own;
-// the graph's structure and signature checked. Exit 0 iff all verified and sound, 1 otherwise.
+// `fakeexport check FILE.pt2 [--target DEV[,DEV...]] [--json]`: is the program internally true?
+// Every node (subgraphs and symbolic ints included) re-derived from its inputs' recorded metadata
+// and compared with its own; the graph's structure and signature checked. With --target, also
+// will it run there: every site pinning a device outside the targets (analysis/device_lint.h).
+// Exit 0 iff all verified and sound (and no device site), 1 otherwise, 2 on bad input.
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "fakeexport/analysis/device_lint.h"
+#include "fakeexport/core/error.h"
 #include "fakeexport/export/check.h"
 #include "fakeexport/serde/pt2.h"
 
@@ -13,8 +18,22 @@ namespace {
 
 struct CheckOptions {
   std::string file;
+  std::string targets;  ///< --target cuda:0[,cuda:1...]: the devices the program must run on
   bool json = false;
 };
+
+std::vector<Device> parse_targets(const std::string& s) {
+  std::vector<Device> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t end = std::min(s.find(',', start), s.size());
+    const std::string item = s.substr(start, end - start);
+    FE_CHECK(!item.empty(), ValueError, "--target: empty device in '", s, "'");
+    out.push_back(Device::parse(item));
+    start = end + 1;
+  }
+  return out;
+}
 
 /// "wrap_body_0.linear" for a node of a subgraph, "linear" at the top.
 std::string qualified(const std::string& graph, const Node& n) { return graph.empty() ? n.name() : graph + "." + n.name(); }
@@ -22,7 +41,10 @@ std::string qualified(const std::string& graph, const Node& n) { return graph.em
 int run_check(const CheckOptions& o) {
   // Never freed: the process ends right after the report (see inspect_cmd.cpp).
   const serde::LoadedProgram& lp = *new serde::LoadedProgram(serde::load(o.file));
+  const std::vector<Device> targets = o.targets.empty() ? std::vector<Device>{} : parse_targets(o.targets);
   const CheckReport r = check_program(lp.ep);
+  const std::vector<analysis::DeviceSite> sites = analysis::lint_devices(lp.ep, targets);
+  const bool ok = r.ok() && (targets.empty() || sites.empty());
   if (o.json) {
     nlohmann::ordered_json j;
     j["nodes"] = r.nodes;
@@ -36,8 +58,15 @@ int run_check(const CheckOptions& o) {
     for (const Unverified& u : r.unverified)
       uv.push_back({{"node", qualified(u.graph, *u.node)}, {"target", node_target(*u.node)}, {"reason", u.reason}});
     j["graph_errors"] = r.graph_errors;
+    if (!targets.empty()) {
+      auto& ds = j["device_sites"] = nlohmann::ordered_json::array();
+      for (const analysis::DeviceSite& d : sites)
+        ds.push_back({{"node", qualified(d.graph, *d.node)}, {"target", d.target}, {"device", d.device.str()},
+                      {"kind", analysis::pin_kind_name(d.kind)}, {"source", d.source}, {"module", d.module},
+                      {"fix", d.fix}});
+    }
     std::cout << j.dump() << "\n";
-    return r.ok() ? 0 : 1;
+    return ok ? 0 : 1;
   }
   for (const MetaMismatch& m : r.mismatches) {
     std::cout << qualified(m.graph, *m.node) << " (" << node_target(*m.node) << "): " << m.field << " recorded "
@@ -50,10 +79,21 @@ int run_check(const CheckOptions& o) {
   for (const Unverified& u : r.unverified)
     std::cout << qualified(u.graph, *u.node) << " (" << node_target(*u.node) << "): unverified: " << u.reason << "\n";
   for (const std::string& e : r.graph_errors) std::cout << "graph: " << e << "\n";
+  if (!targets.empty()) {
+    for (const analysis::DeviceSite& d : sites) {
+      std::cout << qualified(d.graph, *d.node) << " (" << (d.target.empty() ? "constant" : d.target) << "): pins "
+                << d.device.str() << " (" << analysis::pin_kind_name(d.kind) << ")";
+      if (!d.source.empty()) std::cout << "; " << d.source;
+      if (!d.module.empty()) std::cout << "; module " << d.module;
+      std::cout << "; fix: " << d.fix << "\n";
+    }
+    std::cout << o.file << ": " << sites.size() << " device site" << (sites.size() == 1 ? "" : "s") << " outside "
+              << o.targets << "\n";
+  }
   std::cout << o.file << ": " << r.nodes << " nodes, " << r.verified << " verified, " << r.mismatches.size()
             << " mismatches, " << r.unverified.size() << " unverified, " << r.graph_errors.size() << " graph errors"
             << (r.ok() ? ": OK" : "") << "\n";
-  return r.ok() ? 0 : 1;
+  return ok ? 0 : 1;
 }
 
 }  // namespace
@@ -61,9 +101,14 @@ int run_check(const CheckOptions& o) {
 RunFn add_check(CLI::App& cmd) {
   auto o = std::make_shared<CheckOptions>();
   cmd.add_option("FILE", o->file, "the .pt2 archive")->required();
+  cmd.add_option("--target", o->targets,
+                 "DEV[,DEV...]: the devices the program must run on (its inputs on the first); lists every node "
+                 "pinning another device (factories, transfers, device assertions, constants, mixed operands) "
+                 "with its source line, module and fix; exit 1 when any");
   cmd.add_flag("--json", o->json,
                "print one JSON object: nodes, verified, mismatches [{node, target, field, recorded, computed, source, "
-               "module}], unverified [{node, target, reason}], graph_errors");
+               "module}], unverified [{node, target, reason}], graph_errors; with --target also device_sites "
+               "[{node, target, device, kind, source, module, fix}]");
   return [o] { return run_check(*o); };
 }
 

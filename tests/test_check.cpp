@@ -157,3 +157,29 @@ TEST(Check, AlteredHigherOrderResultsAreNamed) {
   value(j, "getitem")["sizes"][0]["as_int"] = 1;
   EXPECT_EQ(only_mismatch(j), "with_effects token f32[1] f32[0]");
 }
+
+TEST(CheckCli, TargetListsDeviceSitesAndExitsOne) {
+  const std::string seed = std::string(FE_FIXTURES_DIR) + "/corpus/seed002_decoder.pt2";
+  fe_test::CliResult r = fe_test::run_cli("check " + seed + " --target cuda:0 --json");
+  EXPECT_EQ(r.rc, 1) << r.out;
+  const auto js = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(js["mismatches"].empty());
+  ASSERT_FALSE(js["device_sites"].empty());
+  const auto& s = js["device_sites"][0];
+  EXPECT_EQ(s["node"], "arange");
+  EXPECT_EQ(s["target"], "aten.arange.default");
+  EXPECT_EQ(s["device"], "cpu");
+  EXPECT_EQ(s["kind"], "factory");
+  EXPECT_EQ(s["module"], "decoder.transformer");
+  EXPECT_EQ(s["fix"], "device follows input `input_ids`");
+  EXPECT_NE(s["source"].get<std::string>().find("modeling_gpt2.py:"), std::string::npos);
+  r = fe_test::run_cli("check " + seed + " --target cuda:0");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("arange (aten.arange.default): pins cpu (factory); File: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(std::to_string(js["device_sites"].size()) + " device sites outside cuda:0"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(fe_test::run_cli("check " + seed + " --target cuda:0,cpu").rc, 0);  // a CPU/GPU split
+  EXPECT_EQ(fe_test::run_cli("check " + seed + " --target cpu").rc, 0);
+  EXPECT_EQ(fe_test::run_cli("check " + seed + " --target warp:0").rc, 2);
+  EXPECT_EQ(fe_test::run_cli("check " + seed + " --target cuda:0,").rc, 2);
+}
