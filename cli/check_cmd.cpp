@@ -43,7 +43,8 @@ int run_check(const CheckOptions& o) {
   const serde::LoadedProgram& lp = *new serde::LoadedProgram(serde::load(o.file));
   const std::vector<Device> targets = o.targets.empty() ? std::vector<Device>{} : parse_targets(o.targets);
   const CheckReport r = check_program(lp.ep);
-  const std::vector<analysis::DeviceSite> sites = analysis::lint_devices(lp.ep, targets);
+  const std::vector<analysis::DeviceSite> sites =
+      targets.empty() ? std::vector<analysis::DeviceSite>{} : analysis::lint_devices(lp.ep, targets);
   const bool ok = r.ok() && (targets.empty() || sites.empty());
   if (o.json) {
     nlohmann::ordered_json j;

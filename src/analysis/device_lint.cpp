@@ -5,7 +5,7 @@
 #include "fakeexport/analysis/device_lint.h"
 
 #include <algorithm>
-#include <deque>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "fakeexport/export/check.h"
@@ -49,25 +49,36 @@ class Linter {
     sites_.push_back({&n, graph, node_target(n), d, k, node_source(n), node_module(n), fix_for(n)});
   }
 
-  /// The user input whose values or sizes reach `n` (nearest first), which the pinned device
-  /// should follow; the first user input when none does (a constant-sized `arange(17)`).
+  /// The fix for a site: the user input whose values or sizes reach `n` (its first operand's
+  /// anchor, found in one forward pass per graph), which the pinned device should follow; the
+  /// first user input when none does (a constant-sized `arange(17)`).
   std::string fix_for(const Node& n) const {
-    std::deque<const Node*> todo(1, &n);
-    std::unordered_set<const Node*> seen{&n};
-    while (!todo.empty()) {
-      const Node* x = todo.front();
-      todo.pop_front();
-      if (x->op() == NodeOp::Placeholder && user_inputs_.count(x->name())) return follows(x->name());
-      for (const Node* in : x->inputs())
-        if (seen.insert(in).second) todo.push_back(in);
-    }
+    auto it = anchor_.find(&n);
+    if (it != anchor_.end() && it->second) return follows(*it->second);
     return first_input_.empty() ? "create it on the target device" : follows(first_input_);
+  }
+  void note_anchor(const Node& n) {
+    const std::string* a = nullptr;
+    if (n.op() == NodeOp::Placeholder) {
+      if (auto u = user_inputs_.find(n.name()); u != user_inputs_.end()) a = &*u;
+    } else {
+      for_each_input(n, [&](const Node* in) {
+        if (a) return;
+        if (auto it = anchor_.find(in); it != anchor_.end()) a = it->second;
+      });
+    }
+    anchor_.emplace(&n, a);
+  }
+  template <class F>
+  static void for_each_input(const Node& n, F&& f) {
+    for (const NodeArg& x : n.args()) for_each_node(x, f);
   }
   static std::string follows(const std::string& input) { return "device follows input `" + input + "`"; }
 
   // Lifted constants stay where export made them; buffers and parameters move with the module.
   void lint_constants() {
     const auto phs = ep_.graph.placeholders();
+    for (const Node* p : phs) note_anchor(*p);
     for (size_t i = 0; i < phs.size() && i < ep_.signature.inputs.size(); ++i) {
       const InputSpec& s = ep_.signature.inputs[i];
       if (s.kind != InputKind::ConstantTensor || phs[i]->val.size() != 1) continue;
@@ -78,6 +89,7 @@ class Linter {
   void lint_graph(const Graph& g, const std::string& path) {
     for (const auto& up : g.nodes()) {
       const Node& n = *up;
+      note_anchor(n);
       if (n.op() != NodeOp::CallFunction) continue;
       bool pinned = false;
       for (const NodeArg& a : n.args())
@@ -93,18 +105,15 @@ class Linter {
 
   // PyTorch's rule for ordinary ops: one device for all tensor operands, 0-dim cpu tensors exempt.
   void lint_operands(const Node& n, const std::string& path) {
-    std::optional<Device> first;
-    for (const Node* in : n.inputs()) {
-      if (in->val.size() != 1 || in->multi_output() || in->sym_val) continue;
+    std::optional<Device> first, other;
+    for_each_input(n, [&](const Node* in) {
+      if (other || in->val.size() != 1 || in->multi_output() || in->sym_val) return;
       const TensorMeta& m = in->val[0];
-      if (m.dim() == 0 && m.device.is_cpu()) continue;
-      if (!first) {
-        first = m.device;
-      } else if (m.device != *first) {
-        add(n, path, in_targets_first(*first, m.device), PinKind::Mixed);
-        return;
-      }
-    }
+      if (m.dim() == 0 && m.device.is_cpu()) return;
+      if (!first) first = m.device;
+      else if (m.device != *first) other = m.device;
+    });
+    if (other) add(n, path, in_targets_first(*first, *other), PinKind::Mixed);
   }
   Device in_targets_first(const Device& a, const Device& b) const { return in(targets_, a) ? b : a; }
 
@@ -112,6 +121,7 @@ class Linter {
   std::vector<Device> targets_;
   std::unordered_set<std::string> user_inputs_;
   std::string first_input_;
+  std::unordered_map<const Node*, const std::string*> anchor_;  ///< node -> user input reaching it
   std::vector<DeviceSite> sites_;
 };
 
