@@ -1,14 +1,17 @@
 // `fakeexport check FILE.pt2 [--target DEV[,DEV...]] [--json]`: is the program internally true?
 // Every node (subgraphs and symbolic ints included) re-derived from its inputs' recorded metadata
 // and compared with its own; the graph's structure and signature checked. With --target, also
-// will it run there: every site pinning a device outside the targets (analysis/device_lint.h).
-// Exit 0 iff all verified and sound (and no device site), 1 otherwise, 2 on bad input.
+// will it run there: every site pinning a device outside the targets (analysis/device_lint.h) and
+// every op without a kernel on the backend it will run on (analysis/kernels.h).
+// Exit 0 iff all verified and sound (and, with --target, no device site and no missing kernel),
+// 1 otherwise, 2 on bad input.
 #include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "fakeexport/analysis/device_lint.h"
+#include "fakeexport/analysis/kernels.h"
 #include "fakeexport/core/error.h"
 #include "fakeexport/export/check.h"
 #include "fakeexport/serde/pt2.h"
@@ -45,7 +48,9 @@ int run_check(const CheckOptions& o) {
   const CheckReport r = check_program(lp.ep);
   const std::vector<analysis::DeviceSite> sites =
       targets.empty() ? std::vector<analysis::DeviceSite>{} : analysis::lint_devices(lp.ep, targets);
-  const bool ok = r.ok() && (targets.empty() || sites.empty());
+  const std::vector<analysis::MissingKernel> missing =
+      targets.empty() ? std::vector<analysis::MissingKernel>{} : analysis::missing_kernels(lp.ep, targets);
+  const bool ok = r.ok() && sites.empty() && missing.empty();
   if (o.json) {
     nlohmann::ordered_json j;
     j["nodes"] = r.nodes;
@@ -65,6 +70,11 @@ int run_check(const CheckOptions& o) {
         ds.push_back({{"node", qualified(d.graph, *d.node)}, {"target", d.target}, {"device", d.device.str()},
                       {"kind", analysis::pin_kind_name(d.kind)}, {"source", d.source}, {"module", d.module},
                       {"fix", d.fix}});
+      auto& mk = j["missing_kernels"] = nlohmann::ordered_json::array();
+      for (const analysis::MissingKernel& k : missing)
+        mk.push_back({{"node", qualified(k.graph, *k.node)}, {"target", k.target}, {"backend", k.backend},
+                      {"device", k.device.str()}, {"decomposition", k.decomposes}, {"source", k.source},
+                      {"module", k.module}});
     }
     std::cout << j.dump() << "\n";
     return ok ? 0 : 1;
@@ -88,8 +98,16 @@ int run_check(const CheckOptions& o) {
       if (!d.module.empty()) std::cout << "; module " << d.module;
       std::cout << "; fix: " << d.fix << "\n";
     }
+    for (const analysis::MissingKernel& k : missing) {
+      std::cout << qualified(k.graph, *k.node) << " (" << k.target << "): no " << k.backend << " kernel (runs on "
+                << k.device.str() << ")"
+                << (k.decomposes ? "; PyTorch's decomposition table lowers it (fakeexport decompose)" : "");
+      if (!k.source.empty()) std::cout << "; " << k.source;
+      if (!k.module.empty()) std::cout << "; module " << k.module;
+      std::cout << "\n";
+    }
     std::cout << o.file << ": " << sites.size() << " device site" << (sites.size() == 1 ? "" : "s") << " outside "
-              << o.targets << "\n";
+              << o.targets << ", " << missing.size() << " missing kernel" << (missing.size() == 1 ? "" : "s") << "\n";
   }
   std::cout << o.file << ": " << r.nodes << " nodes, " << r.verified << " verified, " << r.mismatches.size()
             << " mismatches, " << r.unverified.size() << " unverified, " << r.graph_errors.size() << " graph errors"
@@ -105,11 +123,13 @@ RunFn add_check(CLI::App& cmd) {
   cmd.add_option("--target", o->targets,
                  "DEV[,DEV...]: the devices the program must run on (its inputs on the first); lists every node "
                  "pinning another device (factories, transfers, device assertions, constants, mixed operands) "
-                 "with its source line, module and fix; exit 1 when any");
+                 "with its source line, module and fix, and every op with no kernel on the backend it will run on "
+                 "(PyTorch 2.14's dispatch table); exit 1 when any");
   cmd.add_flag("--json", o->json,
                "print one JSON object: nodes, verified, mismatches [{node, target, field, recorded, computed, source, "
                "module}], unverified [{node, target, reason}], graph_errors; with --target also device_sites "
-               "[{node, target, device, kind, source, module, fix}]");
+               "[{node, target, device, kind, source, module, fix}] and missing_kernels [{node, target, backend, device, "
+               "decomposition, source, module}]");
   return [o] { return run_check(*o); };
 }
 

@@ -1,4 +1,5 @@
-// Attention: scaled_dot_product_attention (causal, masks, GQA).
+// Attention: scaled_dot_product_attention (causal, masks, GQA), and the CPU overload it lowers to,
+// _scaled_dot_product_flash_attention_for_cpu (both run on one reference kernel).
 // On cpu PyTorch decomposes the op: the fused "flash attention for cpu" kernel when its gates pass
 // (its output is empty_like(query)), else the math composite (matmul / softmax / matmul, contiguous
 // output). The meta mirrors that choice because the two paths give different strides and errors.
@@ -105,6 +106,20 @@ bool use_flash_cpu(const MetaArgs& a, const TensorMeta& q, const TensorMeta& k, 
   return is_floating(q.dtype);
 }
 
+/// empty_like(query), as the fused kernels allocate their output: a dense query keeps its strides,
+/// else dense strides in the query's stride order (infer_dense_strides), e.g. the transposed view of
+/// a split qkv.
+TensorMeta empty_like_query(const TensorMeta& q) {
+  TensorMeta m = q;
+  const TensorMeta* qp = &q;
+  m.strides = q.is_non_overlapping_and_dense() ? q.strides
+              : any_symbolic_meta(q)           ? dense_or_sorted_strides(q)
+                                               : iter_output_strides(q.sizes, std::span(&qp, 1));
+  m.storage_offset = 0;
+  m.requires_grad = false;
+  return m;
+}
+
 // scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, *, scale, enable_gqa)
 void meta_sdpa(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& q = a.tensor(0);
@@ -129,16 +144,7 @@ void meta_sdpa(const MetaArgs& a, MetaOut& out) {
   FE_CHECK(!(causal && mask), ValueError, label(a),
            ": _scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
   if (use_flash_cpu(a, q, k, v, mask, dropout, gqa)) {
-    // empty_like(query): a dense query keeps its strides, else dense strides in the query's stride
-    // order (infer_dense_strides), e.g. the transposed view of a split qkv.
-    TensorMeta m = q;
-    const TensorMeta* qp = &q;
-    m.strides = q.is_non_overlapping_and_dense() ? q.strides
-                : any_symbolic_meta(q)           ? dense_or_sorted_strides(q)
-                                                 : iter_output_strides(q.sizes, std::span(&qp, 1));
-    m.storage_offset = 0;
-    m.requires_grad = false;
-    out.push(std::move(m));
+    out.push(empty_like_query(q));
     return;
   }
   // Math composite.
@@ -182,24 +188,31 @@ double load(const Tensor& t, int64_t off) {
   return detail::load(static_cast<const std::byte*>(t.data_ptr()) + off * itemsize(t.dtype()), t.dtype());
 }
 
-void cpu_sdpa(const OpDef&, std::span<const IValue> args, std::span<Tensor> o) {
-  const Tensor& q = std::get<Tensor>(args[0]);
-  const Tensor& k = std::get<Tensor>(args[1]);
-  const Tensor& v = std::get<Tensor>(args[2]);
-  const Tensor* mask = std::holds_alternative<Tensor>(args[3]) ? &std::get<Tensor>(args[3]) : nullptr;
-  FE_CHECK(std::get<double>(args[4]) <= 0.0, ValueError,
-           "aten::scaled_dot_product_attention: the reference kernel has no dropout; pass dropout_p=0");
-  const bool causal = std::get<bool>(args[5]);
-  const TensorMeta& om = o[0].meta();
+/// The reference attention both overloads run: out = softmax(q k^T * scale + mask) v, and, when
+/// `lse` is given, its row's log-sum-exp (natural log, over the scaled and masked scores; -inf for a
+/// fully masked row) at [batch dims..., l].
+struct SdpaCall {
+  const Tensor& q;
+  const Tensor& k;
+  const Tensor& v;
+  const Tensor* mask;
+  bool causal;
+  std::optional<double> scale;
+  bool gqa;
+};
+void sdpa_reference(const SdpaCall& c, Tensor& out, Tensor* lse) {
+  const Tensor &q = c.q, &k = c.k, &v = c.v;
+  const Tensor* mask = c.mask;
+  const bool causal = c.causal;
+  const TensorMeta& om = out.meta();
   const size_t rank = static_cast<size_t>(om.dim()), nb = rank - 2;
   const int64_t L = q.size(-2).expect_int(), S = k.size(-2).expect_int(), E = q.size(-1).expect_int(), Ev = v.size(-1).expect_int();
-  const double scale = std::holds_alternative<double>(args[6]) ? std::get<double>(args[6])
-                                                                 : 1.0 / std::sqrt(static_cast<double>(E));
+  const double scale = c.scale ? *c.scale : 1.0 / std::sqrt(static_cast<double>(E));
   auto qs = aligned_strides(q.meta(), rank), ks = aligned_strides(k.meta(), rank), vs = aligned_strides(v.meta(), rank);
   std::vector<int64_t> ms = mask ? aligned_strides(mask->meta(), rank) : std::vector<int64_t>(rank, 0);
   // GQA: key/value head h serves query heads [h * rep, (h + 1) * rep).
   int64_t krep = 1, vrep = 1;
-  if (std::get<bool>(args[7]) && nb >= 1) {
+  if (c.gqa && nb >= 1) {
     krep = om.sizes[nb - 1].expect_int() / std::max<int64_t>(k.size(-3).expect_int(), 1);
     vrep = om.sizes[nb - 1].expect_int() / std::max<int64_t>(v.size(-3).expect_int(), 1);
     if (k.size(-3) == 1) krep = 1;  // already broadcast by stride 0
@@ -211,15 +224,16 @@ void cpu_sdpa(const OpDef&, std::span<const IValue> args, std::span<Tensor> o) {
   if (om.numel().expect_int() == 0) return;
   std::vector<int64_t> idx(nb, 0);
   std::vector<double> p(static_cast<size_t>(S));
-  auto* ob = static_cast<std::byte*>(o[0].data_ptr());
+  auto* ob = static_cast<std::byte*>(out.data_ptr());
   for (int64_t b = 0; b < batches; ++b) {
-    int64_t qo = 0, ko = 0, vo = 0, mo = 0, oo = 0;
+    int64_t qo = 0, ko = 0, vo = 0, mo = 0, oo = 0, lo = 0;
     for (size_t d = 0; d < nb; ++d) {
       qo += idx[d] * qs[d];
       ko += (d == nb - 1 ? idx[d] / krep : idx[d]) * ks[d];
       vo += (d == nb - 1 ? idx[d] / vrep : idx[d]) * vs[d];
       mo += idx[d] * ms[d];
       oo += idx[d] * om.strides[d].expect_int();
+      if (lse) lo += idx[d] * lse->meta().strides[d].expect_int();
     }
     for (int64_t l = 0; l < L; ++l) {
       double mx = -std::numeric_limits<double>::infinity();
@@ -243,6 +257,11 @@ void cpu_sdpa(const OpDef&, std::span<const IValue> args, std::span<Tensor> o) {
         p[s] = std::isinf(mx) && mx < 0 ? 0.0 : std::exp(p[s] - mx);
         sum += p[s];
       }
+      if (lse) {
+        const TensorMeta& lm = lse->meta();
+        detail::store(static_cast<std::byte*>(lse->data_ptr()) + (lo + l * lm.strides[nb].expect_int()) * itemsize(lm.dtype),
+                      lm.dtype, sum > 0 ? mx + std::log(sum) : -std::numeric_limits<double>::infinity());
+      }
       for (int64_t e = 0; e < Ev; ++e) {
         double acc = 0;
         for (int64_t s = 0; s < S; ++s) acc += (sum > 0 ? p[s] / sum : 0.0) * load(v, vo + s * vs[nb] + e * vs[nb + 1]);
@@ -257,12 +276,62 @@ void cpu_sdpa(const OpDef&, std::span<const IValue> args, std::span<Tensor> o) {
   }
 }
 
+void cpu_sdpa(const OpDef&, std::span<const IValue> args, std::span<Tensor> o) {
+  FE_CHECK(std::get<double>(args[4]) <= 0.0, ValueError,
+           "aten::scaled_dot_product_attention: the reference kernel has no dropout; pass dropout_p=0");
+  const Tensor* mask = std::holds_alternative<Tensor>(args[3]) ? &std::get<Tensor>(args[3]) : nullptr;
+  const std::optional<double> scale =
+      std::holds_alternative<double>(args[6]) ? std::optional(std::get<double>(args[6])) : std::nullopt;
+  sdpa_reference({std::get<Tensor>(args[0]), std::get<Tensor>(args[1]), std::get<Tensor>(args[2]), mask,
+                  std::get<bool>(args[5]), scale, std::get<bool>(args[7])},
+                 o[0], nullptr);
+}
+
+// _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, *, attn_mask,
+// scale) -> (output, logsumexp): what sdpa dispatches to on CPU (a CPU-only kernel). Its meta
+// function, as PyTorch's: empty_like(query) and a (B, L, H) logsumexp in the computation dtype,
+// transposed to (B, H, L); no checks (the kernel's own come at run time).
+void meta_flash_cpu(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& q = a.tensor(0);
+  // query.size(0), .size(1), .size(2): a 3-D query passes (the kernel refuses it at run time).
+  FE_CHECK(q.dim() >= 3, IndexError, label(a), ": Dimension out of range (expected to be in range of [", -q.dim(), ", ",
+           q.dim() - 1, "], but got 2)");
+  out.push(empty_like_query(q));
+  const DType acc = q.dtype == DType::Float16 || q.dtype == DType::BFloat16 ? DType::Float32 : q.dtype;
+  TensorMeta lse = make_contiguous(DimVector{q.sizes[0], q.sizes[2], q.sizes[1]}, acc, q.device);
+  std::swap(lse.sizes[1], lse.sizes[2]);
+  std::swap(lse.strides[1], lse.strides[2]);
+  out.push(std::move(lse));
+}
+
+void cpu_flash_cpu(const OpDef&, std::span<const IValue> args, std::span<Tensor> o) {
+  FE_CHECK(std::get<Tensor>(args[0]).dim() == 4, ShapeError,
+           "aten::_scaled_dot_product_flash_attention_for_cpu: query must be 4-D (batch, heads, seq, head_dim), got ",
+           std::get<Tensor>(args[0]).dim(), "-D");
+  const int64_t e = std::get<Tensor>(args[0]).size(3).expect_int();
+  FE_CHECK(std::get<Tensor>(args[1]).size(-1).expect_int() == e && std::get<Tensor>(args[2]).size(-1).expect_int() == e,
+           ShapeError, "aten::_scaled_dot_product_flash_attention_for_cpu: "
+           "scaled_dot_product_attention_flash_attention: Q/K/V should have the same head size");
+  FE_CHECK(std::get<double>(args[3]) <= 0.0, ValueError,
+           "aten::_scaled_dot_product_flash_attention_for_cpu: the reference kernel has no dropout; pass dropout_p=0");
+  const Tensor* mask = std::holds_alternative<Tensor>(args[5]) ? &std::get<Tensor>(args[5]) : nullptr;
+  const std::optional<double> scale =
+      std::holds_alternative<double>(args[6]) ? std::optional(std::get<double>(args[6])) : std::nullopt;
+  sdpa_reference({std::get<Tensor>(args[0]), std::get<Tensor>(args[1]), std::get<Tensor>(args[2]), mask,
+                  std::get<bool>(args[4]), scale, false},
+                 o[0], &o[1]);
+}
+
 }  // namespace
 
 void register_attention_ops(Registry& r) {
   r.add({"aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
          "float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
          meta_sdpa, cpu_sdpa});
+  r.add({"aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, "
+         "float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> "
+         "(Tensor output, Tensor logsumexp)",
+         meta_flash_cpu, cpu_flash_cpu});
 }
 
 }  // namespace ops

@@ -104,3 +104,35 @@ def calls():
     yield vcall(OP, T([2, 3, 4]), T([2, 5, 4]), T([2, 5, 2]))
     yield vcall(OP, *qkv(1, 2, 2, 3, 4, 4, 4, "bfloat16"))
     yield vcall(OP, *qkv(1, 2, 2, 3, 2, 4, 4), is_causal=True)
+    yield from flash_cpu_calls()
+
+
+FLASH_CPU = "aten::_scaled_dot_product_flash_attention_for_cpu"
+
+
+def flash_cpu_calls():
+    """The CPU-only overload sdpa dispatches to on cpu: (output, logsumexp). Its meta checks nothing
+    beyond reading sizes 0..2 of the query; the kernel's own checks come at run time."""
+    for (b, h, l, s, e, ev) in [(2, 3, 4, 5, 8, 8), (1, 1, 1, 1, 4, 4), (2, 3, 4, 5, 8, 6), (2, 3, 0, 5, 8, 8)]:
+        for d in DTYPES_FLOAT:
+            yield call(FLASH_CPU, *qkv(b, h, h, l, s, e, ev, d))
+        yield call(FLASH_CPU, *qkv(b, h, h, l, s, e, ev), 0.0, True)
+        yield call(FLASH_CPU, *qkv(b, h, h, l, s, e, ev), attn_mask=T([b, 1, l, s]))
+        yield call(FLASH_CPU, *qkv(b, h, h, l, s, e, ev), scale=0.5)
+    for sizes in [[2, 3, 4, 8], [1, 2, 5, 4]]:
+        for q in layouts(sizes):
+            yield call(FLASH_CPU, q, T(sizes), T(sizes))
+        yt = transposed(sizes, "float32", 1, 2)
+        yield call(FLASH_CPU, yt, yt, yt, 0.0, True)
+    yield call(FLASH_CPU, T([2, 4, 8]), T([2, 5, 8]), T([2, 5, 8]))  # 3-D: the meta reads sizes 0..2 only
+    yield call(FLASH_CPU, T([4, 8]), T([5, 8]), T([5, 8]))           # 2-D: query.size(2) is out of range
+    # ---- reference kernel against PyTorch's values (output and logsumexp)
+    for (b, h, l, s, e, ev) in [(1, 2, 3, 4, 4, 4), (2, 1, 2, 3, 2, 2)]:
+        for d in ["float32", "float64"]:
+            yield vcall(FLASH_CPU, *qkv(b, h, h, l, s, e, ev, d))
+        yield vcall(FLASH_CPU, *qkv(b, h, h, l, s, e, ev), 0.0, True)
+        yield vcall(FLASH_CPU, *qkv(b, h, h, l, s, e, ev), attn_mask=T([b, 1, l, s]))
+        yield vcall(FLASH_CPU, *qkv(b, h, h, l, s, e, ev), scale=0.3)
+    yt = transposed([1, 2, 3, 4], "float32", 1, 2)
+    yield vcall(FLASH_CPU, yt, yt, yt, 0.0, True)
+    yield vcall(FLASH_CPU, *qkv(2, 1, 1, 2, 3, 2, 3))  # the kernel's check: one head size for q, k and v

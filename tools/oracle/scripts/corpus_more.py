@@ -224,3 +224,43 @@ def build_hop(name):
                     family="with_effects", decompose=True,
                     note="aten._print; exported, then ep.run_decompositions() (functionalized: with_effects, tokens)")
     raise KeyError(name)
+
+
+# ------------------------------------------------------------------------------------------------ device-specific
+# Attention written against the overload sdpa dispatches to on CPU,
+# aten._scaled_dot_product_flash_attention_for_cpu (a CPU-only kernel; code tuned for CPU inference
+# calls it directly): the case `check --target cuda:0` must flag as having no CUDA kernel.
+LOWERED = ["lowered_attention_cpu", "lowered_attention_cpu_dynamic"]
+
+
+class CpuFlashAttention(torch.nn.Module):
+    """q/k/v/o projections around the CPU flash kernel: causal, or with an additive mask input."""
+
+    def __init__(self, d=16, heads=4):
+        super().__init__()
+        self.h, self.hd = heads, d // heads
+        self.q, self.k, self.v, self.o = (torch.nn.Linear(d, d) for _ in range(4))
+
+    def forward(self, x, mask=None):
+        b, s, d = x.shape
+        q, k, v = (p(x).view(b, s, self.h, self.hd).transpose(1, 2) for p in (self.q, self.k, self.v))
+        y, _ = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, mask is None, attn_mask=mask)
+        return self.o(y.transpose(1, 2).reshape(b, s, d))
+
+
+def build_lowered(name):
+    from torch.export import Dim
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 5, 16, generator=g)
+    if name == "lowered_attention_cpu":
+        return dict(model=CpuFlashAttention().eval(), args=(x,), kwargs={}, dynamic_shapes=None, family="attention",
+                    note="causal attention through aten._scaled_dot_product_flash_attention_for_cpu (no CUDA kernel)")
+    if name == "lowered_attention_cpu_dynamic":
+        mask = torch.randn(2, 1, 5, 5, generator=g)
+        b, s = Dim("batch", min=1, max=64), Dim("seq", min=2, max=128)
+        return dict(model=CpuFlashAttention().eval(), args=(x, mask), kwargs={},
+                    dynamic_shapes=({0: b, 1: s}, {0: b, 2: s, 3: s}), family="attention",
+                    note="masked attention through aten._scaled_dot_product_flash_attention_for_cpu, dynamic "
+                         "batch and seq")
+    raise KeyError(name)
