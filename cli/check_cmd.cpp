@@ -17,6 +17,20 @@
 #include "fakeexport/serde/pt2.h"
 
 namespace fe::cli {
+
+std::vector<Device> parse_devices(const std::string& s, const char* flag) {
+  std::vector<Device> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t end = std::min(s.find(',', start), s.size());
+    const std::string item = s.substr(start, end - start);
+    FE_CHECK(!item.empty(), ValueError, flag, ": empty device in '", s, "'");
+    out.push_back(Device::parse(item));
+    start = end + 1;
+  }
+  return out;
+}
+
 namespace {
 
 struct CheckOptions {
@@ -25,26 +39,13 @@ struct CheckOptions {
   bool json = false;
 };
 
-std::vector<Device> parse_targets(const std::string& s) {
-  std::vector<Device> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    const size_t end = std::min(s.find(',', start), s.size());
-    const std::string item = s.substr(start, end - start);
-    FE_CHECK(!item.empty(), ValueError, "--target: empty device in '", s, "'");
-    out.push_back(Device::parse(item));
-    start = end + 1;
-  }
-  return out;
-}
-
 /// "wrap_body_0.linear" for a node of a subgraph, "linear" at the top.
 std::string qualified(const std::string& graph, const Node& n) { return graph.empty() ? n.name() : graph + "." + n.name(); }
 
 int run_check(const CheckOptions& o) {
   // Never freed: the process ends right after the report (see inspect_cmd.cpp).
   const serde::LoadedProgram& lp = *new serde::LoadedProgram(serde::load(o.file));
-  const std::vector<Device> targets = o.targets.empty() ? std::vector<Device>{} : parse_targets(o.targets);
+  const std::vector<Device> targets = o.targets.empty() ? std::vector<Device>{} : parse_devices(o.targets, "--target");
   const CheckReport r = check_program(lp.ep);
   const std::vector<analysis::DeviceSite> sites =
       targets.empty() ? std::vector<analysis::DeviceSite>{} : analysis::lint_devices(lp.ep, targets);

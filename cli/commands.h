@@ -5,6 +5,10 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+#include <vector>
+
+#include "fakeexport/core/device.h"
 
 namespace fe::cli {
 
@@ -14,6 +18,10 @@ RunFn add_export(CLI::App& cmd);   ///< export MODEL: a zoo model exported witho
 RunFn add_inspect(CLI::App& cmd);  ///< inspect FILE.pt2: what an archive holds (inspect_cmd.cpp)
 RunFn add_check(CLI::App& cmd);    ///< check FILE.pt2: is the program internally true (check_cmd.cpp)
 RunFn add_run(CLI::App& cmd);      ///< run FILE.pt2: ep.module()(*inputs) on CPU (run_cmd.cpp)
+RunFn add_retarget(CLI::App& cmd); ///< retarget FILE.pt2: the program exported elsewhere (retarget_cmd.cpp)
+
+/// "cuda:0,cpu" -> devices; ValueError naming `flag` for an empty or malformed item.
+std::vector<Device> parse_devices(const std::string& s, const char* flag);
 
 /// One row of the command table.
 struct Command {

@@ -14,6 +14,8 @@ constexpr fe::cli::Command kCommands[] = {
     {"check", "Check a .pt2 program: every node's metadata re-derived, the graph sound (exit 1 if not)",
      fe::cli::add_check},
     {"run", "Run a .pt2 program on CPU tensors, as torch.export.load(f).module()(*inputs)", fe::cli::add_run},
+    {"retarget", "Rewrite a .pt2 program for other devices, as if exported there (pins follow the inputs)",
+     fe::cli::add_retarget},
 };
 
 }  // namespace

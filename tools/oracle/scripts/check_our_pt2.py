@@ -57,6 +57,28 @@ for case in ["seed_mlp", "gpt2_dynamic", "buffers", "tied"]:
     err = max((g - outs["output_%d" % i]).abs().max().item() for i, g in enumerate(got))
     print("%s_resaved: print %s the fixture, max |ours - PyTorch| = %.3g" % (case, "equals" if same else "DIFFERS from", err))
     ok &= same and err <= 1e-5
+# Seed 002's CPU-exported decoder retargeted to cuda:0 (tests/test_retarget.cpp): PyTorch loads it
+# and prints it as we do. This build is CPU-only and the loader moves each weight to its recorded
+# device (`tensor.to(device)`), so weights bound for cuda become meta tensors here; not run.
+path = os.path.join(OUT, "retarget_seed002_decoder.pt2")
+if os.path.exists(path):
+    to = torch.Tensor.to
+
+    def to_meta_for_cuda(self, *args, **kwargs):
+        if args and isinstance(args[0], torch.device) and args[0].type == "cuda":
+            return to(self, "meta")
+        return to(self, *args, **kwargs)
+
+    torch.Tensor.to = to_meta_for_cuda
+    try:
+        ep = torch.export.load(path)
+    finally:
+        torch.Tensor.to = to
+    same = blank(str(ep)) == blank(open(os.path.join(OUT, "retarget_seed002_decoder.txt")).read())
+    cpu_left = "type='cpu'" in str(ep)
+    print("retarget_seed002_decoder: loaded, print %s our print, %s" % (
+        "equals" if same else "DIFFERS from", "cpu still pinned" if cpu_left else "no cpu device left"))
+    ok &= same and not cpu_left
 # Zoo models (tests/test_zoo_core.cpp ZooEager): our export of HF architectures with HF's weights,
 # run by PyTorch, against HF's eager outputs.
 import glob  # noqa: E402

@@ -1,0 +1,38 @@
+// Retarget: the program the user would have got by exporting on another device. A CPU export
+// (seed 002) bakes `cpu` into factories, transfers and device assertions; retargeting moves every
+// device through a map (pins follow the inputs), moves state and constants, and re-derives each
+// node's metadata with the target's meta functions (device-specific strides, e.g. attention),
+// then the result is re-verified. No data is read or moved: tensors keep their bytes.
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fakeexport/core/device.h"
+#include "fakeexport/export/exported_program.h"
+
+namespace fe {
+
+/// Where each device of a program goes: explicit pairs first, else `all` (when set), else stays.
+struct DeviceMap {
+  std::optional<Device> all;                       ///< --device cuda:0: every device
+  std::vector<std::pair<Device, Device>> pairs;    ///< --map cpu=cuda:0,cuda:1=cuda:0
+  Device operator()(const Device& d) const;
+  /// "cpu=cuda:0,cuda:1=cuda:0" -> pairs; ValueError naming the item for a malformed one.
+  static std::vector<std::pair<Device, Device>> parse_pairs(std::string_view s);
+};
+
+/// What retarget changed.
+struct RetargetReport {
+  size_t device_args = 0;  ///< device arguments rewritten (factories, transfers, assertions)
+  size_t tensors = 0;      ///< recorded tensor metadata moved (node outputs, placeholders)
+  size_t state = 0;        ///< parameters, buffers and constants moved
+  size_t rederived = 0;    ///< nodes whose strides the target's meta functions changed
+};
+
+/// Rewrites `ep` in place for the devices `map` gives (subgraphs included). Nodes whose meta
+/// function rejects the moved arguments keep their moved metadata (the verifier then says why).
+RetargetReport retarget(ExportedProgram& ep, const DeviceMap& map);
+
+}  // namespace fe

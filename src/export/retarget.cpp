@@ -1,0 +1,152 @@
+// Retarget (export/retarget.h): devices through the map, then metadata re-derived node by node in
+// graph order from the moved inputs, so a stride the target's meta functions give differently
+// (fused CPU attention returns empty_like(query); elsewhere the math path is contiguous) flows on
+// to the views after it, exactly as tracing on the target would have recorded it.
+#include "fakeexport/export/retarget.h"
+
+#include "fakeexport/core/error.h"
+#include "fakeexport/core/scopes.h"
+#include "fakeexport/ops/registry.h"
+
+namespace fe {
+
+Device DeviceMap::operator()(const Device& d) const {
+  const Device n = d.normalized();
+  for (const auto& [from, to] : pairs)
+    if (from.normalized() == n) return to.normalized();
+  return all ? all->normalized() : n;
+}
+
+std::vector<std::pair<Device, Device>> DeviceMap::parse_pairs(std::string_view s) {
+  std::vector<std::pair<Device, Device>> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t end = std::min(s.find(',', start), s.size());
+    const std::string_view item = s.substr(start, end - start);
+    const size_t eq = item.find('=');
+    FE_CHECK(eq != std::string_view::npos && eq > 0 && eq + 1 < item.size(), ValueError, "--map: expected FROM=TO, got '",
+             item, "' in '", s, "'");
+    out.emplace_back(Device::parse(item.substr(0, eq)), Device::parse(item.substr(eq + 1)));
+    start = end + 1;
+  }
+  return out;
+}
+
+namespace {
+
+class Retargeter {
+ public:
+  Retargeter(ExportedProgram& ep, const DeviceMap& map) : ep_(ep), map_(map) {}
+
+  RetargetReport run() {
+    for (auto* state : {&ep_.state_dict, &ep_.constants})
+      for (auto& [name, t] : *state) t = moved(t);
+    graph(ep_.graph);
+    return r_;
+  }
+
+ private:
+  /// The same tensor (same bytes, if any) recorded on its mapped device.
+  Tensor moved(const Tensor& t) {
+    if (!t.defined() || map_(t.device()) == t.device()) return t;
+    auto impl = std::make_shared<TensorImpl>(*t.impl());
+    impl->meta.device = map_(t.device());
+    if (impl->view_base) impl->view_base = moved(Tensor(impl->view_base)).impl_ptr();
+    ++r_.state;
+    return Tensor(std::move(impl));
+  }
+
+  void graph(Graph& g) {
+    for (const auto& up : g.nodes()) {
+      Node& n = *up;
+      for (TensorMeta& m : n.val)
+        if (const Device d = map_(m.device); d != m.device) {
+          m.device = d;
+          ++r_.tensors;
+        }
+      if (n.op() == NodeOp::CallFunction || n.op() == NodeOp::CallOther) move_device_args(g, n);
+      if (n.op() == NodeOp::CallFunction && n.target() && n.target()->meta && !n.sym_val) rederive(n);
+      if (n.op() == NodeOp::GetItem) follow_producer(n);
+    }
+    for (const auto& [name, sub] : g.subgraphs()) graph(*sub);
+  }
+
+  void move_device_args(Graph& g, Node& n) {
+    bool changed = false;
+    std::vector<NodeArg> args = n.args();
+    for (NodeArg& a : args)
+      if (auto* d = std::get_if<Device>(&a); d && map_(*d) != d->normalized()) {
+        *d = map_(*d);  // as tracing on the target records it: the input's device, with its index
+        changed = true;
+        ++r_.device_args;
+      }
+    if (changed) g.set_args(&n, std::move(args));
+  }
+
+  /// Strides and offsets from the op's meta function on the moved inputs; sizes, dtype and grad
+  /// stay as recorded (symbolic identity and autocast dtypes are not the device's business).
+  void rederive(Node& n) {
+    std::vector<MetaValue> margs;
+    margs.reserve(n.args().size());
+    bool usable = true;
+    for (const NodeArg& a : n.args()) {
+      if (auto* p = std::get_if<Node*>(&a); p && *p && (*p)->val.empty() && !(*p)->multi_output()) {
+        if (!(*p)->sym_val) return;  // a symbolic truth value: nothing device-specific to learn
+        margs.push_back(*(*p)->sym_val);
+        continue;
+      }
+      margs.push_back(map_tensors<const TensorMeta*>(a, [&](Node* in) -> const TensorMeta* {
+        if (!in) return nullptr;
+        if (in->val.size() != 1 || in->multi_output()) usable = false;
+        return in->val.empty() ? nullptr : &in->val[0];
+      }));
+    }
+    if (!usable) return;
+    MetaOut mo;
+    try {
+      run_meta(*n.target(), margs, mo);
+    } catch (const UserError&) {
+      return;
+    }
+    if (mo.outs.size() != n.val.size()) return;
+    bool changed = false;
+    for (size_t k = 0; k < mo.outs.size(); ++k) {
+      TensorMeta& rec = n.val[k];
+      const TensorMeta& got = mo.outs[k];
+      if (got.dtype != rec.dtype || got.sizes.size() != rec.sizes.size() || got.strides.size() != rec.strides.size())
+        continue;
+      bool same_sizes = true;
+      for (size_t i = 0; i < got.sizes.size(); ++i) same_sizes &= got.sizes[i].same_as(rec.sizes[i]);
+      if (!same_sizes) continue;
+      bool same = got.storage_offset.same_as(rec.storage_offset);
+      for (size_t i = 0; i < got.strides.size(); ++i) same &= got.strides[i].same_as(rec.strides[i]);
+      if (same) continue;
+      rec.strides = got.strides;
+      rec.storage_offset = got.storage_offset;
+      changed = true;
+    }
+    r_.rederived += changed;
+  }
+
+  static void follow_producer(Node& n) {
+    if (n.args().empty()) return;
+    auto* p = std::get_if<Node*>(&n.args()[0]);
+    if (!p || !*p || n.val.size() != 1 || n.index() < 0 || static_cast<size_t>(n.index()) >= (*p)->val.size()) return;
+    const TensorMeta& src = (*p)->val[static_cast<size_t>(n.index())];
+    n.val[0].strides = src.strides;
+    n.val[0].storage_offset = src.storage_offset;
+  }
+
+  ExportedProgram& ep_;
+  const DeviceMap& map_;
+  RetargetReport r_;
+};
+
+}  // namespace
+
+RetargetReport retarget(ExportedProgram& ep, const DeviceMap& map) {
+  ExportSemanticsScope export_semantics;  // the metas re-run as they run while exporting
+  return Retargeter(ep, map).run();
+}
+
+}  // namespace fe

@@ -1,0 +1,148 @@
+// Retarget (fakeexport retarget): a CPU export moved to cuda:0 is exactly the program exported on
+// cuda:0 (print, every node's metadata, state), for every zoo family (static and dynamic) and the
+// seed MLP; seed 002's CPU-exported decoder has no device site left and loads in PyTorch.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "fakeexport/analysis/device_lint.h"
+#include "fakeexport/analysis/kernels.h"
+#include "fakeexport/export/check.h"
+#include "fakeexport/export/retarget.h"
+#include "fakeexport/fakeexport.h"
+#include "fakeexport/nn/zoo.h"
+#include "fakeexport/serde/pt2.h"
+#include "seed_mlp_model.h"
+#include "test_util.h"
+
+using namespace fe;
+namespace fs = std::filesystem;
+
+namespace {
+
+const Device kCuda = Device::parse("cuda:0");
+
+ExportedProgram export_zoo(const std::string& name, Device device, bool dynamic) {
+  DeviceScope scope(device);
+  auto model = zoo::build(zoo::builtin_config(name));
+  zoo::InputOptions io;
+  io.dynamic_batch = io.dynamic_seq = dynamic;
+  zoo::ExampleInputs in = model->example_inputs(io);
+  return export_program(*model, in.args, {.dynamic_shapes = in.dynamic_shapes});
+}
+
+std::string meta_str(const TensorMeta& m) {
+  std::string s = m.device.str() + " " + std::string(dtype_name(m.dtype)) + " [";
+  for (const SymInt& x : m.sizes) s += x.str() + ",";
+  s += "] [";
+  for (const SymInt& x : m.strides) s += x.str() + ",";
+  return s + "] +" + m.storage_offset.str();
+}
+
+/// Every node's recorded metadata, graph by graph, and the state's devices.
+void expect_same_program(const ExportedProgram& got, const ExportedProgram& want) {
+  EXPECT_EQ(to_string(got, {.read_source = false}), to_string(want, {.read_source = false}));
+  std::function<void(const Graph&, const Graph&)> same = [&](const Graph& a, const Graph& b) {
+    ASSERT_EQ(a.nodes().size(), b.nodes().size());
+    for (size_t i = 0; i < a.nodes().size(); ++i) {
+      const Node& x = *a.nodes()[i];
+      const Node& y = *b.nodes()[i];
+      ASSERT_EQ(x.val.size(), y.val.size()) << x.name();
+      for (size_t k = 0; k < x.val.size(); ++k) EXPECT_EQ(meta_str(x.val[k]), meta_str(y.val[k])) << x.name();
+    }
+    ASSERT_EQ(a.subgraphs().size(), b.subgraphs().size());
+    for (size_t i = 0; i < a.subgraphs().size(); ++i) same(*a.subgraphs()[i].second, *b.subgraphs()[i].second);
+  };
+  same(got.graph, want.graph);
+  ASSERT_EQ(got.state_dict.size(), want.state_dict.size());
+  for (size_t i = 0; i < got.state_dict.size(); ++i)
+    EXPECT_EQ(meta_str(got.state_dict[i].second.meta()), meta_str(want.state_dict[i].second.meta()))
+        << got.state_dict[i].first;
+  ASSERT_EQ(got.constants.size(), want.constants.size());
+  for (size_t i = 0; i < got.constants.size(); ++i)
+    EXPECT_EQ(meta_str(got.constants[i].second.meta()), meta_str(want.constants[i].second.meta()))
+        << got.constants[i].first;
+}
+
+}  // namespace
+
+TEST(Retarget, ZooCpuExportRetargetedIsTheCudaExport) {
+  FakeTensorMode fake;
+  size_t programs = 0, rederived = 0;
+  for (const std::string& name : zoo::builtin_names())
+    for (bool dynamic : {false, true}) {
+      if (dynamic && (name == "mlp" || name == "vit")) continue;  // no sequence dim to make dynamic
+      SCOPED_TRACE(name + (dynamic ? " dynamic" : ""));
+      ExportedProgram ep = export_zoo(name, kCPU, dynamic);
+      const RetargetReport r = retarget(ep, {.all = kCuda});
+      EXPECT_GT(r.tensors, 0u);
+      EXPECT_GT(r.state, 0u);
+      expect_same_program(ep, export_zoo(name, kCuda, dynamic));
+      EXPECT_TRUE(check_program(ep).ok());
+      EXPECT_TRUE(analysis::lint_devices(ep, {kCuda}).empty());
+      ++programs;
+      rederived += r.rederived;
+    }
+  std::printf("[ retarget ] %zu zoo programs equal their cuda:0 export, %zu nodes re-derived\n", programs, rederived);
+}
+
+TEST(Retarget, SeedMlpBothWays) {
+  FakeTensorMode fake;
+  auto exported = [](Device a, Device b) {
+    seed::MLP m(128, 256, 10, a, b);
+    return export_program(m, {randn({4, 128}, {.device = a})});
+  };
+  ExportedProgram ep = exported(kCPU, kCPU);
+  retarget(ep, {.all = kCuda});
+  expect_same_program(ep, exported(kCuda, kCuda));
+  // A CPU/GPU split moved by pairs: cpu -> cuda:1, cuda:0 -> cpu.
+  ExportedProgram split = exported(kCPU, kCuda);
+  retarget(split, {.pairs = {{kCPU, Device::parse("cuda:1")}, {kCuda, kCPU}}});
+  expect_same_program(split, exported(Device::parse("cuda:1"), kCPU));
+}
+
+TEST(Retarget, Seed002DecoderHasNoDeviceSiteLeftAndLoadsInPyTorch) {
+  const std::string in = std::string(FE_FIXTURES_DIR) + "/corpus/seed002_decoder.pt2";
+  serde::LoadedProgram lp = serde::load(in, {.materialize_weights = true});
+  ASSERT_TRUE(lp.weights_present);
+  ASSERT_FALSE(analysis::lint_devices(lp.ep, {kCuda}).empty());
+  const RetargetReport r = retarget(lp.ep, {.all = kCuda});
+  EXPECT_GE(r.device_args, 10u);  // the aranges, the transfers and their assertions
+  EXPECT_TRUE(analysis::lint_devices(lp.ep, {kCuda}).empty());
+  EXPECT_TRUE(analysis::missing_kernels(lp.ep, {kCuda}).empty());
+  const CheckReport cr = check_program(lp.ep);
+  EXPECT_TRUE(cr.ok()) << (cr.mismatches.empty() ? "" : cr.mismatches[0].node->name() + ": " + cr.mismatches[0].field);
+  // Written with its weights, read back the same (tools/oracle/scripts/check_our_pt2.py loads it in PyTorch).
+  fs::create_directories(fs::path(FE_BUILD_DIR) / "pt2_out");
+  const std::string out = (fs::path(FE_BUILD_DIR) / "pt2_out" / "retarget_seed002_decoder.pt2").string();
+  serde::save(lp.ep, out);
+  std::ofstream((fs::path(FE_BUILD_DIR) / "pt2_out" / "retarget_seed002_decoder.txt").string()) << to_string(lp.ep);
+  serde::LoadedProgram back = serde::load(out);
+  EXPECT_TRUE(back.weights_present);
+  EXPECT_EQ(to_string(back.ep), to_string(lp.ep));
+  EXPECT_NE(to_string(back.ep).find("device = device(type='cuda', index=0)"), std::string::npos);
+  EXPECT_EQ(to_string(back.ep).find("type='cpu'"), std::string::npos);
+}
+
+TEST(RetargetCli, WritesTheProgramAndReportsWhatMoved) {
+  const std::string in = std::string(FE_FIXTURES_DIR) + "/corpus/seed002_decoder.pt2";
+  const std::string out = (fs::path(FE_BUILD_DIR) / "retarget_cli.pt2").string();
+  fe_test::CliResult r = fe_test::run_cli("retarget " + in + " --device cuda:0 -o " + out + " --json");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  const auto js = nlohmann::json::parse(r.out);
+  EXPECT_EQ(js["targets"], "cuda:0");
+  EXPECT_EQ(js["verified"], true);
+  EXPECT_EQ(js["device_sites"], 0);
+  EXPECT_GT(js["state"].get<int>(), 0);
+  EXPECT_EQ(fe_test::run_cli("check " + out + " --target cuda:0").rc, 0);
+  // The CPU-only attention kernel stays: retarget says so (exit 1).
+  r = fe_test::run_cli("retarget " + std::string(FE_FIXTURES_DIR) + "/corpus/lowered_attention_cpu.pt2 --map cpu=cuda:0");
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_NE(r.out.find("no CUDA kernel"), std::string::npos) << r.out;
+  EXPECT_EQ(fe_test::run_cli("retarget " + in).rc, 2);
+  EXPECT_EQ(fe_test::run_cli("retarget " + in + " --map cpu").rc, 2);
+  EXPECT_EQ(fe_test::run_cli("retarget " + in + " --device warp:0").rc, 2);
+}
