@@ -2,9 +2,12 @@
 // one line on stderr, exit 2; our own bugs: exit 3).
 #include <iostream>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "fakeexport/core/error.h"
+#include "fakeexport/library.h"
 
 namespace {
 
@@ -23,9 +26,15 @@ constexpr fe::cli::Command kCommands[] = {
 int main(int argc, char** argv) {
   CLI::App app{"fakeexport: torch.export programs in C++, without data"};
   app.require_subcommand(1);
+  std::vector<std::string> libraries;
+  app.add_option("--load-library", libraries,
+                 "LIB.so (repeatable, any command): load a shared library whose static initializers define "
+                 "custom ops with fe::library::define, as torch.ops.load_library does")
+      ->allow_extra_args(false);  // one path per --load-library: FILE may follow it
   std::map<const CLI::App*, fe::cli::RunFn> runs;
   for (const auto& c : kCommands) {
     CLI::App* sub = app.add_subcommand(c.name, c.summary);
+    sub->fallthrough();  // `fakeexport check F.pt2 --load-library L.so`: the option after the command
     runs[sub] = c.add(*sub);
   }
   try {
@@ -35,6 +44,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   try {
+    for (const std::string& lib : libraries) fe::library::load(lib);
     for (const auto& [sub, run] : runs)
       if (sub->parsed()) return run();
   } catch (const fe::UserError& e) {

@@ -110,8 +110,8 @@ const OpDef& Registry::get(std::string_view q) const {
                                    order_.size(), " ops)"));
 }
 
-const Registry& registry() {
-  static const Registry r = [] {
+Registry& mutable_registry() {
+  static Registry r = [] {
     Registry reg;
     ops::register_factory_ops(reg);
     ops::register_linalg_ops(reg);
@@ -133,6 +133,8 @@ const Registry& registry() {
   }();
   return r;
 }
+
+const Registry& registry() { return mutable_registry(); }
 
 // ---- Device rule (eager PyTorch): the dispatch device is the first non-cpu tensor's device;
 // every other tensor must be on it, except 0-dim cpu tensors (auto-transferred scalars).

@@ -119,6 +119,8 @@ class Registry {
 
 /// The process registry, filled on first use by each op family's register function.
 const Registry& registry();
+/// The same registry, for fe::library::define (user ops); everything else reads registry().
+Registry& mutable_registry();
 /// Shorthand: registry().get(qualified).
 inline const OpDef& op(std::string_view qualified) { return registry().get(qualified); }
 

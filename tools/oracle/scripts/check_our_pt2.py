@@ -79,6 +79,25 @@ if os.path.exists(path):
     print("retarget_seed002_decoder: loaded, print %s our print, %s" % (
         "equals" if same else "DIFFERS from", "cpu still pinned" if cpu_left else "no cpu device left"))
     ok &= same and not cpu_left
+# Custom ops defined in C++ (tests/test_library.cpp): PyTorch loads our archives once the same ops
+# are registered (gen_custom_ops.define_ops, torch.library.custom_op), prints them as we do and runs
+# them to the outputs of its own export.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_custom_ops  # noqa: E402
+
+gen_custom_ops.define_ops()
+for case in ["seed004", "stack_rows_dynamic"]:
+    path = os.path.join(OUT, "custom_%s.pt2" % case)
+    if not os.path.exists(path):
+        continue
+    ep = torch.export.load(path)
+    same = blank(str(ep)) == blank(open(os.path.join(OUT, "custom_%s.txt" % case)).read())
+    x = load_file("tests/fixtures/custom_ops/%s.inputs.safetensors" % case)["input_0"]
+    want = load_file("tests/fixtures/custom_ops/%s.outputs.safetensors" % case)["output_0"]
+    err = (ep.module()(x) - want).abs().max().item()
+    print("custom_%s: loaded with the op registered, print %s our print, max |ours - PyTorch| = %.3g"
+          % (case, "equals" if same else "DIFFERS from", err))
+    ok &= same and err <= 1e-6
 # Zoo models (tests/test_zoo_core.cpp ZooEager): our export of HF architectures with HF's weights,
 # run by PyTorch, against HF's eager outputs.
 import glob  # noqa: E402
