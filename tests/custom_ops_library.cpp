@@ -41,7 +41,45 @@ void stack_rows_cpu(const fe::OpDef&, std::span<const fe::IValue> args, std::spa
   for (int64_t t = 0; t < times && block; ++t) std::memcpy(o + t * block, x.data_ptr(), block);
 }
 
+// mylib::add_one_(x, alpha): x += alpha in place; returns nothing (its fake returns None).
+void add_one_meta(const fe::MetaArgs&, fe::MetaOut&) {}
+
+void add_one_cpu(const fe::OpDef&, std::span<const fe::IValue> args, std::span<fe::Tensor>) {
+  const fe::Tensor& x = std::get<fe::Tensor>(args[0]);
+  FE_CHECK(x.dtype() == fe::DType::Float32 && x.meta().is_contiguous(), fe::DTypeError,
+           "mylib::add_one_: contiguous float32 only");
+  const auto alpha = static_cast<float>(std::get<double>(args[1]));
+  float* p = x.data<float>();
+  for (int64_t i = 0; i < x.numel(); ++i) p[i] += alpha;
+}
+
+// mylib::scale_out(x, out): out = 2 * x (an out= argument it mutates), returns x.sum(0).
+void scale_out_meta(const fe::MetaArgs& a, fe::MetaOut& out) {
+  const fe::TensorMeta& x = a.tensor(0);
+  FE_CHECK(x.dim() >= 1, fe::ShapeError, "mylib::scale_out: x must have a dim to sum, got a 0-d tensor");
+  out.push(fe::make_contiguous(fe::IntSpan(x.sizes).subspan(1), x.dtype, x.device));
+}
+
+void scale_out_cpu(const fe::OpDef&, std::span<const fe::IValue> args, std::span<fe::Tensor> outs) {
+  const fe::Tensor x = std::get<fe::Tensor>(args[0]).contiguous();
+  const fe::Tensor& dst = std::get<fe::Tensor>(args[1]);
+  FE_CHECK(x.dtype() == fe::DType::Float32 && dst.meta().is_contiguous() && dst.numel() == x.numel(), fe::DTypeError,
+           "mylib::scale_out: contiguous float32 tensors of one size only");
+  const int64_t rows = x.size(0).expect_int(), cols = x.numel() / std::max<int64_t>(rows, 1);
+  const float* in = x.data<float>();
+  float* o = dst.data<float>();
+  float* sum = outs[0].data<float>();
+  for (int64_t c = 0; c < cols; ++c) sum[c] = 0;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      o[r * cols + c] = 2 * in[r * cols + c];
+      sum[c] += in[r * cols + c];
+    }
+}
+
 const bool defined = [] {
+  fe::library::define("mylib::add_one_(Tensor(a0!) x, float alpha) -> ()", add_one_meta, add_one_cpu);
+  fe::library::define("mylib::scale_out(Tensor x, Tensor(a1!) out) -> Tensor", scale_out_meta, scale_out_cpu);
   fe::library::define("my_custom_library::custom_op(Tensor input) -> Tensor", custom_op_meta, custom_op_cpu);
   fe::library::define("mylib::stack_rows(Tensor x, SymInt times) -> Tensor", stack_rows_meta, stack_rows_cpu);
   return true;

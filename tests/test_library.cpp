@@ -115,6 +115,31 @@ TEST(Library, DefineRefusesPyTorchNamespacesDuplicatesAndBadSchemas) {
   EXPECT_THROW(library::load("/nonexistent/libnothing.so"), FileIOError);
 }
 
+// Mutating custom ops in PyTorch's own archives: as export records them (the mutating calls in the
+// graph) and after run_decompositions() (auto_functionalized_v2 on clones, a buffer mutation output).
+TEST(Library, MutatingOpsAndAutoFunctionalizedLoadCheckAndRun) {
+  load_library_once();
+  for (const char* name : {"mutating", "mutating_functionalized"}) {
+    SCOPED_TRACE(name);
+    serde::LoadedProgram lp = serde::load(kFixtures + name + ".pt2", {.materialize_weights = true});
+    EXPECT_EQ(to_string(lp.ep), fe_test::read_file(kFixtures + name + ".txt"));
+    const CheckReport r = check_program(lp.ep);
+    EXPECT_TRUE(r.ok()) << (r.unverified.empty() ? "" : r.unverified[0].reason);
+    EXPECT_EQ(r.verified, r.nodes);
+    const std::string io = std::string(name) + ".inputs.safetensors";
+    const std::vector<Tensor> got = run(lp.ep, {fixture_tensor(io, "input_0")});
+    ASSERT_EQ(got.size(), 2u);
+    for (size_t k = 0; k < 2; ++k) {
+      const Tensor want = fixture_tensor(std::string(name) + ".outputs.safetensors", "output_" + std::to_string(k));
+      ASSERT_EQ(fe_test::ints(got[k].sizes()), fe_test::ints(want.sizes())) << k;
+      EXPECT_LE(max_abs_diff(got[k], want), 1e-6) << k;
+    }
+  }
+  // Functionalized, the mutated buffer comes back as an output; the op's None output as `as_none`.
+  serde::LoadedProgram f = serde::load(kFixtures + "mutating_functionalized.pt2");
+  EXPECT_EQ(output_kind_name(f.ep.signature.outputs[0].kind), "BUFFER_MUTATION");
+}
+
 TEST(LibraryCli, LoadLibraryMakesCustomOpsKnown) {
   load_library_once();
   StackRows m;

@@ -4,6 +4,7 @@
 #include "fakeexport/core/error.h"
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "export/auto_functionalized.h"
 #include "export/run_runner.h"
 
 namespace fe::run_detail {
@@ -200,6 +201,40 @@ Value Runner::with_effects(const Node& n, const Vals& vals) {
   return outs;
 }
 
+Value Runner::auto_functionalized(const Node& n, const Vals& vals) {
+  std::string why;
+  bool unknown = false;
+  const auto c = export_detail::decode_auto_functionalized(n, why, unknown);
+  (void)unknown;
+  FE_CHECK(c, UnknownOpError, "run: '", n.name(), "' (", n.callable()->target, "): ", why);
+  std::vector<Tensor> clones;
+  for (const Node* b : c->bases) clones.push_back(fe::clone(tensor_of(b, vals)));
+  const auto& a = n.args();
+  std::vector<IValue> args;
+  for (size_t i = 0; i < c->slots.size(); ++i) {
+    const auto& s = c->slots[i];
+    if (s.kind == export_detail::AutoFunctionalizedCall::Slot::Arg) {
+      args.push_back(arg_value(a[s.arg], vals));
+    } else if (s.kind == export_detail::AutoFunctionalizedCall::Slot::Base) {
+      Tensor t = clones[s.base];
+      if (s.size && s.stride) {
+        const auto& sz = std::get<std::vector<SymInt>>(a[*s.size]);
+        const auto& st = std::get<std::vector<SymInt>>(a[*s.stride]);
+        const auto* off = s.offset ? std::get_if<SymInt>(&a[*s.offset]) : nullptr;
+        t = fe::as_strided(t, Sizes(sz.begin(), sz.end()), Sizes(st.begin(), st.end()),
+                           off ? off->maybe_int() : std::optional<int64_t>(0));
+      }
+      args.push_back(t);
+    } else {
+      args.push_back(map_tensors<Tensor>(*c->op->schema.arguments[i].default_value, [](NoTensor) { return Tensor(); }));
+    }
+  }
+  std::vector<Tensor> outs = call_op(*c->op, std::move(args), n);
+  outs.resize(c->op_outputs);  // one None slot for an op returning nothing
+  for (Tensor& t : clones) outs.push_back(std::move(t));
+  return outs;
+}
+
 Value Runner::call_other(const Node& n, const Vals& vals, const Scopes& scopes) {
   const auto& a = n.args();
   switch (n.callable()->kind) {
@@ -230,6 +265,8 @@ Value Runner::call_other(const Node& n, const Vals& vals, const Scopes& scopes) 
     case CallableKind::WhileLoop: return while_loop(n, vals, scopes);
     case CallableKind::Scan: return scan(n, vals, scopes);
     case CallableKind::WithEffects: return with_effects(n, vals);
+    case CallableKind::AutoFunctionalized:
+    case CallableKind::AutoFunctionalizedV2: return auto_functionalized(n, vals);
     case CallableKind::InvokeSubgraph:
       // (subgraph, identifier, *operands): a call of the subgraph, as if inlined.
       return call_subgraph(n, std::get<Node*>(a.at(0)), operands_from(n, 2, vals), scopes);

@@ -87,6 +87,9 @@ class Runner {
   Value scan(const Node& n, const Vals& vals, const Scopes& scopes);
   /// with_effects(token, op, *args): a fresh token, then the op's outputs.
   Value with_effects(const Node& n, const Vals& vals);
+  /// auto_functionalized(_v2)(op, ...): the op on clones of the tensors it mutates; its outputs,
+  /// then the clones (export/auto_functionalized.h).
+  Value auto_functionalized(const Node& n, const Vals& vals);
   /// Any node calling something other than a registered op (higher-order ops, functorch).
   Value call_other(const Node& n, const Vals& vals, const Scopes& scopes);
 

@@ -9,6 +9,7 @@
 #include "fakeexport/export/check.h"
 #include "fakeexport/ops/autocast.h"
 #include "fakeexport/sym/shape_env.h"
+#include "export/auto_functionalized.h"
 #include "ops/meta_util.h"
 
 namespace fe {
@@ -571,6 +572,86 @@ class Checker {
     return ok;
   }
 
+  /// auto_functionalized(_v2): the op's meta on clones of the bases (views of them where the node
+  /// says so); outputs are the op's, then the clones (clone keeps a dense base's strides).
+  bool check_auto_functionalized(const Node& n, const std::string& path) {
+    std::string why;
+    bool unknown = false;
+    const auto c = export_detail::decode_auto_functionalized(n, why, unknown);
+    if (!c) {
+      if (unknown) unverified(n, path, why + " (its recorded metadata is kept)");
+      else mismatch(n, path, "arguments", "auto_functionalized's", why);
+      return false;
+    }
+    std::vector<TensorMeta> clones, views;
+    clones.reserve(c->bases.size());
+    views.reserve(c->slots.size());  // pointers into it are stored in margs
+    for (const Node* b : c->bases) {
+      if (b->val.size() != 1) {
+        mismatch(n, path, "arguments", "a tensor base", "'" + b->name() + "'");
+        return false;
+      }
+      TensorMeta m = b->val[0];
+      m.strides = ops::preserved_strides(m);
+      m.storage_offset = 0;
+      clones.push_back(std::move(m));
+    }
+    const auto& a = n.args();
+    std::vector<MetaValue> margs;
+    std::string bad;
+    for (size_t i = 0; i < c->slots.size(); ++i) {
+      const auto& s = c->slots[i];
+      const auto& arg = c->op->schema.arguments[i];
+      if (s.kind == export_detail::AutoFunctionalizedCall::Slot::Arg) {
+        margs.push_back(meta_arg(a[s.arg], bad));
+      } else if (s.kind == export_detail::AutoFunctionalizedCall::Slot::Base) {
+        const TensorMeta* m = &clones[s.base];
+        if (s.size && s.stride) {
+          const auto* sz = std::get_if<std::vector<SymInt>>(&a[*s.size]);
+          const auto* st = std::get_if<std::vector<SymInt>>(&a[*s.stride]);
+          const auto* off = s.offset ? std::get_if<SymInt>(&a[*s.offset]) : nullptr;
+          if (!sz || !st) {
+            mismatch(n, path, "arguments", "int lists", "_" + arg.name + "_size/_stride of another kind");
+            return false;
+          }
+          TensorMeta v = *m;
+          v.sizes = DimVector(sz->begin(), sz->end());
+          v.strides = DimVector(st->begin(), st->end());
+          v.storage_offset = off ? *off : SymInt(0);
+          views.push_back(std::move(v));
+          m = &views.back();
+        }
+        margs.push_back(m);
+      } else {
+        margs.push_back(map_tensors<const TensorMeta*>(*arg.default_value, [](NoTensor) -> const TensorMeta* {
+          return nullptr;
+        }));
+      }
+    }
+    if (!bad.empty()) {
+      mismatch(n, path, "arguments", "a tensor", bad);
+      return false;
+    }
+    MetaOut mo;
+    try {
+      run_meta(*c->op, margs, mo);
+    } catch (const UserError& e) {
+      mismatch(n, path, "meta", "its recorded arguments", std::string("rejected: ") + e.what());
+      return false;
+    }
+    if (n.val.size() != c->op_outputs + clones.size()) {
+      mismatch(n, path, "outputs", detail::cat(n.val.size(), " values"),
+               detail::cat(c->op_outputs, " of the op and ", clones.size(), " clones"));
+      return false;
+    }
+    bool ok = true;
+    for (size_t k = 0; k < mo.outs.size() && k < c->op_outputs; ++k)
+      ok &= compare(n, path, n.val[k], mo.outs[k], detail::cat("output ", k, " "));
+    for (size_t k = 0; k < clones.size(); ++k)
+      ok &= compare(n, path, n.val[c->op_outputs + k], clones[k], detail::cat("output ", c->op_outputs + k, " "));
+    return ok;
+  }
+
   /// functorch's vmap, traced inline (transformers' mask functions): the values between
   /// _add_batch_dim and _remove_batch_dim carry their per-example (logical) metadata.
   ///   _add_batch_dim(x, in_dim, level): x without dim in_dim;
@@ -641,6 +722,8 @@ class Checker {
       case CallableKind::WhileLoop: return check_while_loop(g, n, path);
       case CallableKind::Scan: return check_scan(g, n, path);
       case CallableKind::WithEffects: return check_with_effects(n, path);
+      case CallableKind::AutoFunctionalized:
+      case CallableKind::AutoFunctionalizedV2: return check_auto_functionalized(n, path);
       case CallableKind::Opaque:
         if (n.callable()->target.starts_with("torch._functorch.predispatch.")) return check_vmap(n, path);
         unverified(n, path, n.callable()->target + " is not a callable we interpret (its recorded outputs are kept)");

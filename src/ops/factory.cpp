@@ -1,4 +1,4 @@
-// Factory ops: empty, zeros, ones, rand, randn, full, their *_like and new_* forms, empty_strided
+// Factory ops: empty, zeros, ones, rand, randn, full, their *_like and new_* forms, empty_strided, empty_permuted
 // and scalar_tensor. arange and linspace live in factory_range.cpp.
 #include <cmath>
 #include <limits>
@@ -107,6 +107,32 @@ void meta_empty_strided(const MetaArgs& a, MetaOut& out) {
   out.push(std::move(m));
 }
 
+// empty_permuted(size, physical_layout, *, dtype, layout, device, pin_memory): dense, with dims laid
+// out in memory in physical_layout's order (prims.empty_permuted; run_decompositions() lowers
+// empty_like to it).
+void meta_empty_permuted(const MetaArgs& a, MetaOut& out) {
+  const auto& size = a.int_list(0);
+  const auto& perm = a.int_list(1);
+  const int64_t dim = static_cast<int64_t>(size.size());
+  FE_CHECK(static_cast<int64_t>(perm.size()) == dim, ShapeError, label(a),
+           ": Number of dimensions in size does not match the length of the physical_layout; i.e. len(size) = ", dim,
+           " is not equal to len(physical_layout) = ", perm.size());
+  TensorMeta m = new_meta(a, 0, {2, 3, 4, 5}, default_dtype(), kCPU);
+  DimVector physical;
+  std::vector<bool> seen(static_cast<size_t>(dim), false);
+  for (size_t p = 0; p < perm.size(); ++p) {
+    const int64_t l = perm[p].expect_int();
+    FE_CHECK(l >= 0 && l < dim && !seen[static_cast<size_t>(l)], ShapeError, label(a),
+             ": Dimension out of range (expected to be between 0 and ", dim - 1, ", but got ", l, " at index ", p,
+             ").  NB: negative dims not currently supported; file an issue if you want it.");
+    seen[static_cast<size_t>(l)] = true;
+    physical.push_back(size[static_cast<size_t>(l)]);
+  }
+  const DimVector pstrides = contiguous_strides(physical);
+  for (size_t p = 0; p < perm.size(); ++p) m.strides[static_cast<size_t>(perm[p].expect_int())] = pstrides[p];
+  out.push(std::move(m));
+}
+
 // scalar_tensor(s, *, dtype, layout, device, pin_memory): 0-dim, default float dtype for any s.
 void meta_scalar_tensor(const MetaArgs& a, MetaOut& out) {
   (void)a.scalar_category(0);
@@ -197,6 +223,8 @@ void register_factory_ops(Registry& r) {
          meta_new_from<1>, cpu_full<2>, kFree});
   r.add({"aten::empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_empty_strided, cpu_empty, kFree});
+  r.add({"aten::empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+         meta_empty_permuted, cpu_empty, kFree});
   r.add({"aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_scalar_tensor, cpu_full<0>, kFree});
   register_factory_range_ops(r);

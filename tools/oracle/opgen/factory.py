@@ -213,6 +213,21 @@ def empty_strided_calls():
     yield call(op, [2, 3], [3, 1], pin_memory=True)
 
 
+def empty_permuted_calls():
+    op = "aten::empty_permuted"
+    for s, perm in [([], []), ([2, 3], [0, 1]), ([2, 3], [1, 0]), ([2, 3, 4], [2, 0, 1]), ([2, 0, 3], [1, 2, 0]),
+                    ([2, 3, 4, 5], [0, 2, 3, 1]), ([1, 3, 1], [2, 1, 0])]:
+        yield call(op, s, perm)
+    for kw in size_kwargs():
+        yield call(op, [2, 3], [1, 0], **kw)
+    # Errors: layout length, out-of-range and repeated dims, negative sizes.
+    yield call(op, [2, 3], [0])
+    yield call(op, [2, 3], [0, 2])
+    yield call(op, [2, 3], [1, 1])
+    yield call(op, [2, 3], [-1, 0])
+    yield call(op, [2, -3], [0, 1])
+
+
 def scalar_tensor_calls():
     op = "aten::scalar_tensor"
     for s in [2, 2.5, True, -7, 0.0, float("inf")]:
@@ -237,4 +252,5 @@ def calls():
     yield from arange_calls()
     yield from linspace_calls()
     yield from empty_strided_calls()
+    yield from empty_permuted_calls()
     yield from scalar_tensor_calls()
