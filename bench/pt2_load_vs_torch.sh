@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Side by side on one big archive PyTorch exported (a 126-layer tiny HF Llama, ~9,000 nodes):
-# PyTorch 2.14's torch.export.load (best of 3) vs `fakeexport inspect --json` and `fakeexport
-# check` (best of 5 each, whole process). Targets (issue 13): inspect <= 1%, check <= 2%.
+# PyTorch 2.14's torch.export.load (best of 3) vs `fakeexport inspect --json`, `fakeexport check`,
+# `check --target cuda:0` (device lint + kernel table) and `retarget --device cuda:0` (best of 5 each,
+# whole process). Targets (issues 13, 14): inspect <= 1%, check and check --target <= 2%.
 # Usage: bench/pt2_load_vs_torch.sh [ARCHIVE]   (default build/corpus_big/llama126.pt2, generated
 # by tools/oracle/scripts/gen_big_llama.py when missing). Without the reference environment it
 # prints a "skipped" line and exits 0.
@@ -35,6 +36,8 @@ PY
 }
 inspect_ms=$(best_ms "$BIN" inspect --json "$ARCHIVE")
 check_ms=$(best_ms "$BIN" check "$ARCHIVE")
+target_ms=$(best_ms "$BIN" check "$ARCHIVE" --target cuda:0)
+retarget_ms=$(best_ms "$BIN" retarget "$ARCHIVE" --device cuda:0)
 pct() { python3 -c "print(f'{100*$1/$2:.2f}%')"; }
 echo "archive $ARCHIVE ($nodes nodes)"
-echo "torch.export.load $torch_ms ms | fakeexport inspect --json $inspect_ms ms ($(pct "$inspect_ms" "$torch_ms")) | fakeexport check $check_ms ms ($(pct "$check_ms" "$torch_ms"))"
+echo "torch.export.load $torch_ms ms | fakeexport inspect --json $inspect_ms ms ($(pct "$inspect_ms" "$torch_ms")) | fakeexport check $check_ms ms ($(pct "$check_ms" "$torch_ms")) | check --target cuda:0 $target_ms ms ($(pct "$target_ms" "$torch_ms")) | retarget --device cuda:0 $retarget_ms ms ($(pct "$retarget_ms" "$torch_ms"))"
