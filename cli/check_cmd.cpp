@@ -1,4 +1,4 @@
-// `fakeexport check FILE.pt2 [--target DEV[,DEV...]] [--json]`: is the program internally true?
+// `fakeexport check FILE.pt2|MODEL [--target DEV[,DEV...]] [--json]`: is the program internally true?
 // Every node (subgraphs and symbolic ints included) re-derived from its inputs' recorded metadata
 // and compared with its own; the graph's structure and signature checked. With --target, also
 // will it run there: every site pinning a device outside the targets (analysis/device_lint.h) and
@@ -6,6 +6,7 @@
 // Exit 0 iff all verified and sound (and, with --target, no device site and no missing kernel),
 // 1 otherwise, 2 on bad input.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,7 @@
 #include "fakeexport/analysis/kernels.h"
 #include "fakeexport/core/error.h"
 #include "fakeexport/export/check.h"
+#include "fakeexport/nn/zoo.h"
 #include "fakeexport/serde/pt2.h"
 
 namespace fe::cli {
@@ -33,6 +35,15 @@ std::vector<Device> parse_devices(const std::string& s, const char* flag) {
 
 namespace {
 
+/// A built-in zoo name or a config.json / directory holding one (not an archive).
+bool is_model(const std::string& s) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(s, ec) || s.ends_with(".json")) return true;
+  const auto names = zoo::builtin_names();
+  return std::find(names.begin(), names.end(), s) != names.end();
+}
+
 struct CheckOptions {
   std::string file;
   std::string targets;  ///< --target cuda:0[,cuda:1...]: the devices the program must run on
@@ -43,14 +54,17 @@ struct CheckOptions {
 std::string qualified(const std::string& graph, const Node& n) { return graph.empty() ? n.name() : graph + "." + n.name(); }
 
 int run_check(const CheckOptions& o) {
-  // Never freed: the process ends right after the report (see inspect_cmd.cpp).
-  const serde::LoadedProgram& lp = *new serde::LoadedProgram(serde::load(o.file));
+  // A .pt2 archive, else a MODEL exported on cpu (a built-in name or a config.json). Never freed:
+  // the process ends right after the report (see inspect_cmd.cpp).
+  const bool archive = o.file.ends_with(".pt2") || !is_model(o.file);
+  const ExportedProgram& ep =
+      archive ? (new serde::LoadedProgram(serde::load(o.file)))->ep : export_model_on_cpu(o.file);
   const std::vector<Device> targets = o.targets.empty() ? std::vector<Device>{} : parse_devices(o.targets, "--target");
-  const CheckReport r = check_program(lp.ep);
+  const CheckReport r = check_program(ep);
   const std::vector<analysis::DeviceSite> sites =
-      targets.empty() ? std::vector<analysis::DeviceSite>{} : analysis::lint_devices(lp.ep, targets);
+      targets.empty() ? std::vector<analysis::DeviceSite>{} : analysis::lint_devices(ep, targets);
   const std::vector<analysis::MissingKernel> missing =
-      targets.empty() ? std::vector<analysis::MissingKernel>{} : analysis::missing_kernels(lp.ep, targets);
+      targets.empty() ? std::vector<analysis::MissingKernel>{} : analysis::missing_kernels(ep, targets);
   const bool ok = r.ok() && sites.empty() && missing.empty();
   if (o.json) {
     nlohmann::ordered_json j;
@@ -120,7 +134,10 @@ int run_check(const CheckOptions& o) {
 
 RunFn add_check(CLI::App& cmd) {
   auto o = std::make_shared<CheckOptions>();
-  cmd.add_option("FILE", o->file, "the .pt2 archive")->required();
+  cmd.add_option("FILE", o->file,
+                 "the .pt2 archive, or a MODEL (built-in name, config.json or its directory) exported on cpu as "
+                 "`fakeexport export MODEL` does")
+      ->required();
   cmd.add_option("--target", o->targets,
                  "DEV[,DEV...]: the devices the program must run on (its inputs on the first); lists every node "
                  "pinning another device (factories, transfers, device assertions, constants, mixed operands) "

@@ -143,15 +143,14 @@ std::string grouped(int64_t v) {
   return out;
 }
 
-int run_export(const ExportArgs& a) {
-  const zoo::Config cfg = load_config(a.model);
-  const DType dtype = model_dtype(a, cfg);
+/// The model of `a` built, placed and exported (never freed: see below).
+struct Exported {
+  ExportedProgram* ep;
+  zoo::Model* model;
+};
+Exported export_model(const ExportArgs& a, const zoo::Config& cfg, DType dtype) {
   const Device device = parse_device(a.device, "--device");
   const zoo::InputOptions io = input_options(a);
-  const serde::SaveOptions so = save_options(a.weights);
-  FE_CHECK(a.output.empty() || a.output.ends_with(".pt2"), ValueError, "-o: expected a FILE.pt2 path, got '", a.output, "'");
-
-  const auto t0 = std::chrono::steady_clock::now();
   FakeTensorMode fake;
   DTypeScope dscope(dtype);
   DeviceScope devscope(device);
@@ -172,8 +171,18 @@ int run_export(const ExportArgs& a) {
   zoo::ExampleInputs in = model->example_inputs(io);
   // The process ends right after this command: model and program are deliberately never freed
   // (tearing down a 126-layer program costs more than exporting half of it; compilers do the same).
-  ExportedProgram& ep = *new ExportedProgram(export_program(*model, in.args, {.dynamic_shapes = in.dynamic_shapes}));
-  zoo::Model* model_ptr = model.release();
+  ExportedProgram* ep = new ExportedProgram(export_program(*model, in.args, {.dynamic_shapes = in.dynamic_shapes}));
+  return {ep, model.release()};
+}
+
+int run_export(const ExportArgs& a) {
+  const zoo::Config cfg = load_config(a.model);
+  const DType dtype = model_dtype(a, cfg);
+  const serde::SaveOptions so = save_options(a.weights);
+  FE_CHECK(a.output.empty() || a.output.ends_with(".pt2"), ValueError, "-o: expected a FILE.pt2 path, got '", a.output, "'");
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto [ep_ptr, model_ptr] = export_model(a, cfg, dtype);
+  ExportedProgram& ep = *ep_ptr;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   if (!a.output.empty()) {
@@ -230,6 +239,13 @@ int run_export(const ExportArgs& a) {
 }
 
 }  // namespace
+
+const ExportedProgram& export_model_on_cpu(const std::string& model) {
+  ExportArgs a;
+  a.model = model;
+  const zoo::Config cfg = load_config(a.model);
+  return *export_model(a, cfg, model_dtype(a, cfg)).ep;
+}
 
 RunFn add_export(CLI::App& cmd) {
   auto a = std::make_shared<ExportArgs>();

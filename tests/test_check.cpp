@@ -183,3 +183,23 @@ TEST(CheckCli, TargetListsDeviceSitesAndExitsOne) {
   EXPECT_EQ(fe_test::run_cli("check " + seed + " --target warp:0").rc, 2);
   EXPECT_EQ(fe_test::run_cli("check " + seed + " --target cuda:0,").rc, 2);
 }
+
+// check MODEL: the zoo model exported on cpu as `fakeexport export MODEL` does, then checked and
+// linted; a CPU export pins cpu where the forward creates tensors (aranges, masks, assertions).
+TEST(CheckCli, ModelIsExportedOnCpuThenLinted) {
+  fe_test::CliResult r = fe_test::run_cli("check llama");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("llama: "), std::string::npos) << r.out;
+  r = fe_test::run_cli("check llama --target cuda:0 --json");
+  EXPECT_EQ(r.rc, 1) << r.out;
+  const auto js = nlohmann::json::parse(r.out);
+  EXPECT_EQ(js["verified"], js["nodes"]);
+  ASSERT_FALSE(js["device_sites"].empty());
+  for (const auto& s : js["device_sites"]) {
+    EXPECT_EQ(s["device"], "cpu") << s.dump();
+    EXPECT_EQ(s["fix"], "device follows input `input_ids`") << s.dump();
+  }
+  EXPECT_TRUE(js["missing_kernels"].empty());
+  EXPECT_EQ(fe_test::run_cli("check llama --target cpu").rc, 0);
+  EXPECT_EQ(fe_test::run_cli("check " + std::string(FE_FIXTURES_DIR) + "/zoo/configs/no_such_config.json").rc, 2);
+}
