@@ -1,12 +1,14 @@
 // Conversion ops: _to_copy, the to.* overloads and type_as (returning self when nothing changes),
 // _assert_tensor_metadata (export records it before every `to`, as PyTorch 2.14 does),
-// _local_scalar_dense (data-dependent on fake tensors), sym_size.int, and the in-place writes zero_/fill_/copy_
+// _local_scalar_dense (data-dependent on fake tensors), sym_size.int, the in-place writes zero_/fill_/copy_
+// and copy, copy_'s functional form (what functionalization records)
 // plus lift_fresh_copy (torch.tensor constants in export).
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "ops/cpu_util.h"
 #include "ops/factory_impl.h"
 #include "ops/families.h"
+#include "ops/indexing_impl.h"
 #include <cmath>
 #include "ops/elementwise.h"
 
@@ -196,6 +198,18 @@ void meta_copy_(const MetaArgs& a, MetaOut& out) {
   }
   out.push(self);
 }
+// copy(self, src, non_blocking): copy_'s checks, then a copy of self keeping its strides
+// (clone_preserve_strides) that src is written into; a self that overlaps itself is cloned
+// instead (its strides would alias the writes).
+void meta_copy(const MetaArgs& a, MetaOut& out) {
+  meta_copy_(a, out);
+  TensorMeta& m = out.outs.back();
+  if (idx::has_internal_overlap(m)) {
+    m.strides = preserved_strides(m);
+    m.storage_offset = 0;
+  }
+  m.requires_grad = a.tensor(0).requires_grad || a.tensor(1).requires_grad;
+}
 void meta_lift_fresh_copy(const MetaArgs& a, MetaOut& out) {
   ew::require_tensor(a, 0);
   const TensorMeta& self = a.tensor(0);
@@ -234,6 +248,7 @@ void register_conversion_ops(Registry& r) {
   r.add({"aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", meta_fill_scalar, cpu_fill_});
   r.add({"aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", meta_fill_tensor, cpu_fill_});
   r.add({"aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", meta_copy_, cpu_copy_});
+  r.add({"aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", meta_copy, cpu_copy_});
   r.add({"aten::lift_fresh_copy(Tensor self) -> Tensor", meta_lift_fresh_copy, cpu_copy});
   r.add({"aten::_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()",
          meta_assert_metadata, nullptr, kFree, false, "_assert_tensor_metadata_default", /*max_positional=*/1});

@@ -1,4 +1,6 @@
-// Indexing, advanced indexing part: index.Tensor (x[idx]), index_put / index_put_ (x[idx] = v).
+// Indexing, advanced indexing part: index.Tensor (x[idx]), index_put / index_put_ (x[idx] = v), and
+// slice_scatter (a copy of self with src written into a slice; what run_decompositions() records
+// for a write into a slice).
 // The other indexing ops (index_select, gather, scatter, index_copy, one_hot, embedding) live in
 // indexing_select.cpp.
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include "fakeexport/ops/dispatch.h"
 #include "ops/families.h"
 #include "ops/indexing_impl.h"
+#include "ops/meta_util.h"
 
 namespace fe {
 namespace ops {
@@ -369,9 +372,42 @@ void cpu_index_put_(const OpDef& op, std::span<const IValue> a, std::span<Tensor
 
 constexpr DeviceRule kFree = DeviceRule::None;
 
+// slice_scatter(self, src, dim, start, end, step): PyTorch's meta checks nothing and returns
+// clone_preserve_strides(self) (self's sizes, strides and storage offset), or clone() when self
+// overlaps itself (an expanded self cannot keep strides the writes would alias).
+void meta_slice_scatter(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  (void)a.tensor(1);
+  TensorMeta m = self;
+  if (idx::has_internal_overlap(self)) {
+    m.strides = preserved_strides(self);
+    m.storage_offset = 0;
+  }
+  m.requires_grad = self.requires_grad || a.tensor(1).requires_grad;
+  out.push(std::move(m));
+}
+
+void cpu_slice_scatter(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& self = std::get<Tensor>(a[0]);
+  const Tensor& src = std::get<Tensor>(a[1]);
+  auto opt = [&](size_t i) -> std::optional<int64_t> {
+    if (auto* s = std::get_if<SymInt>(&a[i])) return s->expect_int();
+    return std::nullopt;
+  };
+  fe::copy_(o[0], self);
+  const Tensor view = fe::slice(o[0], std::get<SymInt>(a[2]).expect_int(), opt(3), opt(4), *opt(5));
+  FE_CHECK(view.sizes().size() == src.sizes().size() &&
+               std::equal(view.sizes().begin(), view.sizes().end(), src.sizes().begin()),
+           ShapeError, "aten::slice_scatter: expected src to have a size equal to the slice of self. src size = ",
+           shape_str(src.sizes()), ", slice size = ", shape_str(view.sizes()));
+  fe::copy_(view, src);
+}
+
 }  // namespace
 
 void register_indexing_ops(Registry& r) {
+  r.add({"aten::slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor",
+         meta_slice_scatter, cpu_slice_scatter, kFree});
   // cpu index tensors may index a tensor on any device: the op checks devices itself.
   r.add({"aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", meta_index, cpu_index, kFree});
   r.add({"aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",

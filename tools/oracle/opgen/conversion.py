@@ -166,12 +166,32 @@ def sym_size_calls():
 
 def calls():
     yield from inplace_fill_calls()
+    yield from copy_calls()
     yield from to_copy_calls()
     yield from to_calls()
     yield from type_as_calls()
     yield from assert_metadata_calls()
     yield from local_scalar_calls()
     yield from sym_size_calls()
+
+
+def copy_calls():
+    """copy (functional copy_, what functionalization and run_decompositions() record): src broadcast into
+    a copy of self that keeps self's strides."""
+    op = "aten::copy"
+    for x in layouts([2, 3, 4]):
+        yield call(op, x, T([2, 3, 4]))
+        yield call(op, T([2, 3, 4]), x)
+        yield call(op, x, T([3, 1]))
+        yield vcall(op, x, T([4]))
+    for d in ["float32", "int64", "bool", "bfloat16"]:
+        for e in ["float32", "int64", "bool"]:
+            yield call(op, T([2, 3], d), T([3], e))
+    yield vcall(op, T([2, 3], "int64"), T([2, 3]))
+    for a, b in [([2, 3], []), ([2, 3], [2, 1]), ([3], [2, 3]), ([2, 3], [3, 2]), ([0, 3], [3])]:
+        yield call(op, T(a), T(b))
+    yield call(op, T([3, 4], strides=[0, 1]), T([3, 4]))
+    yield call(op, T([2, 3]), T([2, 3]), True)
 
 
 def inplace_fill_calls():

@@ -65,8 +65,27 @@ def calls():
     yield from flatten_calls()
     yield from copy_calls()
     yield from slice_calls()
+    yield from slice_scatter_calls()
     yield from split_calls()
     yield from strided_calls()
+
+
+def slice_scatter_calls():
+    """slice_scatter(self, src, dim, start, end, step): a copy of self (self's strides kept unless it
+    overlaps itself) with src written into the slice. The meta checks nothing; the kernel does."""
+    op = "aten::slice_scatter"
+    for x in layouts([4, 6]):
+        yield call(op, x, T([2, 6]), 0, 1, 3)
+        yield call(op, x, T([4, 3]), 1, 0, 6, 2)
+    yield call(op, T([3, 4], strides=[0, 1]), T([1, 4]), 0, 0, 1)
+    yield call(op, T([2, 3, 4]), T([2, 3, 2]), -1, 2)
+    yield call(op, T([2, 3, 4]), T([2, 1, 4]), 1, -1, None)
+    yield call(op, T([2, 3], "int64"), T([2, 1], "int64"), 1, 0, 1)
+    yield call(op, T([2, 3]), T([5, 5]), 0)          # the meta does not compare src with the slice
+    yield vcall(op, T([4, 6]), T([2, 6]), 0, 1, 3)
+    yield vcall(op, transposed([4, 6]), T([4, 3]), 1, 0, 6, 2)
+    yield vcall(op, T([2, 3, 4]), T([2, 3, 2]), -1, 2)
+    yield vcall(op, T([2, 3]), T([5, 5]), 0)        # the kernel does
 
 
 def view_calls():
