@@ -7,6 +7,12 @@
 
 namespace fe::export_detail {
 
+const OpDef* serialized_operator(std::string_view repr) {
+  std::string name(repr.starts_with("torch.ops.") ? repr.substr(10) : repr);
+  if (const size_t dot = name.find('.'); dot != std::string::npos) name.replace(dot, 1, "::");
+  return registry().find(name);
+}
+
 std::optional<AutoFunctionalizedCall> decode_auto_functionalized(const Node& n, std::string& why, bool& unknown_op) {
   unknown_op = false;
   const auto& a = n.args();
@@ -18,10 +24,7 @@ std::optional<AutoFunctionalizedCall> decode_auto_functionalized(const Node& n, 
   }
   AutoFunctionalizedCall c;
   c.op_repr = (*opv)->repr;
-  std::string name = c.op_repr;  // "torch.ops.mylib.add_one_.default" -> "mylib::add_one_.default"
-  if (name.starts_with("torch.ops.")) name.erase(0, 10);
-  if (const size_t dot = name.find('.'); dot != std::string::npos) name.replace(dot, 1, "::");
-  c.op = registry().find(name);
+  c.op = serialized_operator(c.op_repr);
   if (!c.op) {
     unknown_op = true;
     why = "operator " + c.op_repr + " is not in the registry";

@@ -1,4 +1,5 @@
-// auto_functionalized / auto_functionalized_v2, decoded once for the verifier and the runner: the
+// Higher-order calls of an operator, decoded once for the verifier and the runner: the operator an
+// `as_operator` argument names, and auto_functionalized / auto_functionalized_v2: the
 // higher-order ops run_decompositions() wraps a mutating op in (torch/_higher_order_ops/
 // auto_functionalize.py). The op runs on clones of the tensors it would mutate; the node returns
 // the op's outputs (one None slot for an op returning nothing), then those clones.
@@ -9,6 +10,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fakeexport/export/graph.h"
@@ -30,6 +32,10 @@ struct AutoFunctionalizedCall {
   std::vector<const Node*> bases;  ///< the tensors cloned and returned (v2: _all_bases; v1: mutated args)
   size_t op_outputs = 1;        ///< output slots before the clones
 };
+
+/// The registry op a serialized `as_operator` argument names ("torch.ops.aten._print.default" ->
+/// aten::_print.default), as with_effects and auto_functionalized(_v2) carry it; null when unknown.
+const OpDef* serialized_operator(std::string_view repr);
 
 /// Decodes `n`; nullopt with `why` set when it is malformed or its op is not in the registry
 /// (`unknown_op` then true).

@@ -184,11 +184,7 @@ Value Runner::with_effects(const Node& n, const Vals& vals) {
   const auto* opv = a.size() >= 2 ? std::get_if<Opaque>(&a[1]) : nullptr;
   FE_CHECK(opv && *opv && (*opv)->kind == "as_operator", ValueError, "run: with_effects node '", n.name(),
            "' names no operator");
-  std::string name = (*opv)->repr;  // "torch.ops.aten._print.default"
-  if (name.starts_with("torch.ops.")) name.erase(0, 10);
-  const size_t dot = name.find('.');
-  if (dot != std::string::npos) name.replace(dot, 1, "::");
-  const OpDef* op = registry().find(name);
+  const OpDef* op = export_detail::serialized_operator((*opv)->repr);
   FE_CHECK(op, UnknownOpError, "run: with_effects node '", n.name(), "' calls ", (*opv)->repr,
            ", which is not in the registry");
   FE_CHECK(n.kwarg_names().empty(), ValueError, "run: with_effects node '", n.name(),

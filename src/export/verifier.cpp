@@ -539,10 +539,7 @@ class Checker {
       mismatch(n, path, "arguments", "(token, operator, *args)", "no operator");
       return false;
     }
-    std::string name = (*opv)->repr;  // "torch.ops.aten._print.default" -> "aten::_print.default"
-    if (name.starts_with("torch.ops.")) name.erase(0, 10);
-    if (const size_t dot = name.find('.'); dot != std::string::npos) name.replace(dot, 1, "::");
-    const OpDef* op = registry().find(name);
+    const OpDef* op = export_detail::serialized_operator((*opv)->repr);
     if (!op || !op->meta) {
       unverified(n, path, "operator " + (*opv)->repr + " is not in the registry (its recorded metadata is kept)");
       return false;
