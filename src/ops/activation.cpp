@@ -13,6 +13,28 @@
 #include "ops/elementwise.h"
 
 namespace fe {
+namespace {
+OpHandle op_dropout;
+OpHandle op_elu;
+OpHandle op_elu_;
+OpHandle op_gelu;
+OpHandle op_hardtanh;
+OpHandle op_hardtanh_;
+OpHandle op_leaky_relu;
+OpHandle op_leaky_relu_;
+OpHandle op_log_softmax_int;
+OpHandle op_native_dropout;
+OpHandle op_relu;
+OpHandle op_relu6;
+OpHandle op_relu_;
+OpHandle op_silu;
+OpHandle op_silu_;
+OpHandle op_softmax_int;
+OpHandle op_softplus;
+}  // namespace
+}  // namespace fe
+
+namespace fe {
 namespace ops {
 namespace {
 
@@ -371,49 +393,44 @@ void cpu_softplus(const OpDef& op, std::span<const IValue> a, std::span<Tensor> 
 }  // namespace
 
 void register_activation_ops(Registry& r) {
-  r.add({"aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", meta_leaky_relu, cpu_leaky_relu});
-  r.add({"aten::leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)", meta_leaky_relu,
+  op_leaky_relu = r.add({"aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", meta_leaky_relu, cpu_leaky_relu});
+  op_leaky_relu_ = r.add({"aten::leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)", meta_leaky_relu,
          cpu_leaky_relu});
-  r.add({"aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", meta_hardtanh, cpu_hardtanh});
-  r.add({"aten::hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", meta_hardtanh,
+  op_hardtanh = r.add({"aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", meta_hardtanh, cpu_hardtanh});
+  op_hardtanh_ = r.add({"aten::hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", meta_hardtanh,
          cpu_hardtanh});
-  r.add({"aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", meta_elu, cpu_elu});
-  r.add({"aten::elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)", meta_elu,
+  op_elu = r.add({"aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", meta_elu, cpu_elu});
+  op_elu_ = r.add({"aten::elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)", meta_elu,
          cpu_elu});
-  r.add({"aten::relu6(Tensor self) -> Tensor", meta_relu6, cpu_relu6});
-  r.add({"aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", meta_softplus, cpu_softplus});
-  r.add({"aten::relu(Tensor self) -> Tensor", meta_relu, cpu_relu});
-  r.add({"aten::relu_(Tensor(a!) self) -> Tensor(a!)", meta_pointwise_inplace, cpu_relu});
-  r.add({"aten::gelu(Tensor self, *, str approximate=\"none\") -> Tensor", meta_gelu, cpu_gelu});
-  r.add({"aten::silu(Tensor self) -> Tensor", meta_pointwise, cpu_silu});
-  r.add({"aten::silu_(Tensor(a!) self) -> Tensor(a!)", meta_pointwise_inplace, cpu_silu});
-  r.add({"aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", meta_softmax_int, cpu_softmax});
+  op_relu6 = r.add({"aten::relu6(Tensor self) -> Tensor", meta_relu6, cpu_relu6});
+  op_softplus = r.add({"aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", meta_softplus, cpu_softplus});
+  op_relu = r.add({"aten::relu(Tensor self) -> Tensor", meta_relu, cpu_relu});
+  op_relu_ = r.add({"aten::relu_(Tensor(a!) self) -> Tensor(a!)", meta_pointwise_inplace, cpu_relu});
+  op_gelu = r.add({"aten::gelu(Tensor self, *, str approximate=\"none\") -> Tensor", meta_gelu, cpu_gelu});
+  op_silu = r.add({"aten::silu(Tensor self) -> Tensor", meta_pointwise, cpu_silu});
+  op_silu_ = r.add({"aten::silu_(Tensor(a!) self) -> Tensor(a!)", meta_pointwise_inplace, cpu_silu});
+  op_softmax_int = r.add({"aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", meta_softmax_int, cpu_softmax});
   r.add({"aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", meta_softmax_, cpu_softmax});
-  r.add({"aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", meta_log_softmax_int,
+  op_log_softmax_int = r.add({"aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", meta_log_softmax_int,
          cpu_log_softmax});
   r.add({"aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", meta_log_softmax_, cpu_log_softmax});
-  r.add({"aten::dropout(Tensor input, float p, bool train) -> Tensor", meta_dropout, cpu_dropout,
+  op_dropout = r.add({"aten::dropout(Tensor input, float p, bool train) -> Tensor", meta_dropout, cpu_dropout,
          DeviceRule::SameDevice, /*may_return_self=*/true});
-  r.add({"aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", meta_native_dropout,
+  op_native_dropout = r.add({"aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", meta_native_dropout,
          cpu_native_dropout});
 }
 
 }  // namespace ops
 
 Tensor relu(const Tensor& self, bool inplace, SrcLocArg loc) {
-  static const OpDef& d = op("aten::relu");
-  static const OpDef& d_ = op("aten::relu_");
-  return dispatch1(inplace ? d_ : d, {self}, loc);
+  return dispatch1(inplace ? *op_relu_ : *op_relu, {self}, loc);
 }
 Tensor relu_(const Tensor& self, SrcLocArg loc) { return relu(self, true, loc); }
 Tensor gelu(const Tensor& self, std::string_view approximate, SrcLocArg loc) {
-  static const OpDef& d = op("aten::gelu");
-  return dispatch1(d, {self, std::string(approximate)}, loc);
+  return dispatch1(*op_gelu, {self, std::string(approximate)}, loc);
 }
 Tensor silu(const Tensor& self, bool inplace, SrcLocArg loc) {
-  static const OpDef& d = op("aten::silu");
-  static const OpDef& d_ = op("aten::silu_");
-  return dispatch1(inplace ? d_ : d, {self}, loc);
+  return dispatch1(inplace ? *op_silu_ : *op_silu, {self}, loc);
 }
 Tensor silu_(const Tensor& self, SrcLocArg loc) { return silu(self, true, loc); }
 
@@ -422,49 +439,37 @@ IValue opt_dtype_arg(std::optional<DType> t) { return t ? IValue(*t) : IValue(No
 }  // namespace
 
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype, SrcLocArg loc) {
-  static const OpDef& d = op("aten::softmax.int");
-  return dispatch1(d, {self, SymInt(dim), opt_dtype_arg(dtype)}, loc);
+  return dispatch1(*op_softmax_int, {self, SymInt(dim), opt_dtype_arg(dtype)}, loc);
 }
 Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype, SrcLocArg loc) {
-  static const OpDef& d = op("aten::log_softmax.int");
-  return dispatch1(d, {self, SymInt(dim), opt_dtype_arg(dtype)}, loc);
+  return dispatch1(*op_log_softmax_int, {self, SymInt(dim), opt_dtype_arg(dtype)}, loc);
 }
 Tensor dropout(const Tensor& self, double p, bool training, SrcLocArg loc) {
   // F.dropout raises before dispatching; the op's meta raises the same message.
-  static const OpDef& d = op("aten::dropout");
-  return dispatch1(d, {self, p, training}, loc);
+  return dispatch1(*op_dropout, {self, p, training}, loc);
 }
 std::pair<Tensor, Tensor> native_dropout(const Tensor& self, double p, std::optional<bool> train, SrcLocArg loc) {
-  static const OpDef& d = op("aten::native_dropout");
-  auto outs = dispatch(d, {self, p, train ? IValue(*train) : IValue(None{})}, loc);
+  auto outs = dispatch(*op_native_dropout, {self, p, train ? IValue(*train) : IValue(None{})}, loc);
   return {outs[0], outs[1]};
 }
 
 Tensor leaky_relu(const Tensor& self, double negative_slope, bool inplace, SrcLocArg loc) {
-  static const OpDef& d = op("aten::leaky_relu");
-  static const OpDef& d_ = op("aten::leaky_relu_");
-  return dispatch1(inplace ? d_ : d, {self, negative_slope}, loc);
+  return dispatch1(inplace ? *op_leaky_relu_ : *op_leaky_relu, {self, negative_slope}, loc);
 }
 Tensor hardtanh(const Tensor& self, double min_val, double max_val, bool inplace, SrcLocArg loc) {
-  static const OpDef& d = op("aten::hardtanh");
-  static const OpDef& d_ = op("aten::hardtanh_");
-  return dispatch1(inplace ? d_ : d, {self, min_val, max_val}, loc);
+  return dispatch1(inplace ? *op_hardtanh_ : *op_hardtanh, {self, min_val, max_val}, loc);
 }
 Tensor relu6(const Tensor& self, SrcLocArg loc) {
-  static const OpDef& d = op("aten::relu6");
-  return dispatch1(d, {self}, loc);
+  return dispatch1(*op_relu6, {self}, loc);
 }
 Tensor elu_(const Tensor& self, double alpha, SrcLocArg loc) {
-  static const OpDef& d = op("aten::elu_");
-  return dispatch1(d, {self, alpha}, loc);
+  return dispatch1(*op_elu_, {self, alpha}, loc);
 }
 Tensor elu(const Tensor& self, double alpha, SrcLocArg loc) {
-  static const OpDef& d = op("aten::elu");
-  return dispatch1(d, {self, alpha, SymInt(1), SymInt(1)}, loc);
+  return dispatch1(*op_elu, {self, alpha, SymInt(1), SymInt(1)}, loc);
 }
 Tensor softplus(const Tensor& self, Scalar beta, Scalar threshold, SrcLocArg loc) {
-  static const OpDef& d = op("aten::softplus");
-  return dispatch1(d, {self, beta.ivalue(), threshold.ivalue()}, loc);
+  return dispatch1(*op_softplus, {self, beta.ivalue(), threshold.ivalue()}, loc);
 }
 
 Tensor Tensor::relu(SrcLocArg loc) const { return fe::relu(*this, false, loc); }

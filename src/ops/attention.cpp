@@ -15,6 +15,12 @@
 #include "ops/meta_util.h"
 
 namespace fe {
+namespace {
+OpHandle op_scaled_dot_product_attention;
+}  // namespace
+}  // namespace fe
+
+namespace fe {
 namespace ops {
 namespace {
 
@@ -325,7 +331,7 @@ void cpu_flash_cpu(const OpDef&, std::span<const IValue> args, std::span<Tensor>
 }  // namespace
 
 void register_attention_ops(Registry& r) {
-  r.add({"aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
+  op_scaled_dot_product_attention = r.add({"aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
          "float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
          meta_sdpa, cpu_sdpa});
   r.add({"aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, "
@@ -339,8 +345,7 @@ void register_attention_ops(Registry& r) {
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const Tensor& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale, bool enable_gqa, SrcLocArg loc) {
-  static const OpDef& d = op("aten::scaled_dot_product_attention");
-  return dispatch1(d,
+  return dispatch1(*op_scaled_dot_product_attention,
                    {query, key, value, attn_mask.defined() ? IValue(attn_mask) : IValue(None{}), dropout_p, is_causal,
                     scale ? IValue(*scale) : IValue(None{}), enable_gqa},
                    loc);

@@ -10,6 +10,16 @@
 #include "ops/meta_util.h"
 
 namespace fe {
+namespace {
+OpHandle op_conv1d;
+OpHandle op_conv1d_padding;
+OpHandle op_conv2d;
+OpHandle op_conv2d_padding;
+OpHandle op_convolution;
+}  // namespace
+}  // namespace fe
+
+namespace fe {
 namespace ops {
 
 // A layout decision (suggest_memory_format): symbolic sizes/strides are compared on their hints,
@@ -401,19 +411,19 @@ void cpu_conv_nd_padding(const OpDef&, std::span<const IValue> a, std::span<Tens
 }  // namespace
 
 void register_conv_ops(Registry& r) {
-  r.add({"aten::convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
+  op_convolution = r.add({"aten::convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
          "SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor",
          meta_convolution, cpu_convolution});
-  r.add({"aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], SymInt[1] padding=[0], "
+  op_conv1d = r.add({"aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], SymInt[1] padding=[0], "
          "SymInt[1] dilation=[1], SymInt groups=1) -> Tensor",
          meta_conv_nd<1>, cpu_conv_nd});
-  r.add({"aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1], "
+  op_conv2d = r.add({"aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1], "
          "SymInt[2] padding=[0, 0], SymInt[2] dilation=[1, 1], SymInt groups=1) -> Tensor",
          meta_conv_nd<2>, cpu_conv_nd});
-  r.add({"aten::conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], "
+  op_conv1d_padding = r.add({"aten::conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], "
          "str padding=\"valid\", SymInt[1] dilation=[1], SymInt groups=1) -> Tensor",
          meta_conv_nd_padding<1>, cpu_conv_nd_padding});
-  r.add({"aten::conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1], "
+  op_conv2d_padding = r.add({"aten::conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1], "
          "str padding=\"valid\", SymInt[2] dilation=[1, 1], SymInt groups=1) -> Tensor",
          meta_conv_nd_padding<2>, cpu_conv_nd_padding});
   register_conv_pool_ops(r);
@@ -440,21 +450,16 @@ Tensor conv_nd(const OpDef& d, const OpDef& dp, const Tensor& input, const Tenso
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Sizes& stride,
               const ConvPadding& padding, const Sizes& dilation, int64_t groups, SrcLocArg loc) {
-  static const OpDef& d = op("aten::conv1d");
-  static const OpDef& dp = op("aten::conv1d.padding");
-  return conv_nd(d, dp, input, weight, bias, stride, padding, dilation, groups, loc);
+  return conv_nd(*op_conv1d, *op_conv1d_padding, input, weight, bias, stride, padding, dilation, groups, loc);
 }
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Sizes& stride,
               const ConvPadding& padding, const Sizes& dilation, int64_t groups, SrcLocArg loc) {
-  static const OpDef& d = op("aten::conv2d");
-  static const OpDef& dp = op("aten::conv2d.padding");
-  return conv_nd(d, dp, input, weight, bias, stride, padding, dilation, groups, loc);
+  return conv_nd(*op_conv2d, *op_conv2d_padding, input, weight, bias, stride, padding, dilation, groups, loc);
 }
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, const Sizes& stride,
                    const Sizes& padding, const Sizes& dilation, bool transposed, const Sizes& output_padding,
                    int64_t groups, SrcLocArg loc) {
-  static const OpDef& d = op("aten::convolution");
-  return dispatch1(d, {input, weight, opt_tensor_arg(bias), int_list(stride), int_list(padding), int_list(dilation),
+  return dispatch1(*op_convolution, {input, weight, opt_tensor_arg(bias), int_list(stride), int_list(padding), int_list(dilation),
                        transposed, int_list(output_padding), SymInt(groups)}, loc);
 }
 

@@ -13,6 +13,17 @@
 #include "ops/meta_util.h"
 
 namespace fe {
+OpHandle op_adaptive_avg_pool2d;
+}  // namespace fe
+namespace fe {
+namespace {
+OpHandle op_avg_pool2d;
+OpHandle op_max_pool2d;
+OpHandle op_max_pool2d_with_indices;
+}  // namespace
+}  // namespace fe
+
+namespace fe {
 namespace ops {
 namespace {
 
@@ -294,16 +305,16 @@ void cpu_adaptive_avg_pool2d(const OpDef&, std::span<const IValue> a, std::span<
 }  // namespace
 
 void register_conv_pool_ops(Registry& r) {
-  r.add({"aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, "
+  op_max_pool2d = r.add({"aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, "
          "bool ceil_mode=False) -> Tensor",
          meta_max_pool2d<false>, cpu_max_pool2d});
-  r.add({"aten::max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+  op_max_pool2d_with_indices = r.add({"aten::max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
          "int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
          meta_max_pool2d<true>, cpu_max_pool2d});
-  r.add({"aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, "
+  op_avg_pool2d = r.add({"aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, "
          "bool count_include_pad=True, int? divisor_override=None) -> Tensor",
          meta_avg_pool2d, cpu_avg_pool2d});
-  r.add({"aten::adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", meta_adaptive_avg_pool2d,
+  op_adaptive_avg_pool2d = r.add({"aten::adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", meta_adaptive_avg_pool2d,
          cpu_adaptive_avg_pool2d});
   r.add({"aten::_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", meta__adaptive_avg_pool2d,
          cpu_adaptive_avg_pool2d});
@@ -317,28 +328,24 @@ IValue int_list(const Sizes& s) { return std::vector<SymInt>(s.begin(), s.end())
 
 Tensor max_pool2d(const Tensor& input, const Sizes& kernel_size, const Sizes& stride, const Sizes& padding,
                   const Sizes& dilation, bool ceil_mode, SrcLocArg loc) {
-  static const OpDef& d = op("aten::max_pool2d");
-  return dispatch1(d, {input, int_list(kernel_size), int_list(stride), int_list(padding), int_list(dilation), ceil_mode},
+  return dispatch1(*op_max_pool2d, {input, int_list(kernel_size), int_list(stride), int_list(padding), int_list(dilation), ceil_mode},
                    loc);
 }
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const Sizes& kernel_size, const Sizes& stride,
                                                    const Sizes& padding, const Sizes& dilation, bool ceil_mode,
                                                    SrcLocArg loc) {
-  static const OpDef& d = op("aten::max_pool2d_with_indices");
-  auto r = dispatch(d, {input, int_list(kernel_size), int_list(stride), int_list(padding), int_list(dilation), ceil_mode},
+  auto r = dispatch(*op_max_pool2d_with_indices, {input, int_list(kernel_size), int_list(stride), int_list(padding), int_list(dilation), ceil_mode},
                     loc);
   return {std::move(r[0]), std::move(r[1])};
 }
 Tensor avg_pool2d(const Tensor& input, const Sizes& kernel_size, const Sizes& stride, const Sizes& padding,
                   bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, SrcLocArg loc) {
-  static const OpDef& d = op("aten::avg_pool2d");
-  return dispatch1(d, {input, int_list(kernel_size), int_list(stride), int_list(padding), ceil_mode, count_include_pad,
+  return dispatch1(*op_avg_pool2d, {input, int_list(kernel_size), int_list(stride), int_list(padding), ceil_mode, count_include_pad,
                        divisor_override ? IValue(SymInt(*divisor_override)) : IValue(None{})},
                    loc);
 }
 Tensor adaptive_avg_pool2d(const Tensor& input, const Sizes& output_size, SrcLocArg loc) {
-  static const OpDef& d = op("aten::adaptive_avg_pool2d");
-  return dispatch1(d, {input, int_list(output_size)}, loc);
+  return dispatch1(*op_adaptive_avg_pool2d, {input, int_list(output_size)}, loc);
 }
 
 }  // namespace fe

@@ -13,6 +13,23 @@
 #include "ops/elementwise.h"
 
 namespace fe {
+namespace {
+OpHandle op_assert_tensor_metadata;
+OpHandle op_copy_;
+OpHandle op_fill__Scalar;
+OpHandle op_fill__Tensor;
+OpHandle op_lift_fresh_copy;
+OpHandle op_sym_size_int;
+OpHandle op_to_copy;
+OpHandle op_to_device;
+OpHandle op_to_dtype;
+OpHandle op_to_dtype_layout;
+OpHandle op_type_as;
+OpHandle op_zero_;
+}  // namespace
+}  // namespace fe
+
+namespace fe {
 namespace ops {
 namespace {
 
@@ -244,27 +261,27 @@ void cpu_copy_(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) 
 }  // namespace
 
 void register_conversion_ops(Registry& r) {
-  r.add({"aten::zero_(Tensor(a!) self) -> Tensor(a!)", meta_zero_, cpu_zero_});
-  r.add({"aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", meta_fill_scalar, cpu_fill_});
-  r.add({"aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", meta_fill_tensor, cpu_fill_});
-  r.add({"aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", meta_copy_, cpu_copy_});
+  op_zero_ = r.add({"aten::zero_(Tensor(a!) self) -> Tensor(a!)", meta_zero_, cpu_zero_});
+  op_fill__Scalar = r.add({"aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", meta_fill_scalar, cpu_fill_});
+  op_fill__Tensor = r.add({"aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", meta_fill_tensor, cpu_fill_});
+  op_copy_ = r.add({"aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", meta_copy_, cpu_copy_});
   r.add({"aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", meta_copy, cpu_copy_});
-  r.add({"aten::lift_fresh_copy(Tensor self) -> Tensor", meta_lift_fresh_copy, cpu_copy});
-  r.add({"aten::_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()",
+  op_lift_fresh_copy = r.add({"aten::lift_fresh_copy(Tensor self) -> Tensor", meta_lift_fresh_copy, cpu_copy});
+  op_assert_tensor_metadata = r.add({"aten::_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()",
          meta_assert_metadata, nullptr, kFree, false, "_assert_tensor_metadata_default", /*max_positional=*/1});
-  r.add({"aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor",
+  op_to_copy = r.add({"aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor",
          meta_to_copy, cpu_copy, kFree, true});
-  r.add({"aten::to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+  op_to_dtype_layout = r.add({"aten::to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
          meta_to_dtype_layout, cpu_copy, kFree, true});
-  r.add({"aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+  op_to_dtype = r.add({"aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
          meta_to_dtype, cpu_copy, kFree, true});
-  r.add({"aten::to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+  op_to_device = r.add({"aten::to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
          meta_to_device, cpu_copy, kFree, true});
   r.add({"aten::to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
          meta_to_other, cpu_copy, kFree, true});
-  r.add({"aten::type_as(Tensor self, Tensor other) -> Tensor", meta_type_as, cpu_copy, kFree, true});
+  op_type_as = r.add({"aten::type_as(Tensor self, Tensor other) -> Tensor", meta_type_as, cpu_copy, kFree, true});
   r.add({"aten::_local_scalar_dense(Tensor self) -> Scalar", meta_local_scalar_dense, nullptr, kFree});
-  r.add({"aten::sym_size.int(Tensor self, int dim) -> SymInt", meta_sym_size, nullptr, kFree});
+  op_sym_size_int = r.add({"aten::sym_size.int(Tensor self, int dim) -> SymInt", meta_sym_size, nullptr, kFree});
 }
 
 }  // namespace ops
@@ -272,26 +289,22 @@ void register_conversion_ops(Registry& r) {
 namespace {
 /// What export records before every Tensor.to: the input's current dtype, device and layout.
 void assert_metadata(const Tensor& self, const SrcLocArg& loc) {
-  static const OpDef& d = op("aten::_assert_tensor_metadata");
-  dispatch(d, {self, None{}, None{}, self.dtype(), self.device(), self.layout()}, loc);
+  dispatch(*op_assert_tensor_metadata, {self, None{}, None{}, self.dtype(), self.device(), self.layout()}, loc);
 }
 }  // namespace
 
 Tensor Tensor::to(Device device, SrcLocArg loc) const {
   // Python `t.to(device)` binds to.dtype_layout with dtype and layout filled from t.
-  static const OpDef& d = op("aten::to.dtype_layout");
   assert_metadata(*this, loc);
-  return dispatch1(d, {*this, dtype(), layout(), device}, loc);
+  return dispatch1(*op_to_dtype_layout, {*this, dtype(), layout(), device}, loc);
 }
 Tensor Tensor::to(DType dt, SrcLocArg loc) const {
-  static const OpDef& d = op("aten::to.dtype");
   assert_metadata(*this, loc);
-  return dispatch1(d, {*this, dt}, loc);
+  return dispatch1(*op_to_dtype, {*this, dt}, loc);
 }
 Tensor Tensor::to(Device device, DType dt, SrcLocArg loc) const {
-  static const OpDef& d = op("aten::to.device");
   assert_metadata(*this, loc);
-  return dispatch1(d, {*this, device, dt}, loc);
+  return dispatch1(*op_to_device, {*this, device, dt}, loc);
 }
 Tensor Tensor::to(const Tensor& other, SrcLocArg loc) const {
   // Python `t.to(other)` is recorded as to.device(other.device, other.dtype).
@@ -300,43 +313,35 @@ Tensor Tensor::to(const Tensor& other, SrcLocArg loc) const {
 Tensor Tensor::type_as(const Tensor& other, SrcLocArg loc) const { return fe::type_as(*this, other, loc); }
 
 Tensor type_as(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  static const OpDef& d = op("aten::type_as");
-  return dispatch1(d, {self, other}, loc);
+  return dispatch1(*op_type_as, {self, other}, loc);
 }
 Tensor _to_copy(const Tensor& self, TensorOptions o, SrcLocArg loc) {
-  static const OpDef& d = op("aten::_to_copy");
-  return dispatch1(d,
+  return dispatch1(*op_to_copy,
                    {self, o.dtype ? IValue(*o.dtype) : IValue(None{}), o.layout ? IValue(*o.layout) : IValue(None{}),
                     o.device ? IValue(*o.device) : IValue(None{})},
                    loc);
 }
 SymInt sym_size(const Tensor& self, int64_t dim) {
-  static const OpDef& d = op("aten::sym_size.int");
   std::vector<MetaValue> args{&self.meta(), SymInt(dim)};
   MetaOut out;
-  run_meta(d, args, out);
+  run_meta(*op_sym_size_int, args, out);
   return out.ints.at(0);
 }
 
 Tensor zero_(const Tensor& self, SrcLocArg loc) {
-  static const OpDef& d = op("aten::zero_");
-  return dispatch1(d, {self}, loc);
+  return dispatch1(*op_zero_, {self}, loc);
 }
 Tensor fill_(const Tensor& self, Scalar value, SrcLocArg loc) {
-  static const OpDef& d = op("aten::fill_.Scalar");
-  return dispatch1(d, {self, value.ivalue()}, loc);
+  return dispatch1(*op_fill__Scalar, {self, value.ivalue()}, loc);
 }
 Tensor fill_(const Tensor& self, const Tensor& value, SrcLocArg loc) {
-  static const OpDef& d = op("aten::fill_.Tensor");
-  return dispatch1(d, {self, value}, loc);
+  return dispatch1(*op_fill__Tensor, {self, value}, loc);
 }
 Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking, SrcLocArg loc) {
-  static const OpDef& d = op("aten::copy_");
-  return dispatch1(d, {self, src, non_blocking}, loc);
+  return dispatch1(*op_copy_, {self, src, non_blocking}, loc);
 }
 Tensor lift_fresh_copy(const Tensor& self, SrcLocArg loc) {
-  static const OpDef& d = op("aten::lift_fresh_copy");
-  return dispatch1(d, {self}, loc);
+  return dispatch1(*op_lift_fresh_copy, {self}, loc);
 }
 Tensor Tensor::zero_(SrcLocArg loc) const { return fe::zero_(*this, loc); }
 Tensor Tensor::fill_(const Scalar& value, SrcLocArg loc) const { return fe::fill_(*this, value, loc); }

@@ -9,6 +9,10 @@
 #include "ops/families.h"
 
 namespace fe {
+OpHandle op_sub_Tensor;
+}  // namespace fe
+
+namespace fe {
 namespace ops {
 namespace ew {
 
@@ -288,7 +292,7 @@ void register_elementwise_ops(Registry& r) {
   r.add(decl<A::Add, F::Tensor>("aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"));
   r.add(decl<A::Add, F::Scalar>("aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"));
   r.add(decl<A::Add, F::Inplace>("aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"));
-  r.add(decl<A::Sub, F::Tensor>("aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"));
+  op_sub_Tensor = r.add(decl<A::Sub, F::Tensor>("aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"));
   r.add(decl<A::Sub, F::Scalar>("aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"));
   r.add(decl<A::Sub, F::Inplace>("aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"));
   r.add(decl<A::RSub, F::Tensor>("aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"));

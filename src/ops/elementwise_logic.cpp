@@ -6,6 +6,10 @@
 #include "ops/families.h"
 #include "ops/unary_common.h"
 
+namespace fe {
+OpHandle op_logical_xor;
+}  // namespace fe
+
 namespace fe::ops {
 namespace {
 using namespace ew;
@@ -266,7 +270,7 @@ void register_logic_ops(Registry& r) {
   r.add({"aten::ge.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Ge, true>, cpu_cmp<Cmp::Ge>});
   r.add({"aten::logical_and(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::And, false>, cpu_cmp<Cmp::And>});
   r.add({"aten::logical_or(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Or, false>, cpu_cmp<Cmp::Or>});
-  r.add({"aten::logical_xor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Xor, false>, cpu_cmp<Cmp::Xor>});
+  op_logical_xor = r.add({"aten::logical_xor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Xor, false>, cpu_cmp<Cmp::Xor>});
   r.add({"aten::logical_not(Tensor self) -> Tensor", meta_logical_not, cpu_logical_not});
   r.add({"aten::maximum(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Max, false>, cpu_cmp<Cmp::Max>});
   r.add({"aten::minimum(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Min, false>, cpu_cmp<Cmp::Min>});

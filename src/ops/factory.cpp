@@ -12,6 +12,31 @@
 #include "ops/families.h"
 
 namespace fe {
+OpHandle op_empty_like;
+}  // namespace fe
+namespace fe {
+namespace {
+OpHandle op_empty_memory_format;
+OpHandle op_empty_strided;
+OpHandle op_full;
+OpHandle op_full_like;
+OpHandle op_new_empty;
+OpHandle op_new_full;
+OpHandle op_new_ones;
+OpHandle op_new_zeros;
+OpHandle op_ones;
+OpHandle op_ones_like;
+OpHandle op_rand;
+OpHandle op_rand_like;
+OpHandle op_randn;
+OpHandle op_randn_like;
+OpHandle op_scalar_tensor;
+OpHandle op_zeros;
+OpHandle op_zeros_like;
+}  // namespace
+}  // namespace fe
+
+namespace fe {
 namespace ops {
 namespace {
 
@@ -189,43 +214,43 @@ constexpr DeviceRule kFree = DeviceRule::None;
 }  // namespace
 
 void register_factory_ops(Registry& r) {
-  r.add({"aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+  op_empty_memory_format = r.add({"aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
          meta_new<true>, cpu_empty, kFree});
-  r.add({"aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+  op_zeros = r.add({"aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_new<false>, cpu_zeros, kFree});
-  r.add({"aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+  op_ones = r.add({"aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_new<false>, cpu_ones, kFree});
-  r.add({"aten::rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+  op_rand = r.add({"aten::rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_new<false>, cpu_rand, kFree});
-  r.add({"aten::randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+  op_randn = r.add({"aten::randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_randn, cpu_randn, kFree});
-  r.add({"aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+  op_full = r.add({"aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_full, cpu_full<1>, kFree});
-  r.add({"aten::empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+  op_empty_like = r.add({"aten::empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
          meta_like<0>, cpu_empty, kFree});
-  r.add({"aten::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+  op_zeros_like = r.add({"aten::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
          meta_like<0>, cpu_zeros, kFree});
-  r.add({"aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+  op_ones_like = r.add({"aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
          meta_like<0>, cpu_ones, kFree});
-  r.add({"aten::rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+  op_rand_like = r.add({"aten::rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
          meta_like<0>, cpu_rand, kFree});
-  r.add({"aten::randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+  op_randn_like = r.add({"aten::randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
          meta_randn_like, cpu_randn, kFree});
-  r.add({"aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+  op_full_like = r.add({"aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
          meta_like<1>, cpu_full<1>, kFree});
-  r.add({"aten::new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+  op_new_empty = r.add({"aten::new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_new_from<0>, cpu_empty, kFree});
-  r.add({"aten::new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+  op_new_zeros = r.add({"aten::new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_new_from<0>, cpu_zeros, kFree});
-  r.add({"aten::new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+  op_new_ones = r.add({"aten::new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_new_from<0>, cpu_ones, kFree});
-  r.add({"aten::new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+  op_new_full = r.add({"aten::new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_new_from<1>, cpu_full<2>, kFree});
-  r.add({"aten::empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+  op_empty_strided = r.add({"aten::empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_empty_strided, cpu_empty, kFree});
   r.add({"aten::empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_empty_permuted, cpu_empty, kFree});
-  r.add({"aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+  op_scalar_tensor = r.add({"aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_scalar_tensor, cpu_full<0>, kFree});
   register_factory_range_ops(r);
 }
@@ -268,81 +293,63 @@ Tensor make_from(const OpDef& def, std::vector<IValue> args, const TensorOptions
 }  // namespace
 
 Tensor empty(Sizes s, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::empty.memory_format");
-  return make_new(d, std::move(s), {}, o, l);
+  return make_new(*op_empty_memory_format, std::move(s), {}, o, l);
 }
 Tensor zeros(Sizes s, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::zeros");
-  return make_new(d, std::move(s), {}, o, l);
+  return make_new(*op_zeros, std::move(s), {}, o, l);
 }
 Tensor ones(Sizes s, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::ones");
-  return make_new(d, std::move(s), {}, o, l);
+  return make_new(*op_ones, std::move(s), {}, o, l);
 }
 Tensor randn(Sizes s, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::randn");
-  return make_new(d, std::move(s), {}, o, l);
+  return make_new(*op_randn, std::move(s), {}, o, l);
 }
 Tensor rand(Sizes s, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::rand");
-  return make_new(d, std::move(s), {}, o, l);
+  return make_new(*op_rand, std::move(s), {}, o, l);
 }
 Tensor full(Sizes s, Scalar f, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::full");
-  return make_new(d, std::move(s), f, o, l);
+  return make_new(*op_full, std::move(s), f, o, l);
 }
 Tensor empty_strided(Sizes size, Sizes stride, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::empty_strided");
   std::vector<IValue> args{std::move(size), std::move(stride)};
   push_options(args, o);
-  return finish(dispatch1(d, std::move(args), l), o);
+  return finish(dispatch1(*op_empty_strided, std::move(args), l), o);
 }
 Tensor scalar_tensor(Scalar s, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::scalar_tensor");
   std::vector<IValue> args{s.ivalue()};
   push_options(args, o);
-  return finish(dispatch1(d, std::move(args), l), o);
+  return finish(dispatch1(*op_scalar_tensor, std::move(args), l), o);
 }
 Tensor empty_like(const Tensor& t, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::empty_like");
-  return make_from(d, {t}, o, l);
+  return make_from(*op_empty_like, {t}, o, l);
 }
 Tensor zeros_like(const Tensor& t, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::zeros_like");
-  return make_from(d, {t}, o, l);
+  return make_from(*op_zeros_like, {t}, o, l);
 }
 Tensor ones_like(const Tensor& t, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::ones_like");
-  return make_from(d, {t}, o, l);
+  return make_from(*op_ones_like, {t}, o, l);
 }
 Tensor randn_like(const Tensor& t, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::randn_like");
-  return make_from(d, {t}, o, l);
+  return make_from(*op_randn_like, {t}, o, l);
 }
 Tensor rand_like(const Tensor& t, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::rand_like");
-  return make_from(d, {t}, o, l);
+  return make_from(*op_rand_like, {t}, o, l);
 }
 Tensor full_like(const Tensor& t, Scalar f, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::full_like");
-  return make_from(d, {t, f.ivalue()}, o, l);
+  return make_from(*op_full_like, {t, f.ivalue()}, o, l);
 }
 
 Tensor new_empty(const Tensor& self, Sizes size, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::new_empty");
-  return make_from(d, {self, std::move(size)}, o, l);
+  return make_from(*op_new_empty, {self, std::move(size)}, o, l);
 }
 Tensor new_zeros(const Tensor& self, Sizes size, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::new_zeros");
-  return make_from(d, {self, std::move(size)}, o, l);
+  return make_from(*op_new_zeros, {self, std::move(size)}, o, l);
 }
 Tensor new_ones(const Tensor& self, Sizes size, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::new_ones");
-  return make_from(d, {self, std::move(size)}, o, l);
+  return make_from(*op_new_ones, {self, std::move(size)}, o, l);
 }
 Tensor new_full(const Tensor& self, Sizes size, Scalar fill, TensorOptions o, SrcLocArg l) {
-  static const OpDef& d = op("aten::new_full");
-  return make_from(d, {self, std::move(size), fill.ivalue()}, o, l);
+  return make_from(*op_new_full, {self, std::move(size), fill.ivalue()}, o, l);
 }
 
 // Tensor methods: x.new_zeros({b, t}, dtype, device).

@@ -7,6 +7,16 @@
 #include "core/strided.h"
 #include "ops/cpu_util.h"
 #include "ops/factory_impl.h"
+#include "ops/families.h"
+
+namespace fe {
+namespace {
+OpHandle op_arange;
+OpHandle op_arange_start;
+OpHandle op_arange_start_step;
+OpHandle op_linspace;
+}  // namespace
+}  // namespace fe
 
 namespace fe {
 namespace ops {
@@ -135,13 +145,13 @@ constexpr DeviceRule kFree = DeviceRule::None;
 }  // namespace
 
 void register_factory_range_ops(Registry& r) {
-  r.add({"aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+  op_arange = r.add({"aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_arange<-1, 0, -1>, cpu_arange<-1, -1>, kFree});
-  r.add({"aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+  op_arange_start = r.add({"aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_arange<0, 1, -1>, cpu_arange<0, -1>, kFree});
-  r.add({"aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+  op_arange_start_step = r.add({"aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_arange<0, 1, 2>, cpu_arange<0, 2>, kFree});
-  r.add({"aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+  op_linspace = r.add({"aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_linspace, cpu_linspace, kFree});
 }
 
@@ -162,20 +172,16 @@ Tensor make_range(const OpDef& def, std::vector<IValue> args, const TensorOption
 }  // namespace
 
 Tensor arange(Scalar end, TensorOptions o, SrcLocArg loc) {
-  static const OpDef& d = op("aten::arange");
-  return make_range(d, {end.ivalue()}, o, loc);
+  return make_range(*op_arange, {end.ivalue()}, o, loc);
 }
 Tensor arange(Scalar start, Scalar end, TensorOptions o, SrcLocArg loc) {
-  static const OpDef& d = op("aten::arange.start");
-  return make_range(d, {start.ivalue(), end.ivalue()}, o, loc);
+  return make_range(*op_arange_start, {start.ivalue(), end.ivalue()}, o, loc);
 }
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions o, SrcLocArg loc) {
-  static const OpDef& d = op("aten::arange.start_step");
-  return make_range(d, {start.ivalue(), end.ivalue(), step.ivalue()}, o, loc);
+  return make_range(*op_arange_start_step, {start.ivalue(), end.ivalue(), step.ivalue()}, o, loc);
 }
 Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions o, SrcLocArg loc) {
-  static const OpDef& d = op("aten::linspace");
-  return make_range(d, {start.ivalue(), end.ivalue(), SymInt(steps)}, o, loc);
+  return make_range(*op_linspace, {start.ivalue(), end.ivalue(), SymInt(steps)}, o, loc);
 }
 
 }  // namespace fe

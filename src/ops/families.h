@@ -2,6 +2,38 @@
 #pragma once
 #include "fakeexport/ops/registry.h"
 
+namespace fe {
+
+/// A family's handle on one op it declares, bound where the op is declared
+/// (`op_cat = r.add({"aten::cat(...) -> Tensor", ...})`), so an op's name is written once, in its
+/// schema, and its API and the metas composed from it never look it up by name. Dereferencing builds
+/// the registry first, so any code may use a handle at any time.
+class OpHandle {
+ public:
+  constexpr OpHandle() = default;
+  OpHandle& operator=(const OpDef& d) {
+    def_ = &d;
+    return *this;
+  }
+  const OpDef& operator*() const {
+    registry();  // binds every handle on first use
+    return *def_;
+  }
+
+ private:
+  const OpDef* def_ = nullptr;
+};
+
+// Ops other families compose with (in metas, kernels or their public API), each defined in the file
+// that declares the op.
+extern OpHandle op_adaptive_avg_pool2d, op_alias, op_as_strided, op_cat, op_chunk, op_clone, op_contiguous,
+    op_detach, op_detach_, op_einsum, op_empty_like, op_expand, op_expand_as, op_flatten_using_ints,
+    op_logical_xor, op_narrow, op_permute, op_reshape, op_select_int, op_slice_Tensor, op_split_Tensor,
+    op_split_with_sizes, op_squeeze, op_squeeze_dim, op_squeeze_dims, op_sub_Tensor, op_transpose_int,
+    op_unbind_int, op_unflatten_int, op_unsafe_view, op_unsqueeze, op_view;
+
+}  // namespace fe
+
 namespace fe::ops {
 void register_factory_ops(Registry& r);
 void register_linalg_ops(Registry& r);

@@ -14,6 +14,14 @@
 #include "ops/meta_util.h"
 
 namespace fe {
+namespace {
+OpHandle op_index_Tensor;
+OpHandle op_index_put;
+OpHandle op_index_put_;
+}  // namespace
+}  // namespace fe
+
+namespace fe {
 namespace ops {
 namespace {
 
@@ -409,10 +417,10 @@ void register_indexing_ops(Registry& r) {
   r.add({"aten::slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor",
          meta_slice_scatter, cpu_slice_scatter, kFree});
   // cpu index tensors may index a tensor on any device: the op checks devices itself.
-  r.add({"aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", meta_index, cpu_index, kFree});
-  r.add({"aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
+  op_index_Tensor = r.add({"aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", meta_index, cpu_index, kFree});
+  op_index_put = r.add({"aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
          meta_index_put, cpu_index_put, kFree});
-  r.add({"aten::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)",
+  op_index_put_ = r.add({"aten::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)",
          meta_index_put_, cpu_index_put_, kFree});
   register_indexing_select_ops(r);
 }
@@ -429,24 +437,21 @@ std::vector<IValue> index_args(const Tensor& self, const TensorIndices& indices)
 }  // namespace
 
 Tensor index(const Tensor& self, const TensorIndices& indices, SrcLocArg loc) {
-  static const OpDef& d = op("aten::index.Tensor");
-  return dispatch1(d, index_args(self, indices), loc);
+  return dispatch1(*op_index_Tensor, index_args(self, indices), loc);
 }
 Tensor index_put(const Tensor& self, const TensorIndices& indices, const Tensor& values, bool accumulate,
                  SrcLocArg loc) {
-  static const OpDef& d = op("aten::index_put");
   auto args = index_args(self, indices);
   args.push_back(values);
   if (accumulate) args.push_back(true);
-  return dispatch1(d, std::move(args), loc);
+  return dispatch1(*op_index_put, std::move(args), loc);
 }
 Tensor index_put_(const Tensor& self, const TensorIndices& indices, const Tensor& values, bool accumulate,
                   SrcLocArg loc) {
-  static const OpDef& d = op("aten::index_put_");
   auto args = index_args(self, indices);
   args.push_back(values);
   if (accumulate) args.push_back(true);
-  return dispatch1(d, std::move(args), loc);
+  return dispatch1(*op_index_put_, std::move(args), loc);
 }
 
 Tensor Tensor::index(std::initializer_list<std::optional<Tensor>> indices, SrcLocArg loc) const {

@@ -9,6 +9,24 @@
 #include <cmath>
 #include "ops/indexing_impl.h"
 #include "ops/elementwise.h"
+#include "ops/families.h"
+
+namespace fe {
+namespace {
+OpHandle op_embedding;
+OpHandle op_gather;
+OpHandle op_index_add;
+OpHandle op_index_add_;
+OpHandle op_index_copy;
+OpHandle op_index_copy_;
+OpHandle op_index_select;
+OpHandle op_one_hot;
+OpHandle op_scatter__src;
+OpHandle op_scatter__value;
+OpHandle op_scatter_src;
+OpHandle op_scatter_value;
+}  // namespace
+}  // namespace fe
 
 namespace fe {
 namespace ops {
@@ -329,24 +347,24 @@ void cpu_index_add_(const OpDef&, std::span<const IValue> a, std::span<Tensor> o
 }  // namespace
 
 void register_indexing_select_ops(Registry& r) {
-  r.add({"aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
+  op_index_add = r.add({"aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
          meta_index_add, cpu_index_add});
-  r.add({"aten::index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)",
+  op_index_add_ = r.add({"aten::index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)",
          meta_index_add, cpu_index_add_});
-  r.add({"aten::index_select(Tensor self, int dim, Tensor index) -> Tensor", meta_index_select, cpu_index_select});
-  r.add({"aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", meta_gather, cpu_gather});
-  r.add({"aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", meta_scatter, cpu_scatter});
-  r.add({"aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", meta_scatter, cpu_scatter});
-  r.add({"aten::scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", meta_scatter_,
+  op_index_select = r.add({"aten::index_select(Tensor self, int dim, Tensor index) -> Tensor", meta_index_select, cpu_index_select});
+  op_gather = r.add({"aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", meta_gather, cpu_gather});
+  op_scatter_src = r.add({"aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", meta_scatter, cpu_scatter});
+  op_scatter_value = r.add({"aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", meta_scatter, cpu_scatter});
+  op_scatter__src = r.add({"aten::scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", meta_scatter_,
          cpu_scatter_});
-  r.add({"aten::scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)", meta_scatter_,
+  op_scatter__value = r.add({"aten::scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)", meta_scatter_,
          cpu_scatter_});
-  r.add({"aten::index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor", meta_index_copy,
+  op_index_copy = r.add({"aten::index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor", meta_index_copy,
          cpu_index_copy});
-  r.add({"aten::index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)", meta_index_copy_,
+  op_index_copy_ = r.add({"aten::index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)", meta_index_copy_,
          cpu_index_copy_});
-  r.add({"aten::one_hot(Tensor self, int num_classes=-1) -> Tensor", meta_one_hot, cpu_one_hot});
-  r.add({"aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor",
+  op_one_hot = r.add({"aten::one_hot(Tensor self, int num_classes=-1) -> Tensor", meta_one_hot, cpu_one_hot});
+  op_embedding = r.add({"aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor",
          meta_embedding, cpu_embedding});
 }
 
@@ -354,42 +372,33 @@ void register_indexing_select_ops(Registry& r) {
 
 // ---- public API
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index, SrcLocArg loc) {
-  static const OpDef& d = op("aten::index_select");
-  return dispatch1(d, {self, SymInt(dim), index}, loc);
+  return dispatch1(*op_index_select, {self, SymInt(dim), index}, loc);
 }
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad, SrcLocArg loc) {
-  static const OpDef& d = op("aten::gather");
   std::vector<IValue> args{self, SymInt(dim), index};
   if (sparse_grad) args.push_back(true);
-  return dispatch1(d, std::move(args), loc);
+  return dispatch1(*op_gather, std::move(args), loc);
 }
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, SrcLocArg loc) {
-  static const OpDef& d = op("aten::scatter.src");
-  return dispatch1(d, {self, SymInt(dim), index, src}, loc);
+  return dispatch1(*op_scatter_src, {self, SymInt(dim), index, src}, loc);
 }
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value, SrcLocArg loc) {
-  static const OpDef& d = op("aten::scatter.value");
-  return dispatch1(d, {self, SymInt(dim), index, value.ivalue()}, loc);
+  return dispatch1(*op_scatter_value, {self, SymInt(dim), index, value.ivalue()}, loc);
 }
 Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, SrcLocArg loc) {
-  static const OpDef& d = op("aten::scatter_.src");
-  return dispatch1(d, {self, SymInt(dim), index, src}, loc);
+  return dispatch1(*op_scatter__src, {self, SymInt(dim), index, src}, loc);
 }
 Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, Scalar value, SrcLocArg loc) {
-  static const OpDef& d = op("aten::scatter_.value");
-  return dispatch1(d, {self, SymInt(dim), index, value.ivalue()}, loc);
+  return dispatch1(*op_scatter__value, {self, SymInt(dim), index, value.ivalue()}, loc);
 }
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, SrcLocArg loc) {
-  static const OpDef& d = op("aten::index_copy");
-  return dispatch1(d, {self, SymInt(dim), index, source}, loc);
+  return dispatch1(*op_index_copy, {self, SymInt(dim), index, source}, loc);
 }
 Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, SrcLocArg loc) {
-  static const OpDef& d = op("aten::index_copy_");
-  return dispatch1(d, {self, SymInt(dim), index, source}, loc);
+  return dispatch1(*op_index_copy_, {self, SymInt(dim), index, source}, loc);
 }
 
 Tensor one_hot(const Tensor& self, int64_t num_classes, SrcLocArg loc) {
-  static const OpDef& d = op("aten::one_hot");
   // Eager one_hot reads max() of a real tensor; fake tensors reach the meta's DataDependentError.
   if (num_classes == -1 && self.has_storage() && self.dtype() == DType::Int64) {
     FE_CHECK(self.numel() > 0, ValueError, "aten::one_hot: Can not infer total number of classes from empty tensor.");
@@ -401,12 +410,11 @@ Tensor one_hot(const Tensor& self, int64_t num_classes, SrcLocArg loc) {
   }
   std::vector<IValue> args{self};
   if (num_classes != -1) args.push_back(SymInt(num_classes));
-  return dispatch1(d, std::move(args), loc);
+  return dispatch1(*op_one_hot, std::move(args), loc);
 }
 
 Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx,
                  bool scale_grad_by_freq, bool sparse, SrcLocArg loc) {
-  static const OpDef& d = op("aten::embedding");
   std::vector<IValue> args{weight, input};
   if (padding_idx || scale_grad_by_freq || sparse) {
     int64_t p = padding_idx.value_or(-1);
@@ -415,7 +423,7 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
   }
   if (scale_grad_by_freq || sparse) args.push_back(scale_grad_by_freq);
   if (sparse) args.push_back(true);
-  return dispatch1(d, std::move(args), loc);
+  return dispatch1(*op_embedding, std::move(args), loc);
 }
 
 Tensor Tensor::index_select(int64_t dim, const Tensor& index, SrcLocArg loc) const {
@@ -439,13 +447,11 @@ Tensor Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sourc
 
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha,
                  SrcLocArg loc) {
-  static const OpDef& d = op("aten::index_add");
-  return dispatch1(d, {self, SymInt(dim), index, source, alpha.ivalue()}, loc);
+  return dispatch1(*op_index_add, {self, SymInt(dim), index, source, alpha.ivalue()}, loc);
 }
 Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha,
                   SrcLocArg loc) {
-  static const OpDef& d = op("aten::index_add_");
-  return dispatch1(d, {self, SymInt(dim), index, source, alpha.ivalue()}, loc);
+  return dispatch1(*op_index_add_, {self, SymInt(dim), index, source, alpha.ivalue()}, loc);
 }
 Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source, SrcLocArg loc) const {
   return fe::index_add(*this, dim, index, source, 1, loc);

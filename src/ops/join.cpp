@@ -11,6 +11,21 @@
 #include "ops/view_impl.h"
 
 namespace fe {
+OpHandle op_cat;
+}  // namespace fe
+namespace fe {
+namespace {
+OpHandle op_repeat;
+OpHandle op_repeat_interleave_Tensor;
+OpHandle op_repeat_interleave_self_Tensor;
+OpHandle op_repeat_interleave_self_int;
+OpHandle op_stack;
+OpHandle op_tril;
+OpHandle op_triu;
+}  // namespace
+}  // namespace fe
+
+namespace fe {
 namespace ops {
 namespace {
 
@@ -330,17 +345,17 @@ void cpu_tril(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) { tr
 }  // namespace
 
 void register_join_ops(Registry& r) {
-  r.add({"aten::cat(Tensor[] tensors, int dim=0) -> Tensor", meta_cat, cpu_cat});
-  r.add({"aten::stack(Tensor[] tensors, int dim=0) -> Tensor", meta_stack, cpu_stack});
-  r.add({"aten::repeat(Tensor self, SymInt[] repeats) -> Tensor", meta_repeat, cpu_repeat});
-  r.add({"aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
+  op_cat = r.add({"aten::cat(Tensor[] tensors, int dim=0) -> Tensor", meta_cat, cpu_cat});
+  op_stack = r.add({"aten::stack(Tensor[] tensors, int dim=0) -> Tensor", meta_stack, cpu_stack});
+  op_repeat = r.add({"aten::repeat(Tensor self, SymInt[] repeats) -> Tensor", meta_repeat, cpu_repeat});
+  op_repeat_interleave_self_int = r.add({"aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
          meta_repeat_interleave_int, cpu_repeat_interleave_int});
-  r.add({"aten::repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
+  op_repeat_interleave_Tensor = r.add({"aten::repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
          meta_repeat_interleave_tensor, cpu_repeat_interleave_tensor});
-  r.add({"aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
+  op_repeat_interleave_self_Tensor = r.add({"aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
          meta_repeat_interleave_self_tensor, cpu_repeat_interleave_self_tensor});
-  r.add({"aten::triu(Tensor self, SymInt diagonal=0) -> Tensor", meta_tri, cpu_triu});
-  r.add({"aten::tril(Tensor self, SymInt diagonal=0) -> Tensor", meta_tri, cpu_tril});
+  op_triu = r.add({"aten::triu(Tensor self, SymInt diagonal=0) -> Tensor", meta_tri, cpu_triu});
+  op_tril = r.add({"aten::tril(Tensor self, SymInt diagonal=0) -> Tensor", meta_tri, cpu_tril});
 }
 
 }  // namespace ops
@@ -350,40 +365,32 @@ IValue opt(std::optional<int64_t> v) { return v ? IValue(SymInt(*v)) : IValue(No
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::cat");
-  if (dim == 0) return dispatch1(d, {tensors}, loc);
-  return dispatch1(d, {tensors, SymInt(dim)}, loc);
+  if (dim == 0) return dispatch1(*op_cat, {tensors}, loc);
+  return dispatch1(*op_cat, {tensors, SymInt(dim)}, loc);
 }
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::stack");
-  if (dim == 0) return dispatch1(d, {tensors}, loc);
-  return dispatch1(d, {tensors, SymInt(dim)}, loc);
+  if (dim == 0) return dispatch1(*op_stack, {tensors}, loc);
+  return dispatch1(*op_stack, {tensors, SymInt(dim)}, loc);
 }
 Tensor repeat(const Tensor& self, Sizes repeats, SrcLocArg loc) {
-  static const OpDef& d = op("aten::repeat");
-  return dispatch1(d, {self, std::move(repeats)}, loc);
+  return dispatch1(*op_repeat, {self, std::move(repeats)}, loc);
 }
 Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,
                          std::optional<int64_t> output_size, SrcLocArg loc) {
-  static const OpDef& d = op("aten::repeat_interleave.self_int");
-  return dispatch1(d, {self, SymInt(repeats), opt(dim), opt(output_size)}, loc);
+  return dispatch1(*op_repeat_interleave_self_int, {self, SymInt(repeats), opt(dim), opt(output_size)}, loc);
 }
 Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim,
                          std::optional<int64_t> output_size, SrcLocArg loc) {
-  static const OpDef& d = op("aten::repeat_interleave.self_Tensor");
-  return dispatch1(d, {self, repeats, opt(dim), opt(output_size)}, loc);
+  return dispatch1(*op_repeat_interleave_self_Tensor, {self, repeats, opt(dim), opt(output_size)}, loc);
 }
 Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size, SrcLocArg loc) {
-  static const OpDef& d = op("aten::repeat_interleave.Tensor");
-  return dispatch1(d, {repeats, opt(output_size)}, loc);
+  return dispatch1(*op_repeat_interleave_Tensor, {repeats, opt(output_size)}, loc);
 }
 Tensor triu(const Tensor& self, int64_t diagonal, SrcLocArg loc) {
-  static const OpDef& d = op("aten::triu");
-  return dispatch1(d, {self, SymInt(diagonal)}, loc);
+  return dispatch1(*op_triu, {self, SymInt(diagonal)}, loc);
 }
 Tensor tril(const Tensor& self, int64_t diagonal, SrcLocArg loc) {
-  static const OpDef& d = op("aten::tril");
-  return dispatch1(d, {self, SymInt(diagonal)}, loc);
+  return dispatch1(*op_tril, {self, SymInt(diagonal)}, loc);
 }
 Tensor Tensor::repeat(std::vector<SymInt> repeats, SrcLocArg loc) const { return fe::repeat(*this, std::move(repeats), loc); }
 Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> dim, SrcLocArg loc) const {

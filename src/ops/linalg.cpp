@@ -9,6 +9,21 @@
 #include "ops/meta_util.h"
 
 namespace fe {
+namespace {
+OpHandle op_addmm;
+OpHandle op_baddbmm;
+OpHandle op_bmm;
+OpHandle op_dot;
+OpHandle op_linear;
+OpHandle op_matmul;
+OpHandle op_mm;
+OpHandle op_mv;
+OpHandle op_outer;
+OpHandle op_t;
+}  // namespace
+}  // namespace fe
+
+namespace fe {
 namespace ops {
 namespace {
 
@@ -298,18 +313,18 @@ void cpu_addmm(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) 
 }  // namespace
 
 void register_linalg_ops(Registry& r) {
-  r.add({"aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", meta_linear, cpu_linear});
-  r.add({"aten::t(Tensor(a) self) -> Tensor(a)", meta_t});
-  r.add({"aten::mm(Tensor self, Tensor mat2) -> Tensor", meta_mm, cpu_matmul});
-  r.add({"aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+  op_linear = r.add({"aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", meta_linear, cpu_linear});
+  op_t = r.add({"aten::t(Tensor(a) self) -> Tensor(a)", meta_t});
+  op_mm = r.add({"aten::mm(Tensor self, Tensor mat2) -> Tensor", meta_mm, cpu_matmul});
+  op_addmm = r.add({"aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
          meta_addmm, cpu_addmm});
-  r.add({"aten::bmm(Tensor self, Tensor mat2) -> Tensor", meta_bmm, cpu_matmul});
-  r.add({"aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+  op_bmm = r.add({"aten::bmm(Tensor self, Tensor mat2) -> Tensor", meta_bmm, cpu_matmul});
+  op_baddbmm = r.add({"aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
          meta_baddbmm, cpu_addmm});
-  r.add({"aten::matmul(Tensor self, Tensor other) -> Tensor", meta_matmul, cpu_matmul});
-  r.add({"aten::outer(Tensor self, Tensor vec2) -> Tensor", meta_outer, cpu_outer});
-  r.add({"aten::dot(Tensor self, Tensor tensor) -> Tensor", meta_dot, cpu_matmul});
-  r.add({"aten::mv(Tensor self, Tensor vec) -> Tensor", meta_mv, cpu_matmul});
+  op_matmul = r.add({"aten::matmul(Tensor self, Tensor other) -> Tensor", meta_matmul, cpu_matmul});
+  op_outer = r.add({"aten::outer(Tensor self, Tensor vec2) -> Tensor", meta_outer, cpu_outer});
+  op_dot = r.add({"aten::dot(Tensor self, Tensor tensor) -> Tensor", meta_dot, cpu_matmul});
+  op_mv = r.add({"aten::mv(Tensor self, Tensor vec) -> Tensor", meta_mv, cpu_matmul});
   linalg::register_einsum_ops(r);
 }
 
@@ -320,51 +335,40 @@ IValue opt_tensor(const Tensor& t) { return t.defined() ? IValue(t) : IValue(Non
 }  // namespace
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias, SrcLocArg loc) {
-  static const OpDef& d = op("aten::linear");
-  return dispatch1(d, {input, weight, opt_tensor(bias)}, loc);
+  return dispatch1(*op_linear, {input, weight, opt_tensor(bias)}, loc);
 }
 Tensor t(const Tensor& self, SrcLocArg loc) {
-  static const OpDef& d = op("aten::t");
-  return dispatch1(d, {self}, loc);
+  return dispatch1(*op_t, {self}, loc);
 }
 Tensor Tensor::t(SrcLocArg loc) const { return fe::t(*this, loc); }
 Tensor mm(const Tensor& self, const Tensor& mat2, SrcLocArg loc) {
-  static const OpDef& d = op("aten::mm");
-  return dispatch1(d, {self, mat2}, loc);
+  return dispatch1(*op_mm, {self, mat2}, loc);
 }
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha, SrcLocArg loc) {
-  static const OpDef& d = op("aten::addmm");
-  return dispatch1(d, {self, mat1, mat2, beta.ivalue(), alpha.ivalue()}, loc);
+  return dispatch1(*op_addmm, {self, mat1, mat2, beta.ivalue(), alpha.ivalue()}, loc);
 }
 Tensor bmm(const Tensor& self, const Tensor& mat2, SrcLocArg loc) {
-  static const OpDef& d = op("aten::bmm");
-  return dispatch1(d, {self, mat2}, loc);
+  return dispatch1(*op_bmm, {self, mat2}, loc);
 }
 Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, Scalar beta, Scalar alpha,
                SrcLocArg loc) {
-  static const OpDef& d = op("aten::baddbmm");
-  return dispatch1(d, {self, batch1, batch2, beta.ivalue(), alpha.ivalue()}, loc);
+  return dispatch1(*op_baddbmm, {self, batch1, batch2, beta.ivalue(), alpha.ivalue()}, loc);
 }
 Tensor matmul(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  static const OpDef& d = op("aten::matmul");
-  return dispatch1(d, {self, other}, loc);
+  return dispatch1(*op_matmul, {self, other}, loc);
 }
 Tensor Tensor::matmul(const Tensor& other, SrcLocArg loc) const { return fe::matmul(*this, other, loc); }
 Tensor outer(const Tensor& self, const Tensor& vec2, SrcLocArg loc) {
-  static const OpDef& d = op("aten::outer");
-  return dispatch1(d, {self, vec2}, loc);
+  return dispatch1(*op_outer, {self, vec2}, loc);
 }
 Tensor dot(const Tensor& self, const Tensor& tensor, SrcLocArg loc) {
-  static const OpDef& d = op("aten::dot");
-  return dispatch1(d, {self, tensor}, loc);
+  return dispatch1(*op_dot, {self, tensor}, loc);
 }
 Tensor mv(const Tensor& self, const Tensor& vec, SrcLocArg loc) {
-  static const OpDef& d = op("aten::mv");
-  return dispatch1(d, {self, vec}, loc);
+  return dispatch1(*op_mv, {self, vec}, loc);
 }
 Tensor einsum(std::string_view equation, const std::vector<Tensor>& tensors, SrcLocArg loc) {
-  static const OpDef& d = op("aten::einsum");
-  return dispatch1(d, {std::string(equation), tensors, None{}}, loc);
+  return dispatch1(*op_einsum, {std::string(equation), tensors, None{}}, loc);
 }
 
 }  // namespace fe

@@ -5,7 +5,12 @@
 
 #include "fakeexport/ops/dispatch.h"
 #include "ops/cpu_util.h"
+#include "ops/families.h"
 #include "ops/linalg_meta.h"
+
+namespace fe {
+OpHandle op_einsum;
+}  // namespace fe
 
 namespace fe::ops::linalg {
 namespace {
@@ -344,7 +349,7 @@ void cpu_einsum(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
 }  // namespace
 
 void register_einsum_ops(Registry& r) {
-  r.add({"aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", meta_einsum, cpu_einsum});
+  op_einsum = r.add({"aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", meta_einsum, cpu_einsum});
 }
 
 }  // namespace fe::ops::linalg

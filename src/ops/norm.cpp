@@ -12,6 +12,15 @@
 #include <cmath>
 
 namespace fe {
+namespace {
+OpHandle op_batch_norm;
+OpHandle op_group_norm;
+OpHandle op_layer_norm;
+OpHandle op_rms_norm;
+}  // namespace
+}  // namespace fe
+
+namespace fe {
 namespace ops {
 namespace {
 
@@ -407,21 +416,21 @@ void cpu_bn_legit_no_training(const OpDef&, std::span<const IValue> a, std::span
 }  // namespace
 
 void register_norm_ops(Registry& r) {
-  r.add({"aten::layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float "
+  op_layer_norm = r.add({"aten::layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float "
          "eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor",
          meta_layer_norm, cpu_layer_norm});
   r.add({"aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) "
          "-> (Tensor, Tensor, Tensor)",
          meta_native_layer_norm, cpu_native_layer_norm});
-  r.add({"aten::rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor",
+  op_rms_norm = r.add({"aten::rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor",
          meta_rms_norm, cpu_rms_norm});
-  r.add({"aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float "
+  op_group_norm = r.add({"aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float "
          "eps=1.0000000000000001e-05, bool cudnn_enabled=True) -> Tensor",
          meta_group_norm, cpu_group_norm});
   r.add({"aten::native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int "
          "group, float eps) -> (Tensor, Tensor, Tensor)",
          meta_native_group_norm, cpu_native_group_norm});
-  r.add({"aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+  op_batch_norm = r.add({"aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
          "bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor",
          meta_batch_norm, cpu_batch_norm});
   r.add({"aten::_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor "
@@ -439,23 +448,19 @@ IValue opt_tensor(const Tensor& t) { return t.defined() ? IValue(t) : IValue(Non
 // reference (cpu) build reports as False; torch.export records that value.
 Tensor layer_norm(const Tensor& input, const std::vector<SymInt>& normalized_shape, const Tensor& weight,
                   const Tensor& bias, double eps, SrcLocArg loc) {
-  static const OpDef& d = op("aten::layer_norm");
-  return dispatch1(d, {input, normalized_shape, opt_tensor(weight), opt_tensor(bias), eps, false}, loc);
+  return dispatch1(*op_layer_norm, {input, normalized_shape, opt_tensor(weight), opt_tensor(bias), eps, false}, loc);
 }
 Tensor rms_norm(const Tensor& input, const std::vector<SymInt>& normalized_shape, const Tensor& weight,
                 std::optional<double> eps, SrcLocArg loc) {
-  static const OpDef& d = op("aten::rms_norm");
-  return dispatch1(d, {input, normalized_shape, opt_tensor(weight), eps ? IValue(*eps) : IValue(None{})}, loc);
+  return dispatch1(*op_rms_norm, {input, normalized_shape, opt_tensor(weight), eps ? IValue(*eps) : IValue(None{})}, loc);
 }
 Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps,
                   SrcLocArg loc) {
-  static const OpDef& d = op("aten::group_norm");
-  return dispatch1(d, {input, SymInt(num_groups), opt_tensor(weight), opt_tensor(bias), eps, false}, loc);
+  return dispatch1(*op_group_norm, {input, SymInt(num_groups), opt_tensor(weight), opt_tensor(bias), eps, false}, loc);
 }
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps, SrcLocArg loc) {
-  static const OpDef& d = op("aten::batch_norm");
-  return dispatch1(d,
+  return dispatch1(*op_batch_norm,
                    {input, opt_tensor(weight), opt_tensor(bias), opt_tensor(running_mean), opt_tensor(running_var),
                     training, momentum, eps, false},
                    loc);

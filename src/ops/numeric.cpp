@@ -15,6 +15,12 @@
 #include "ops/unary_common.h"
 
 namespace fe {
+namespace {
+OpHandle op_linalg_vector_norm;
+}  // namespace
+}  // namespace fe
+
+namespace fe {
 namespace ops {
 namespace {
 
@@ -34,11 +40,6 @@ void check_diff_other(const MetaArgs& a, const TensorMeta& self, const TensorMet
 }
 
 void meta_diff(const MetaArgs& a, MetaOut& out) {
-  static const OpDef& cat = op("aten::cat");
-  static const OpDef& narrow = op("aten::narrow");
-  static const OpDef& sub = op("aten::sub.Tensor");
-  static const OpDef& xor_ = op("aten::logical_xor");
-  static const OpDef& empty_like = op("aten::empty_like");
   const TensorMeta& self = tensor_arg(a, 0);
   int64_t n = a.to_int(1);
   FE_CHECK(self.dim() >= 1, ValueError, label(a), ": diff expects input to be at least one-dimensional");
@@ -52,10 +53,10 @@ void meta_diff(const MetaArgs& a, MetaOut& out) {
     std::vector<const TensorMeta*> parts;
     for (const TensorMeta* t : {pre, &self, app})
       if (t) parts.push_back(t);
-    x = meta_call(cat, {parts, SymInt(dim)});
+    x = meta_call(*op_cat, {parts, SymInt(dim)});
   }
   if (n == 0) {  // zeros_like(self).copy_(self): preserve_format
-    out.push(meta_call(empty_like, {&x, None{}, None{}, None{}, None{}, None{}}));
+    out.push(meta_call(*op_empty_like, {&x, None{}, None{}, None{}, None{}, None{}}));
     return;
   }
   const int64_t d = wrap_dim(dim, x.dim(), label(a));
@@ -67,9 +68,9 @@ void meta_diff(const MetaArgs& a, MetaOut& out) {
   }
   SymInt len = x.sizes[d] - SymInt(1);
   for (int64_t i = 0; i < n; ++i) {
-    TensorMeta hi = meta_call(narrow, {&x, SymInt(dim), SymInt(1), len});
-    TensorMeta lo = meta_call(narrow, {&x, SymInt(dim), SymInt(0), len});
-    x = x.dtype == DType::Bool ? meta_call(xor_, {&hi, &lo}) : meta_call(sub, {&hi, &lo, SymInt(1)});
+    TensorMeta hi = meta_call(*op_narrow, {&x, SymInt(dim), SymInt(1), len});
+    TensorMeta lo = meta_call(*op_narrow, {&x, SymInt(dim), SymInt(0), len});
+    x = x.dtype == DType::Bool ? meta_call(*op_logical_xor, {&hi, &lo}) : meta_call(*op_sub_Tensor, {&hi, &lo, SymInt(1)});
     len = len - SymInt(1);
   }
   out.push(std::move(x));
@@ -250,7 +251,7 @@ void register_numeric_ops(Registry& r) {
   r.add({"aten::diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor",
          meta_diff, cpu_diff});
   r.add({"aten::histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", meta_histc, cpu_histc});
-  r.add({"aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
+  op_linalg_vector_norm = r.add({"aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
          "ScalarType? dtype=None) -> Tensor",
          meta_vector_norm, cpu_vector_norm});
   r.add({"aten::_weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor", meta_weight_norm, cpu_weight_norm});
@@ -264,13 +265,12 @@ void register_numeric_ops(Registry& r) {
 
 Tensor linalg_vector_norm(const Tensor& self, double ord, std::optional<std::vector<int64_t>> dim, bool keepdim,
                           SrcLocArg loc) {
-  static const OpDef& d = op("aten::linalg_vector_norm");
   IValue dims = None{};
   if (dim) {
     std::vector<SymInt> ds(dim->begin(), dim->end());
     dims = std::move(ds);
   }
-  return dispatch1(d, {self, ord, std::move(dims), keepdim}, loc);
+  return dispatch1(*op_linalg_vector_norm, {self, ord, std::move(dims), keepdim}, loc);
 }
 
 }  // namespace fe

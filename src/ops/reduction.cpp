@@ -11,6 +11,31 @@
 #include "ops/reduction_internal.h"
 
 namespace fe {
+namespace {
+OpHandle op_all;
+OpHandle op_all_dim;
+OpHandle op_all_dims;
+OpHandle op_amax;
+OpHandle op_amin;
+OpHandle op_any;
+OpHandle op_any_dim;
+OpHandle op_any_dims;
+OpHandle op_mean;
+OpHandle op_mean_dim;
+OpHandle op_prod;
+OpHandle op_prod_dim_int;
+OpHandle op_std;
+OpHandle op_std_correction;
+OpHandle op_std_dim;
+OpHandle op_sum;
+OpHandle op_sum_dim_IntList;
+OpHandle op_var;
+OpHandle op_var_correction;
+OpHandle op_var_dim;
+}  // namespace
+}  // namespace fe
+
+namespace fe {
 namespace ops {
 namespace red {
 
@@ -341,35 +366,35 @@ void cpu_var_all(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o
 }  // namespace
 
 void register_reduction_ops(Registry& r) {
-  r.add({"aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", meta_sum, cpu_sum});
-  r.add({"aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+  op_sum = r.add({"aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", meta_sum, cpu_sum});
+  op_sum_dim_IntList = r.add({"aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
          meta_sum_dim, cpu_sum_dim});
-  r.add({"aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", meta_mean, cpu_mean});
-  r.add({"aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+  op_mean = r.add({"aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", meta_mean, cpu_mean});
+  op_mean_dim = r.add({"aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
          meta_mean_dim, cpu_mean_dim});
-  r.add({"aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", meta_prod, cpu_prod});
-  r.add({"aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+  op_prod = r.add({"aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", meta_prod, cpu_prod});
+  op_prod_dim_int = r.add({"aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
          meta_prod_dim, cpu_prod_dim});
-  r.add({"aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", meta_amax, cpu_amax<true>});
-  r.add({"aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", meta_amax, cpu_amax<false>});
-  r.add({"aten::any(Tensor self) -> Tensor", meta_anyall, cpu_anyall<true>});
-  r.add({"aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", meta_anyall_dim, cpu_anyall_dim<true>});
-  r.add({"aten::any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", meta_anyall_dims,
+  op_amax = r.add({"aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", meta_amax, cpu_amax<true>});
+  op_amin = r.add({"aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", meta_amax, cpu_amax<false>});
+  op_any = r.add({"aten::any(Tensor self) -> Tensor", meta_anyall, cpu_anyall<true>});
+  op_any_dim = r.add({"aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", meta_anyall_dim, cpu_anyall_dim<true>});
+  op_any_dims = r.add({"aten::any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", meta_anyall_dims,
          cpu_anyall_dims<true>});
-  r.add({"aten::all(Tensor self) -> Tensor", meta_anyall, cpu_anyall<false>});
-  r.add({"aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", meta_anyall_dim, cpu_anyall_dim<false>});
-  r.add({"aten::all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", meta_anyall_dims,
+  op_all = r.add({"aten::all(Tensor self) -> Tensor", meta_anyall, cpu_anyall<false>});
+  op_all_dim = r.add({"aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", meta_anyall_dim, cpu_anyall_dim<false>});
+  op_all_dims = r.add({"aten::all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", meta_anyall_dims,
          cpu_anyall_dims<false>});
-  r.add({"aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
+  op_var_correction = r.add({"aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
          meta_var<KeepStrides::Unsqueezed>, cpu_var_correction<false>});
-  r.add({"aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
+  op_var_dim = r.add({"aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
          meta_var<KeepStrides::Unsqueezed>, cpu_var_dim<false>});
-  r.add({"aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
+  op_std_correction = r.add({"aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
          meta_var<KeepStrides::Contiguous>, cpu_var_correction<true>});
-  r.add({"aten::std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
+  op_std_dim = r.add({"aten::std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
          meta_var<KeepStrides::Contiguous>, cpu_var_dim<true>});
-  r.add({"aten::var(Tensor self, bool unbiased=True) -> Tensor", meta_var_all, cpu_var_all<false>});
-  r.add({"aten::std(Tensor self, bool unbiased=True) -> Tensor", meta_var_all, cpu_var_all<true>});
+  op_var = r.add({"aten::var(Tensor self, bool unbiased=True) -> Tensor", meta_var_all, cpu_var_all<false>});
+  op_std = r.add({"aten::std(Tensor self, bool unbiased=True) -> Tensor", meta_var_all, cpu_var_all<true>});
   register_reduction_index_ops(r);
 }
 
@@ -379,46 +404,36 @@ using ops::red::dims_ivalue;
 using ops::red::dtype_ivalue;
 
 Tensor sum(const Tensor& self, std::optional<DType> dtype, SrcLocArg loc) {
-  static const OpDef& d = op("aten::sum.default");
-  return dispatch1(d, {self, dtype_ivalue(dtype)}, loc);
+  return dispatch1(*op_sum, {self, dtype_ivalue(dtype)}, loc);
 }
 Tensor sum(const Tensor& self, std::initializer_list<int64_t> dim, bool keepdim, std::optional<DType> dtype,
            SrcLocArg loc) {
-  static const OpDef& d = op("aten::sum.dim_IntList");
-  return dispatch1(d, {self, dims_ivalue(dim), keepdim, dtype_ivalue(dtype)}, loc);
+  return dispatch1(*op_sum_dim_IntList, {self, dims_ivalue(dim), keepdim, dtype_ivalue(dtype)}, loc);
 }
 Tensor sum(const Tensor& self, const OptDims& dim, bool keepdim, std::optional<DType> dtype, SrcLocArg loc) {
-  static const OpDef& d = op("aten::sum.dim_IntList");
-  return dispatch1(d, {self, dims_ivalue(dim), keepdim, dtype_ivalue(dtype)}, loc);
+  return dispatch1(*op_sum_dim_IntList, {self, dims_ivalue(dim), keepdim, dtype_ivalue(dtype)}, loc);
 }
 Tensor mean(const Tensor& self, std::optional<DType> dtype, SrcLocArg loc) {
-  static const OpDef& d = op("aten::mean.default");
-  return dispatch1(d, {self, dtype_ivalue(dtype)}, loc);
+  return dispatch1(*op_mean, {self, dtype_ivalue(dtype)}, loc);
 }
 Tensor mean(const Tensor& self, std::initializer_list<int64_t> dim, bool keepdim, std::optional<DType> dtype,
             SrcLocArg loc) {
-  static const OpDef& d = op("aten::mean.dim");
-  return dispatch1(d, {self, dims_ivalue(dim), keepdim, dtype_ivalue(dtype)}, loc);
+  return dispatch1(*op_mean_dim, {self, dims_ivalue(dim), keepdim, dtype_ivalue(dtype)}, loc);
 }
 Tensor mean(const Tensor& self, const OptDims& dim, bool keepdim, std::optional<DType> dtype, SrcLocArg loc) {
-  static const OpDef& d = op("aten::mean.dim");
-  return dispatch1(d, {self, dims_ivalue(dim), keepdim, dtype_ivalue(dtype)}, loc);
+  return dispatch1(*op_mean_dim, {self, dims_ivalue(dim), keepdim, dtype_ivalue(dtype)}, loc);
 }
 Tensor prod(const Tensor& self, std::optional<DType> dtype, SrcLocArg loc) {
-  static const OpDef& d = op("aten::prod.default");
-  return dispatch1(d, {self, dtype_ivalue(dtype)}, loc);
+  return dispatch1(*op_prod, {self, dtype_ivalue(dtype)}, loc);
 }
 Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<DType> dtype, SrcLocArg loc) {
-  static const OpDef& d = op("aten::prod.dim_int");
-  return dispatch1(d, {self, SymInt(dim), keepdim, dtype_ivalue(dtype)}, loc);
+  return dispatch1(*op_prod_dim_int, {self, SymInt(dim), keepdim, dtype_ivalue(dtype)}, loc);
 }
 Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::amax.default");
-  return dispatch1(d, {self, dims_ivalue(std::span(dim)), keepdim}, loc);
+  return dispatch1(*op_amax, {self, dims_ivalue(std::span(dim)), keepdim}, loc);
 }
 Tensor amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::amin.default");
-  return dispatch1(d, {self, dims_ivalue(std::span(dim)), keepdim}, loc);
+  return dispatch1(*op_amin, {self, dims_ivalue(std::span(dim)), keepdim}, loc);
 }
 
 // var/std: one dispatcher per overload, shared by both names.
@@ -434,42 +449,34 @@ Tensor var_dim(const OpDef& d, const Tensor& self, const std::vector<int64_t>& d
 }  // namespace
 
 Tensor var(const Tensor& self, SrcLocArg loc) {
-  static const OpDef& d = op("aten::var.correction");
-  return var_correction(d, self, std::nullopt, {}, false, loc);
+  return var_correction(*op_var_correction, self, std::nullopt, {}, false, loc);
 }
 Tensor var(const Tensor& self, const std::vector<int64_t>& dim, bool unbiased, bool keepdim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::var.dim");
-  return var_dim(d, self, dim, unbiased, keepdim, loc);
+  return var_dim(*op_var_dim, self, dim, unbiased, keepdim, loc);
 }
 Tensor var(const Tensor& self, const OptDims& dim, Correction correction, bool keepdim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::var.correction");
-  return var_correction(d, self, dim, correction, keepdim, loc);
+  return var_correction(*op_var_correction, self, dim, correction, keepdim, loc);
 }
 Tensor var(const Tensor& self, std::initializer_list<int64_t> dim, Correction correction, bool keepdim,
            SrcLocArg loc) {
   return fe::var(self, OptDims(dim), correction, keepdim, loc);
 }
 Tensor detail::var_all(const Tensor& self, bool unbiased, SrcLocArg loc) {
-  static const OpDef& d = op("aten::var.default");
-  if (unbiased) return dispatch1(d, {self}, loc);  // torch.var(x, unbiased=True) records var.default(x)
-  return dispatch1(d, {self, false}, loc);
+  if (unbiased) return dispatch1(*op_var, {self}, loc);  // torch.var(x, unbiased=True) records var.default(x)
+  return dispatch1(*op_var, {self, false}, loc);
 }
 Tensor detail::std_all(const Tensor& self, bool unbiased, SrcLocArg loc) {
-  static const OpDef& d = op("aten::std.default");
-  if (unbiased) return dispatch1(d, {self}, loc);
-  return dispatch1(d, {self, false}, loc);
+  if (unbiased) return dispatch1(*op_std, {self}, loc);
+  return dispatch1(*op_std, {self, false}, loc);
 }
 Tensor std(const Tensor& self, SrcLocArg loc) {
-  static const OpDef& d = op("aten::std.correction");
-  return var_correction(d, self, std::nullopt, {}, false, loc);
+  return var_correction(*op_std_correction, self, std::nullopt, {}, false, loc);
 }
 Tensor std(const Tensor& self, const std::vector<int64_t>& dim, bool unbiased, bool keepdim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::std.dim");
-  return var_dim(d, self, dim, unbiased, keepdim, loc);
+  return var_dim(*op_std_dim, self, dim, unbiased, keepdim, loc);
 }
 Tensor std(const Tensor& self, const OptDims& dim, Correction correction, bool keepdim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::std.correction");
-  return var_correction(d, self, dim, correction, keepdim, loc);
+  return var_correction(*op_std_correction, self, dim, correction, keepdim, loc);
 }
 Tensor std(const Tensor& self, std::initializer_list<int64_t> dim, Correction correction, bool keepdim,
            SrcLocArg loc) {
@@ -477,36 +484,28 @@ Tensor std(const Tensor& self, std::initializer_list<int64_t> dim, Correction co
 }
 
 Tensor any(const Tensor& self, SrcLocArg loc) {
-  static const OpDef& d = op("aten::any.default");
-  return dispatch1(d, {self}, loc);
+  return dispatch1(*op_any, {self}, loc);
 }
 Tensor any(const Tensor& self, int64_t dim, bool keepdim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::any.dim");
-  return dispatch1(d, {self, SymInt(dim), keepdim}, loc);
+  return dispatch1(*op_any_dim, {self, SymInt(dim), keepdim}, loc);
 }
 Tensor any(const Tensor& self, std::initializer_list<int64_t> dim, bool keepdim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::any.dims");
-  return dispatch1(d, {self, dims_ivalue(dim), keepdim}, loc);
+  return dispatch1(*op_any_dims, {self, dims_ivalue(dim), keepdim}, loc);
 }
 Tensor any(const Tensor& self, const OptDims& dim, bool keepdim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::any.dims");
-  return dispatch1(d, {self, dims_ivalue(dim), keepdim}, loc);
+  return dispatch1(*op_any_dims, {self, dims_ivalue(dim), keepdim}, loc);
 }
 Tensor all(const Tensor& self, SrcLocArg loc) {
-  static const OpDef& d = op("aten::all.default");
-  return dispatch1(d, {self}, loc);
+  return dispatch1(*op_all, {self}, loc);
 }
 Tensor all(const Tensor& self, int64_t dim, bool keepdim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::all.dim");
-  return dispatch1(d, {self, SymInt(dim), keepdim}, loc);
+  return dispatch1(*op_all_dim, {self, SymInt(dim), keepdim}, loc);
 }
 Tensor all(const Tensor& self, std::initializer_list<int64_t> dim, bool keepdim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::all.dims");
-  return dispatch1(d, {self, dims_ivalue(dim), keepdim}, loc);
+  return dispatch1(*op_all_dims, {self, dims_ivalue(dim), keepdim}, loc);
 }
 Tensor all(const Tensor& self, const OptDims& dim, bool keepdim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::all.dims");
-  return dispatch1(d, {self, dims_ivalue(dim), keepdim}, loc);
+  return dispatch1(*op_all_dims, {self, dims_ivalue(dim), keepdim}, loc);
 }
 
 // ---- Tensor methods

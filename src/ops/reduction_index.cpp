@@ -12,6 +12,21 @@
 #include "ops/reduction_internal.h"
 
 namespace fe {
+namespace {
+OpHandle op_argmax;
+OpHandle op_argmin;
+OpHandle op_cumsum;
+OpHandle op_max;
+OpHandle op_max_dim;
+OpHandle op_min;
+OpHandle op_min_dim;
+OpHandle op_sort;
+OpHandle op_sort_stable;
+OpHandle op_topk;
+}  // namespace
+}  // namespace fe
+
+namespace fe {
 namespace ops {
 namespace {
 using namespace red;
@@ -205,21 +220,21 @@ void cpu_cumsum(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o)
 }  // namespace
 
 void register_reduction_index_ops(Registry& r) {
-  r.add({"aten::max(Tensor self) -> Tensor", meta_max, cpu_max<true>});
-  r.add({"aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", meta_max_dim,
+  op_max = r.add({"aten::max(Tensor self) -> Tensor", meta_max, cpu_max<true>});
+  op_max_dim = r.add({"aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", meta_max_dim,
          cpu_max_dim<true>});
-  r.add({"aten::min(Tensor self) -> Tensor", meta_max, cpu_max<false>});
-  r.add({"aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", meta_max_dim,
+  op_min = r.add({"aten::min(Tensor self) -> Tensor", meta_max, cpu_max<false>});
+  op_min_dim = r.add({"aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", meta_max_dim,
          cpu_max_dim<false>});
-  r.add({"aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", meta_argmax, cpu_argmax<true>});
-  r.add({"aten::argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", meta_argmax, cpu_argmax<false>});
-  r.add({"aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)",
+  op_argmax = r.add({"aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", meta_argmax, cpu_argmax<true>});
+  op_argmin = r.add({"aten::argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", meta_argmax, cpu_argmax<false>});
+  op_topk = r.add({"aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)",
          meta_topk, cpu_topk});
-  r.add({"aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", meta_sort,
+  op_sort = r.add({"aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", meta_sort,
          cpu_sort});
-  r.add({"aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
+  op_sort_stable = r.add({"aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
          meta_sort, cpu_sort_stable});
-  r.add({"aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", meta_cumsum, cpu_cumsum});
+  op_cumsum = r.add({"aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", meta_cumsum, cpu_cumsum});
 }
 
 }  // namespace ops
@@ -228,44 +243,34 @@ using ops::red::dtype_ivalue;
 using ops::red::pair_of;
 
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype, SrcLocArg loc) {
-  static const OpDef& d = op("aten::cumsum.default");
-  return dispatch1(d, {self, SymInt(dim), dtype_ivalue(dtype)}, loc);
+  return dispatch1(*op_cumsum, {self, SymInt(dim), dtype_ivalue(dtype)}, loc);
 }
 Tensor max(const Tensor& self, SrcLocArg loc) {
-  static const OpDef& d = op("aten::max.default");
-  return dispatch1(d, {self}, loc);
+  return dispatch1(*op_max, {self}, loc);
 }
 ValuesIndices max(const Tensor& self, int64_t dim, bool keepdim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::max.dim");
-  return pair_of(dispatch(d, {self, SymInt(dim), keepdim}, loc));
+  return pair_of(dispatch(*op_max_dim, {self, SymInt(dim), keepdim}, loc));
 }
 Tensor min(const Tensor& self, SrcLocArg loc) {
-  static const OpDef& d = op("aten::min.default");
-  return dispatch1(d, {self}, loc);
+  return dispatch1(*op_min, {self}, loc);
 }
 ValuesIndices min(const Tensor& self, int64_t dim, bool keepdim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::min.dim");
-  return pair_of(dispatch(d, {self, SymInt(dim), keepdim}, loc));
+  return pair_of(dispatch(*op_min_dim, {self, SymInt(dim), keepdim}, loc));
 }
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::argmax.default");
-  return dispatch1(d, {self, dim ? IValue(SymInt(*dim)) : IValue(None{}), keepdim}, loc);
+  return dispatch1(*op_argmax, {self, dim ? IValue(SymInt(*dim)) : IValue(None{}), keepdim}, loc);
 }
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::argmin.default");
-  return dispatch1(d, {self, dim ? IValue(SymInt(*dim)) : IValue(None{}), keepdim}, loc);
+  return dispatch1(*op_argmin, {self, dim ? IValue(SymInt(*dim)) : IValue(None{}), keepdim}, loc);
 }
 ValuesIndices topk(const Tensor& self, SymInt k, int64_t dim, bool largest, bool sorted, SrcLocArg loc) {
-  static const OpDef& d = op("aten::topk.default");
-  return pair_of(dispatch(d, {self, k, SymInt(dim), largest, sorted}, loc));
+  return pair_of(dispatch(*op_topk, {self, k, SymInt(dim), largest, sorted}, loc));
 }
 ValuesIndices sort(const Tensor& self, int64_t dim, bool descending, SrcLocArg loc) {
-  static const OpDef& d = op("aten::sort.default");
-  return pair_of(dispatch(d, {self, SymInt(dim), descending}, loc));
+  return pair_of(dispatch(*op_sort, {self, SymInt(dim), descending}, loc));
 }
 ValuesIndices sort(const Tensor& self, Stable stable, int64_t dim, bool descending, SrcLocArg loc) {
-  static const OpDef& d = op("aten::sort.stable");
-  return pair_of(dispatch(d, {self, stable.value ? IValue(*stable.value) : IValue(None{}), SymInt(dim), descending}, loc));
+  return pair_of(dispatch(*op_sort_stable, {self, stable.value ? IValue(*stable.value) : IValue(None{}), SymInt(dim), descending}, loc));
 }
 
 // ---- Tensor methods

@@ -25,15 +25,12 @@ void check_pool1d(const std::string& label, int64_t dim, size_t n_out) {
 }
 
 void meta_adaptive_avg_pool1d(const MetaArgs& a, MetaOut& out) {
-  static const OpDef& unsqueeze = op("aten::unsqueeze");
-  static const OpDef& pool2d = op("aten::adaptive_avg_pool2d");
-  static const OpDef& squeeze = op("aten::squeeze.dim");
   const TensorMeta& x = tensor_arg(a, 0);
   const auto& o = a.int_list(1);
   check_pool1d(label(a), x.dim(), o.size());
-  TensorMeta u = meta_call(unsqueeze, {&x, SymInt(-2)});
-  TensorMeta p = meta_call(pool2d, {&u, std::vector<SymInt>{SymInt(1), o[0]}});
-  out.push(meta_call(squeeze, {&p, SymInt(-2)}));
+  TensorMeta u = meta_call(*op_unsqueeze, {&x, SymInt(-2)});
+  TensorMeta p = meta_call(*op_adaptive_avg_pool2d, {&u, std::vector<SymInt>{SymInt(1), o[0]}});
+  out.push(meta_call(*op_squeeze_dim, {&p, SymInt(-2)}));
 }
 
 void cpu_adaptive_avg_pool1d(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
@@ -62,7 +59,6 @@ DimVector padded_sizes(const MetaArgs& a, const TensorMeta& x, const std::vector
 }
 
 void meta_pad(const MetaArgs& a, MetaOut& out) {
-  static const OpDef& clone = op("aten::clone");
   const TensorMeta& x = tensor_arg(a, 0);
   const std::string& mode = a.str(2);
   FE_CHECK(mode == "constant", UnknownOpError, label(a), ": mode '", mode,
@@ -72,7 +68,7 @@ void meta_pad(const MetaArgs& a, MetaOut& out) {
   bool all_zero = true;
   for (const SymInt& p : pad) all_zero = all_zero && p.maybe_int() == 0;
   if (all_zero) {
-    out.push(meta_call(clone, {&x, None{}}));
+    out.push(meta_call(*op_clone, {&x, None{}}));
     return;
   }
   TensorMeta m = make_contiguous(sizes, x.dtype, x.device);
@@ -175,18 +171,15 @@ void cpu_upsample_bilinear2d(const OpDef& op, std::span<const IValue> a, std::sp
 
 // ---- numpy_T(self): x.T, every dim reversed (a permute view).
 void meta_numpy_t(const MetaArgs& a, MetaOut& out) {
-  static const OpDef& permute = op("aten::permute");
   const TensorMeta& x = tensor_arg(a, 0);
   std::vector<SymInt> dims;
   for (int64_t d = x.dim() - 1; d >= 0; --d) dims.emplace_back(d);
-  out = meta_calls(permute, {&x, std::move(dims)});
+  out = meta_calls(*op_permute, {&x, std::move(dims)});
 }
 
 // ---- meshgrid.indexing(tensors, *, indexing): each input viewed along its own dim and expanded.
 // "xy" swaps the first two inputs and outputs (numpy's Cartesian indexing).
 void meta_meshgrid(const MetaArgs& a, MetaOut& out) {
-  static const OpDef& view = op("aten::view");
-  static const OpDef& expand = op("aten::expand");
   const auto& ts = a.tensor_list(0);
   const std::string& idx = a.str(1);
   FE_CHECK(!ts.empty(), ValueError, label(a), ": meshgrid expects a non-empty TensorList");
@@ -206,8 +199,8 @@ void meta_meshgrid(const MetaArgs& a, MetaOut& out) {
   for (size_t i = 0; i < in.size(); ++i) {
     std::vector<SymInt> vs(in.size(), SymInt(1));
     vs[i] = SymInt(-1);
-    TensorMeta v = meta_call(view, {in[i], std::move(vs)});
-    res.push_back(meta_call(expand, {&v, shape, false}));
+    TensorMeta v = meta_call(*op_view, {in[i], std::move(vs)});
+    res.push_back(meta_call(*op_expand, {&v, shape, false}));
   }
   if (swap) std::swap(res[0], res[1]);
   for (TensorMeta& m : res) out.push(std::move(m));

@@ -75,10 +75,19 @@ void cpu_unary(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) 
 
 }  // namespace
 
+}  // namespace ops
+
+namespace {
+#define FE_UNARY_HANDLES(name, ...) OpHandle op_##name, op_##name##_;
+FE_UNARY_OPS(FE_UNARY_HANDLES)
+#undef FE_UNARY_HANDLES
+}  // namespace
+
+namespace ops {
 void register_unary_ops(Registry& r) {
-#define FE_UNARY_REGISTER(name, Tag, ...)                                                                   \
-  r.add({"aten::" #name "(Tensor self) -> Tensor", meta_unary<Tag>, cpu_unary<Tag>});                      \
-  r.add({"aten::" #name "_(Tensor(a!) self) -> Tensor(a!)", meta_unary_inplace<Tag>, cpu_unary<Tag>});
+#define FE_UNARY_REGISTER(name, Tag, ...)                                                                          \
+  op_##name = r.add({"aten::" #name "(Tensor self) -> Tensor", meta_unary<Tag>, cpu_unary<Tag>});                 \
+  op_##name##_ = r.add({"aten::" #name "_(Tensor(a!) self) -> Tensor(a!)", meta_unary_inplace<Tag>, cpu_unary<Tag>});
   FE_UNARY_OPS(FE_UNARY_REGISTER)
 #undef FE_UNARY_REGISTER
 }
@@ -88,12 +97,10 @@ void register_unary_ops(Registry& r) {
 // ---- public API: torch.<name>(x), torch.<name>_(x) and the Tensor methods.
 #define FE_UNARY_API(name)                                                      \
   Tensor name(const Tensor& self, SrcLocArg loc) {                              \
-    static const OpDef& d = op("aten::" #name);                                 \
-    return dispatch1(d, {self}, loc);                                           \
+    return dispatch1(*op_##name, {self}, loc);                                  \
   }                                                                             \
   Tensor name##_(const Tensor& self, SrcLocArg loc) {                           \
-    static const OpDef& d = op("aten::" #name "_");                             \
-    return dispatch1(d, {self}, loc);                                           \
+    return dispatch1(*op_##name##_, {self}, loc);                               \
   }                                                                             \
   Tensor Tensor::name(SrcLocArg loc) const { return fe::name(*this, loc); }     \
   Tensor Tensor::name##_(SrcLocArg loc) const { return fe::name##_(*this, loc); }

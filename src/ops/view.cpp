@@ -12,6 +12,22 @@
 #include "ops/view_impl.h"
 
 namespace fe {
+OpHandle op_alias;
+OpHandle op_as_strided;
+OpHandle op_clone;
+OpHandle op_contiguous;
+OpHandle op_detach;
+OpHandle op_detach_;
+OpHandle op_expand;
+OpHandle op_expand_as;
+OpHandle op_flatten_using_ints;
+OpHandle op_reshape;
+OpHandle op_unflatten_int;
+OpHandle op_unsafe_view;
+OpHandle op_view;
+}  // namespace fe
+
+namespace fe {
 namespace ops {
 
 std::string py_tuple(IntSpan s) {
@@ -484,21 +500,21 @@ void meta_as_strided(const MetaArgs& a, MetaOut& out) {
 }  // namespace
 
 void register_view_shape_ops(Registry& r) {
-  r.add({"aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)", meta_view});
-  r.add({"aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", meta_reshape, cpu_copy_input0});
-  r.add({"aten::_unsafe_view(Tensor self, SymInt[] size) -> Tensor", meta_view, cpu_copy_input0});
-  r.add({"aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", meta_flatten,
+  op_view = r.add({"aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)", meta_view});
+  op_reshape = r.add({"aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", meta_reshape, cpu_copy_input0});
+  op_unsafe_view = r.add({"aten::_unsafe_view(Tensor self, SymInt[] size) -> Tensor", meta_view, cpu_copy_input0});
+  op_flatten_using_ints = r.add({"aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", meta_flatten,
          cpu_copy_input0, DeviceRule::SameDevice, /*may_return_self=*/true});
-  r.add({"aten::unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)", meta_unflatten});
-  r.add({"aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", meta_expand});
-  r.add({"aten::expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", meta_expand_as});
-  r.add({"aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)",
+  op_unflatten_int = r.add({"aten::unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)", meta_unflatten});
+  op_expand = r.add({"aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", meta_expand});
+  op_expand_as = r.add({"aten::expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", meta_expand_as});
+  op_contiguous = r.add({"aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)",
          meta_contiguous, cpu_copy_input0, DeviceRule::SameDevice, /*may_return_self=*/true});
-  r.add({"aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", meta_clone, cpu_copy_input0});
-  r.add({"aten::alias(Tensor(a) self) -> Tensor(a)", meta_alias});
-  r.add({"aten::detach(Tensor(a) self) -> Tensor(a)", meta_detach});
-  r.add({"aten::detach_(Tensor(a!) self) -> Tensor(a!)", meta_detach_, cpu_detach_});
-  r.add({"aten::as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)",
+  op_clone = r.add({"aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", meta_clone, cpu_copy_input0});
+  op_alias = r.add({"aten::alias(Tensor(a) self) -> Tensor(a)", meta_alias});
+  op_detach = r.add({"aten::detach(Tensor(a) self) -> Tensor(a)", meta_detach});
+  op_detach_ = r.add({"aten::detach_(Tensor(a!) self) -> Tensor(a!)", meta_detach_, cpu_detach_});
+  op_as_strided = r.add({"aten::as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)",
          meta_as_strided});
 }
 

@@ -4,6 +4,7 @@
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "ops/families.h"
 
 namespace fe {
 namespace {
@@ -12,119 +13,93 @@ std::vector<SymInt> sym_list(const std::vector<int64_t>& v) { return {v.begin(),
 }  // namespace
 
 Tensor view(const Tensor& self, Sizes size, SrcLocArg loc) {
-  static const OpDef& d = op("aten::view");
-  return dispatch1(d, {self, std::move(size)}, loc);
+  return dispatch1(*op_view, {self, std::move(size)}, loc);
 }
 Tensor reshape(const Tensor& self, Sizes shape, SrcLocArg loc) {
-  static const OpDef& d = op("aten::reshape");
-  return dispatch1(d, {self, std::move(shape)}, loc);
+  return dispatch1(*op_reshape, {self, std::move(shape)}, loc);
 }
 Tensor _unsafe_view(const Tensor& self, Sizes size, SrcLocArg loc) {
-  static const OpDef& d = op("aten::_unsafe_view");
-  return dispatch1(d, {self, std::move(size)}, loc);
+  return dispatch1(*op_unsafe_view, {self, std::move(size)}, loc);
 }
 Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::flatten.using_ints");
-  return dispatch1(d, {self, SymInt(start_dim), SymInt(end_dim)}, loc);
+  return dispatch1(*op_flatten_using_ints, {self, SymInt(start_dim), SymInt(end_dim)}, loc);
 }
 Tensor unflatten(const Tensor& self, int64_t dim, Sizes sizes, SrcLocArg loc) {
-  static const OpDef& d = op("aten::unflatten.int");
-  return dispatch1(d, {self, SymInt(dim), std::move(sizes)}, loc);
+  return dispatch1(*op_unflatten_int, {self, SymInt(dim), std::move(sizes)}, loc);
 }
 Tensor permute(const Tensor& self, std::vector<int64_t> dims, SrcLocArg loc) {
-  static const OpDef& d = op("aten::permute");
-  return dispatch1(d, {self, sym_list(dims)}, loc);
+  return dispatch1(*op_permute, {self, sym_list(dims)}, loc);
 }
 Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1, SrcLocArg loc) {
-  static const OpDef& d = op("aten::transpose.int");
-  return dispatch1(d, {self, SymInt(dim0), SymInt(dim1)}, loc);
+  return dispatch1(*op_transpose_int, {self, SymInt(dim0), SymInt(dim1)}, loc);
 }
 Tensor expand(const Tensor& self, Sizes size, bool implicit, SrcLocArg loc) {
-  static const OpDef& d = op("aten::expand");
-  return dispatch1(d, {self, std::move(size), implicit}, loc);
+  return dispatch1(*op_expand, {self, std::move(size), implicit}, loc);
 }
 Tensor expand_as(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  static const OpDef& d = op("aten::expand_as");
-  return dispatch1(d, {self, other}, loc);
+  return dispatch1(*op_expand_as, {self, other}, loc);
 }
 Tensor unsqueeze(const Tensor& self, int64_t dim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::unsqueeze");
-  return dispatch1(d, {self, SymInt(dim)}, loc);
+  return dispatch1(*op_unsqueeze, {self, SymInt(dim)}, loc);
 }
 Tensor squeeze(const Tensor& self, SrcLocArg loc) {
-  static const OpDef& d = op("aten::squeeze");
-  return dispatch1(d, {self}, loc);
+  return dispatch1(*op_squeeze, {self}, loc);
 }
 Tensor squeeze(const Tensor& self, int64_t dim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::squeeze.dim");
-  return dispatch1(d, {self, SymInt(dim)}, loc);
+  return dispatch1(*op_squeeze_dim, {self, SymInt(dim)}, loc);
 }
 Tensor squeeze(const Tensor& self, std::vector<int64_t> dims, SrcLocArg loc) {
-  static const OpDef& d = op("aten::squeeze.dims");
-  return dispatch1(d, {self, sym_list(dims)}, loc);
+  return dispatch1(*op_squeeze_dims, {self, sym_list(dims)}, loc);
 }
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format, SrcLocArg loc) {
-  static const OpDef& d = op("aten::contiguous");
   // TensorBase::contiguous returns self before dispatching when nothing is to be done, so export
   // records no node then (tests/fixtures/dynamic/gpt2_block.txt).
   if (memory_format == MemoryFormat::Contiguous && self.meta().is_contiguous()) return self;
   if (memory_format == MemoryFormat::ChannelsLast && self.meta().is_channels_last_contiguous()) return self;
-  if (memory_format == MemoryFormat::Contiguous) return dispatch1(d, {self}, loc);
-  return dispatch1(d, {self, memory_format}, loc);
+  if (memory_format == MemoryFormat::Contiguous) return dispatch1(*op_contiguous, {self}, loc);
+  return dispatch1(*op_contiguous, {self, memory_format}, loc);
 }
 Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format, SrcLocArg loc) {
-  static const OpDef& d = op("aten::clone");
-  if (!memory_format) return dispatch1(d, {self}, loc);
-  return dispatch1(d, {self, *memory_format}, loc);
+  if (!memory_format) return dispatch1(*op_clone, {self}, loc);
+  return dispatch1(*op_clone, {self, *memory_format}, loc);
 }
 Tensor alias(const Tensor& self, SrcLocArg loc) {
-  static const OpDef& d = op("aten::alias");
-  return dispatch1(d, {self}, loc);
+  return dispatch1(*op_alias, {self}, loc);
 }
 Tensor detach(const Tensor& self, SrcLocArg loc) {
-  static const OpDef& d = op("aten::detach");
-  return dispatch1(d, {self}, loc);
+  return dispatch1(*op_detach, {self}, loc);
 }
 Tensor detach_(const Tensor& self, SrcLocArg loc) {
-  static const OpDef& d = op("aten::detach_");
-  return dispatch1(d, {self}, loc);
+  return dispatch1(*op_detach_, {self}, loc);
 }
 Tensor as_strided(const Tensor& self, Sizes size, Sizes stride, std::optional<int64_t> storage_offset, SrcLocArg loc) {
-  static const OpDef& d = op("aten::as_strided");
-  if (!storage_offset) return dispatch1(d, {self, std::move(size), std::move(stride)}, loc);
-  return dispatch1(d, {self, std::move(size), std::move(stride), SymInt(*storage_offset)}, loc);
+  if (!storage_offset) return dispatch1(*op_as_strided, {self, std::move(size), std::move(stride)}, loc);
+  return dispatch1(*op_as_strided, {self, std::move(size), std::move(stride), SymInt(*storage_offset)}, loc);
 }
 Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step,
              SrcLocArg loc) {
-  static const OpDef& d = op("aten::slice.Tensor");
-  return dispatch1(d, {self, SymInt(dim), opt(start), opt(end), SymInt(step)}, loc);
+  return dispatch1(*op_slice_Tensor, {self, SymInt(dim), opt(start), opt(end), SymInt(step)}, loc);
 }
 Tensor select(const Tensor& self, int64_t dim, int64_t index, SrcLocArg loc) {
-  static const OpDef& d = op("aten::select.int");
-  return dispatch1(d, {self, SymInt(dim), SymInt(index)}, loc);
+  return dispatch1(*op_select_int, {self, SymInt(dim), SymInt(index)}, loc);
 }
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length, SrcLocArg loc) {
-  static const OpDef& d = op("aten::narrow");
-  return dispatch1(d, {self, SymInt(dim), SymInt(start), SymInt(length)}, loc);
+  return dispatch1(*op_narrow, {self, SymInt(dim), SymInt(start), SymInt(length)}, loc);
 }
 std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::split.Tensor");
-  return dispatch(d, {self, SymInt(split_size), SymInt(dim)}, loc);
+  return dispatch(*op_split_Tensor, {self, SymInt(split_size), SymInt(dim)}, loc);
 }
 std::vector<Tensor> split(const Tensor& self, Sizes split_sizes, int64_t dim, SrcLocArg loc) {
   return split_with_sizes(self, std::move(split_sizes), dim, loc);
 }
 std::vector<Tensor> split_with_sizes(const Tensor& self, Sizes split_sizes, int64_t dim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::split_with_sizes");
-  return dispatch(d, {self, std::move(split_sizes), SymInt(dim)}, loc);
+  return dispatch(*op_split_with_sizes, {self, std::move(split_sizes), SymInt(dim)}, loc);
 }
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::chunk");
-  return dispatch(d, {self, SymInt(chunks), SymInt(dim)}, loc);
+  return dispatch(*op_chunk, {self, SymInt(chunks), SymInt(dim)}, loc);
 }
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim, SrcLocArg loc) {
-  static const OpDef& d = op("aten::unbind.int");
-  return dispatch(d, {self, SymInt(dim)}, loc);
+  return dispatch(*op_unbind_int, {self, SymInt(dim)}, loc);
 }
 
 // ---- Tensor methods

@@ -5,9 +5,26 @@
 #include <limits>
 
 #include "fakeexport/ops/dispatch.h"
+#include "ops/families.h"
 #include "ops/meta_util.h"
 #include "fakeexport/sym/shape_env.h"
 #include "ops/view_impl.h"
+
+namespace fe {
+OpHandle op_chunk;
+OpHandle op_narrow;
+OpHandle op_permute;
+OpHandle op_select_int;
+OpHandle op_slice_Tensor;
+OpHandle op_split_Tensor;
+OpHandle op_split_with_sizes;
+OpHandle op_squeeze;
+OpHandle op_squeeze_dim;
+OpHandle op_squeeze_dims;
+OpHandle op_transpose_int;
+OpHandle op_unbind_int;
+OpHandle op_unsqueeze;
+}  // namespace fe
 
 namespace fe {
 namespace ops {
@@ -301,21 +318,21 @@ void meta_unbind(const MetaArgs& a, MetaOut& out) {
 }  // namespace
 
 void register_view_index_ops(Registry& r) {
-  r.add({"aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)", meta_permute});
-  r.add({"aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", meta_transpose});
-  r.add({"aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", meta_unsqueeze});
-  r.add({"aten::squeeze(Tensor(a) self) -> Tensor(a)", meta_squeeze});
-  r.add({"aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", meta_squeeze_dim});
-  r.add({"aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", meta_squeeze_dims});
-  r.add({"aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
+  op_permute = r.add({"aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)", meta_permute});
+  op_transpose_int = r.add({"aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", meta_transpose});
+  op_unsqueeze = r.add({"aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", meta_unsqueeze});
+  op_squeeze = r.add({"aten::squeeze(Tensor(a) self) -> Tensor(a)", meta_squeeze});
+  op_squeeze_dim = r.add({"aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", meta_squeeze_dim});
+  op_squeeze_dims = r.add({"aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", meta_squeeze_dims});
+  op_slice_Tensor = r.add({"aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
          meta_slice});
-  r.add({"aten::select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", meta_select});
-  r.add({"aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", meta_narrow});
-  r.add({"aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]", meta_split});
-  r.add({"aten::split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]",
+  op_select_int = r.add({"aten::select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", meta_select});
+  op_narrow = r.add({"aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", meta_narrow});
+  op_split_Tensor = r.add({"aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]", meta_split});
+  op_split_with_sizes = r.add({"aten::split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]",
          meta_split_with_sizes});
-  r.add({"aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", meta_chunk});
-  r.add({"aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", meta_unbind});
+  op_chunk = r.add({"aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", meta_chunk});
+  op_unbind_int = r.add({"aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", meta_unbind});
 }
 
 }  // namespace ops
