@@ -16,8 +16,8 @@ namespace fe {
 namespace {
 OpHandle op_assert_tensor_metadata;
 OpHandle op_copy_;
-OpHandle op_fill__Scalar;
-OpHandle op_fill__Tensor;
+OpHandle op_fill_inplace_Scalar;
+OpHandle op_fill_inplace_Tensor;
 OpHandle op_lift_fresh_copy;
 OpHandle op_sym_size_int;
 OpHandle op_to_copy;
@@ -262,8 +262,8 @@ void cpu_copy_(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) 
 
 void register_conversion_ops(Registry& r) {
   op_zero_ = r.add({"aten::zero_(Tensor(a!) self) -> Tensor(a!)", meta_zero_, cpu_zero_});
-  op_fill__Scalar = r.add({"aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", meta_fill_scalar, cpu_fill_});
-  op_fill__Tensor = r.add({"aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", meta_fill_tensor, cpu_fill_});
+  op_fill_inplace_Scalar = r.add({"aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", meta_fill_scalar, cpu_fill_});
+  op_fill_inplace_Tensor = r.add({"aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", meta_fill_tensor, cpu_fill_});
   op_copy_ = r.add({"aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", meta_copy_, cpu_copy_});
   r.add({"aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", meta_copy, cpu_copy_});
   op_lift_fresh_copy = r.add({"aten::lift_fresh_copy(Tensor self) -> Tensor", meta_lift_fresh_copy, cpu_copy});
@@ -332,10 +332,10 @@ Tensor zero_(const Tensor& self, SrcLocArg loc) {
   return dispatch1(*op_zero_, {self}, loc);
 }
 Tensor fill_(const Tensor& self, Scalar value, SrcLocArg loc) {
-  return dispatch1(*op_fill__Scalar, {self, value.ivalue()}, loc);
+  return dispatch1(*op_fill_inplace_Scalar, {self, value.ivalue()}, loc);
 }
 Tensor fill_(const Tensor& self, const Tensor& value, SrcLocArg loc) {
-  return dispatch1(*op_fill__Tensor, {self, value}, loc);
+  return dispatch1(*op_fill_inplace_Tensor, {self, value}, loc);
 }
 Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking, SrcLocArg loc) {
   return dispatch1(*op_copy_, {self, src, non_blocking}, loc);

@@ -9,6 +9,26 @@
 #include "ops/families.h"
 
 namespace fe {
+OpHandle op_add_Tensor;
+OpHandle op_add_inplace_Tensor;
+OpHandle op_div_Tensor;
+OpHandle op_div_Tensor_mode;
+OpHandle op_div_inplace_Tensor;
+OpHandle op_floor_divide;
+OpHandle op_mul_Tensor;
+OpHandle op_mul_inplace_Tensor;
+OpHandle op_pow_Scalar;
+OpHandle op_pow_Tensor_Scalar;
+OpHandle op_pow_Tensor_Tensor;
+OpHandle op_remainder_Scalar;
+OpHandle op_remainder_Scalar_Tensor;
+OpHandle op_remainder_Tensor;
+OpHandle op_rsub_Scalar;
+OpHandle op_rsub_Tensor;
+OpHandle op_sub_inplace_Tensor;
+}  // namespace fe
+
+namespace fe {
 OpHandle op_sub_Tensor;
 }  // namespace fe
 
@@ -289,28 +309,28 @@ constexpr OpDecl decl(const char* schema) {
 void register_elementwise_ops(Registry& r) {
   using A = Arith;
   using F = Form;
-  r.add(decl<A::Add, F::Tensor>("aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"));
+  op_add_Tensor = r.add(decl<A::Add, F::Tensor>("aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"));
   r.add(decl<A::Add, F::Scalar>("aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"));
-  r.add(decl<A::Add, F::Inplace>("aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"));
+  op_add_inplace_Tensor = r.add(decl<A::Add, F::Inplace>("aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"));
   op_sub_Tensor = r.add(decl<A::Sub, F::Tensor>("aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"));
   r.add(decl<A::Sub, F::Scalar>("aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"));
-  r.add(decl<A::Sub, F::Inplace>("aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"));
-  r.add(decl<A::RSub, F::Tensor>("aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"));
-  r.add(decl<A::RSub, F::Scalar>("aten::rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"));
-  r.add(decl<A::Mul, F::Tensor>("aten::mul.Tensor(Tensor self, Tensor other) -> Tensor"));
+  op_sub_inplace_Tensor = r.add(decl<A::Sub, F::Inplace>("aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"));
+  op_rsub_Tensor = r.add(decl<A::RSub, F::Tensor>("aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"));
+  op_rsub_Scalar = r.add(decl<A::RSub, F::Scalar>("aten::rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"));
+  op_mul_Tensor = r.add(decl<A::Mul, F::Tensor>("aten::mul.Tensor(Tensor self, Tensor other) -> Tensor"));
   r.add(decl<A::Mul, F::Scalar>("aten::mul.Scalar(Tensor self, Scalar other) -> Tensor"));
-  r.add(decl<A::Mul, F::Inplace>("aten::mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"));
-  r.add(decl<A::Div, F::Tensor>("aten::div.Tensor(Tensor self, Tensor other) -> Tensor"));
+  op_mul_inplace_Tensor = r.add(decl<A::Mul, F::Inplace>("aten::mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"));
+  op_div_Tensor = r.add(decl<A::Div, F::Tensor>("aten::div.Tensor(Tensor self, Tensor other) -> Tensor"));
   r.add(decl<A::Div, F::Scalar>("aten::div.Scalar(Tensor self, Scalar other) -> Tensor"));
-  r.add(decl<A::DivMode, F::Tensor>("aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor"));
-  r.add(decl<A::Div, F::Inplace>("aten::div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"));
-  r.add(decl<A::Rem, F::Tensor>("aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor"));
-  r.add(decl<A::Rem, F::Scalar>("aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor"));
-  r.add(decl<A::Rem, F::ScalarSelf>("aten::remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor"));
-  r.add(decl<A::FloorDiv, F::Tensor>("aten::floor_divide(Tensor self, Tensor other) -> Tensor"));
-  r.add(decl<A::Pow, F::Tensor>("aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"));
-  r.add(decl<A::Pow, F::Scalar>("aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor"));
-  r.add(decl<A::Pow, F::ScalarSelf>("aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor"));
+  op_div_Tensor_mode = r.add(decl<A::DivMode, F::Tensor>("aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor"));
+  op_div_inplace_Tensor = r.add(decl<A::Div, F::Inplace>("aten::div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"));
+  op_remainder_Tensor = r.add(decl<A::Rem, F::Tensor>("aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor"));
+  op_remainder_Scalar = r.add(decl<A::Rem, F::Scalar>("aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor"));
+  op_remainder_Scalar_Tensor = r.add(decl<A::Rem, F::ScalarSelf>("aten::remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor"));
+  op_floor_divide = r.add(decl<A::FloorDiv, F::Tensor>("aten::floor_divide(Tensor self, Tensor other) -> Tensor"));
+  op_pow_Tensor_Tensor = r.add(decl<A::Pow, F::Tensor>("aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"));
+  op_pow_Tensor_Scalar = r.add(decl<A::Pow, F::Scalar>("aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor"));
+  op_pow_Scalar = r.add(decl<A::Pow, F::ScalarSelf>("aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor"));
   register_logic_ops(r);
 }
 

@@ -2,6 +2,7 @@
 // Each builds the argument list of the ATen op torch.export records for the Python call.
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "ops/families.h"
 
 namespace fe {
 namespace {
@@ -10,201 +11,200 @@ IValue opt_tensor(const std::optional<Tensor>& t) { return t ? IValue(*t) : IVal
 IValue opt_str(const std::optional<std::string>& s) { return s ? IValue(*s) : IValue(None{}); }
 }  // namespace
 
-#define FE_OP(name) static const OpDef& d = op(name)
 Tensor add(const Tensor& self, const Tensor& other, Scalar alpha, SrcLocArg loc) {
-  FE_OP("aten::add.Tensor");
+  const OpDef& d = *op_add_Tensor;
   return dispatch1(d, {self, other, alpha.ivalue()}, loc);
 }
 Tensor add(const Tensor& self, Scalar other, Scalar alpha, SrcLocArg loc) {
-  FE_OP("aten::add.Tensor");
+  const OpDef& d = *op_add_Tensor;
   return dispatch1(d, {self, other.ivalue(), alpha.ivalue()}, loc);
 }
 Tensor sub(const Tensor& self, const Tensor& other, Scalar alpha, SrcLocArg loc) {
-  FE_OP("aten::sub.Tensor");
+  const OpDef& d = *op_sub_Tensor;
   return dispatch1(d, {self, other, alpha.ivalue()}, loc);
 }
 Tensor sub(const Tensor& self, Scalar other, Scalar alpha, SrcLocArg loc) {
-  FE_OP("aten::sub.Tensor");
+  const OpDef& d = *op_sub_Tensor;
   return dispatch1(d, {self, other.ivalue(), alpha.ivalue()}, loc);
 }
 Tensor rsub(const Tensor& self, const Tensor& other, Scalar alpha, SrcLocArg loc) {
-  FE_OP("aten::rsub.Tensor");
+  const OpDef& d = *op_rsub_Tensor;
   return dispatch1(d, {self, other, alpha.ivalue()}, loc);
 }
 Tensor rsub(const Tensor& self, Scalar other, Scalar alpha, SrcLocArg loc) {
-  FE_OP("aten::rsub.Scalar");
+  const OpDef& d = *op_rsub_Scalar;
   return dispatch1(d, {self, other.ivalue(), alpha.ivalue()}, loc);
 }
 Tensor mul(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::mul.Tensor");
+  const OpDef& d = *op_mul_Tensor;
   return dispatch1(d, {self, other}, loc);
 }
 Tensor mul(const Tensor& self, Scalar other, SrcLocArg loc) {
-  FE_OP("aten::mul.Tensor");
+  const OpDef& d = *op_mul_Tensor;
   return dispatch1(d, {self, other.ivalue()}, loc);
 }
 Tensor div(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::div.Tensor");
+  const OpDef& d = *op_div_Tensor;
   return dispatch1(d, {self, other}, loc);
 }
 Tensor div(const Tensor& self, Scalar other, SrcLocArg loc) {
-  FE_OP("aten::div.Tensor");
+  const OpDef& d = *op_div_Tensor;
   return dispatch1(d, {self, other.ivalue()}, loc);
 }
 Tensor div(const Tensor& self, const Tensor& other, std::optional<std::string> rounding_mode, SrcLocArg loc) {
-  FE_OP("aten::div.Tensor_mode");
+  const OpDef& d = *op_div_Tensor_mode;
   return dispatch1(d, {self, other, opt_str(rounding_mode)}, loc);
 }
 Tensor div(const Tensor& self, Scalar other, std::optional<std::string> rounding_mode, SrcLocArg loc) {
-  FE_OP("aten::div.Tensor_mode");
+  const OpDef& d = *op_div_Tensor_mode;
   return dispatch1(d, {self, other.ivalue(), opt_str(rounding_mode)}, loc);
 }
 Tensor remainder(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::remainder.Tensor");
+  const OpDef& d = *op_remainder_Tensor;
   return dispatch1(d, {self, other}, loc);
 }
 Tensor remainder(const Tensor& self, Scalar other, SrcLocArg loc) {
-  FE_OP("aten::remainder.Scalar");
+  const OpDef& d = *op_remainder_Scalar;
   return dispatch1(d, {self, other.ivalue()}, loc);
 }
 Tensor remainder(Scalar self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::remainder.Scalar_Tensor");
+  const OpDef& d = *op_remainder_Scalar_Tensor;
   return dispatch1(d, {self.ivalue(), other}, loc);
 }
 Tensor floor_divide(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::floor_divide");
+  const OpDef& d = *op_floor_divide;
   return dispatch1(d, {self, other}, loc);
 }
 Tensor floor_divide(const Tensor& self, Scalar other, SrcLocArg loc) {
-  FE_OP("aten::floor_divide");
+  const OpDef& d = *op_floor_divide;
   return dispatch1(d, {self, other.ivalue()}, loc);
 }
 Tensor floor_divide(Scalar self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::floor_divide");
+  const OpDef& d = *op_floor_divide;
   return dispatch1(d, {self.ivalue(), other}, loc);
 }
 Tensor pow(const Tensor& self, const Tensor& exponent, SrcLocArg loc) {
-  FE_OP("aten::pow.Tensor_Tensor");
+  const OpDef& d = *op_pow_Tensor_Tensor;
   return dispatch1(d, {self, exponent}, loc);
 }
 Tensor pow(const Tensor& self, Scalar exponent, SrcLocArg loc) {
-  FE_OP("aten::pow.Tensor_Scalar");
+  const OpDef& d = *op_pow_Tensor_Scalar;
   return dispatch1(d, {self, exponent.ivalue()}, loc);
 }
 Tensor pow(Scalar self, const Tensor& exponent, SrcLocArg loc) {
-  FE_OP("aten::pow.Scalar");
+  const OpDef& d = *op_pow_Scalar;
   return dispatch1(d, {self.ivalue(), exponent}, loc);
 }
 Tensor eq(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::eq.Tensor");
+  const OpDef& d = *op_eq_Tensor;
   return dispatch1(d, {self, other}, loc);
 }
 Tensor eq(const Tensor& self, Scalar other, SrcLocArg loc) {
-  FE_OP("aten::eq.Scalar");
+  const OpDef& d = *op_eq_Scalar;
   return dispatch1(d, {self, other.ivalue()}, loc);
 }
 Tensor ne(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::ne.Tensor");
+  const OpDef& d = *op_ne_Tensor;
   return dispatch1(d, {self, other}, loc);
 }
 Tensor ne(const Tensor& self, Scalar other, SrcLocArg loc) {
-  FE_OP("aten::ne.Scalar");
+  const OpDef& d = *op_ne_Scalar;
   return dispatch1(d, {self, other.ivalue()}, loc);
 }
 Tensor lt(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::lt.Tensor");
+  const OpDef& d = *op_lt_Tensor;
   return dispatch1(d, {self, other}, loc);
 }
 Tensor lt(const Tensor& self, Scalar other, SrcLocArg loc) {
-  FE_OP("aten::lt.Scalar");
+  const OpDef& d = *op_lt_Scalar;
   return dispatch1(d, {self, other.ivalue()}, loc);
 }
 Tensor le(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::le.Tensor");
+  const OpDef& d = *op_le_Tensor;
   return dispatch1(d, {self, other}, loc);
 }
 Tensor le(const Tensor& self, Scalar other, SrcLocArg loc) {
-  FE_OP("aten::le.Scalar");
+  const OpDef& d = *op_le_Scalar;
   return dispatch1(d, {self, other.ivalue()}, loc);
 }
 Tensor gt(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::gt.Tensor");
+  const OpDef& d = *op_gt_Tensor;
   return dispatch1(d, {self, other}, loc);
 }
 Tensor gt(const Tensor& self, Scalar other, SrcLocArg loc) {
-  FE_OP("aten::gt.Scalar");
+  const OpDef& d = *op_gt_Scalar;
   return dispatch1(d, {self, other.ivalue()}, loc);
 }
 Tensor ge(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::ge.Tensor");
+  const OpDef& d = *op_ge_Tensor;
   return dispatch1(d, {self, other}, loc);
 }
 Tensor ge(const Tensor& self, Scalar other, SrcLocArg loc) {
-  FE_OP("aten::ge.Scalar");
+  const OpDef& d = *op_ge_Scalar;
   return dispatch1(d, {self, other.ivalue()}, loc);
 }
 Tensor logical_and(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::logical_and");
+  const OpDef& d = *op_logical_and;
   return dispatch1(d, {self, other}, loc);
 }
 Tensor logical_or(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::logical_or");
+  const OpDef& d = *op_logical_or;
   return dispatch1(d, {self, other}, loc);
 }
 Tensor logical_xor(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::logical_xor");
+  const OpDef& d = *op_logical_xor;
   return dispatch1(d, {self, other}, loc);
 }
 Tensor logical_not(const Tensor& self, SrcLocArg loc) {
-  FE_OP("aten::logical_not");
+  const OpDef& d = *op_logical_not;
   return dispatch1(d, {self}, loc);
 }
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::where.self");
+  const OpDef& d = *op_where_self;
   return dispatch1(d, {condition, self, other}, loc);
 }
 Tensor where(const Tensor& condition, const Tensor& self, Scalar other, SrcLocArg loc) {
-  FE_OP("aten::where.ScalarOther");
+  const OpDef& d = *op_where_ScalarOther;
   return dispatch1(d, {condition, self, other.ivalue()}, loc);
 }
 Tensor where(const Tensor& condition, Scalar self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::where.ScalarSelf");
+  const OpDef& d = *op_where_ScalarSelf;
   return dispatch1(d, {condition, self.ivalue(), other}, loc);
 }
 Tensor where(const Tensor& condition, Scalar self, Scalar other, SrcLocArg loc) {
-  FE_OP("aten::where.Scalar");
+  const OpDef& d = *op_where_Scalar;
   return dispatch1(d, {condition, self.ivalue(), other.ivalue()}, loc);
 }
 Tensor masked_fill(const Tensor& self, const Tensor& mask, Scalar value, SrcLocArg loc) {
-  FE_OP("aten::masked_fill.Scalar");
+  const OpDef& d = *op_masked_fill_Scalar;
   return dispatch1(d, {self, mask, value.ivalue()}, loc);
 }
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value, SrcLocArg loc) {
-  FE_OP("aten::masked_fill.Tensor");
+  const OpDef& d = *op_masked_fill_Tensor;
   return dispatch1(d, {self, mask, value}, loc);
 }
 Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max, SrcLocArg loc) {
-  FE_OP("aten::clamp");
+  const OpDef& d = *op_clamp;
   return dispatch1(d, {self, opt_scalar(min), opt_scalar(max)}, loc);
 }
 Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, SrcLocArg loc) {
-  FE_OP("aten::clamp.Tensor");
+  const OpDef& d = *op_clamp_Tensor;
   return dispatch1(d, {self, opt_tensor(min), opt_tensor(max)}, loc);
 }
 Tensor clamp_min(const Tensor& self, Scalar min, SrcLocArg loc) {
-  FE_OP("aten::clamp_min");
+  const OpDef& d = *op_clamp_min;
   return dispatch1(d, {self, min.ivalue()}, loc);
 }
 Tensor clamp_max(const Tensor& self, Scalar max, SrcLocArg loc) {
-  FE_OP("aten::clamp_max");
+  const OpDef& d = *op_clamp_max;
   return dispatch1(d, {self, max.ivalue()}, loc);
 }
 Tensor maximum(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::maximum");
+  const OpDef& d = *op_maximum;
   return dispatch1(d, {self, other}, loc);
 }
 Tensor minimum(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::minimum");
+  const OpDef& d = *op_minimum;
   return dispatch1(d, {self, other}, loc);
 }
 
@@ -249,55 +249,55 @@ Tensor Tensor::clamp_min(const Scalar& min, SrcLocArg loc) const { return fe::cl
 Tensor Tensor::clamp_max(const Scalar& max, SrcLocArg loc) const { return fe::clamp_max(*this, max, loc); }
 Tensor Tensor::clamp(const Scalar& min, const Scalar& max, SrcLocArg loc) const { return fe::clamp(*this, std::optional<Scalar>(min), std::optional<Scalar>(max), loc); }
 Tensor Tensor::add_(const Tensor& other, SrcLocArg loc) const {
-  FE_OP("aten::add_.Tensor");
+  const OpDef& d = *op_add_inplace_Tensor;
   return dispatch1(d, {*this, other}, loc);
 }
 Tensor Tensor::add_(const Tensor& other, const Scalar& alpha, SrcLocArg loc) const {
-  FE_OP("aten::add_.Tensor");
+  const OpDef& d = *op_add_inplace_Tensor;
   return dispatch1(d, {*this, other, alpha.ivalue()}, loc);
 }
 Tensor Tensor::add_(const Scalar& other, SrcLocArg loc) const {
-  FE_OP("aten::add_.Tensor");
+  const OpDef& d = *op_add_inplace_Tensor;
   return dispatch1(d, {*this, other.ivalue()}, loc);
 }
 Tensor Tensor::sub_(const Tensor& other, SrcLocArg loc) const {
-  FE_OP("aten::sub_.Tensor");
+  const OpDef& d = *op_sub_inplace_Tensor;
   return dispatch1(d, {*this, other}, loc);
 }
 Tensor Tensor::sub_(const Tensor& other, const Scalar& alpha, SrcLocArg loc) const {
-  FE_OP("aten::sub_.Tensor");
+  const OpDef& d = *op_sub_inplace_Tensor;
   return dispatch1(d, {*this, other, alpha.ivalue()}, loc);
 }
 Tensor Tensor::sub_(const Scalar& other, SrcLocArg loc) const {
-  FE_OP("aten::sub_.Tensor");
+  const OpDef& d = *op_sub_inplace_Tensor;
   return dispatch1(d, {*this, other.ivalue()}, loc);
 }
 Tensor Tensor::mul_(const Tensor& other, SrcLocArg loc) const {
-  FE_OP("aten::mul_.Tensor");
+  const OpDef& d = *op_mul_inplace_Tensor;
   return dispatch1(d, {*this, other}, loc);
 }
 Tensor Tensor::mul_(const Scalar& other, SrcLocArg loc) const {
-  FE_OP("aten::mul_.Tensor");
+  const OpDef& d = *op_mul_inplace_Tensor;
   return dispatch1(d, {*this, other.ivalue()}, loc);
 }
 Tensor Tensor::div_(const Tensor& other, SrcLocArg loc) const {
-  FE_OP("aten::div_.Tensor");
+  const OpDef& d = *op_div_inplace_Tensor;
   return dispatch1(d, {*this, other}, loc);
 }
 Tensor Tensor::div_(const Scalar& other, SrcLocArg loc) const {
-  FE_OP("aten::div_.Tensor");
+  const OpDef& d = *op_div_inplace_Tensor;
   return dispatch1(d, {*this, other.ivalue()}, loc);
 }
 Tensor Tensor::masked_fill_(const Tensor& mask, const Scalar& value, SrcLocArg loc) const {
-  FE_OP("aten::masked_fill_.Scalar");
+  const OpDef& d = *op_masked_fill_inplace_Scalar;
   return dispatch1(d, {*this, mask, value.ivalue()}, loc);
 }
 Tensor Tensor::masked_fill_(const Tensor& mask, const Tensor& value, SrcLocArg loc) const {
-  FE_OP("aten::masked_fill_.Tensor");
+  const OpDef& d = *op_masked_fill_inplace_Tensor;
   return dispatch1(d, {*this, mask, value}, loc);
 }
 Tensor Tensor::clamp_(const Scalar& min, const Scalar& max, SrcLocArg loc) const {
-  FE_OP("aten::clamp_");
+  const OpDef& d = *op_clamp_;
   return dispatch1(d, {*this, min.ivalue(), max.ivalue()}, loc);
 }
 
@@ -314,7 +314,7 @@ Tensor operator*(Scalar a, TensorAt b) { return mul(b, a, b.loc); }
 Tensor operator/(TensorAt a, TensorAt b) { return div(a, b, a.loc); }
 Tensor operator/(TensorAt a, Scalar b) { return div(a, b, a.loc); }
 Tensor operator/(Scalar a, TensorAt b) {
-  FE_OP("aten::reciprocal");
+  const OpDef& d = *op_reciprocal;
   return mul(dispatch1(d, {b}, b.loc), a, b.loc);
 }
 Tensor operator%(TensorAt a, TensorAt b) { return remainder(a, b, a.loc); }
@@ -340,40 +340,40 @@ Tensor operator>=(TensorAt a, Scalar b) { return ge(a, b, a.loc); }
 Tensor operator>=(Scalar a, TensorAt b) { return le(b, a, b.loc); }
 
 Tensor bitwise_not(const Tensor& self, SrcLocArg loc) {
-  FE_OP("aten::bitwise_not");
+  const OpDef& d = *op_bitwise_not;
   return dispatch1(d, {self}, loc);
 }
 Tensor bitwise_and(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::bitwise_and.Tensor");
+  const OpDef& d = *op_bitwise_and_Tensor;
   return dispatch1(d, {self, other}, loc);
 }
 Tensor bitwise_and(const Tensor& self, Scalar other, SrcLocArg loc) {
-  FE_OP("aten::bitwise_and.Scalar");
+  const OpDef& d = *op_bitwise_and_Scalar;
   return dispatch1(d, {self, other.ivalue()}, loc);
 }
 Tensor bitwise_or(const Tensor& self, const Tensor& other, SrcLocArg loc) {
-  FE_OP("aten::bitwise_or.Tensor");
+  const OpDef& d = *op_bitwise_or_Tensor;
   return dispatch1(d, {self, other}, loc);
 }
 Tensor bitwise_or(const Tensor& self, Scalar other, SrcLocArg loc) {
-  FE_OP("aten::bitwise_or.Scalar");
+  const OpDef& d = *op_bitwise_or_Scalar;
   return dispatch1(d, {self, other.ivalue()}, loc);
 }
 Tensor operator~(TensorAt a) { return bitwise_not(a, a.loc); }
 Tensor operator&(TensorAt a, TensorAt b) {
-  FE_OP("aten::__and__.Tensor");
+  const OpDef& d = *op_dunder_and_Tensor;
   return dispatch1(d, {a.t, b.t}, a.loc);
 }
 Tensor operator&(TensorAt a, Scalar b) {
-  FE_OP("aten::__and__.Scalar");
+  const OpDef& d = *op_dunder_and_Scalar;
   return dispatch1(d, {a.t, b.ivalue()}, a.loc);
 }
 Tensor operator|(TensorAt a, TensorAt b) {
-  FE_OP("aten::__or__.Tensor");
+  const OpDef& d = *op_dunder_or_Tensor;
   return dispatch1(d, {a.t, b.t}, a.loc);
 }
 Tensor operator|(TensorAt a, Scalar b) {
-  FE_OP("aten::__or__.Scalar");
+  const OpDef& d = *op_dunder_or_Scalar;
   return dispatch1(d, {a.t, b.ivalue()}, a.loc);
 }
 Tensor Tensor::bitwise_not(SrcLocArg loc) const { return fe::bitwise_not(*this, loc); }

@@ -7,6 +7,48 @@
 #include "ops/unary_common.h"
 
 namespace fe {
+OpHandle op_dunder_and_Scalar;
+OpHandle op_dunder_and_Tensor;
+OpHandle op_dunder_or_Scalar;
+OpHandle op_dunder_or_Tensor;
+OpHandle op_bitwise_and_Scalar;
+OpHandle op_bitwise_and_Tensor;
+OpHandle op_bitwise_not;
+OpHandle op_bitwise_or_Scalar;
+OpHandle op_bitwise_or_Tensor;
+OpHandle op_clamp;
+OpHandle op_clamp_;
+OpHandle op_clamp_Tensor;
+OpHandle op_clamp_max;
+OpHandle op_clamp_min;
+OpHandle op_eq_Scalar;
+OpHandle op_eq_Tensor;
+OpHandle op_ge_Scalar;
+OpHandle op_ge_Tensor;
+OpHandle op_gt_Scalar;
+OpHandle op_gt_Tensor;
+OpHandle op_le_Scalar;
+OpHandle op_le_Tensor;
+OpHandle op_logical_and;
+OpHandle op_logical_not;
+OpHandle op_logical_or;
+OpHandle op_lt_Scalar;
+OpHandle op_lt_Tensor;
+OpHandle op_masked_fill_Scalar;
+OpHandle op_masked_fill_Tensor;
+OpHandle op_masked_fill_inplace_Scalar;
+OpHandle op_masked_fill_inplace_Tensor;
+OpHandle op_maximum;
+OpHandle op_minimum;
+OpHandle op_ne_Scalar;
+OpHandle op_ne_Tensor;
+OpHandle op_where_Scalar;
+OpHandle op_where_ScalarOther;
+OpHandle op_where_ScalarSelf;
+OpHandle op_where_self;
+}  // namespace fe
+
+namespace fe {
 OpHandle op_logical_xor;
 }  // namespace fe
 
@@ -237,16 +279,16 @@ void cpu_bitwise(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o
 
 namespace ew {
 void register_bitwise_ops(Registry& r) {
-  r.add({"aten::bitwise_not(Tensor self) -> Tensor", meta_bitwise_not, cpu_bitwise_not});
-  r.add({"aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", meta_bitwise<false>, cpu_bitwise<false>});
-  r.add({"aten::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<false>});
-  r.add({"aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", meta_bitwise<false>, cpu_bitwise<true>});
-  r.add({"aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<true>});
+  op_bitwise_not = r.add({"aten::bitwise_not(Tensor self) -> Tensor", meta_bitwise_not, cpu_bitwise_not});
+  op_bitwise_and_Tensor = r.add({"aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", meta_bitwise<false>, cpu_bitwise<false>});
+  op_bitwise_and_Scalar = r.add({"aten::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<false>});
+  op_bitwise_or_Tensor = r.add({"aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", meta_bitwise<false>, cpu_bitwise<true>});
+  op_bitwise_or_Scalar = r.add({"aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<true>});
   // The Python operators `a & b` / `a | b` record these (same semantics as bitwise_and/or).
-  r.add({"aten::__and__.Tensor(Tensor self, Tensor other) -> Tensor", meta_bitwise<false>, cpu_bitwise<false>});
-  r.add({"aten::__and__.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<false>});
-  r.add({"aten::__or__.Tensor(Tensor self, Tensor other) -> Tensor", meta_bitwise<false>, cpu_bitwise<true>});
-  r.add({"aten::__or__.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<true>});
+  op_dunder_and_Tensor = r.add({"aten::__and__.Tensor(Tensor self, Tensor other) -> Tensor", meta_bitwise<false>, cpu_bitwise<false>});
+  op_dunder_and_Scalar = r.add({"aten::__and__.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<false>});
+  op_dunder_or_Tensor = r.add({"aten::__or__.Tensor(Tensor self, Tensor other) -> Tensor", meta_bitwise<false>, cpu_bitwise<true>});
+  op_dunder_or_Scalar = r.add({"aten::__or__.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<true>});
 }
 }  // namespace ew
 
@@ -256,50 +298,50 @@ namespace {
 namespace ew {
 void register_logic_ops(Registry& r) {
   register_bitwise_ops(r);
-  r.add({"aten::eq.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Eq, false>, cpu_cmp<Cmp::Eq>});
-  r.add({"aten::eq.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Eq, true>, cpu_cmp<Cmp::Eq>});
-  r.add({"aten::ne.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Ne, false>, cpu_cmp<Cmp::Ne>});
-  r.add({"aten::ne.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Ne, true>, cpu_cmp<Cmp::Ne>});
-  r.add({"aten::lt.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Lt, false>, cpu_cmp<Cmp::Lt>});
-  r.add({"aten::lt.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Lt, true>, cpu_cmp<Cmp::Lt>});
-  r.add({"aten::le.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Le, false>, cpu_cmp<Cmp::Le>});
-  r.add({"aten::le.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Le, true>, cpu_cmp<Cmp::Le>});
-  r.add({"aten::gt.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Gt, false>, cpu_cmp<Cmp::Gt>});
-  r.add({"aten::gt.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Gt, true>, cpu_cmp<Cmp::Gt>});
-  r.add({"aten::ge.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Ge, false>, cpu_cmp<Cmp::Ge>});
-  r.add({"aten::ge.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Ge, true>, cpu_cmp<Cmp::Ge>});
-  r.add({"aten::logical_and(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::And, false>, cpu_cmp<Cmp::And>});
-  r.add({"aten::logical_or(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Or, false>, cpu_cmp<Cmp::Or>});
+  op_eq_Tensor = r.add({"aten::eq.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Eq, false>, cpu_cmp<Cmp::Eq>});
+  op_eq_Scalar = r.add({"aten::eq.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Eq, true>, cpu_cmp<Cmp::Eq>});
+  op_ne_Tensor = r.add({"aten::ne.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Ne, false>, cpu_cmp<Cmp::Ne>});
+  op_ne_Scalar = r.add({"aten::ne.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Ne, true>, cpu_cmp<Cmp::Ne>});
+  op_lt_Tensor = r.add({"aten::lt.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Lt, false>, cpu_cmp<Cmp::Lt>});
+  op_lt_Scalar = r.add({"aten::lt.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Lt, true>, cpu_cmp<Cmp::Lt>});
+  op_le_Tensor = r.add({"aten::le.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Le, false>, cpu_cmp<Cmp::Le>});
+  op_le_Scalar = r.add({"aten::le.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Le, true>, cpu_cmp<Cmp::Le>});
+  op_gt_Tensor = r.add({"aten::gt.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Gt, false>, cpu_cmp<Cmp::Gt>});
+  op_gt_Scalar = r.add({"aten::gt.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Gt, true>, cpu_cmp<Cmp::Gt>});
+  op_ge_Tensor = r.add({"aten::ge.Tensor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Ge, false>, cpu_cmp<Cmp::Ge>});
+  op_ge_Scalar = r.add({"aten::ge.Scalar(Tensor self, Scalar other) -> Tensor", meta_cmp<Cmp::Ge, true>, cpu_cmp<Cmp::Ge>});
+  op_logical_and = r.add({"aten::logical_and(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::And, false>, cpu_cmp<Cmp::And>});
+  op_logical_or = r.add({"aten::logical_or(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Or, false>, cpu_cmp<Cmp::Or>});
   op_logical_xor = r.add({"aten::logical_xor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Xor, false>, cpu_cmp<Cmp::Xor>});
-  r.add({"aten::logical_not(Tensor self) -> Tensor", meta_logical_not, cpu_logical_not});
-  r.add({"aten::maximum(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Max, false>, cpu_cmp<Cmp::Max>});
-  r.add({"aten::minimum(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Min, false>, cpu_cmp<Cmp::Min>});
+  op_logical_not = r.add({"aten::logical_not(Tensor self) -> Tensor", meta_logical_not, cpu_logical_not});
+  op_maximum = r.add({"aten::maximum(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Max, false>, cpu_cmp<Cmp::Max>});
+  op_minimum = r.add({"aten::minimum(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Min, false>, cpu_cmp<Cmp::Min>});
   // torch.max(x, y) / torch.min(x, y): the same op as maximum/minimum under the max/min name.
   r.add({"aten::max.other(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Max, false>, cpu_cmp<Cmp::Max>});
   r.add({"aten::min.other(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Min, false>, cpu_cmp<Cmp::Min>});
-  r.add({"aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", meta_where<Where::Self>, cpu_where});
-  r.add({"aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
+  op_where_self = r.add({"aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", meta_where<Where::Self>, cpu_where});
+  op_where_ScalarOther = r.add({"aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
          meta_where<Where::ScalarOther>, cpu_where});
-  r.add({"aten::where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor",
+  op_where_ScalarSelf = r.add({"aten::where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor",
          meta_where<Where::ScalarSelf>, cpu_where});
-  r.add({"aten::where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor", meta_where<Where::Scalar>,
+  op_where_Scalar = r.add({"aten::where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor", meta_where<Where::Scalar>,
          cpu_where});
-  r.add({"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", meta_masked_fill<false, false>,
+  op_masked_fill_Scalar = r.add({"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", meta_masked_fill<false, false>,
          cpu_masked_fill<false>});
-  r.add({"aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor", meta_masked_fill<true, false>,
+  op_masked_fill_Tensor = r.add({"aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor", meta_masked_fill<true, false>,
          cpu_masked_fill<false>});
-  r.add({"aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
+  op_masked_fill_inplace_Scalar = r.add({"aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
          meta_masked_fill<false, true>, cpu_masked_fill<true>});
-  r.add({"aten::masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)",
+  op_masked_fill_inplace_Tensor = r.add({"aten::masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)",
          meta_masked_fill<true, true>, cpu_masked_fill<true>});
-  r.add({"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", meta_clamp<Clamp::Scalar>,
+  op_clamp = r.add({"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", meta_clamp<Clamp::Scalar>,
          cpu_clamp<Clamp::Scalar>});
-  r.add({"aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", meta_clamp<Clamp::Tensor>,
+  op_clamp_Tensor = r.add({"aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", meta_clamp<Clamp::Tensor>,
          cpu_clamp<Clamp::Tensor>});
-  r.add({"aten::clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)",
+  op_clamp_ = r.add({"aten::clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)",
          meta_clamp<Clamp::Inplace>, cpu_clamp<Clamp::Inplace>});
-  r.add({"aten::clamp_min(Tensor self, Scalar min) -> Tensor", meta_clamp<Clamp::Min>, cpu_clamp<Clamp::Min>});
-  r.add({"aten::clamp_max(Tensor self, Scalar max) -> Tensor", meta_clamp<Clamp::Max>, cpu_clamp<Clamp::Max>});
+  op_clamp_min = r.add({"aten::clamp_min(Tensor self, Scalar min) -> Tensor", meta_clamp<Clamp::Min>, cpu_clamp<Clamp::Min>});
+  op_clamp_max = r.add({"aten::clamp_max(Tensor self, Scalar max) -> Tensor", meta_clamp<Clamp::Max>, cpu_clamp<Clamp::Max>});
 }
 }  // namespace ew
 

@@ -21,8 +21,8 @@ OpHandle op_index_copy;
 OpHandle op_index_copy_;
 OpHandle op_index_select;
 OpHandle op_one_hot;
-OpHandle op_scatter__src;
-OpHandle op_scatter__value;
+OpHandle op_scatter_inplace_src;
+OpHandle op_scatter_inplace_value;
 OpHandle op_scatter_src;
 OpHandle op_scatter_value;
 }  // namespace
@@ -355,9 +355,9 @@ void register_indexing_select_ops(Registry& r) {
   op_gather = r.add({"aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", meta_gather, cpu_gather});
   op_scatter_src = r.add({"aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", meta_scatter, cpu_scatter});
   op_scatter_value = r.add({"aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", meta_scatter, cpu_scatter});
-  op_scatter__src = r.add({"aten::scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", meta_scatter_,
+  op_scatter_inplace_src = r.add({"aten::scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", meta_scatter_,
          cpu_scatter_});
-  op_scatter__value = r.add({"aten::scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)", meta_scatter_,
+  op_scatter_inplace_value = r.add({"aten::scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)", meta_scatter_,
          cpu_scatter_});
   op_index_copy = r.add({"aten::index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor", meta_index_copy,
          cpu_index_copy});
@@ -386,10 +386,10 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar valu
   return dispatch1(*op_scatter_value, {self, SymInt(dim), index, value.ivalue()}, loc);
 }
 Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, SrcLocArg loc) {
-  return dispatch1(*op_scatter__src, {self, SymInt(dim), index, src}, loc);
+  return dispatch1(*op_scatter_inplace_src, {self, SymInt(dim), index, src}, loc);
 }
 Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, Scalar value, SrcLocArg loc) {
-  return dispatch1(*op_scatter__value, {self, SymInt(dim), index, value.ivalue()}, loc);
+  return dispatch1(*op_scatter_inplace_value, {self, SymInt(dim), index, value.ivalue()}, loc);
 }
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, SrcLocArg loc) {
   return dispatch1(*op_index_copy, {self, SymInt(dim), index, source}, loc);

@@ -77,11 +77,9 @@ void cpu_unary(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) 
 
 }  // namespace ops
 
-namespace {
 #define FE_UNARY_HANDLES(name, ...) OpHandle op_##name, op_##name##_;
 FE_UNARY_OPS(FE_UNARY_HANDLES)
 #undef FE_UNARY_HANDLES
-}  // namespace
 
 namespace ops {
 void register_unary_ops(Registry& r) {
