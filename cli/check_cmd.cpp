@@ -20,6 +20,14 @@
 
 namespace fe::cli {
 
+bool is_model(const std::string& s) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(s, ec) || s.ends_with(".json")) return true;
+  const auto names = zoo::builtin_names();
+  return std::find(names.begin(), names.end(), s) != names.end();
+}
+
 std::vector<Device> parse_devices(const std::string& s, const char* flag) {
   std::vector<Device> out;
   size_t start = 0;
@@ -34,15 +42,6 @@ std::vector<Device> parse_devices(const std::string& s, const char* flag) {
 }
 
 namespace {
-
-/// A built-in zoo name or a config.json / directory holding one (not an archive).
-bool is_model(const std::string& s) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(s, ec) || s.ends_with(".json")) return true;
-  const auto names = zoo::builtin_names();
-  return std::find(names.begin(), names.end(), s) != names.end();
-}
 
 struct CheckOptions {
   std::string file;

@@ -20,10 +20,14 @@ RunFn add_inspect(CLI::App& cmd);  ///< inspect FILE.pt2: what an archive holds 
 RunFn add_check(CLI::App& cmd);    ///< check FILE.pt2: is the program internally true (check_cmd.cpp)
 RunFn add_run(CLI::App& cmd);      ///< run FILE.pt2: ep.module()(*inputs) on CPU (run_cmd.cpp)
 RunFn add_retarget(CLI::App& cmd); ///< retarget FILE.pt2: the program exported elsewhere (retarget_cmd.cpp)
+RunFn add_decompose(CLI::App& cmd); ///< decompose FILE.pt2|MODEL: lowered to Core ATen (decompose_cmd.cpp)
 
 /// MODEL (a built-in name, a config.json or a directory holding one) exported as `fakeexport export
 /// MODEL` does by default: on cpu, the way users export before they own the GPU (export_cmd.cpp).
 const ExportedProgram& export_model_on_cpu(const std::string& model);
+
+/// A built-in zoo name or a config.json / directory holding one (not an archive) (check_cmd.cpp).
+bool is_model(const std::string& s);
 
 /// "cuda:0,cpu" -> devices; ValueError naming `flag` for an empty or malformed item.
 std::vector<Device> parse_devices(const std::string& s, const char* flag);

@@ -19,6 +19,8 @@ constexpr fe::cli::Command kCommands[] = {
     {"run", "Run a .pt2 program on CPU tensors, as torch.export.load(f).module()(*inputs)", fe::cli::add_run},
     {"retarget", "Rewrite a .pt2 program for other devices, as if exported there (pins follow the inputs)",
      fe::cli::add_retarget},
+    {"decompose", "Lower a .pt2 program or MODEL to Core ATen, as ep.run_decompositions() does",
+     fe::cli::add_decompose},
 };
 
 }  // namespace

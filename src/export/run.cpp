@@ -36,31 +36,6 @@ std::string node_label(const Node& n) {
   return "?";
 }
 
-template <class E>
-void rethrow_if(const Error& e, const std::string& msg) {
-  if (dynamic_cast<const E*>(&e)) throw E(msg);
-}
-
-/// Re-throws `e` as its own type with `prefix` before its message (callers catch by type).
-[[noreturn]] void rethrow_with_prefix(const Error& e, const std::string& prefix) {
-  const std::string msg = prefix + e.what();
-  rethrow_if<DeviceMismatchError>(e, msg);
-  rethrow_if<DataAccessError>(e, msg);
-  rethrow_if<ShapeError>(e, msg);
-  rethrow_if<DTypeError>(e, msg);
-  rethrow_if<UnknownOpError>(e, msg);
-  rethrow_if<ValueError>(e, msg);
-  rethrow_if<IndexError>(e, msg);
-  rethrow_if<DataDependentError>(e, msg);
-  rethrow_if<ConstraintViolationError>(e, msg);
-  rethrow_if<DeviceUnavailableError>(e, msg);
-  rethrow_if<FormatError>(e, msg);
-  rethrow_if<FileIOError>(e, msg);
-  rethrow_if<UserError>(e, msg);
-  rethrow_if<InternalError>(e, msg);
-  throw Error(msg);
-}
-
 /// Overflow of int64 arithmetic on sizes: an error, never a wrapped value.
 int64_t checked(PyOp op, int64_t a, int64_t b) {
   int64_t r = 0;
@@ -295,8 +270,6 @@ Value Runner::call(const Node& n, const Vals& vals) {
   if (!batched_.empty())
     if (std::optional<Value> v = call_batched(n, args)) return *v;
   const auto& rets = op.schema.returns;
-  const bool int_result =
-      rets.size() == 1 && !rets[0].type.is_list && (rets[0].type.base == ArgBase::Int || rets[0].type.base == ArgBase::SymInt);
   if (rets.size() == 1 && rets[0].type.base == ArgBase::Scalar && !rets[0].type.is_list) {
     // item() / _local_scalar_dense: the value of a one-element tensor, as a Python number.
     complete_args(op, args);
@@ -310,18 +283,8 @@ Value Runner::call(const Node& n, const Vals& vals) {
     if (is_integral(t->dtype(), false)) return static_cast<int64_t>(x);
     return x;
   }
-  if (int_result) {
-    // sym_size.int and friends: the meta function over the real tensors' (concrete) sizes.
-    complete_args(op, args);
-    std::vector<MetaValue> margs;
-    for (const IValue& v : args)
-      margs.push_back(map_tensors<const TensorMeta*>(
-          v, [](const Tensor& t) -> const TensorMeta* { return t.defined() ? &t.meta() : nullptr; }));
-    MetaOut mo;
-    run_meta(op, margs, mo);
-    FE_INTERNAL_ASSERT(mo.ints.size() == 1, op.qualified, " computed ", mo.ints.size(), " ints");
-    return mo.ints[0].expect_int();
-  }
+  // sym_size.int and friends: the meta function over the real tensors' (concrete) sizes.
+  if (returns_int(op)) return dispatch_int(op, std::move(args)).expect_int();
   std::vector<Tensor> outs = call_op(op, std::move(args), n);
   if (n.multi_output()) return outs;
   if (outs.empty()) return std::monostate{};

@@ -30,6 +30,7 @@ OpHandle op_relu_;
 OpHandle op_silu;
 OpHandle op_silu_;
 OpHandle op_softmax_int;
+OpHandle op_softmax_kernel;  // aten::_softmax
 OpHandle op_softplus;
 }  // namespace
 }  // namespace fe
@@ -390,6 +391,23 @@ void cpu_softplus(const OpDef& op, std::span<const IValue> a, std::span<Tensor> 
   cpu::unary_kernel(a, o, [=](double x) { return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta; });
 }
 
+/// torch._decomp's silu: self * sigmoid(self).
+std::vector<Tensor> decomp_silu(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  return {fe::mul(x, fe::sigmoid(x, loc), loc)};
+}
+/// softmax.int (CompositeImplicit): _softmax(self, dim, False), on self cast to dtype when given.
+std::vector<Tensor> decomp_softmax(std::span<const IValue> a, const SrcLocArg& loc) {
+  Tensor x = decomp_tensor(a, 0);
+  if (const auto* dt = std::get_if<DType>(&a[2])) x = x.to(*dt, loc);
+  return {dispatch1(*op_softmax_kernel, {x, a[1], false}, loc)};
+}
+/// dropout (CompositeImplicit): in eval mode (or p == 0) the input itself; else native_dropout.
+std::vector<Tensor> decomp_dropout(std::span<const IValue> a, const SrcLocArg& loc) {
+  if (!std::get<bool>(a[2])) return {decomp_tensor(a, 0)};
+  return undecomposed(*op_dropout, a, loc);
+}
+
 }  // namespace
 
 void register_activation_ops(Registry& r) {
@@ -407,15 +425,17 @@ void register_activation_ops(Registry& r) {
   op_relu = r.add({"aten::relu(Tensor self) -> Tensor", meta_relu, cpu_relu});
   op_relu_ = r.add({"aten::relu_(Tensor(a!) self) -> Tensor(a!)", meta_pointwise_inplace, cpu_relu});
   op_gelu = r.add({"aten::gelu(Tensor self, *, str approximate=\"none\") -> Tensor", meta_gelu, cpu_gelu});
-  op_silu = r.add({"aten::silu(Tensor self) -> Tensor", meta_pointwise, cpu_silu});
+  op_silu = r.add({.schema = "aten::silu(Tensor self) -> Tensor", .meta = meta_pointwise, .cpu = cpu_silu,
+                   .decomp = decomp_silu});
   op_silu_ = r.add({"aten::silu_(Tensor(a!) self) -> Tensor(a!)", meta_pointwise_inplace, cpu_silu});
-  op_softmax_int = r.add({"aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", meta_softmax_int, cpu_softmax});
-  r.add({"aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", meta_softmax_, cpu_softmax});
+  op_softmax_int = r.add({.schema = "aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+                          .meta = meta_softmax_int, .cpu = cpu_softmax, .decomp = decomp_softmax});
+  op_softmax_kernel = r.add({"aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", meta_softmax_, cpu_softmax});
   op_log_softmax_int = r.add({"aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", meta_log_softmax_int,
          cpu_log_softmax});
   r.add({"aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", meta_log_softmax_, cpu_log_softmax});
-  op_dropout = r.add({"aten::dropout(Tensor input, float p, bool train) -> Tensor", meta_dropout, cpu_dropout,
-         DeviceRule::SameDevice, /*may_return_self=*/true});
+  op_dropout = r.add({.schema = "aten::dropout(Tensor input, float p, bool train) -> Tensor", .meta = meta_dropout,
+                      .cpu = cpu_dropout, .may_return_self = true, .decomp = decomp_dropout});
   op_native_dropout = r.add({"aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", meta_native_dropout,
          cpu_native_dropout});
 }

@@ -258,6 +258,32 @@ void cpu_copy_(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) 
   });
 }
 
+/// to.* (CompositeImplicit, ATen's to_impl): self when nothing changes and no copy is asked, else
+/// _to_copy with the options as given (dtype, layout, device, pin_memory, non_blocking, format).
+std::vector<Tensor> to_copy_or_self(const Tensor& x, const IValue& dtype, const IValue& layout, const IValue& device,
+                                    const IValue& pin, bool non_blocking, bool copy, const IValue& format,
+                                    const SrcLocArg& loc) {
+  bool same = !copy;
+  if (const auto* d = std::get_if<DType>(&dtype)) same &= *d == x.dtype();
+  if (const auto* l = std::get_if<Layout>(&layout)) same &= *l == Layout::Strided;
+  if (const auto* d = std::get_if<Device>(&device)) same &= d->normalized() == x.device().normalized();
+  if (const auto* f = std::get_if<MemoryFormat>(&format)) same &= *f == MemoryFormat::Preserve;
+  if (same) return {x};
+  return {dispatch1(*op_to_copy, {x, dtype, layout, device, pin, non_blocking, format}, loc)};
+}
+std::vector<Tensor> decomp_to_dtype_layout(std::span<const IValue> a, const SrcLocArg& loc) {
+  return to_copy_or_self(decomp_tensor(a, 0), a[1], a[2], a[3], a[4], std::get<bool>(a[5]), std::get<bool>(a[6]), a[7],
+                         loc);
+}
+std::vector<Tensor> decomp_to_dtype(std::span<const IValue> a, const SrcLocArg& loc) {
+  return to_copy_or_self(decomp_tensor(a, 0), a[1], None{}, None{}, None{}, std::get<bool>(a[2]), std::get<bool>(a[3]),
+                         a[4], loc);
+}
+std::vector<Tensor> decomp_to_device(std::span<const IValue> a, const SrcLocArg& loc) {
+  return to_copy_or_self(decomp_tensor(a, 0), a[2], None{}, a[1], None{}, std::get<bool>(a[3]), std::get<bool>(a[4]),
+                         a[5], loc);
+}
+
 }  // namespace
 
 void register_conversion_ops(Registry& r) {
@@ -271,12 +297,12 @@ void register_conversion_ops(Registry& r) {
          meta_assert_metadata, nullptr, kFree, false, "_assert_tensor_metadata_default", /*max_positional=*/1});
   op_to_copy = r.add({"aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor",
          meta_to_copy, cpu_copy, kFree, true});
-  op_to_dtype_layout = r.add({"aten::to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
-         meta_to_dtype_layout, cpu_copy, kFree, true});
-  op_to_dtype = r.add({"aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
-         meta_to_dtype, cpu_copy, kFree, true});
-  op_to_device = r.add({"aten::to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
-         meta_to_device, cpu_copy, kFree, true});
+  op_to_dtype_layout = r.add({.schema = "aten::to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+                               .meta = meta_to_dtype_layout, .cpu = cpu_copy, .device_rule = kFree, .may_return_self = true, .decomp = decomp_to_dtype_layout});
+  op_to_dtype = r.add({.schema = "aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+                        .meta = meta_to_dtype, .cpu = cpu_copy, .device_rule = kFree, .may_return_self = true, .decomp = decomp_to_dtype});
+  op_to_device = r.add({.schema = "aten::to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+                         .meta = meta_to_device, .cpu = cpu_copy, .device_rule = kFree, .may_return_self = true, .decomp = decomp_to_device});
   r.add({"aten::to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
          meta_to_other, cpu_copy, kFree, true});
   op_type_as = r.add({"aten::type_as(Tensor self, Tensor other) -> Tensor", meta_type_as, cpu_copy, kFree, true});

@@ -2,10 +2,12 @@
 
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
+#include "ops/families.h"
 
 namespace fe {
 namespace {
 thread_local TraceSink* t_sink = nullptr;
+thread_local const DecompTable* t_decomp = nullptr;
 
 std::string op_label(const OpDef& op) { return op.schema.ns + "::" + op.schema.name; }
 }  // namespace
@@ -13,6 +15,8 @@ std::string op_label(const OpDef& op) { return op.schema.ns + "::" + op.schema.n
 TraceScope::TraceScope(TraceSink* sink) : prev_(t_sink) { t_sink = sink; }
 TraceScope::~TraceScope() { t_sink = prev_; }
 TraceSink* active_trace_sink() { return t_sink; }
+DecomposeScope::DecomposeScope(const DecompTable* table) : prev_(t_decomp) { t_decomp = table; }
+DecomposeScope::~DecomposeScope() { t_decomp = prev_; }
 
 void complete_args(const OpDef& op, std::vector<IValue>& args) {
   const auto& params = op.schema.arguments;
@@ -27,6 +31,7 @@ void complete_args(const OpDef& op, std::vector<IValue>& args) {
 
 std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const SrcLocArg& loc) {
   complete_args(op, args);
+  if (t_decomp && op.decomp && t_decomp->count(&op)) return op.decomp(args, loc);
   // Metadata view of the arguments; note whether any input is fake or real.
   bool any_fake = false;
   const Tensor* real_input = nullptr;
@@ -119,6 +124,30 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
   }
   if (t_sink) t_sink->record(op, args, outs, loc);
   return outs;
+}
+
+bool returns_int(const OpDef& op) {
+  const auto& rets = op.schema.returns;
+  return rets.size() == 1 && !rets[0].type.is_list &&
+         (rets[0].type.base == ArgBase::Int || rets[0].type.base == ArgBase::SymInt);
+}
+
+SymInt dispatch_int(const OpDef& op, std::vector<IValue> args) {
+  complete_args(op, args);
+  std::vector<MetaValue> margs;
+  margs.reserve(args.size());
+  for (const IValue& v : args)
+    margs.push_back(map_tensors<const TensorMeta*>(
+        v, [](const Tensor& t) -> const TensorMeta* { return t.defined() ? &t.meta() : nullptr; }));
+  MetaOut mo;
+  run_meta(op, margs, mo);
+  FE_INTERNAL_ASSERT(mo.ints.size() == 1, op.qualified, " computed ", mo.ints.size(), " ints");
+  return mo.ints[0];
+}
+
+std::vector<Tensor> undecomposed(const OpDef& op, std::span<const IValue> a, const SrcLocArg& loc) {
+  DecomposeScope none(nullptr);
+  return dispatch(op, {a.begin(), a.end()}, loc);
 }
 
 Tensor dispatch1(const OpDef& op, std::vector<IValue> args, const SrcLocArg& loc) {

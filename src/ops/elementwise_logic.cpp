@@ -275,6 +275,14 @@ void cpu_bitwise(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o
   });
 }
 
+/// __and__ / __or__ (CompositeImplicit): bitwise_and / bitwise_or of the same overload.
+template <bool kOr, bool kScalar>
+std::vector<Tensor> decomp_dunder(std::span<const IValue> a, const SrcLocArg& loc) {
+  const OpDef& op = kOr ? (kScalar ? *op_bitwise_or_Scalar : *op_bitwise_or_Tensor)
+                        : (kScalar ? *op_bitwise_and_Scalar : *op_bitwise_and_Tensor);
+  return {dispatch1(op, {a[0], a[1]}, loc)};
+}
+
 }  // namespace
 
 namespace ew {
@@ -285,10 +293,14 @@ void register_bitwise_ops(Registry& r) {
   op_bitwise_or_Tensor = r.add({"aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", meta_bitwise<false>, cpu_bitwise<true>});
   op_bitwise_or_Scalar = r.add({"aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<true>});
   // The Python operators `a & b` / `a | b` record these (same semantics as bitwise_and/or).
-  op_dunder_and_Tensor = r.add({"aten::__and__.Tensor(Tensor self, Tensor other) -> Tensor", meta_bitwise<false>, cpu_bitwise<false>});
-  op_dunder_and_Scalar = r.add({"aten::__and__.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<false>});
-  op_dunder_or_Tensor = r.add({"aten::__or__.Tensor(Tensor self, Tensor other) -> Tensor", meta_bitwise<false>, cpu_bitwise<true>});
-  op_dunder_or_Scalar = r.add({"aten::__or__.Scalar(Tensor self, Scalar other) -> Tensor", meta_bitwise<true>, cpu_bitwise<true>});
+  op_dunder_and_Tensor = r.add({.schema = "aten::__and__.Tensor(Tensor self, Tensor other) -> Tensor",
+                                .meta = meta_bitwise<false>, .cpu = cpu_bitwise<false>, .decomp = decomp_dunder<false, false>});
+  op_dunder_and_Scalar = r.add({.schema = "aten::__and__.Scalar(Tensor self, Scalar other) -> Tensor",
+                                .meta = meta_bitwise<true>, .cpu = cpu_bitwise<false>, .decomp = decomp_dunder<false, true>});
+  op_dunder_or_Tensor = r.add({.schema = "aten::__or__.Tensor(Tensor self, Tensor other) -> Tensor",
+                               .meta = meta_bitwise<false>, .cpu = cpu_bitwise<true>, .decomp = decomp_dunder<true, false>});
+  op_dunder_or_Scalar = r.add({.schema = "aten::__or__.Scalar(Tensor self, Scalar other) -> Tensor",
+                               .meta = meta_bitwise<true>, .cpu = cpu_bitwise<true>, .decomp = decomp_dunder<true, true>});
 }
 }  // namespace ew
 

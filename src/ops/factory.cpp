@@ -211,15 +211,33 @@ void cpu_randn(const OpDef&, std::span<const IValue>, std::span<Tensor> o) {
 
 constexpr DeviceRule kFree = DeviceRule::None;
 
+/// torch._refs' zeros/ones/new_zeros/new_ones: full(size, 0 or 1 (False/True for bool), every
+/// option resolved: the default dtype (or self's), strided, cpu (or self's device), no pinning).
+template <int kFill, bool kFromSelf>
+std::vector<Tensor> decomp_filled(std::span<const IValue> a, const SrcLocArg& loc) {
+  const size_t o = kFromSelf ? 2 : 1;  // first option slot
+  const Tensor* self = kFromSelf ? &decomp_tensor(a, 0) : nullptr;
+  const auto* dt = std::get_if<DType>(&a[o]);
+  const DType dtype = dt ? *dt : self ? self->dtype() : default_dtype();
+  const auto* lay = std::get_if<Layout>(&a[o + 1]);
+  const auto* dev = std::get_if<Device>(&a[o + 2]);
+  const auto* pin = std::get_if<bool>(&a[o + 3]);
+  const IValue fill = dtype == DType::Bool ? IValue(kFill != 0) : IValue(SymInt(kFill));
+  return {dispatch1(*op_full,
+                    {a[o - 1], fill, dtype, lay ? *lay : Layout::Strided,
+                     dev ? *dev : self ? self->device() : Device::parse("cpu"), pin ? *pin : false},
+                    loc)};
+}
+
 }  // namespace
 
 void register_factory_ops(Registry& r) {
   op_empty_memory_format = r.add({"aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
          meta_new<true>, cpu_empty, kFree});
-  op_zeros = r.add({"aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
-         meta_new<false>, cpu_zeros, kFree});
-  op_ones = r.add({"aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
-         meta_new<false>, cpu_ones, kFree});
+  op_zeros = r.add({.schema = "aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+                    .meta = meta_new<false>, .cpu = cpu_zeros, .device_rule = kFree, .decomp = decomp_filled<0, false>});
+  op_ones = r.add({.schema = "aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+                   .meta = meta_new<false>, .cpu = cpu_ones, .device_rule = kFree, .decomp = decomp_filled<1, false>});
   op_rand = r.add({"aten::rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_new<false>, cpu_rand, kFree});
   op_randn = r.add({"aten::randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
@@ -240,10 +258,10 @@ void register_factory_ops(Registry& r) {
          meta_like<1>, cpu_full<1>, kFree});
   op_new_empty = r.add({"aten::new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_new_from<0>, cpu_empty, kFree});
-  op_new_zeros = r.add({"aten::new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
-         meta_new_from<0>, cpu_zeros, kFree});
-  op_new_ones = r.add({"aten::new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
-         meta_new_from<0>, cpu_ones, kFree});
+  op_new_zeros = r.add({.schema = "aten::new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+                        .meta = meta_new_from<0>, .cpu = cpu_zeros, .device_rule = kFree, .decomp = decomp_filled<0, true>});
+  op_new_ones = r.add({.schema = "aten::new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+                       .meta = meta_new_from<0>, .cpu = cpu_ones, .device_rule = kFree, .decomp = decomp_filled<1, true>});
   op_new_full = r.add({"aten::new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_new_from<1>, cpu_full<2>, kFree});
   op_empty_strided = r.add({"aten::empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",

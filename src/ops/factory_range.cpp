@@ -142,18 +142,39 @@ void cpu_linspace(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) 
 
 constexpr DeviceRule kFree = DeviceRule::None;
 
+/// torch._decomp's arange.default / arange.start: arange.start_step(start, end, 1, dtype=dtype,
+/// layout=layout or strided, device=device, pin_memory=pin_memory or False).
+template <bool kHasStart>
+std::vector<Tensor> decomp_arange(std::span<const IValue> a, const SrcLocArg& loc);
+
 }  // namespace
 
 void register_factory_range_ops(Registry& r) {
-  op_arange = r.add({"aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
-         meta_arange<-1, 0, -1>, cpu_arange<-1, -1>, kFree});
-  op_arange_start = r.add({"aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
-         meta_arange<0, 1, -1>, cpu_arange<0, -1>, kFree});
+  op_arange = r.add({.schema = "aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+                     .meta = meta_arange<-1, 0, -1>, .cpu = cpu_arange<-1, -1>, .device_rule = kFree,
+                     .decomp = decomp_arange<false>});
+  op_arange_start = r.add({.schema = "aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+                           .meta = meta_arange<0, 1, -1>, .cpu = cpu_arange<0, -1>, .device_rule = kFree,
+                           .decomp = decomp_arange<true>});
   op_arange_start_step = r.add({"aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_arange<0, 1, 2>, cpu_arange<0, 2>, kFree});
   op_linspace = r.add({"aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_linspace, cpu_linspace, kFree});
 }
+
+namespace {
+template <bool kHasStart>
+std::vector<Tensor> decomp_arange(std::span<const IValue> a, const SrcLocArg& loc) {
+  const size_t o = kHasStart ? 2 : 1;
+  const auto* lay = std::get_if<Layout>(&a[o + 1]);
+  const auto* pin = std::get_if<bool>(&a[o + 2 + 1]);
+  IValue start = SymInt(0);
+  if (kHasStart) start = a[0];
+  return {dispatch1(*op_arange_start_step,
+                    {start, a[o - 1], SymInt(1), a[o], lay ? *lay : Layout::Strided, a[o + 2], pin ? *pin : false},
+                    loc)};
+}
+}  // namespace
 
 }  // namespace ops
 

@@ -1,5 +1,6 @@
 // Each op family file declares its ops in one register function; registry() calls them all.
 #pragma once
+#include "fakeexport/ops/dispatch.h"
 #include "fakeexport/ops/registry.h"
 
 namespace fe {
@@ -23,6 +24,11 @@ class OpHandle {
  private:
   const OpDef* def_ = nullptr;
 };
+
+/// Argument i of a decomposition (DecompFn) as a tensor.
+inline const Tensor& decomp_tensor(std::span<const IValue> a, size_t i) { return std::get<Tensor>(a[i]); }
+/// `op` itself, recorded as called: what a decomposition returns for a case PyTorch leaves as is.
+std::vector<Tensor> undecomposed(const OpDef& op, std::span<const IValue> a, const SrcLocArg& loc);
 
 // Ops other families compose with (in metas, kernels or their public API), each defined in the file
 // that declares the op.

@@ -310,18 +310,65 @@ void cpu_addmm(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) 
   store_rowmajor(o[0], vals);
 }
 
+/// torch._refs.t: transpose(self, 0, 0 if ndim < 2 else 1).
+std::vector<Tensor> decomp_t(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  return {fe::transpose(x, 0, x.dim() < 2 ? 0 : 1, loc)};
+}
+/// linear (CompositeImplicit, ATen's Linear.cpp): addmm for 2-D input with bias; for contiguous
+/// 3-D input with bias, addmm on the input flattened to 2-D, viewed back (_flatten_nd_linear);
+/// otherwise matmul(input, weight.t()) plus the bias.
+std::vector<Tensor> decomp_linear(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  const Tensor& w = decomp_tensor(a, 1);
+  const Tensor* b = std::get_if<Tensor>(&a[2]);
+  if (b && !b->defined()) b = nullptr;
+  if (x.dim() == 2 && b) return {fe::addmm(*b, x, fe::t(w, loc), 1, 1, loc)};
+  if (b && x.meta().is_contiguous() && (x.dim() == 3 || b->dim() == 1)) {
+    SymInt rows(1);
+    for (int64_t d = 0; d + 1 < x.dim(); ++d) rows = rows * x.sizes()[d];
+    const Tensor flat = fe::reshape(x, {rows, x.sizes()[x.dim() - 1]}, loc);
+    const Tensor r = fe::addmm(*b, flat, fe::t(w, loc), 1, 1, loc);
+    std::vector<SymInt> shape(x.sizes().begin(), x.sizes().end() - 1);
+    shape.push_back(r.sizes()[1]);
+    return {fe::view(r, shape, loc)};
+  }
+  Tensor out = fe::matmul(x, fe::t(w, loc), loc);
+  if (b) out = fe::add(out, *b, 1, loc);
+  return {out};
+}
+/// matmul (CompositeImplicit): mm for 2-D @ 2-D; a contiguous N-D (N >= 3) @ 2-D folds the
+/// batch into rows: _unsafe_view(mm(reshape(self, [rows, k]), other), batch + [p]). Other
+/// cases are kept as matmul for now.
+std::vector<Tensor> decomp_matmul(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  const Tensor& y = decomp_tensor(a, 1);
+  if (x.dim() == 2 && y.dim() == 2) return {fe::mm(x, y, loc)};
+  if (x.dim() >= 3 && y.dim() == 2 && x.meta().is_contiguous()) {
+    SymInt rows(1);
+    for (int64_t d = 0; d + 1 < x.dim(); ++d) rows = rows * x.sizes()[d];
+    const Tensor folded = fe::reshape(x, {rows, x.sizes()[x.dim() - 1]}, loc);
+    std::vector<SymInt> shape(x.sizes().begin(), x.sizes().end() - 1);
+    shape.push_back(y.sizes()[1]);
+    return {fe::_unsafe_view(fe::mm(folded, y, loc), shape, loc)};
+  }
+  return undecomposed(*op_matmul, a, loc);
+}
+
 }  // namespace
 
 void register_linalg_ops(Registry& r) {
-  op_linear = r.add({"aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", meta_linear, cpu_linear});
-  op_t = r.add({"aten::t(Tensor(a) self) -> Tensor(a)", meta_t});
+  op_linear = r.add({.schema = "aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+                     .meta = meta_linear, .cpu = cpu_linear, .decomp = decomp_linear});
+  op_t = r.add({.schema = "aten::t(Tensor(a) self) -> Tensor(a)", .meta = meta_t, .decomp = decomp_t});
   op_mm = r.add({"aten::mm(Tensor self, Tensor mat2) -> Tensor", meta_mm, cpu_matmul});
   op_addmm = r.add({"aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
          meta_addmm, cpu_addmm});
   op_bmm = r.add({"aten::bmm(Tensor self, Tensor mat2) -> Tensor", meta_bmm, cpu_matmul});
   op_baddbmm = r.add({"aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
          meta_baddbmm, cpu_addmm});
-  op_matmul = r.add({"aten::matmul(Tensor self, Tensor other) -> Tensor", meta_matmul, cpu_matmul});
+  op_matmul = r.add({.schema = "aten::matmul(Tensor self, Tensor other) -> Tensor", .meta = meta_matmul,
+                     .cpu = cpu_matmul, .decomp = decomp_matmul});
   op_outer = r.add({"aten::outer(Tensor self, Tensor vec2) -> Tensor", meta_outer, cpu_outer});
   op_dot = r.add({"aten::dot(Tensor self, Tensor tensor) -> Tensor", meta_dot, cpu_matmul});
   op_mv = r.add({"aten::mv(Tensor self, Tensor vec) -> Tensor", meta_mv, cpu_matmul});

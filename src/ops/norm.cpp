@@ -16,6 +16,7 @@ namespace {
 OpHandle op_batch_norm;
 OpHandle op_group_norm;
 OpHandle op_layer_norm;
+OpHandle op_native_layer_norm;
 OpHandle op_rms_norm;
 }  // namespace
 }  // namespace fe
@@ -413,13 +414,18 @@ void cpu_bn_legit_no_training(const OpDef&, std::span<const IValue> a, std::span
   bn_kernel(a, o, std::get<double>(a[6]));
 }
 
+/// layer_norm (CompositeImplicit): native_layer_norm(...)[0].
+std::vector<Tensor> decomp_layer_norm(std::span<const IValue> a, const SrcLocArg& loc) {
+  return {dispatch(*op_native_layer_norm, {a[0], a[1], a[2], a[3], a[4]}, loc).at(0)};
+}
+
 }  // namespace
 
 void register_norm_ops(Registry& r) {
-  op_layer_norm = r.add({"aten::layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float "
-         "eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor",
-         meta_layer_norm, cpu_layer_norm});
-  r.add({"aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) "
+  op_layer_norm = r.add({.schema = "aten::layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float "
+                                    "eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor",
+                         .meta = meta_layer_norm, .cpu = cpu_layer_norm, .decomp = decomp_layer_norm});
+  op_native_layer_norm = r.add({"aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) "
          "-> (Tensor, Tensor, Tensor)",
          meta_native_layer_norm, cpu_native_layer_norm});
   op_rms_norm = r.add({"aten::rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor",

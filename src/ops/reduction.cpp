@@ -363,10 +363,16 @@ template <bool Sqrt>
 void cpu_var_all(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   var_kernel<Sqrt>(op, std::get<Tensor>(a[0]), IValue(None{}), std::get<bool>(a[1]) ? 1.0 : 0.0, o[0]);
 }
+/// torch._decomp's sum.default: sum.dim_IntList(self, [], dtype=dtype).
+std::vector<Tensor> decomp_sum(std::span<const IValue> a, const SrcLocArg& loc) {
+  return {dispatch1(*op_sum_dim_IntList, {a[0], std::vector<SymInt>{}, false, a[1]}, loc)};
+}
+
 }  // namespace
 
 void register_reduction_ops(Registry& r) {
-  op_sum = r.add({"aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", meta_sum, cpu_sum});
+  op_sum = r.add({.schema = "aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", .meta = meta_sum, .cpu = cpu_sum,
+                  .decomp = decomp_sum});
   op_sum_dim_IntList = r.add({"aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
          meta_sum_dim, cpu_sum_dim});
   op_mean = r.add({"aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", meta_mean, cpu_mean});

@@ -82,6 +82,7 @@ const OpDef& Registry::add(const OpDecl& d) {
   op->device_rule = d.device_rule;
   op->may_return_self = d.may_return_self;
   op->max_positional = d.max_positional;
+  op->decomp = d.decomp;
   // Ops returning nothing exist for their effect (asserts): dead-code elimination keeps them.
   op->side_effect = op->schema.returns.empty();
   const auto& sa = op->schema.arguments;

@@ -497,19 +497,69 @@ void meta_as_strided(const MetaArgs& a, MetaOut& out) {
   out.alias_input0 = true;
 }
 
+/// reshape (CompositeImplicit on a FakeTensor): view(self, shape) when a view exists, else
+/// _unsafe_view(clone(self, contiguous_format), shape).
+std::vector<Tensor> decomp_reshape(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  const auto& shape = std::get<std::vector<SymInt>>(a[1]);
+  MetaOut mo;
+  std::vector<MetaValue> margs{&x.meta(), shape};
+  run_meta(*op_reshape, margs, mo);
+  const DimVector& sizes = mo.outs.at(0).sizes;
+  std::vector<SymInt> inferred(sizes.begin(), sizes.end());
+  if (mo.alias_input0) return {fe::view(x, inferred, loc)};
+  const Tensor c = fe::clone(x, MemoryFormat::Contiguous, loc);
+  return {dispatch1(*op_unsafe_view, {c, inferred}, loc)};
+}
+/// torch._decomp's _unsafe_view: view.
+std::vector<Tensor> decomp_unsafe_view(std::span<const IValue> a, const SrcLocArg& loc) {
+  return {fe::view(decomp_tensor(a, 0), std::get<std::vector<SymInt>>(a[1]), loc)};
+}
+/// flatten.using_ints (CompositeImplicit): self when start == end, else reshape to the merged sizes.
+std::vector<Tensor> decomp_flatten(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  if (x.dim() == 0) return {fe::reshape(x, {SymInt(1)}, loc)};
+  int64_t s = std::get<SymInt>(a[1]).expect_int(), e = std::get<SymInt>(a[2]).expect_int();
+  if (s < 0) s += x.dim();
+  if (e < 0) e += x.dim();
+  if (s == e) return {x};
+  std::vector<SymInt> shape;
+  SymInt merged(1);
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (d < s || d > e) shape.push_back(x.sizes()[d]);
+    else merged = merged * x.sizes()[d];
+    if (d == e) shape.push_back(merged);
+  }
+  return {fe::reshape(x, shape, loc)};
+}
+/// contiguous (CompositeImplicit): self when already contiguous in that format, else clone(self, format).
+std::vector<Tensor> decomp_contiguous(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  const MemoryFormat mf = std::get<MemoryFormat>(a[1]);
+  const bool already = mf == MemoryFormat::ChannelsLast ? x.meta().is_channels_last_contiguous()
+                       : mf == MemoryFormat::Preserve   ? true
+                                                        : x.meta().is_contiguous();
+  if (already) return {x};
+  return {fe::clone(x, mf, loc)};
+}
+
 }  // namespace
 
 void register_view_shape_ops(Registry& r) {
   op_view = r.add({"aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)", meta_view});
-  op_reshape = r.add({"aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", meta_reshape, cpu_copy_input0});
-  op_unsafe_view = r.add({"aten::_unsafe_view(Tensor self, SymInt[] size) -> Tensor", meta_view, cpu_copy_input0});
-  op_flatten_using_ints = r.add({"aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", meta_flatten,
-         cpu_copy_input0, DeviceRule::SameDevice, /*may_return_self=*/true});
+  op_reshape = r.add({.schema = "aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", .meta = meta_reshape,
+                      .cpu = cpu_copy_input0, .decomp = decomp_reshape});
+  op_unsafe_view = r.add({.schema = "aten::_unsafe_view(Tensor self, SymInt[] size) -> Tensor", .meta = meta_view,
+                          .cpu = cpu_copy_input0, .decomp = decomp_unsafe_view});
+  op_flatten_using_ints = r.add({.schema = "aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
+                                 .meta = meta_flatten, .cpu = cpu_copy_input0, .may_return_self = true,
+                                 .decomp = decomp_flatten});
   op_unflatten_int = r.add({"aten::unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)", meta_unflatten});
   op_expand = r.add({"aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", meta_expand});
   op_expand_as = r.add({"aten::expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", meta_expand_as});
-  op_contiguous = r.add({"aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)",
-         meta_contiguous, cpu_copy_input0, DeviceRule::SameDevice, /*may_return_self=*/true});
+  op_contiguous = r.add({.schema = "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)",
+                         .meta = meta_contiguous, .cpu = cpu_copy_input0, .may_return_self = true,
+                         .decomp = decomp_contiguous});
   op_clone = r.add({"aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", meta_clone, cpu_copy_input0});
   op_alias = r.add({"aten::alias(Tensor(a) self) -> Tensor(a)", meta_alias});
   op_detach = r.add({"aten::detach(Tensor(a) self) -> Tensor(a)", meta_detach});

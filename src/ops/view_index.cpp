@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "ops/families.h"
 #include "ops/meta_util.h"
@@ -315,11 +316,24 @@ void meta_unbind(const MetaArgs& a, MetaOut& out) {
   out.alias_input0 = true;
 }
 
+/// torch._refs.transpose: permute with the two dims swapped; alias for ndim <= 1 or dim0 == dim1.
+std::vector<Tensor> decomp_transpose(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  const int64_t d0 = std::get<SymInt>(a[1]).expect_int(), d1 = std::get<SymInt>(a[2]).expect_int();
+  if (x.dim() <= 1 || d0 == d1) return {dispatch1(*op_alias, {x}, loc)};
+  std::vector<int64_t> perm(static_cast<size_t>(x.dim()));
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
+  const auto w0 = static_cast<size_t>(d0 < 0 ? d0 + x.dim() : d0), w1 = static_cast<size_t>(d1 < 0 ? d1 + x.dim() : d1);
+  std::swap(perm[w0], perm[w1]);
+  return {fe::permute(x, perm, loc)};
+}
+
 }  // namespace
 
 void register_view_index_ops(Registry& r) {
   op_permute = r.add({"aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)", meta_permute});
-  op_transpose_int = r.add({"aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", meta_transpose});
+  op_transpose_int = r.add({.schema = "aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
+                            .meta = meta_transpose, .decomp = decomp_transpose});
   op_unsqueeze = r.add({"aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", meta_unsqueeze});
   op_squeeze = r.add({"aten::squeeze(Tensor(a) self) -> Tensor(a)", meta_squeeze});
   op_squeeze_dim = r.add({"aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", meta_squeeze_dim});

@@ -61,6 +61,9 @@ std::string cat(Args&&... args) {
 [[noreturn]] void throw_internal(const char* cond, const char* file, int line, const std::string& msg);
 }  // namespace detail
 
+/// Re-throws `e` as its own type with `prefix` before its message (callers catch by type).
+[[noreturn]] void rethrow_with_prefix(const Error& e, const std::string& prefix);
+
 }  // namespace fe
 
 /// User-error check: throws ErrType with the concatenated message, formatted only on failure.

@@ -2,6 +2,7 @@
 // reference kernel for real tensors or nothing for fake ones, then trace recording.
 #pragma once
 #include <span>
+#include <unordered_set>
 #include <vector>
 
 #include "fakeexport/core/source_location.h"
@@ -34,10 +35,33 @@ class TraceScope {
 };
 TraceSink* active_trace_sink();
 
+/// The ops that dispatch runs through their decomposition (OpDef::decomp) while a DecomposeScope
+/// installs the table (fe::run_decompositions).
+using DecompTable = std::unordered_set<const OpDef*>;
+
+/// Installs a decomposition table for this thread for the scope's lifetime; an op in it that has a
+/// decomposition runs that instead of its meta and kernel (recursively: what it calls may decompose).
+class DecomposeScope {
+ public:
+  explicit DecomposeScope(const DecompTable* table);
+  ~DecomposeScope();
+  DecomposeScope(const DecomposeScope&) = delete;
+  DecomposeScope& operator=(const DecomposeScope&) = delete;
+
+ private:
+  const DecompTable* prev_;
+};
+
 /// Calls op with a full argument list in schema order; returns its tensor outputs.
 std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const SrcLocArg& loc);
 /// Single-output convenience.
 Tensor dispatch1(const OpDef& op, std::vector<IValue> args, const SrcLocArg& loc);
+
+/// Whether `op` returns one int (sym_size.int, sym_numel): evaluated by dispatch_int, never traced.
+bool returns_int(const OpDef& op);
+/// The int such an op returns for `args` (its meta function over the tensors' sizes): a concrete
+/// int for real tensors, the symbolic size for fake ones.
+SymInt dispatch_int(const OpDef& op, std::vector<IValue> args);
 
 /// Fills omitted trailing arguments with schema defaults; ValueError if a required one is missing.
 void complete_args(const OpDef& op, std::vector<IValue>& args);

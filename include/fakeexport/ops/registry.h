@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "fakeexport/core/source_location.h"
 #include "fakeexport/ops/schema.h"
 
 namespace fe {
@@ -67,6 +68,11 @@ using MetaFn = void (*)(const MetaArgs& args, MetaOut& out);
 /// Reference CPU kernel: fills pre-allocated outputs (never called for aliasing outputs).
 using KernelFn = void (*)(const OpDef& op, std::span<const IValue> args, std::span<Tensor> outs);
 
+/// A decomposition: the op's computation as calls of other registered ops (through the public API,
+/// so each call dispatches, is traced and may decompose further). `args` are complete, in schema
+/// order; returns the op's tensor outputs. Runs only inside a DecomposeScope that lists the op.
+using DecompFn = std::vector<Tensor> (*)(std::span<const IValue> args, const SrcLocArg& loc);
+
 /// How the dispatcher checks devices before meta runs.
 enum class DeviceRule : uint8_t {
   SameDevice,  ///< PyTorch's rule: one device for all tensors, 0-dim cpu tensors exempt
@@ -89,6 +95,9 @@ struct OpDef {
   /// PyTorch always calls this op from Python with only this many leading arguments positional,
   /// the rest as keywords (export's `_assert_tensor_metadata(x, dtype=..., ...)`); -1: no limit.
   int max_positional = -1;
+  /// How PyTorch 2.14 decomposes the op (its decomposition table or CompositeImplicitAutograd
+  /// body); null when the op is Core ATen or has none.
+  DecompFn decomp = nullptr;
 };
 
 /// Declaration record used by the family files: `{schema text, meta, cpu kernel, device rule}`.
@@ -100,6 +109,7 @@ struct OpDecl {
   bool may_return_self = false;
   const char* node_name = nullptr;  ///< FX node name base when not the op's name
   int max_positional = -1;          ///< see OpDef::max_positional
+  DecompFn decomp = nullptr;        ///< see OpDef::decomp (declare with designated initializers)
 };
 
 class Registry {

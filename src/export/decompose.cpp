@@ -1,0 +1,335 @@
+// run_decompositions (export/decompose.h): the program's graph is interpreted node by node on fake
+// tensors under the export tracer, with a DecomposeScope installed, so every call of a listed op
+// runs its decomposition and the tracer records what that calls (PyTorch retraces ep.module() the
+// same way: make_fx under the decomposition table). Each recorded node inherits the metadata of
+// the node being interpreted.
+#include "fakeexport/export/decompose.h"
+
+#include <unordered_map>
+#include <variant>
+
+#include "export/dynamic_shapes.h"
+#include "export/tracer.h"
+#include "fakeexport/export/passes.h"
+
+namespace fe {
+namespace {
+
+/// A node's value during the retrace: a tensor, a tuple of tensors, a (symbolic) int, or nothing.
+using Value = std::variant<std::monostate, Tensor, std::vector<Tensor>, SymInt>;
+
+class Retracer {
+ public:
+  Retracer(const ExportedProgram& ep, detail::Tracer& tracer, Graph& g) : ep_(ep), tracer_(tracer), g_(g) {}
+
+  /// Placeholders first (outside the trace scope, as export binds its inputs), then the body.
+  void placeholders() {
+    for (Node* p : ep_.graph.placeholders()) {
+      Node* n = g_.placeholder(p->name(), p->val.empty() ? TensorMeta{} : p->val[0]);
+      n->constant = p->constant;
+      n->sym_val = p->sym_val;
+      if (p->val.empty()) {
+        n->val.clear();
+        if (p->sym_val) vals_[p] = *p->sym_val;
+        continue;
+      }
+      auto impl = std::make_shared<TensorImpl>();
+      impl->meta = p->val[0];
+      impl->fake = true;
+      Tensor t(std::move(impl));
+      tracer_.bind(t, n);
+      vals_[p] = t;
+    }
+  }
+
+  /// The root graph retraced; the graph nodes its outputs are now.
+  std::vector<Node*> body(DecomposeReport& report) {
+    std::vector<Node*> outs;
+    for (const Value& v : run_graph(ep_.graph, {&ep_.graph}, report)) {
+      const Tensor* t = std::get_if<Tensor>(&v);
+      FE_CHECK(t, UnknownOpError, "decompose: an output that is not a tensor is not retraced yet");
+      outs.push_back(tracer_.node_of(*t));
+    }
+    return outs;
+  }
+
+ private:
+  /// Interprets `g` (its placeholders already bound); returns its output values.
+  std::vector<Value> run_graph(const Graph& g, std::vector<const Graph*> scopes, DecomposeReport& report) {
+    std::vector<Value> outs;
+    for (const auto& up : g.nodes()) {
+      const Node& n = *up;
+      tracer_.provenance = &n;
+      try {
+        switch (n.op()) {
+          case NodeOp::Placeholder:
+          case NodeOp::GetAttr: break;
+          case NodeOp::CallFunction: vals_[&n] = call(n, report); break;
+          case NodeOp::GetItem: vals_[&n] = getitem(n); break;
+          case NodeOp::SymOp: vals_[&n] = sym_op(n); break;
+          case NodeOp::CallOther: vals_[&n] = call_other(n, scopes, report); break;
+          case NodeOp::Output:
+            for (const NodeArg& a : n.args())
+              for_each_node(a, [&](Node* o) { outs.push_back(value_of(o)); });
+            break;
+        }
+      } catch (const Error& e) {
+        tracer_.provenance = nullptr;
+        if (std::string_view(e.what()).starts_with("decompose: ")) throw;
+        rethrow_with_prefix(e, detail::cat("decompose: while retracing node '", n.name(), "' (",
+                                           n.target() ? n.target()->qualified : std::string("?"), "): "));
+      }
+    }
+    tracer_.provenance = nullptr;
+    return outs;
+  }
+
+  /// Higher-order ops PyTorch's retrace inlines: their subgraph's nodes join this graph.
+  Value call_other(const Node& n, std::vector<const Graph*> scopes, DecomposeReport& report) {
+    const Callable& c = *n.callable();
+    size_t body = 0, first_operand = 0;
+    switch (c.kind) {
+      case CallableKind::WrapWithSetGradEnabled: body = 1, first_operand = 2; break;  // (enabled, body, *operands)
+      case CallableKind::InvokeSubgraph: body = 0, first_operand = 2; break;          // (body, identifier, *operands)
+      default:
+        throw UnknownOpError(detail::cat("decompose: node '", n.name(), "' calls ", c.target,
+                                         ", which run_decompositions does not retrace yet"));
+    }
+    const Node* attr = std::get<Node*>(n.args().at(body));
+    const Graph* sub = nullptr;
+    for (auto it = scopes.rbegin(); it != scopes.rend() && !sub; ++it)
+      for (const auto& [name, g] : (*it)->subgraphs())
+        if (name == attr->attr()) sub = g.get();
+    FE_CHECK(sub, ValueError, "decompose: no subgraph '", attr->attr(), "' in the program");
+    const std::vector<Node*> phs = sub->placeholders();
+    std::vector<Value> operands;
+    for (size_t i = first_operand; i < n.args().size(); ++i) {
+      const NodeArg& a = n.args()[i];
+      if (auto* p = std::get_if<Node*>(&a)) operands.push_back(value_of(*p));
+      else if (auto* l = std::get_if<std::vector<Node*>>(&a))
+        for (const Node* x : *l) operands.push_back(value_of(x));
+      else if (auto* si = std::get_if<SymInt>(&a)) operands.push_back(int_of(*si));
+    }
+    FE_CHECK(operands.size() == phs.size(), ValueError, "decompose: node '", n.name(), "' passes ", operands.size(),
+             " operands to subgraph '", attr->attr(), "', which takes ", phs.size());
+    for (size_t i = 0; i < phs.size(); ++i) vals_[phs[i]] = operands[i];
+    scopes.push_back(sub);
+    std::vector<Value> outs = run_graph(*sub, scopes, report);
+    tracer_.provenance = &n;
+    std::vector<Tensor> ts;
+    for (const Value& v : outs) {
+      const Tensor* t = std::get_if<Tensor>(&v);
+      FE_CHECK(t, UnknownOpError, "decompose: subgraph '", attr->attr(), "' returns a non-tensor");
+      ts.push_back(*t);
+    }
+    if (n.multi_output()) return ts;
+    FE_CHECK(ts.size() == 1, ValueError, "decompose: node '", n.name(), "' returns one value, its subgraph ", ts.size());
+    return ts[0];
+  }
+
+  const Value& value_of(const Node* n) const {
+    auto it = vals_.find(n);
+    FE_INTERNAL_ASSERT(it != vals_.end(), "decompose: node '", n->name(), "' used before it was computed");
+    return it->second;
+  }
+  Tensor tensor_of(const Node* n) const {
+    if (!n) return Tensor();  // None inside `Tensor?[]`
+    const Value& v = value_of(n);
+    const Tensor* t = std::get_if<Tensor>(&v);
+    FE_INTERNAL_ASSERT(t, "decompose: node '", n->name(), "' is not a tensor");
+    return *t;
+  }
+  /// The retraced value of a (possibly symbolic) int argument.
+  SymInt int_of(const SymInt& s) const {
+    if (Node* n = graph_node_of(s)) {
+      const Value& v = value_of(n);
+      if (const SymInt* i = std::get_if<SymInt>(&v)) return *i;
+    }
+    return s;
+  }
+
+  IValue arg_value(const NodeArg& a) const {
+    if (auto* n = std::get_if<Node*>(&a)) {
+      const Value& v = value_of(*n);
+      if (auto* i = std::get_if<SymInt>(&v)) return *i;
+      return tensor_of(*n);
+    }
+    if (auto* l = std::get_if<std::vector<Node*>>(&a)) {
+      std::vector<Tensor> ts;
+      ts.reserve(l->size());
+      for (const Node* n : *l) ts.push_back(tensor_of(n));
+      return ts;
+    }
+    if (auto* s = std::get_if<SymInt>(&a)) return int_of(*s);
+    if (auto* l = std::get_if<std::vector<SymInt>>(&a)) {
+      std::vector<SymInt> out;
+      out.reserve(l->size());
+      for (const SymInt& s : *l) out.push_back(int_of(s));
+      return out;
+    }
+    return map_tensors<Tensor>(a, [](Node*) { return Tensor(); });
+  }
+
+  Value call(const Node& n, DecomposeReport& report) {
+    const OpDef& op = *n.target();
+    std::vector<IValue> args;
+    args.reserve(n.args().size());
+    for (const NodeArg& a : n.args()) args.push_back(arg_value(a));
+    // sym_size.int and friends: the size itself; the tracer makes a node for it where it is used.
+    if (returns_int(op)) return dispatch_int(op, std::move(args));
+    if (op.decomp && table_contains(op)) ++report.decomposed;
+    std::vector<Tensor> outs = dispatch(op, std::move(args), SrcLocArg{});
+    if (n.multi_output()) return outs;
+    if (outs.empty()) return std::monostate{};
+    return outs[0];
+  }
+
+  Value getitem(const Node& n) const {
+    const Node* src = std::get<Node*>(n.args()[0]);
+    const auto* ts = std::get_if<std::vector<Tensor>>(&value_of(src));
+    FE_INTERNAL_ASSERT(ts && n.index() >= 0 && static_cast<size_t>(n.index()) < ts->size(), "decompose: getitem '",
+                       n.name(), "' of a value that is not a tuple long enough");
+    return (*ts)[static_cast<size_t>(n.index())];
+  }
+
+  Value sym_op(const Node& n) const {
+    FE_CHECK(n.args().size() == 2, UnknownOpError, "decompose: Python operator node '", n.name(), "' (",
+             py_op_name(n.py_op()), ") with ", n.args().size(), " operands is not retraced yet");
+    auto operand = [&](const NodeArg& a) -> SymInt {
+      if (auto* p = std::get_if<Node*>(&a)) {
+        const Value& v = value_of(*p);
+        if (auto* i = std::get_if<SymInt>(&v)) return *i;
+        throw UnknownOpError(detail::cat("decompose: Python operator node '", n.name(), "' on a non-int operand"));
+      }
+      if (auto* s = std::get_if<SymInt>(&a)) return int_of(*s);
+      throw UnknownOpError(detail::cat("decompose: Python operator node '", n.name(), "' on a non-int operand"));
+    };
+    const SymInt a = operand(n.args()[0]), b = operand(n.args()[1]);
+    switch (n.py_op()) {
+      case PyOp::Add: return a + b;
+      case PyOp::Sub: return a - b;
+      case PyOp::Mul: return a * b;
+      case PyOp::FloorDiv: return floordiv(a, b);
+      case PyOp::Mod: return mod(a, b);
+      case PyOp::SymMin: return sym_min(a, b);
+      case PyOp::SymMax: return sym_max(a, b);
+      default:
+        throw UnknownOpError(detail::cat("decompose: comparison node '", n.name(), "' (", py_op_name(n.py_op()),
+                                         ") is not retraced yet"));
+    }
+  }
+
+  bool table_contains(const OpDef& op) const { return table && table->count(&op); }
+
+ public:
+  const DecompTable* table = nullptr;
+
+ private:
+  const ExportedProgram& ep_;
+  detail::Tracer& tracer_;
+  Graph& g_;
+  std::unordered_map<const Node*, Value> vals_;
+};
+
+size_t call_count(const Graph& g) {
+  size_t k = 0;
+  for (const auto& n : g.nodes()) k += n->op() == NodeOp::CallFunction || n->op() == NodeOp::CallOther;
+  return k;
+}
+
+}  // namespace
+
+DecompTable default_decompositions() {
+  DecompTable t;
+  for (const OpDef* op : registry().all())
+    if (op->decomp) t.insert(op);
+  return t;
+}
+
+std::vector<std::string> split_op_list(std::string_view list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < list.size()) {
+    const size_t end = std::min(list.find(',', start), list.size());
+    if (end > start) out.emplace_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+DecompTable decompositions_of(const std::vector<std::string>& names) {
+  DecompTable t;
+  for (const std::string& raw : names) {
+    // "aten.linear" / "aten::linear" (a packet: every overload) or "aten.linear.default" (one).
+    std::string ns, rest;
+    if (size_t c = raw.find("::"); c != std::string::npos) {
+      ns = raw.substr(0, c);
+      rest = raw.substr(c + 2);
+    } else {
+      const size_t d = raw.find('.');
+      FE_CHECK(d != std::string::npos && d > 0, ValueError, "decompose: op '", raw,
+               "' must be qualified by its namespace, e.g. aten.linear or aten::linear");
+      ns = raw.substr(0, d);
+      rest = raw.substr(d + 1);
+    }
+    const size_t dot = rest.find('.');
+    const std::string packet = rest.substr(0, dot);
+    const std::string overload = dot == std::string::npos ? "" : rest.substr(dot + 1);
+    size_t found = 0;
+    for (const OpDef* op : registry().all()) {
+      if (op->schema.ns != ns || op->schema.name != packet) continue;
+      if (!overload.empty() && op->schema.overload != overload) continue;
+      ++found;
+      FE_CHECK(op->decomp, ValueError, "decompose: ", op->qualified,
+               " has no decomposition in fakeexport (it is Core ATen or not lowered yet)");
+      t.insert(op);
+    }
+    FE_CHECK(found, UnknownOpError, "decompose: unknown operator '", raw, "' (not in the fakeexport registry)");
+  }
+  return t;
+}
+
+ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable& table, DecomposeReport* report) {
+  ExportedProgram out;
+  out.signature = ep.signature;
+  out.state_dict = ep.state_dict;
+  out.constants = ep.constants;
+  out.range_constraints = ep.range_constraints;
+  out.shape_env = ep.shape_env;
+  out.module_call_graph = ep.module_call_graph;
+  DecomposeReport local;
+  DecomposeReport& r = report ? *report : local;
+  r.nodes_before = call_count(ep.graph);
+
+  detail::Tracer tracer(out.graph, {}, out.shape_env.get());
+  Retracer retracer(ep, tracer, out.graph);
+  retracer.table = &table;
+  FakeTensorMode fake_mode;
+  ExportSemanticsScope export_semantics;
+  retracer.placeholders();
+  std::vector<Node*> outs;
+  {
+    TraceScope scope(&tracer);
+    DecomposeScope decompose(&table);
+    if (out.shape_env) out.shape_env->set_tracer(&tracer);
+    struct Uninstall {
+      sym::ShapeEnv* env;
+      ~Uninstall() {
+        if (env) env->set_tracer(nullptr);
+      }
+    } uninstall{out.shape_env.get()};
+    outs = retracer.body(r);
+  }
+  FE_CHECK(outs.size() == out.signature.outputs.size(), ValueError, "decompose: the graph returns ", outs.size(),
+           " values but the signature lists ", out.signature.outputs.size(), " outputs");
+  out.graph.output(outs);
+  for (size_t k = 0; k < outs.size(); ++k) out.signature.outputs[k].name = outs[k]->name();
+  // Like aot_export's retrace: pure nodes nothing uses are gone (asserts and mutations stay).
+  DeadCodeElimination().run(out.graph);
+  if (out.shape_env && !out.shape_env->symbols().empty()) detail::fold_symbolic_nodes(out.graph, *out.shape_env);
+  r.nodes_after = call_count(out.graph);
+  verify(out);
+  return out;
+}
+
+}  // namespace fe

@@ -1,0 +1,243 @@
+// The export tracer: records dispatched ops into a Graph (shared by export_program and
+// run_decompositions' retrace).
+#pragma once
+#include <atomic>
+#include <unordered_map>
+
+#include "fakeexport/core/error.h"
+#include "fakeexport/core/scopes.h"
+#include "fakeexport/export/cond.h"
+#include "fakeexport/export/exported_program.h"
+#include "fakeexport/nn/module.h"
+#include "fakeexport/ops/dispatch.h"
+
+namespace fe::detail {
+
+inline std::atomic<uint64_t> g_next_trace_id{1};
+
+/// Records dispatched ops as call_function nodes; maps tensors to the nodes that produced them.
+/// Symbolic ints get graph nodes lazily, as make_fx does: `sym_size.int(t, d)` for the first traced
+/// tensor carrying a size, operator nodes for arithmetic and comparisons done in user code.
+class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTracer {
+ public:
+  Tracer(Graph& g, std::unordered_map<const nn::Module*, std::string> paths, sym::ShapeEnv* env,
+         Tracer* parent = nullptr)
+      : g_(g), id_(g_next_trace_id++), paths_(std::move(paths)), env_(env), parent_(parent) {}
+
+  // cond: each branch traced by a child tracer into its own subgraph, then one cond node here.
+  std::vector<Tensor> trace_cond(const Tensor& pred, const BranchFn& true_fn, const BranchFn& false_fn,
+                                 const std::vector<Tensor>& operands, const SrcLocArg& loc) override {
+    Node* pred_node = node_of(pred);
+    std::vector<Node*> operand_nodes;
+    for (const Tensor& t : operands) operand_nodes.push_back(node_of(t));
+    auto trace_branch = [&](const char* kind, const BranchFn& fn, std::vector<TensorMeta>& metas) {
+      Graph& sub = g_.add_subgraph(std::string(kind) + "_graph_" + std::to_string(cond_count_));
+      Tracer child(sub, paths_, env_, this);
+      std::vector<Tensor> ins;
+      for (size_t i = 0; i < operands.size(); ++i) {
+        Tensor in = fake_like(operands[i]);
+        child.bind(in, sub.placeholder(operand_nodes[i]->name(), in.meta()));
+        ins.push_back(in);
+      }
+      std::vector<Tensor> outs;
+      {
+        TraceScope scope(&child);
+        if (env_) env_->set_tracer(&child);
+        struct Restore {
+          sym::ShapeEnv* env;
+          Tracer* self;
+          ~Restore() {
+            if (env) env->set_tracer(self);
+          }
+        } restore{env_, this};
+        outs = fn(ins);
+      }
+      std::vector<Node*> out_nodes;
+      for (const Tensor& t : outs) {
+        out_nodes.push_back(child.node_of(t));
+        metas.push_back(t.meta());
+      }
+      sub.output(out_nodes);
+      return std::string(kind) + "_graph_" + std::to_string(cond_count_);
+    };
+    std::vector<TensorMeta> tm, fm;
+    const std::string tname = trace_branch("true", true_fn, tm);
+    const std::string fname = trace_branch("false", false_fn, fm);
+    ++cond_count_;
+    detail::check_branch_outputs(tm, fm);
+    Node* tg = g_.get_attr(tname);
+    Node* fg = g_.get_attr(fname);
+    Node* c = g_.cond(pred_node, tg, fg, operand_nodes, tm);
+    std::vector<Tensor> results;
+    for (Node* n : {tg, fg, c}) {
+      n->loc = loc;
+      n->module_stack = module_stack();
+    }
+    for (size_t k = 0; k < tm.size(); ++k) {
+      Node* gi = g_.getitem(c, static_cast<int64_t>(k));
+      gi->loc = loc;
+      gi->module_stack = c->module_stack;
+      auto impl = std::make_shared<TensorImpl>();
+      impl->meta = tm[k];
+      impl->fake = true;
+      results.emplace_back(std::move(impl));
+      bind(results.back(), gi);
+    }
+    return results;
+  }
+
+  // Guards asked while an op's meta runs name that op and its call site.
+  void begin_op(const OpDef& op, const SrcLocArg& loc) override {
+    if (env_) env_->set_context({op.qualified, &loc});
+  }
+  void end_op() override {
+    if (env_) env_->set_context({});
+  }
+
+  void bind(const Tensor& t, Node* n) {
+    t.impl()->trace_node = n;
+    t.impl()->trace_id = id_;
+    track_sizes(t.meta(), n);
+  }
+
+  Node* node_of(const Tensor& t) {
+    if (t.impl()->trace_id == id_) return static_cast<Node*>(t.impl()->trace_node);
+    return lift_constant(t);
+  }
+
+  void record(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs,
+              const SrcLocArg& loc) override {
+    std::vector<NodeArg> nargs;
+    nargs.reserve(args.size());
+    for (const IValue& a : args) {
+      nargs.push_back(map_tensors<Node*>(a, [&](const Tensor& t) { return node_of(t); }));
+      symbolic_args_to_nodes(nargs.back());
+    }
+    Node* n = g_.call(op, std::move(nargs));
+    n->val.reserve(outs.size());
+    for (const Tensor& t : outs) n->val.push_back(t.meta());
+    stamp(n, loc);
+    if (n->multi_output()) {
+      // Like make_fx: one getitem per element, each the producer of that output tensor.
+      for (size_t k = 0; k < outs.size(); ++k) {
+        Node* gi = g_.getitem(n, static_cast<int64_t>(k));
+        stamp(gi, loc);
+        bind(outs[k], gi);
+      }
+      return;
+    }
+    // A no-op `to` or an in-place op returns its input object: later uses of that tensor now refer
+    // to this node (PyTorch prints `add_` as the producer of everything after `x.add_(1)`).
+    for (const Tensor& t : outs) bind(t, n);
+  }
+
+  // User arithmetic on sizes is traced at once (FX names such nodes add, mul, ...; they usually
+  // fold away later but keep their names taken).
+  void on_binary(const SymInt& r) override { (void)proxy(r); }
+  void on_compare(Rel rel, const SymInt& a, const SymInt& b) override {
+    static constexpr PyOp ops[] = {PyOp::Eq, PyOp::Ne, PyOp::Lt, PyOp::Le, PyOp::Gt, PyOp::Ge};
+    g_.sym_op(ops[static_cast<size_t>(rel)], {operand(a), operand(b)}, std::nullopt);
+  }
+
+  /// Tensors the program reads but that are neither state nor inputs become lifted constants.
+  struct Lifted {
+    std::string target, node_name;
+    Tensor value;
+  };
+  std::vector<Lifted> constants;
+  Node* first_user_input = nullptr;
+  /// The node whose metadata the nodes recorded now inherit (run_decompositions: the node being
+  /// retraced, as PyTorch's retrace keeps its stack_trace and nn_module_stack); null: the call
+  /// site and the module call stack.
+  const Node* provenance = nullptr;
+
+ private:
+  Node* lift_constant(const Tensor& t) {
+    FE_CHECK(!parent_, UserError, "cond: a branch reads a tensor (", t.meta().annotation(),
+             ") that is not one of its operands; pass every tensor a branch uses in `operands`");
+    std::string target = "lifted_tensor_" + std::to_string(constants.size());
+    Node* n = g_.placeholder("c_" + target, t.meta(), first_user_input);
+    constants.push_back({target, n->name(), t});
+    bind(t, n);
+    return n;
+  }
+
+  void stamp(Node* n, const SrcLocArg& loc) {
+    if (!provenance) {
+      n->loc = loc;
+      n->module_stack = module_stack();
+      return;
+    }
+    n->loc = provenance->loc;
+    n->stack_trace = provenance->stack_trace;
+    n->module_stack = provenance->module_stack;
+    n->serialized_meta = provenance->serialized_meta;
+  }
+
+  /// The first traced tensor with a symbolic size provides it (make_fx's track_tensor).
+  void track_sizes(const TensorMeta& m, Node* n) {
+    for (size_t d = 0; d < m.sizes.size(); ++d) {
+      const sym::SymNode* s = m.sizes[d].node();
+      if (!s || s->proxy_trace == id_) continue;
+      s->proxy_trace = id_;
+      s->proxy = nullptr;
+      s->size_of = n;
+      s->size_dim = static_cast<int64_t>(d);
+    }
+  }
+
+  /// The graph node computing a symbolic int, created on first need.
+  Node* proxy(const SymInt& v) {
+    const sym::SymNode* s = v.node();
+    if (s->proxy_trace == id_ && s->proxy) return static_cast<Node*>(s->proxy);
+    Node* n = nullptr;
+    if (s->proxy_trace == id_ && s->size_of) {
+      static const OpDef& sym_size = op("aten::sym_size.int");
+      n = g_.call(sym_size, {static_cast<Node*>(s->size_of), SymInt(s->size_dim)}, "sym_size_int");
+    } else if (s->has_operands) {
+      static constexpr PyOp ops[] = {PyOp::Add, PyOp::Sub, PyOp::Mul, PyOp::FloorDiv, PyOp::Mod, PyOp::SymMin,
+                                     PyOp::SymMax};
+      n = g_.sym_op(ops[static_cast<size_t>(s->op)], {operand(s->a), operand(s->b)}, std::nullopt);
+    } else {
+      throw InternalError(detail::cat("export: symbolic value ", v.str(), " has no origin in the traced graph"));
+    }
+    n->sym_val = v;
+    s->proxy_trace = id_;
+    s->proxy = n;
+    return n;
+  }
+
+  /// A symbolic operand as a handle naming its node; a constant as itself.
+  NodeArg operand(const SymInt& v) { return v.is_symbolic() ? NodeArg(handle(v)) : NodeArg(v); }
+  SymInt handle(const SymInt& v) { return v.node()->env->make_handle(v, proxy(v)); }
+
+  void symbolic_args_to_nodes(NodeArg& a) {
+    if (auto* s = std::get_if<SymInt>(&a); s && s->is_symbolic()) *s = handle(*s);
+    if (auto* l = std::get_if<std::vector<SymInt>>(&a))
+      for (SymInt& x : *l)
+        if (x.is_symbolic()) x = handle(x);
+  }
+
+  std::shared_ptr<const ModuleStack> module_stack() {
+    if (stack_ && epoch_ == nn::module_call_epoch()) return stack_;
+    auto s = std::make_shared<ModuleStack>();
+    for (const nn::Module* m : nn::module_call_stack()) {
+      auto it = paths_.find(m);
+      s->push_back({it == paths_.end() ? "?" : it->second, m->type_name()});
+    }
+    epoch_ = nn::module_call_epoch();
+    stack_ = std::move(s);
+    return stack_;
+  }
+
+  Graph& g_;
+  uint64_t id_;
+  std::unordered_map<const nn::Module*, std::string> paths_;
+  std::shared_ptr<const ModuleStack> stack_;
+  uint64_t epoch_ = ~uint64_t{0};
+  sym::ShapeEnv* env_;
+  Tracer* parent_;
+  int cond_count_ = 0;
+};
+
+}  // namespace fe::detail
