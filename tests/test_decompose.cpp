@@ -42,10 +42,13 @@ const std::set<std::string> kPrintsEqual = {
     "exportdb_cond_branch_nested_function", "exportdb_cond_predicate", "exportdb_decorator", "exportdb_dictionary",
     "exportdb_dynamic_shape_assert", "exportdb_dynamic_shape_constructor", "exportdb_dynamic_shape_if_guard",
     "exportdb_dynamic_shape_slicing", "exportdb_dynamic_shape_view", "exportdb_fn_with_kwargs",
-    "exportdb_list_contains", "exportdb_list_unpack", "exportdb_model_attr_mutation", "exportdb_null_context_manager",
-    "exportdb_optional_input", "exportdb_pytree_flatten", "exportdb_specialized_attribute",
-    "exportdb_static_for_loop", "exportdb_static_if", "exportdb_tensor_setattr", "exportdb_type_reflection_method",
-    "exportdb_unsupported_operator",
+    "exportdb_list_contains", "exportdb_list_unpack", "exportdb_model_attr_mutation",
+    "exportdb_null_context_manager", "exportdb_optional_input", "exportdb_pytree_flatten",
+    "exportdb_specialized_attribute", "exportdb_static_for_loop", "exportdb_static_if", "exportdb_tensor_setattr",
+    "exportdb_type_reflection_method", "exportdb_unsupported_operator", "hf_albert", "hf_bart", "hf_bert",
+    "hf_blenderbot", "hf_clip", "hf_clip_vision", "hf_convnext", "hf_deit", "hf_dinov2", "hf_distilbert",
+    "hf_electra", "hf_gpt_bigcode", "hf_granite", "hf_llama", "hf_marian", "hf_mbart", "hf_mistral", "hf_olmo",
+    "hf_olmo2", "hf_pegasus", "hf_qwen2", "hf_qwen3", "hf_starcoder2", "hf_vit", "lowered_attention_cpu",
 };
 
 /// max |a - b| beyond allclose(atol=rtol=1e-4); 0 when close.

@@ -10,6 +10,7 @@
 
 #include "export/dynamic_shapes.h"
 #include "export/tracer.h"
+#include "fakeexport/export/check.h"
 #include "fakeexport/export/passes.h"
 
 namespace fe {
@@ -55,11 +56,30 @@ class Retracer {
 
  private:
   /// Interprets `g` (its placeholders already bound); returns its output values.
-  std::vector<Value> run_graph(const Graph& g, std::vector<const Graph*> scopes, DecomposeReport& report) {
+  /// A subgraph inlined by retracing: PyTorch's make_fx calls the subgraph's GraphModule, so each
+  /// node's stack trace is its line of that module's generated code, under a custom annotation.
+  struct Inlined {
+    std::unordered_map<const Node*, std::pair<int, std::string>> lines;
+    const char* custom = nullptr;  ///< meta["custom"] as JSON, or null
+  };
+
+  std::vector<Value> run_graph(const Graph& g, std::vector<const Graph*> scopes, DecomposeReport& report,
+                               const Inlined* inlined = nullptr) {
     std::vector<Value> outs;
+    std::vector<std::pair<std::string, std::string>> meta;
     for (const auto& up : g.nodes()) {
       const Node& n = *up;
       tracer_.provenance = &n;
+      tracer_.provenance_trace.reset();
+      tracer_.provenance_meta = nullptr;
+      if (inlined) {
+        if (auto it = inlined->lines.find(&n); it != inlined->lines.end())
+          tracer_.provenance_trace = detail::cat("File \"<eval_with_key>.0\", line ", it->second.first,
+                                                 ", in forward\n    ", it->second.second, "\n");
+        meta = n.serialized_meta;
+        if (inlined->custom) meta.emplace_back("custom", inlined->custom);
+        tracer_.provenance_meta = &meta;
+      }
       try {
         switch (n.op()) {
           case NodeOp::Placeholder:
@@ -81,6 +101,8 @@ class Retracer {
       }
     }
     tracer_.provenance = nullptr;
+    tracer_.provenance_trace.reset();
+    tracer_.provenance_meta = nullptr;
     return outs;
   }
 
@@ -114,7 +136,12 @@ class Retracer {
              " operands to subgraph '", attr->attr(), "', which takes ", phs.size());
     for (size_t i = 0; i < phs.size(); ++i) vals_[phs[i]] = operands[i];
     scopes.push_back(sub);
-    std::vector<Value> outs = run_graph(*sub, scopes, report);
+    Inlined inl{python_code_lines(*sub)};
+    // PyTorch runs the set_grad_enabled body through a dynamo-disabled wrapper, which annotates.
+    if (c.kind == CallableKind::WrapWithSetGradEnabled)
+      inl.custom = R"({"_torchdynamo_disable": true, "_torchdynamo_disable_recursive": true, )"
+                   R"("_torchdynamo_disable_method": "wrapper"})";
+    std::vector<Value> outs = run_graph(*sub, scopes, report, &inl);
     tracer_.provenance = &n;
     std::vector<Tensor> ts;
     for (const Value& v : outs) {

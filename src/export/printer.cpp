@@ -146,24 +146,75 @@ std::string other_str(const Node& n) {
   return out + ")";
 }
 
+/// FX prints a node's meta["custom"] before its stack trace: "Annotation: {'k': True} ". Serialized
+/// as JSON (json.dumps), shown as the Python dict's repr (flat dicts of bools, numbers, strings).
+std::string custom_annotation(const Node& n) {
+  for (const auto& [k, v] : n.serialized_meta) {
+    if (k != "custom") continue;
+    std::string r;
+    bool in_str = false;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const char c = v[i];
+      if (c == '"') {
+        in_str = !in_str;
+        r += '\'';
+      } else if (!in_str && v.compare(i, 4, "true") == 0) {
+        r += "True", i += 3;
+      } else if (!in_str && v.compare(i, 5, "false") == 0) {
+        r += "False", i += 4;
+      } else if (!in_str && v.compare(i, 4, "null") == 0) {
+        r += "None", i += 3;
+      } else {
+        r += c;
+      }
+    }
+    return "Annotation: " + r + " ";
+  }
+  return "";
+}
+
+/// For each node, the values whose last use it is (FX: scan in reverse, args in order).
+std::unordered_map<const Node*, std::vector<const Node*>> last_uses_of(const Graph& g) {
+  std::unordered_map<const Node*, std::vector<const Node*>> last_uses;
+  std::unordered_map<const Node*, bool> seen;
+  for (auto it = g.nodes().rbegin(); it != g.nodes().rend(); ++it) {
+    for (Node* in : (*it)->inputs())
+      if (!seen[in]) {
+        seen[in] = true;
+        last_uses[it->get()].push_back(in);
+      }
+  }
+  return last_uses;
+}
+
+/// A node's right-hand side in FX's code.
+std::string expr_str(const Node& n) {
+  switch (n.op()) {
+    case NodeOp::GetItem: return n.inputs()[0]->name() + "[" + std::to_string(n.index()) + "]";
+    case NodeOp::SymOp: return sym_op_str(n);
+    case NodeOp::GetAttr: return "self." + n.attr();
+    case NodeOp::CallOther: return other_str(n);
+    default: return call_str(n);
+  }
+}
+
+/// FX's `;  a = b = None` after a node: the values it uses last, and itself when unused.
+std::string dels_str(const Node& n, const std::unordered_map<const Node*, std::vector<const Node*>>& last_uses) {
+  std::vector<const Node*> dels;
+  if (auto it = last_uses.find(&n); it != last_uses.end()) dels = it->second;
+  if (n.users().empty()) dels.push_back(&n);
+  if (dels.empty()) return "";
+  std::string out = ";  ";
+  for (const Node* d : dels) out += d->name() + " = ";
+  return out + "None";
+}
+
 /// One GraphModule class: `def forward(...)` and body at `depth` levels of 4 spaces, then its
 /// submodules (cond branches) as nested classes.
 void print_module(std::ostream& os, const Graph& g, const std::string& cls, int depth, SourceCache& src) {
   const std::string cind(static_cast<size_t>(4 * depth), ' ');
   const std::string ind = cind + "        ";
-
-  // For each node, the values whose last use it is (FX: scan in reverse, args in order).
-  std::unordered_map<const Node*, std::vector<const Node*>> last_uses;
-  {
-    std::unordered_map<const Node*, bool> seen;
-    for (auto it = g.nodes().rbegin(); it != g.nodes().rend(); ++it) {
-      for (Node* in : (*it)->inputs())
-        if (!seen[in]) {
-          seen[in] = true;
-          last_uses[it->get()].push_back(in);
-        }
-    }
-  }
+  const auto last_uses = last_uses_of(g);
 
   os << cind << "class " << cls << "(torch.nn.Module):\n" << cind << "    def forward(self";
   for (Node* p : g.placeholders()) os << ", " << p->target_name() << annotation(*p);
@@ -199,7 +250,8 @@ void print_module(std::ostream& os, const Graph& g, const std::string& cls, int 
       if (key != prev_trace) {
         prev_trace = key;
         if (!body_empty) os << "    \n";
-        os << ind << "# " << (summary ? *summary : std::string("No stacktrace found for following nodes")) << "\n";
+        os << ind << "# " << custom_annotation(n)
+           << (summary ? *summary : std::string("No stacktrace found for following nodes")) << "\n";
       }
     } else if (n.loc) {
       std::ostringstream key;
@@ -223,23 +275,7 @@ void print_module(std::ostream& os, const Graph& g, const std::string& cls, int 
       os << ind << "# No stacktrace found for following nodes\n";
     }
     body_empty = false;
-    os << ind << n.name() << annotation(n) << " = ";
-    switch (n.op()) {
-      case NodeOp::GetItem: os << n.inputs()[0]->name() << "[" << n.index() << "]"; break;
-      case NodeOp::SymOp: os << sym_op_str(n); break;
-      case NodeOp::GetAttr: os << "self." << n.attr(); break;
-      case NodeOp::CallOther: os << other_str(n); break;
-      default: os << call_str(n); break;
-    }
-    std::vector<const Node*> dels;
-    if (auto it = last_uses.find(&n); it != last_uses.end()) dels = it->second;
-    if (n.users().empty()) dels.push_back(&n);
-    if (!dels.empty()) {
-      os << ";  ";
-      for (const Node* d : dels) os << d->name() << " = ";
-      os << "None";
-    }
-    os << "\n";
+    os << ind << n.name() << annotation(n) << " = " << expr_str(n) << dels_str(n, last_uses) << "\n";
   }
   for (const auto& [name, sub] : g.subgraphs()) {
     os << "    \n";
@@ -248,6 +284,18 @@ void print_module(std::ostream& os, const Graph& g, const std::string& cls, int 
 }
 
 }  // namespace
+
+std::unordered_map<const Node*, std::pair<int, std::string>> python_code_lines(const Graph& g) {
+  std::unordered_map<const Node*, std::pair<int, std::string>> out;
+  const auto last_uses = last_uses_of(g);
+  int line = 4;  // gm.code opens with three blank lines and the `def forward(...)` line
+  for (const auto& up : g.nodes()) {
+    const Node& n = *up;
+    if (n.op() == NodeOp::Placeholder || n.op() == NodeOp::Output) continue;
+    out[&n] = {++line, n.name() + " = " + expr_str(n) + dels_str(n, last_uses)};
+  }
+  return out;
+}
 
 // FX's _parse_stack_trace: the last `File "f", line N, in fn` line that has a code line after it,
 /// as "File: f:N in fn, code: <code>"; nullopt when there is none.

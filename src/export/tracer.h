@@ -113,7 +113,20 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
       nargs.push_back(map_tensors<Node*>(a, [&](const Tensor& t) { return node_of(t); }));
       symbolic_args_to_nodes(nargs.back());
     }
-    Node* n = g_.call(op, std::move(nargs));
+    // Retracing records calls as make_fx does: the op's own name, arguments positional up to the
+    // last non-default one, whatever its export form was (`_assert_tensor_metadata_default(x,
+    // dtype=...)` becomes `_assert_tensor_metadata(x, None, None, dtype, ...)`).
+    const bool natural = provenance && op.max_positional >= 0;
+    Node* n = g_.call(op, std::move(nargs), natural ? std::string_view(op.schema.name) : std::string_view{});
+    if (natural) {
+      const size_t npos = positional_count(op.schema, n->args());
+      n->arg_given.resize(n->args().size(), ArgGiven::Absent);
+      for (size_t i = 0; i < n->args().size(); ++i) {
+        const Argument& p = op.schema.arguments[i];
+        if (i < npos) n->arg_given[i] = ArgGiven::Positional;
+        else if (!p.default_value || !equals_constant(n->args()[i], *p.default_value)) n->arg_given[i] = ArgGiven::Keyword;
+      }
+    }
     n->val.reserve(outs.size());
     for (const Tensor& t : outs) n->val.push_back(t.meta());
     stamp(n, loc);
@@ -150,6 +163,10 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   /// retraced, as PyTorch's retrace keeps its stack_trace and nn_module_stack); null: the call
   /// site and the module call stack.
   const Node* provenance = nullptr;
+  /// Overrides of the provenance node's stack trace and serialized metadata (a node inlined from a
+  /// subgraph: its trace points into the subgraph's generated code).
+  std::optional<std::string> provenance_trace;
+  const std::vector<std::pair<std::string, std::string>>* provenance_meta = nullptr;
 
  private:
   Node* lift_constant(const Tensor& t) {
@@ -169,9 +186,9 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
       return;
     }
     n->loc = provenance->loc;
-    n->stack_trace = provenance->stack_trace;
+    n->stack_trace = provenance_trace ? provenance_trace : provenance->stack_trace;
     n->module_stack = provenance->module_stack;
-    n->serialized_meta = provenance->serialized_meta;
+    n->serialized_meta = provenance_meta ? *provenance_meta : provenance->serialized_meta;
   }
 
   /// The first traced tensor with a symbolic size provides it (make_fx's track_tensor).

@@ -17,6 +17,7 @@
 namespace fe {
 namespace {
 OpHandle op_scaled_dot_product_attention;
+OpHandle op_flash_cpu;  // aten::_scaled_dot_product_flash_attention_for_cpu
 }  // namespace
 }  // namespace fe
 
@@ -328,16 +329,101 @@ void cpu_flash_cpu(const OpDef&, std::span<const IValue> args, std::span<Tensor>
                  o[0], &o[1]);
 }
 
+
+// ---- Decomposition (PyTorch 2.14 on CPU): scaled_dot_product_attention converts a bool mask to an
+// additive one, then takes the fused CPU flash kernel for 4-D inputs, which torch._decomp lowers to
+// _scaled_dot_product_attention_math followed by permute(2, 0, 1, 3).contiguous().permute(1, 2, 0, 3)
+// (keeping the flash kernel's output strides). The math path: q and k^T each scaled by
+// sqrt(scale), a causal mask from tril(ones(L, S)), matmul, + mask, _safe_softmax, matmul with v.
+
+/// convert_boolean_attn_mask: where(mask, 0.0, -inf) in the query's dtype; other masks as they are.
+Tensor additive_mask(const Tensor& mask, const Tensor& query, const SrcLocArg& loc) {
+  if (mask.dtype() != DType::Bool) return mask;
+  const Tensor neg_inf = dispatch1(*op_scalar_tensor,
+                                   {-std::numeric_limits<double>::infinity(), query.dtype(), None{}, query.device(), None{}}, loc);
+  const Tensor zero = dispatch1(*op_scalar_tensor, {0.0, query.dtype(), Layout::Strided, query.device(), None{}}, loc);
+  return fe::where(mask, zero, neg_inf, loc);
+}
+
+/// torch._decomp's _safe_softmax: softmax, with rows that are all -inf set to 0.
+Tensor safe_softmax(const Tensor& x, const SrcLocArg& loc) {
+  const Tensor out = fe::softmax(x, -1, std::nullopt, loc);
+  const Tensor masked = fe::eq(x, -std::numeric_limits<double>::infinity(), loc);
+  const Tensor rows = fe::logical_not(fe::any(fe::logical_not(masked, loc), -1, true, loc), loc);  // all()
+  const Tensor zeros = dispatch1(*op_full_like, {out, SymInt(0), None{}, None{}, None{}, false, MemoryFormat::Preserve}, loc);
+  return fe::where(rows, zeros, out, loc);
+}
+
+/// _scaled_dot_product_attention_math(q, k, v, mask, 0, is_causal, scale): the output.
+Tensor sdpa_math(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask, bool causal,
+                 std::optional<double> scale, const SrcLocArg& loc) {
+  const double s = scale ? std::abs(*scale) : 1.0 / std::sqrt(static_cast<double>(q.sizes()[q.dim() - 1].expect_int()));
+  const double f = std::sqrt(s);
+  const double qf = scale && *scale < 0 ? 0.0 - f : f;
+  const Tensor qs = dispatch1(*op_mul_Scalar, {q, qf}, loc);
+  std::optional<Tensor> m = mask ? std::optional(*mask) : std::nullopt;
+  if (causal) {
+    const SymInt L = qs.sizes()[qs.dim() - 2], S = k.sizes()[k.dim() - 2];
+    const Tensor ones = fe::ones({L, S}, {.dtype = DType::Bool, .device = q.device()}, loc);
+    // torch._refs.tril: (arange(S)[None, :] - arange(L)[:, None]) <= 0, and-ed with the ones.
+    const Tensor cols = fe::unsqueeze(fe::arange(S, {.device = q.device()}, loc), -2, loc);
+    const Tensor rows = fe::unsqueeze(fe::arange(L, {.device = q.device()}, loc), -1, loc);
+    m = additive_mask(fe::logical_and(fe::le(fe::sub(cols, rows, 1, loc), 0, loc), ones, loc), qs, loc);
+  }
+  const Tensor kt = dispatch1(*op_mul_Scalar, {fe::transpose(k, -2, -1, loc), f}, loc);
+  Tensor attn = fe::matmul(qs, kt, loc);
+  if (m) attn = fe::add(attn, *m, 1, loc);
+  return fe::matmul(safe_softmax(attn, loc), v, loc);
+}
+
+/// The flash kernel's decomposition: math, then its output strides.
+Tensor flash_cpu_math(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask, bool causal,
+                      std::optional<double> scale, const SrcLocArg& loc) {
+  const Tensor out = sdpa_math(q, k, v, mask, causal, scale, loc);
+  return fe::permute(fe::clone(fe::permute(out, {2, 0, 1, 3}, loc), MemoryFormat::Contiguous, loc), {1, 2, 0, 3}, loc);
+}
+
+/// Whether the decomposition covers the call: no dropout, 4-D inputs of one head count (no GQA).
+bool sdpa_decomposes(const Tensor& q, const Tensor& k, const Tensor& v, double dropout) {
+  return dropout == 0.0 && q.dim() == 4 && k.dim() == 4 && v.dim() == 4 && q.sizes()[1].same_as(k.sizes()[1]) &&
+         k.sizes()[1].same_as(v.sizes()[1]);
+}
+
+std::vector<Tensor> decomp_sdpa(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor &q = decomp_tensor(a, 0), &k = decomp_tensor(a, 1), &v = decomp_tensor(a, 2);
+  const Tensor* mask = std::get_if<Tensor>(&a[3]);
+  if (mask && !mask->defined()) mask = nullptr;
+  const double dropout = std::get<double>(a[4]);
+  if (!sdpa_decomposes(q, k, v, dropout) || std::get<bool>(a[7])) return undecomposed(*op_scaled_dot_product_attention, a, loc);
+  const std::optional<double> scale =
+      std::holds_alternative<double>(a[6]) ? std::optional(std::get<double>(a[6])) : std::nullopt;
+  std::optional<Tensor> m = mask ? std::optional(additive_mask(*mask, q, loc)) : std::nullopt;
+  return {flash_cpu_math(q, k, v, m ? &*m : nullptr, std::get<bool>(a[5]), scale, loc)};
+}
+
+std::vector<Tensor> decomp_flash_cpu(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor &q = decomp_tensor(a, 0), &k = decomp_tensor(a, 1), &v = decomp_tensor(a, 2);
+  const Tensor* mask = std::get_if<Tensor>(&a[5]);
+  if (mask && !mask->defined()) mask = nullptr;
+  if (!sdpa_decomposes(q, k, v, std::get<double>(a[3]))) return undecomposed(*op_flash_cpu, a, loc);
+  const std::optional<double> scale =
+      std::holds_alternative<double>(a[6]) ? std::optional(std::get<double>(a[6])) : std::nullopt;
+  const Tensor out = flash_cpu_math(q, k, v, mask, std::get<bool>(a[4]), scale, loc);
+  // The second output is the math path's attention weights, as torch._decomp returns them; a
+  // consumer of the logsumexp would see another shape (no program in the corpus reads it).
+  return {out, out};
+}
+
 }  // namespace
 
 void register_attention_ops(Registry& r) {
-  op_scaled_dot_product_attention = r.add({"aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
+  op_scaled_dot_product_attention = r.add({.schema = "aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
          "float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
-         meta_sdpa, cpu_sdpa});
-  r.add({"aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, "
+         .meta = meta_sdpa, .cpu = cpu_sdpa, .decomp = decomp_sdpa});
+  op_flash_cpu = r.add({.schema = "aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, "
          "float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> "
          "(Tensor output, Tensor logsumexp)",
-         meta_flash_cpu, cpu_flash_cpu});
+         .meta = meta_flash_cpu, .cpu = cpu_flash_cpu, .decomp = decomp_flash_cpu});
 }
 
 }  // namespace ops

@@ -408,18 +408,35 @@ void cpu_conv_nd_padding(const OpDef&, std::span<const IValue> a, std::span<Tens
   conv_compute(std::get<Tensor>(a[0]), w, a[2], p, o[0]);
 }
 
+/// conv1d/conv2d (CompositeImplicit): convolution(input, weight, bias, stride, padding, dilation,
+/// False, [0] * N, groups), each list expanded to N entries; unbatched input is kept whole for now.
+template <int N>
+std::vector<Tensor> decomp_conv_nd(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  if (x.dim() != N + 2) return undecomposed(N == 1 ? *op_conv1d : *op_conv2d, a, loc);
+  auto expanded = [&](size_t i) {
+    std::vector<SymInt> v = std::get<std::vector<SymInt>>(a[i]);
+    if (v.size() == 1) v.assign(N, v[0]);
+    return v;
+  };
+  return {dispatch1(*op_convolution,
+                    {a[0], a[1], a[2], expanded(3), expanded(4), expanded(5), false,
+                     std::vector<SymInt>(N, SymInt(0)), a[6]},
+                    loc)};
+}
+
 }  // namespace
 
 void register_conv_ops(Registry& r) {
   op_convolution = r.add({"aten::convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
          "SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor",
          meta_convolution, cpu_convolution});
-  op_conv1d = r.add({"aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], SymInt[1] padding=[0], "
+  op_conv1d = r.add({.schema = "aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], SymInt[1] padding=[0], "
          "SymInt[1] dilation=[1], SymInt groups=1) -> Tensor",
-         meta_conv_nd<1>, cpu_conv_nd});
-  op_conv2d = r.add({"aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1], "
+         .meta = meta_conv_nd<1>, .cpu = cpu_conv_nd, .decomp = decomp_conv_nd<1>});
+  op_conv2d = r.add({.schema = "aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1], "
          "SymInt[2] padding=[0, 0], SymInt[2] dilation=[1, 1], SymInt groups=1) -> Tensor",
-         meta_conv_nd<2>, cpu_conv_nd});
+         .meta = meta_conv_nd<2>, .cpu = cpu_conv_nd, .decomp = decomp_conv_nd<2>});
   op_conv1d_padding = r.add({"aten::conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], "
          "str padding=\"valid\", SymInt[1] dilation=[1], SymInt groups=1) -> Tensor",
          meta_conv_nd_padding<1>, cpu_conv_nd_padding});

@@ -16,6 +16,7 @@ OpHandle op_div_Tensor_mode;
 OpHandle op_div_inplace_Tensor;
 OpHandle op_floor_divide;
 OpHandle op_mul_Tensor;
+OpHandle op_mul_Scalar;
 OpHandle op_mul_inplace_Tensor;
 OpHandle op_pow_Scalar;
 OpHandle op_pow_Tensor_Scalar;
@@ -318,7 +319,7 @@ void register_elementwise_ops(Registry& r) {
   op_rsub_Tensor = r.add(decl<A::RSub, F::Tensor>("aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"));
   op_rsub_Scalar = r.add(decl<A::RSub, F::Scalar>("aten::rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"));
   op_mul_Tensor = r.add(decl<A::Mul, F::Tensor>("aten::mul.Tensor(Tensor self, Tensor other) -> Tensor"));
-  r.add(decl<A::Mul, F::Scalar>("aten::mul.Scalar(Tensor self, Scalar other) -> Tensor"));
+  op_mul_Scalar = r.add(decl<A::Mul, F::Scalar>("aten::mul.Scalar(Tensor self, Scalar other) -> Tensor"));
   op_mul_inplace_Tensor = r.add(decl<A::Mul, F::Inplace>("aten::mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"));
   op_div_Tensor = r.add(decl<A::Div, F::Tensor>("aten::div.Tensor(Tensor self, Tensor other) -> Tensor"));
   r.add(decl<A::Div, F::Scalar>("aten::div.Scalar(Tensor self, Scalar other) -> Tensor"));

@@ -15,11 +15,12 @@ namespace fe {
 OpHandle op_empty_like;
 }  // namespace fe
 namespace fe {
+OpHandle op_full_like;
+OpHandle op_scalar_tensor;
 namespace {
 OpHandle op_empty_memory_format;
 OpHandle op_empty_strided;
 OpHandle op_full;
-OpHandle op_full_like;
 OpHandle op_new_empty;
 OpHandle op_new_full;
 OpHandle op_new_ones;
@@ -30,7 +31,6 @@ OpHandle op_rand;
 OpHandle op_rand_like;
 OpHandle op_randn;
 OpHandle op_randn_like;
-OpHandle op_scalar_tensor;
 OpHandle op_zeros;
 OpHandle op_zeros_like;
 }  // namespace

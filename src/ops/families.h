@@ -38,6 +38,9 @@ extern OpHandle op_adaptive_avg_pool2d, op_alias, op_as_strided, op_cat, op_chun
     op_split_with_sizes, op_squeeze, op_squeeze_dim, op_squeeze_dims, op_sub_Tensor, op_transpose_int,
     op_unbind_int, op_unflatten_int, op_unsafe_view, op_unsqueeze, op_view;
 
+// Ops that decompositions in other families produce (attention's math path).
+extern OpHandle op_full_like, op_scalar_tensor, op_mul_Scalar;
+
 // Elementwise ops, declared in elementwise.cpp / elementwise_logic.cpp / unary.cpp, used by their
 // public API (elementwise_api.cpp).
 extern OpHandle op_add_Tensor, op_add_inplace_Tensor, op_bitwise_and_Scalar, op_bitwise_and_Tensor, op_bitwise_not,

@@ -337,14 +337,52 @@ std::vector<Tensor> decomp_linear(std::span<const IValue> a, const SrcLocArg& lo
   if (b) out = fe::add(out, *b, 1, loc);
   return {out};
 }
-/// matmul (CompositeImplicit): mm for 2-D @ 2-D; a contiguous N-D (N >= 3) @ 2-D folds the
-/// batch into rows: _unsafe_view(mm(reshape(self, [rows, k]), other), batch + [p]). Other
-/// cases are kept as matmul for now.
+/// ATen's should_fold for N-D (N >= 3) @ 2-D: the batch folds into rows when that is a view (the
+/// leading dims are dense over each other).
+bool folds(const Tensor& x) {
+  const TensorMeta& m = x.meta();
+  for (size_t i = 0; i + 2 < m.sizes.size(); ++i)
+    if (!sym_eq(m.strides[i], m.strides[i + 1] * m.sizes[i + 1]).guard()) return false;
+  return true;
+}
+
+/// matmul's batched case: both operands expanded to the broadcast batch, folded to 3-D (a reshape:
+/// a view or a contiguous copy), bmm, viewed back.
+Tensor batched_matmul(const Tensor& x, const Tensor& y, const SrcLocArg& loc) {
+  const int64_t dx = x.dim(), dy = y.dim();
+  // Broadcast batch dims (right-aligned; size 1 stretches).
+  const int64_t nb = std::max(dx, dy) - 2;
+  std::vector<SymInt> batch;
+  SymInt count(1);
+  for (int64_t i = 0; i < nb; ++i) {
+    const int64_t ix = i - (nb - (dx - 2)), iy = i - (nb - (dy - 2));
+    const SymInt sx = ix >= 0 ? x.sizes()[ix] : SymInt(1), sy = iy >= 0 ? y.sizes()[iy] : SymInt(1);
+    const SymInt b = sx.same_as(SymInt(1)) ? sy : sx;
+    batch.push_back(b);
+    count = count * b;
+  }
+  const SymInt n = x.sizes()[dx - 2], m = x.sizes()[dx - 1], p = y.sizes()[dy - 1];
+  auto with = [&](std::vector<SymInt> v, SymInt r, SymInt c) {
+    v.push_back(r);
+    v.push_back(c);
+    return v;
+  };
+  const Tensor x3 = fe::reshape(fe::expand(x, with(batch, n, m), false, loc), {count, n, m}, loc);
+  const Tensor y3 = fe::reshape(fe::expand(y, with(batch, m, p), false, loc), {count, m, p}, loc);
+  return fe::_unsafe_view(fe::bmm(x3, y3, loc), with(batch, n, p), loc);
+}
+
+/// matmul (CompositeImplicit, ATen's _matmul_impl): mm for 2-D @ 2-D; N-D (N >= 3) @ 2-D folds the
+/// batch into rows when that is a view: _unsafe_view(mm(reshape(self, [rows, k]), other), batch +
+/// [p]); otherwise, and for two operands of rank >= 3, the batched bmm. 1-D operands are kept as
+/// matmul for now.
 std::vector<Tensor> decomp_matmul(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& x = decomp_tensor(a, 0);
   const Tensor& y = decomp_tensor(a, 1);
   if (x.dim() == 2 && y.dim() == 2) return {fe::mm(x, y, loc)};
-  if (x.dim() >= 3 && y.dim() == 2 && x.meta().is_contiguous()) {
+  if (x.dim() >= 3 && y.dim() >= 2 && (y.dim() > 2 || !folds(x))) return {batched_matmul(x, y, loc)};
+  if (x.dim() == 2 && y.dim() >= 3) return {batched_matmul(x, y, loc)};
+  if (x.dim() >= 3 && y.dim() == 2) {
     SymInt rows(1);
     for (int64_t d = 0; d + 1 < x.dim(); ++d) rows = rows * x.sizes()[d];
     const Tensor folded = fe::reshape(x, {rows, x.sizes()[x.dim() - 1]}, loc);

@@ -16,6 +16,7 @@
 
 namespace fe {
 namespace {
+OpHandle op_diff;
 OpHandle op_linalg_vector_norm;
 }  // namespace
 }  // namespace fe
@@ -245,11 +246,40 @@ void cpu_print(const OpDef&, std::span<const IValue> a, std::span<Tensor>) {
   std::fputs((std::get<std::string>(a[0]) + "\n").c_str(), stdout);
 }
 
+/// diff (CompositeImplicit, ATen's diff_helper): cat(prepend, self, append) along dim, then n times
+/// narrow(x, dim, 1, len) - narrow(x, dim, 0, len) (logical_xor for bool), len shrinking by one.
+std::vector<Tensor> decomp_diff(std::span<const IValue> a, const SrcLocArg& loc) {
+  Tensor x = decomp_tensor(a, 0);
+  int64_t n = std::get<SymInt>(a[1]).expect_int();
+  const SymInt dim = std::get<SymInt>(a[2]);
+  const Tensor* pre = std::get_if<Tensor>(&a[3]);
+  const Tensor* app = std::get_if<Tensor>(&a[4]);
+  if ((pre && pre->defined()) || (app && app->defined())) {
+    std::vector<Tensor> parts;
+    if (pre && pre->defined()) parts.push_back(*pre);
+    parts.push_back(x);
+    if (app && app->defined()) parts.push_back(*app);
+    x = fe::cat(parts, dim.expect_int(), loc);
+  }
+  if (n == 0) return undecomposed(*op_diff, a, loc);
+  const int64_t d = dim.expect_int() < 0 ? dim.expect_int() + x.dim() : dim.expect_int();
+  SymInt len = x.sizes()[d] - SymInt(1);
+  if (!x.sizes()[d].is_symbolic() && n > x.sizes()[d].hint()) n = x.sizes()[d].hint();
+  for (int64_t i = 0; i < n; ++i) {
+    // GCC evaluates the operands right to left: the narrow at 0 is traced first.
+    const Tensor lo = dispatch1(*op_narrow, {x, dim, SymInt(0), len}, loc);
+    const Tensor hi = dispatch1(*op_narrow, {x, dim, SymInt(1), len}, loc);
+    x = x.dtype() == DType::Bool ? fe::logical_xor(hi, lo, loc) : fe::sub(hi, lo, 1, loc);
+    len = len - SymInt(1);
+  }
+  return {x};
+}
+
 }  // namespace
 
 void register_numeric_ops(Registry& r) {
-  r.add({"aten::diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor",
-         meta_diff, cpu_diff});
+  op_diff = r.add({.schema = "aten::diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor",
+                   .meta = meta_diff, .cpu = cpu_diff, .decomp = decomp_diff});
   r.add({"aten::histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", meta_histc, cpu_histc});
   op_linalg_vector_norm = r.add({"aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
          "ScalarType? dtype=None) -> Tensor",

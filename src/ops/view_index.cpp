@@ -328,6 +328,15 @@ std::vector<Tensor> decomp_transpose(std::span<const IValue> a, const SrcLocArg&
   return {fe::permute(x, perm, loc)};
 }
 
+/// narrow (CompositeImplicit): slice(self, dim, start, start + length), a negative start wrapped.
+std::vector<Tensor> decomp_narrow(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  const int64_t dim = std::get<SymInt>(a[1]).expect_int();
+  SymInt start = std::get<SymInt>(a[2]);
+  if (!start.is_symbolic() && start.hint() < 0) start = start + x.sizes()[dim < 0 ? dim + x.dim() : dim];
+  return {dispatch1(*op_slice_Tensor, {x, a[1], start, start + std::get<SymInt>(a[3]), SymInt(1)}, loc)};
+}
+
 }  // namespace
 
 void register_view_index_ops(Registry& r) {
@@ -341,7 +350,8 @@ void register_view_index_ops(Registry& r) {
   op_slice_Tensor = r.add({"aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
          meta_slice});
   op_select_int = r.add({"aten::select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", meta_select});
-  op_narrow = r.add({"aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", meta_narrow});
+  op_narrow = r.add({.schema = "aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
+                     .meta = meta_narrow, .decomp = decomp_narrow});
   op_split_Tensor = r.add({"aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]", meta_split});
   op_split_with_sizes = r.add({"aten::split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]",
          meta_split_with_sizes});

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "fakeexport/export/exported_program.h"
@@ -47,6 +49,9 @@ std::string node_target(const Node& n);
 /// FX's _parse_stack_trace: the innermost `File "f", line N, in fn` frame of a Python stack trace
 /// that has a code line after it, as "File: f:N in fn, code: <code>"; nullopt when there is none.
 std::optional<std::string> stack_trace_summary(std::string_view text);
+/// Each call node of `g` with its line number and text in FX's `gm.code` (no type annotations):
+/// what a stack trace into the graph's generated Python names.
+std::unordered_map<const Node*, std::pair<int, std::string>> python_code_lines(const Graph& g);
 
 /// "File: f.py:12 in forward, code: x = ..." of a node (loaded stack trace or traced C++ line);
 /// empty when unknown.
