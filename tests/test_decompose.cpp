@@ -39,16 +39,19 @@ std::string normalized(std::string s) {
 
 const std::set<std::string> kPrintsEqual = {
     "exportdb_autograd_function", "exportdb_class_method", "exportdb_cond_branch_class_method",
-    "exportdb_cond_branch_nested_function", "exportdb_cond_predicate", "exportdb_decorator", "exportdb_dictionary",
-    "exportdb_dynamic_shape_assert", "exportdb_dynamic_shape_constructor", "exportdb_dynamic_shape_if_guard",
-    "exportdb_dynamic_shape_slicing", "exportdb_dynamic_shape_view", "exportdb_fn_with_kwargs",
-    "exportdb_list_contains", "exportdb_list_unpack", "exportdb_model_attr_mutation",
-    "exportdb_null_context_manager", "exportdb_optional_input", "exportdb_pytree_flatten",
-    "exportdb_specialized_attribute", "exportdb_static_for_loop", "exportdb_static_if", "exportdb_tensor_setattr",
-    "exportdb_type_reflection_method", "exportdb_unsupported_operator", "hf_albert", "hf_bart", "hf_bert",
-    "hf_blenderbot", "hf_clip", "hf_clip_vision", "hf_convnext", "hf_deit", "hf_dinov2", "hf_distilbert",
-    "hf_electra", "hf_gpt_bigcode", "hf_granite", "hf_llama", "hf_marian", "hf_mbart", "hf_mistral", "hf_olmo",
-    "hf_olmo2", "hf_pegasus", "hf_qwen2", "hf_qwen3", "hf_starcoder2", "hf_vit", "lowered_attention_cpu",
+    "exportdb_cond_branch_nested_function", "exportdb_cond_branch_nonlocal_variables", "exportdb_cond_predicate",
+    "exportdb_decorator", "exportdb_dictionary", "exportdb_dynamic_shape_assert",
+    "exportdb_dynamic_shape_constructor", "exportdb_dynamic_shape_if_guard", "exportdb_dynamic_shape_slicing",
+    "exportdb_dynamic_shape_view", "exportdb_fn_with_kwargs", "exportdb_list_contains", "exportdb_list_unpack",
+    "exportdb_model_attr_mutation", "exportdb_nested_function", "exportdb_null_context_manager",
+    "exportdb_optional_input", "exportdb_pytree_flatten", "exportdb_specialized_attribute",
+    "exportdb_static_for_loop", "exportdb_static_if", "exportdb_tensor_setattr", "exportdb_type_reflection_method",
+    "exportdb_unsupported_operator", "hf_albert", "hf_bart", "hf_bert", "hf_blenderbot", "hf_clip",
+    "hf_clip_vision", "hf_convnext", "hf_deit", "hf_dinov2", "hf_distilbert", "hf_electra", "hf_gemma", "hf_gemma2",
+    "hf_gemma3_text", "hf_gpt_bigcode", "hf_gpt_neox", "hf_granite", "hf_llama", "hf_marian", "hf_mbart",
+    "hf_mistral", "hf_olmo", "hf_olmo2", "hf_opt", "hf_pegasus", "hf_phi", "hf_phi3", "hf_qwen2", "hf_qwen3",
+    "hf_resnet", "hf_roberta", "hf_stablelm", "hf_starcoder2", "hf_vit", "hf_whisper", "hf_xlm_roberta",
+    "lowered_attention_cpu",
 };
 
 /// max |a - b| beyond allclose(atol=rtol=1e-4); 0 when close.

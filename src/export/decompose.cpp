@@ -205,6 +205,13 @@ class Retracer {
     // sym_size.int and friends: the size itself; the tracer makes a node for it where it is used.
     if (returns_int(op)) return dispatch_int(op, std::move(args));
     if (op.decomp && table_contains(op)) ++report.decomposed;
+    if (const OpDef* f = functional_form(op, args)) {
+      // Functionalization (always on in PyTorch's retrace): an in-place op on a tensor the graph
+      // made itself becomes its out-of-place form; later uses already name this node. detach_
+      // changes nothing but autograd state: it goes.
+      if (f == &op) return std::get<Tensor>(args[0]);
+      return dispatch(*f, std::move(args), SrcLocArg{})[0];
+    }
     std::vector<Tensor> outs = dispatch(op, std::move(args), SrcLocArg{});
     if (n.multi_output()) return outs;
     if (outs.empty()) return std::monostate{};
@@ -247,6 +254,23 @@ class Retracer {
   }
 
   bool table_contains(const OpDef& op) const { return table && table->count(&op); }
+
+  /// The out-of-place op for an in-place call on an intermediate (neither a placeholder's tensor
+  /// nor a view): `add_.Tensor` -> `add.Tensor`; `op` itself for detach_ (dropped); null when the
+  /// call stays as it is (mutations of inputs and views are not functionalized yet).
+  const OpDef* functional_form(const OpDef& op, const std::vector<IValue>& args) const {
+    if (!op.inplace || args.empty()) return nullptr;
+    const Tensor* self = std::get_if<Tensor>(&args[0]);
+    if (!self || !self->defined() || self->impl()->view_base) return nullptr;
+    const Node* producer = self->impl()->trace_id ? static_cast<const Node*>(self->impl()->trace_node) : nullptr;
+    if (!producer || producer->op() == NodeOp::Placeholder) return nullptr;
+    if (op.schema.name == "detach_") return &op;
+    const std::string& name = op.schema.name;
+    if (name.empty() || name.back() != '_') return nullptr;
+    const std::string functional = op.schema.ns + "::" + name.substr(0, name.size() - 1) +
+                                   (op.schema.overload == "default" ? "" : "." + op.schema.overload);
+    return registry().find(functional);
+  }
 
  public:
   const DecompTable* table = nullptr;

@@ -302,20 +302,36 @@ void cpu_adaptive_avg_pool2d(const OpDef&, std::span<const IValue> a, std::span<
   });
 }
 
+/// max_pool2d (CompositeImplicit on CPU tensors that need no mkldnn path):
+/// max_pool2d_with_indices(...)[0], the arguments as given.
+std::vector<Tensor> decomp_max_pool2d(std::span<const IValue> a, const SrcLocArg& loc) {
+  return {dispatch(*op_max_pool2d_with_indices, {a.begin(), a.end()}, loc).at(0)};
+}
+
+/// adaptive_avg_pool2d (CompositeImplicit): to size [1, 1] it is mean over the last two dims
+/// (keepdim); other sizes go to _adaptive_avg_pool2d.
+std::vector<Tensor> decomp_adaptive_avg_pool2d(std::span<const IValue> a, const SrcLocArg& loc) {
+  const auto& size = std::get<std::vector<SymInt>>(a[1]);
+  if (size.size() == 2 && size[0].same_as(SymInt(1)) && size[1].same_as(SymInt(1)))
+    return {fe::mean(decomp_tensor(a, 0), {-1, -2}, true, std::nullopt, loc)};
+  return undecomposed(*op_adaptive_avg_pool2d, a, loc);
+}
+
 }  // namespace
 
 void register_conv_pool_ops(Registry& r) {
-  op_max_pool2d = r.add({"aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, "
+  op_max_pool2d = r.add({.schema = "aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, "
          "bool ceil_mode=False) -> Tensor",
-         meta_max_pool2d<false>, cpu_max_pool2d});
+         .meta = meta_max_pool2d<false>, .cpu = cpu_max_pool2d, .decomp = decomp_max_pool2d});
   op_max_pool2d_with_indices = r.add({"aten::max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
          "int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
          meta_max_pool2d<true>, cpu_max_pool2d});
   op_avg_pool2d = r.add({"aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, "
          "bool count_include_pad=True, int? divisor_override=None) -> Tensor",
          meta_avg_pool2d, cpu_avg_pool2d});
-  op_adaptive_avg_pool2d = r.add({"aten::adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", meta_adaptive_avg_pool2d,
-         cpu_adaptive_avg_pool2d});
+  op_adaptive_avg_pool2d = r.add({.schema = "aten::adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor",
+                                  .meta = meta_adaptive_avg_pool2d, .cpu = cpu_adaptive_avg_pool2d,
+                                  .decomp = decomp_adaptive_avg_pool2d});
   r.add({"aten::_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", meta__adaptive_avg_pool2d,
          cpu_adaptive_avg_pool2d});
 }

@@ -284,6 +284,19 @@ std::vector<Tensor> decomp_to_device(std::span<const IValue> a, const SrcLocArg&
                          a[5], loc);
 }
 
+/// type_as (CompositeImplicit): self.to(other.options()): to.dtype_layout with other's dtype,
+/// layout and device.
+std::vector<Tensor> decomp_type_as(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& other = decomp_tensor(a, 1);
+  return to_copy_or_self(decomp_tensor(a, 0), other.dtype(), Layout::Strided, other.device(), None{}, false, false, None{},
+                         loc);
+}
+
+/// lift_fresh_copy (torch._decomp): clone(self).
+std::vector<Tensor> decomp_lift_fresh_copy(std::span<const IValue> a, const SrcLocArg& loc) {
+  return {fe::clone(decomp_tensor(a, 0), std::nullopt, loc)};
+}
+
 }  // namespace
 
 void register_conversion_ops(Registry& r) {
@@ -292,7 +305,8 @@ void register_conversion_ops(Registry& r) {
   op_fill_inplace_Tensor = r.add({"aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", meta_fill_tensor, cpu_fill_});
   op_copy_ = r.add({"aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", meta_copy_, cpu_copy_});
   r.add({"aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", meta_copy, cpu_copy_});
-  op_lift_fresh_copy = r.add({"aten::lift_fresh_copy(Tensor self) -> Tensor", meta_lift_fresh_copy, cpu_copy});
+  op_lift_fresh_copy = r.add({.schema = "aten::lift_fresh_copy(Tensor self) -> Tensor", .meta = meta_lift_fresh_copy,
+                              .cpu = cpu_copy, .decomp = decomp_lift_fresh_copy});
   op_assert_tensor_metadata = r.add({"aten::_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()",
          meta_assert_metadata, nullptr, kFree, false, "_assert_tensor_metadata_default", /*max_positional=*/1});
   op_to_copy = r.add({"aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor",
@@ -305,7 +319,8 @@ void register_conversion_ops(Registry& r) {
                          .meta = meta_to_device, .cpu = cpu_copy, .device_rule = kFree, .may_return_self = true, .decomp = decomp_to_device});
   r.add({"aten::to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
          meta_to_other, cpu_copy, kFree, true});
-  op_type_as = r.add({"aten::type_as(Tensor self, Tensor other) -> Tensor", meta_type_as, cpu_copy, kFree, true});
+  op_type_as = r.add({.schema = "aten::type_as(Tensor self, Tensor other) -> Tensor", .meta = meta_type_as, .cpu = cpu_copy,
+                      .device_rule = kFree, .may_return_self = true, .decomp = decomp_type_as});
   r.add({"aten::_local_scalar_dense(Tensor self) -> Scalar", meta_local_scalar_dense, nullptr, kFree});
   op_sym_size_int = r.add({"aten::sym_size.int(Tensor self, int dim) -> SymInt", meta_sym_size, nullptr, kFree});
 }

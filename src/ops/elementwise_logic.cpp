@@ -283,6 +283,19 @@ std::vector<Tensor> decomp_dunder(std::span<const IValue> a, const SrcLocArg& lo
   return {dispatch1(op, {a[0], a[1]}, loc)};
 }
 
+/// where.ScalarOther (torch._refs.where): the scalar as a 0-dim tensor of self's dtype, then where.self.
+std::vector<Tensor> decomp_where_scalar_other(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& self = decomp_tensor(a, 1);
+  const Tensor other = dispatch1(*op_scalar_tensor, {a[2], self.dtype(), Layout::Strided, self.device(), None{}}, loc);
+  return {dispatch1(*op_where_self, {a[0], self, other}, loc)};
+}
+
+/// max.other / min.other (CompositeImplicit): maximum / minimum.
+template <bool kMax>
+std::vector<Tensor> decomp_max_min_other(std::span<const IValue> a, const SrcLocArg& loc) {
+  return {dispatch1(kMax ? *op_maximum : *op_minimum, {a[0], a[1]}, loc)};
+}
+
 }  // namespace
 
 namespace ew {
@@ -329,11 +342,14 @@ void register_logic_ops(Registry& r) {
   op_maximum = r.add({"aten::maximum(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Max, false>, cpu_cmp<Cmp::Max>});
   op_minimum = r.add({"aten::minimum(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Min, false>, cpu_cmp<Cmp::Min>});
   // torch.max(x, y) / torch.min(x, y): the same op as maximum/minimum under the max/min name.
-  r.add({"aten::max.other(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Max, false>, cpu_cmp<Cmp::Max>});
-  r.add({"aten::min.other(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Min, false>, cpu_cmp<Cmp::Min>});
+  r.add({.schema = "aten::max.other(Tensor self, Tensor other) -> Tensor", .meta = meta_cmp<Cmp::Max, false>,
+         .cpu = cpu_cmp<Cmp::Max>, .decomp = decomp_max_min_other<true>});
+  r.add({.schema = "aten::min.other(Tensor self, Tensor other) -> Tensor", .meta = meta_cmp<Cmp::Min, false>,
+         .cpu = cpu_cmp<Cmp::Min>, .decomp = decomp_max_min_other<false>});
   op_where_self = r.add({"aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", meta_where<Where::Self>, cpu_where});
-  op_where_ScalarOther = r.add({"aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
-         meta_where<Where::ScalarOther>, cpu_where});
+  op_where_ScalarOther = r.add({.schema = "aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
+                                .meta = meta_where<Where::ScalarOther>, .cpu = cpu_where,
+                                .decomp = decomp_where_scalar_other});
   op_where_ScalarSelf = r.add({"aten::where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor",
          meta_where<Where::ScalarSelf>, cpu_where});
   op_where_Scalar = r.add({"aten::where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor", meta_where<Where::Scalar>,

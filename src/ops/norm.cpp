@@ -17,6 +17,8 @@ OpHandle op_batch_norm;
 OpHandle op_group_norm;
 OpHandle op_layer_norm;
 OpHandle op_native_layer_norm;
+OpHandle op_native_group_norm;
+OpHandle op_bn_no_training;  // aten::_native_batch_norm_legit_no_training
 OpHandle op_rms_norm;
 }  // namespace
 }  // namespace fe
@@ -419,6 +421,23 @@ std::vector<Tensor> decomp_layer_norm(std::span<const IValue> a, const SrcLocArg
   return {dispatch(*op_native_layer_norm, {a[0], a[1], a[2], a[3], a[4]}, loc).at(0)};
 }
 
+/// group_norm (CompositeImplicit): native_group_norm(input, weight, bias, N, C, HxW, group, eps)[0].
+std::vector<Tensor> decomp_group_norm(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  SymInt hw(1);
+  for (int64_t d = 2; d < x.dim(); ++d) hw = hw * x.sizes()[d];
+  return {dispatch(*op_native_group_norm, {x, a[2], a[3], x.sizes()[0], x.sizes()[1], hw, a[1], a[4]}, loc).at(0)};
+}
+/// batch_norm (CompositeImplicit) in eval mode with running stats:
+/// _native_batch_norm_legit_no_training(input, weight, bias, mean, var, momentum, eps)[0].
+std::vector<Tensor> decomp_batch_norm(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor* mean = std::get_if<Tensor>(&a[3]);
+  const Tensor* var = std::get_if<Tensor>(&a[4]);
+  if (std::get<bool>(a[5]) || !mean || !mean->defined() || !var || !var->defined())
+    return undecomposed(*op_batch_norm, a, loc);
+  return {dispatch(*op_bn_no_training, {a[0], a[1], a[2], a[3], a[4], a[6], a[7]}, loc).at(0)};
+}
+
 }  // namespace
 
 void register_norm_ops(Registry& r) {
@@ -430,16 +449,16 @@ void register_norm_ops(Registry& r) {
          meta_native_layer_norm, cpu_native_layer_norm});
   op_rms_norm = r.add({"aten::rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor",
          meta_rms_norm, cpu_rms_norm});
-  op_group_norm = r.add({"aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float "
+  op_group_norm = r.add({.schema = "aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float "
          "eps=1.0000000000000001e-05, bool cudnn_enabled=True) -> Tensor",
-         meta_group_norm, cpu_group_norm});
-  r.add({"aten::native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int "
+         .meta = meta_group_norm, .cpu = cpu_group_norm, .decomp = decomp_group_norm});
+  op_native_group_norm = r.add({"aten::native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int "
          "group, float eps) -> (Tensor, Tensor, Tensor)",
          meta_native_group_norm, cpu_native_group_norm});
-  op_batch_norm = r.add({"aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+  op_batch_norm = r.add({.schema = "aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
          "bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor",
-         meta_batch_norm, cpu_batch_norm});
-  r.add({"aten::_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor "
+         .meta = meta_batch_norm, .cpu = cpu_batch_norm, .decomp = decomp_batch_norm});
+  op_bn_no_training = r.add({"aten::_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor "
          "running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
          meta_bn_legit_no_training, cpu_bn_legit_no_training});
 }

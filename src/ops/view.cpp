@@ -497,7 +497,7 @@ void meta_as_strided(const MetaArgs& a, MetaOut& out) {
   out.alias_input0 = true;
 }
 
-/// reshape (CompositeImplicit on a FakeTensor): view(self, shape) when a view exists, else
+/// reshape (CompositeImplicit on a FakeTensor): a view when one exists, else
 /// _unsafe_view(clone(self, contiguous_format), shape).
 std::vector<Tensor> decomp_reshape(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& x = decomp_tensor(a, 0);
@@ -505,11 +505,15 @@ std::vector<Tensor> decomp_reshape(std::span<const IValue> a, const SrcLocArg& l
   MetaOut mo;
   std::vector<MetaValue> margs{&x.meta(), shape};
   run_meta(*op_reshape, margs, mo);
-  const DimVector& sizes = mo.outs.at(0).sizes;
-  std::vector<SymInt> inferred(sizes.begin(), sizes.end());
-  if (mo.alias_input0) return {fe::view(x, inferred, loc)};
+  // ATen's reshape_symint: a contiguous self is viewed with the shape as given (a -1 stays -1); a
+  // viewable one with the inferred sizes; otherwise the copy is _unsafe_view'ed with the shape as given.
+  if (x.meta().is_contiguous()) return {fe::view(x, shape, loc)};
+  if (mo.alias_input0) {
+    const DimVector& sizes = mo.outs.at(0).sizes;
+    return {fe::view(x, std::vector<SymInt>(sizes.begin(), sizes.end()), loc)};
+  }
   const Tensor c = fe::clone(x, MemoryFormat::Contiguous, loc);
-  return {dispatch1(*op_unsafe_view, {c, inferred}, loc)};
+  return {dispatch1(*op_unsafe_view, {c, shape}, loc)};
 }
 /// torch._decomp's _unsafe_view: view.
 std::vector<Tensor> decomp_unsafe_view(std::span<const IValue> a, const SrcLocArg& loc) {

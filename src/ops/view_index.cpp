@@ -337,6 +337,32 @@ std::vector<Tensor> decomp_narrow(std::span<const IValue> a, const SrcLocArg& lo
   return {dispatch1(*op_slice_Tensor, {x, a[1], start, start + std::get<SymInt>(a[3]), SymInt(1)}, loc)};
 }
 
+/// torch._decomp's squeeze.dim: squeeze.dims(self, [dim]).
+std::vector<Tensor> decomp_squeeze_dim(std::span<const IValue> a, const SrcLocArg& loc) {
+  return {dispatch1(*op_squeeze_dims, {a[0], std::vector<SymInt>{std::get<SymInt>(a[1])}}, loc)};
+}
+/// split.Tensor (torch._decomp): split_with_sizes with pieces of split_size, the last one shorter.
+std::vector<Tensor> decomp_split(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  const int64_t dim = std::get<SymInt>(a[2]).expect_int();
+  const int64_t size = x.sizes()[dim < 0 ? dim + x.dim() : dim].expect_int();
+  const int64_t piece = std::get<SymInt>(a[1]).expect_int();
+  if (piece <= 0) return undecomposed(*op_split_Tensor, a, loc);
+  std::vector<SymInt> sizes;
+  for (int64_t left = size; left > 0; left -= piece) sizes.emplace_back(std::min(piece, left));
+  if (sizes.empty()) sizes.emplace_back(0);
+  return dispatch(*op_split_with_sizes, {x, sizes, a[2]}, loc);
+}
+/// chunk (CompositeImplicit): split(self, ceil(size / chunks), dim).
+std::vector<Tensor> decomp_chunk(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  const int64_t chunks = std::get<SymInt>(a[1]).expect_int();
+  const int64_t dim = std::get<SymInt>(a[2]).expect_int();
+  const int64_t size = x.sizes()[dim < 0 ? dim + x.dim() : dim].expect_int();
+  if (chunks <= 0) return undecomposed(*op_chunk, a, loc);
+  return dispatch(*op_split_Tensor, {x, SymInt((size + chunks - 1) / chunks), a[2]}, loc);
+}
+
 }  // namespace
 
 void register_view_index_ops(Registry& r) {
@@ -345,17 +371,20 @@ void register_view_index_ops(Registry& r) {
                             .meta = meta_transpose, .decomp = decomp_transpose});
   op_unsqueeze = r.add({"aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", meta_unsqueeze});
   op_squeeze = r.add({"aten::squeeze(Tensor(a) self) -> Tensor(a)", meta_squeeze});
-  op_squeeze_dim = r.add({"aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", meta_squeeze_dim});
+  op_squeeze_dim = r.add({.schema = "aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", .meta = meta_squeeze_dim,
+                          .decomp = decomp_squeeze_dim});
   op_squeeze_dims = r.add({"aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", meta_squeeze_dims});
   op_slice_Tensor = r.add({"aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
          meta_slice});
   op_select_int = r.add({"aten::select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", meta_select});
   op_narrow = r.add({.schema = "aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
                      .meta = meta_narrow, .decomp = decomp_narrow});
-  op_split_Tensor = r.add({"aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]", meta_split});
+  op_split_Tensor = r.add({.schema = "aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+                           .meta = meta_split, .decomp = decomp_split});
   op_split_with_sizes = r.add({"aten::split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]",
          meta_split_with_sizes});
-  op_chunk = r.add({"aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", meta_chunk});
+  op_chunk = r.add({.schema = "aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", .meta = meta_chunk,
+                    .decomp = decomp_chunk});
   op_unbind_int = r.add({"aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", meta_unbind});
 }
 
