@@ -5,6 +5,7 @@
 // the node being interpreted.
 #include "fakeexport/export/decompose.h"
 
+#include <functional>
 #include <unordered_map>
 #include <variant>
 
@@ -24,8 +25,11 @@ class Retracer {
   Retracer(const ExportedProgram& ep, detail::Tracer& tracer, Graph& g) : ep_(ep), tracer_(tracer), g_(g) {}
 
   /// Placeholders first (outside the trace scope, as export binds its inputs), then the body.
-  void placeholders() {
-    for (Node* p : ep_.graph.placeholders()) {
+  /// Placeholders in `order` (indices into the root graph's placeholders).
+  void placeholders(const std::vector<size_t>& order) {
+    const std::vector<Node*> all = ep_.graph.placeholders();
+    for (size_t i : order) {
+      Node* p = all[i];
       Node* n = g_.placeholder(p->name(), p->val.empty() ? TensorMeta{} : p->val[0]);
       n->constant = p->constant;
       n->sym_val = p->sym_val;
@@ -282,6 +286,46 @@ class Retracer {
   std::unordered_map<const Node*, Value> vals_;
 };
 
+/// The order retracing lifts inputs in (see run_decompositions): buffers and constant tensors
+/// re-sorted by their module in pre-order, modules ordered by first appearance among all targets.
+std::vector<size_t> retrace_input_order(const std::vector<InputSpec>& inputs) {
+  auto is_state = [](const InputSpec& s) { return s.kind == InputKind::Buffer || s.kind == InputKind::ConstantTensor; };
+  auto module_of = [](const std::string& t) { return t.substr(0, t.find_last_of('.') == std::string::npos ? 0 : t.find_last_of('.')); };
+  // The module tree: children in order of first appearance.
+  std::unordered_map<std::string, std::vector<std::string>> children;
+  std::unordered_map<std::string, bool> seen{{"", true}};
+  for (const InputSpec& s : inputs) {
+    if (s.kind != InputKind::Parameter && !is_state(s)) continue;
+    std::string m = module_of(s.target), prefix;
+    size_t start = 0;
+    while (!m.empty()) {
+      const size_t dot = m.find('.', start);
+      const std::string next = m.substr(0, dot);
+      if (!seen[next]) {
+        seen[next] = true;
+        children[prefix].push_back(next);
+      }
+      prefix = next;
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+  }
+  std::vector<size_t> state_order;
+  std::vector<std::string> preorder;
+  std::function<void(const std::string&)> visit = [&](const std::string& m) {
+    preorder.push_back(m);
+    for (const std::string& c : children[m]) visit(c);
+  };
+  visit("");
+  for (const std::string& m : preorder)
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (is_state(inputs[i]) && module_of(inputs[i].target) == m) state_order.push_back(i);
+  std::vector<size_t> order;
+  size_t next_state = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) order.push_back(is_state(inputs[i]) ? state_order[next_state++] : i);
+  return order;
+}
+
 size_t call_count(const Graph& g) {
   size_t k = 0;
   for (const auto& n : g.nodes()) k += n->op() == NodeOp::CallFunction || n->op() == NodeOp::CallOther;
@@ -357,7 +401,20 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
   retracer.table = &table;
   FakeTensorMode fake_mode;
   ExportSemanticsScope export_semantics;
-  retracer.placeholders();
+  // PyTorch's retrace registers constants as buffers of their modules and lifts state in
+  // named_buffers() order: module by module (pre-order), a module's own buffers before its
+  // submodules'. Parameters and user inputs keep their places.
+  const std::vector<size_t> order = retrace_input_order(ep.signature.inputs);
+  if (ep.graph.placeholders().size() == order.size()) {
+    std::vector<InputSpec> inputs;
+    for (size_t i : order) inputs.push_back(ep.signature.inputs[i]);
+    out.signature.inputs = std::move(inputs);
+    retracer.placeholders(order);
+  } else {
+    std::vector<size_t> identity(ep.graph.placeholders().size());
+    for (size_t i = 0; i < identity.size(); ++i) identity[i] = i;
+    retracer.placeholders(identity);
+  }
   std::vector<Node*> outs;
   {
     TraceScope scope(&tracer);

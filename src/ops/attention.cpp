@@ -395,8 +395,8 @@ std::vector<Tensor> decomp_sdpa(std::span<const IValue> a, const SrcLocArg& loc)
   if (mask && !mask->defined()) mask = nullptr;
   const double dropout = std::get<double>(a[4]);
   if (!sdpa_decomposes(q, k, v, dropout) || std::get<bool>(a[7])) return undecomposed(*op_scaled_dot_product_attention, a, loc);
-  const std::optional<double> scale =
-      std::holds_alternative<double>(a[6]) ? std::optional(std::get<double>(a[6])) : std::nullopt;
+  std::optional<double> scale;
+  if (const auto* d = std::get_if<double>(&a[6])) scale = *d;
   std::optional<Tensor> m = mask ? std::optional(additive_mask(*mask, q, loc)) : std::nullopt;
   return {flash_cpu_math(q, k, v, m ? &*m : nullptr, std::get<bool>(a[5]), scale, loc)};
 }
@@ -406,8 +406,8 @@ std::vector<Tensor> decomp_flash_cpu(std::span<const IValue> a, const SrcLocArg&
   const Tensor* mask = std::get_if<Tensor>(&a[5]);
   if (mask && !mask->defined()) mask = nullptr;
   if (!sdpa_decomposes(q, k, v, std::get<double>(a[3]))) return undecomposed(*op_flash_cpu, a, loc);
-  const std::optional<double> scale =
-      std::holds_alternative<double>(a[6]) ? std::optional(std::get<double>(a[6])) : std::nullopt;
+  std::optional<double> scale;
+  if (const auto* d = std::get_if<double>(&a[6])) scale = *d;
   const Tensor out = flash_cpu_math(q, k, v, mask, std::get<bool>(a[4]), scale, loc);
   // The second output is the math path's attention weights, as torch._decomp returns them; a
   // consumer of the logsumexp would see another shape (no program in the corpus reads it).

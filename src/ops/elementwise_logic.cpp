@@ -296,6 +296,13 @@ std::vector<Tensor> decomp_max_min_other(std::span<const IValue> a, const SrcLoc
   return {dispatch1(kMax ? *op_maximum : *op_minimum, {a[0], a[1]}, loc)};
 }
 
+/// masked_fill.Scalar (torch._refs): where(mask, scalar_tensor(value, self's dtype), self).
+std::vector<Tensor> decomp_masked_fill_scalar(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& self = decomp_tensor(a, 0);
+  const Tensor value = dispatch1(*op_scalar_tensor, {a[2], self.dtype(), Layout::Strided, self.device(), None{}}, loc);
+  return {dispatch1(*op_where_self, {a[1], value, self}, loc)};
+}
+
 }  // namespace
 
 namespace ew {
@@ -354,8 +361,9 @@ void register_logic_ops(Registry& r) {
          meta_where<Where::ScalarSelf>, cpu_where});
   op_where_Scalar = r.add({"aten::where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor", meta_where<Where::Scalar>,
          cpu_where});
-  op_masked_fill_Scalar = r.add({"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", meta_masked_fill<false, false>,
-         cpu_masked_fill<false>});
+  op_masked_fill_Scalar = r.add({.schema = "aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+                                 .meta = meta_masked_fill<false, false>, .cpu = cpu_masked_fill<false>,
+                                 .decomp = decomp_masked_fill_scalar});
   op_masked_fill_Tensor = r.add({"aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor", meta_masked_fill<true, false>,
          cpu_masked_fill<false>});
   op_masked_fill_inplace_Scalar = r.add({"aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",

@@ -275,16 +275,44 @@ std::vector<Tensor> decomp_diff(std::span<const IValue> a, const SrcLocArg& loc)
   return {x};
 }
 
+/// linalg_vector_norm (torch._refs) for ord 2 on real tensors: pow(sum(pow(self, ord), dim,
+/// keepdim), 1 / ord) (|x| is skipped for an even ord). Other orders and dtype= are kept for now.
+std::vector<Tensor> decomp_vector_norm(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  const IValue& ord = a[1];
+  const double o = std::holds_alternative<SymInt>(ord) ? static_cast<double>(std::get<SymInt>(ord).expect_int())
+                   : std::holds_alternative<double>(ord) ? std::get<double>(ord)
+                                                          : 0.0;
+  if (o != 2.0 || !std::holds_alternative<None>(a[4]) || !is_floating(x.dtype()))
+    return undecomposed(*op_linalg_vector_norm, a, loc);
+  const Tensor p = dispatch1(*op_pow_Tensor_Scalar, {x, ord}, loc);
+  const Tensor sum = dispatch1(*op_sum_dim_IntList, {p, a[2], a[3], None{}}, loc);
+  return {dispatch1(*op_pow_Tensor_Scalar, {sum, 1.0 / o}, loc)};
+}
+/// _weight_norm (CompositeImplicit): v * (g / norm_except_dim(v, 2, dim)), the norm over every other
+/// dim with keepdim.
+std::vector<Tensor> decomp_weight_norm(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor &v = decomp_tensor(a, 0), &g = decomp_tensor(a, 1);
+  int64_t dim = std::get<SymInt>(a[2]).expect_int();
+  if (dim < 0) dim += v.dim();
+  std::vector<SymInt> others;
+  for (int64_t d = 0; d < v.dim(); ++d)
+    if (d != dim) others.emplace_back(d);
+  const Tensor norm = dispatch1(*op_linalg_vector_norm, {v, SymInt(2), others, true, None{}}, loc);
+  return {fe::mul(v, fe::div(g, norm, loc), loc)};
+}
+
 }  // namespace
 
 void register_numeric_ops(Registry& r) {
   op_diff = r.add({.schema = "aten::diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor",
                    .meta = meta_diff, .cpu = cpu_diff, .decomp = decomp_diff});
   r.add({"aten::histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", meta_histc, cpu_histc});
-  op_linalg_vector_norm = r.add({"aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
+  op_linalg_vector_norm = r.add({.schema = "aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
          "ScalarType? dtype=None) -> Tensor",
-         meta_vector_norm, cpu_vector_norm});
-  r.add({"aten::_weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor", meta_weight_norm, cpu_weight_norm});
+         .meta = meta_vector_norm, .cpu = cpu_vector_norm, .decomp = decomp_vector_norm});
+  r.add({.schema = "aten::_weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor", .meta = meta_weight_norm,
+         .cpu = cpu_weight_norm, .decomp = decomp_weight_norm});
   r.add({"aten::item(Tensor self) -> Scalar", meta_item});
   r.add({"aten::_assert_scalar(Scalar self, str assert_msg) -> ()", meta_assert_scalar, nullptr,
          DeviceRule::None});

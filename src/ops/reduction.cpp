@@ -11,6 +11,7 @@
 #include "ops/reduction_internal.h"
 
 namespace fe {
+OpHandle op_sum_dim_IntList;
 namespace {
 OpHandle op_all;
 OpHandle op_all_dim;
@@ -28,7 +29,6 @@ OpHandle op_std;
 OpHandle op_std_correction;
 OpHandle op_std_dim;
 OpHandle op_sum;
-OpHandle op_sum_dim_IntList;
 OpHandle op_var;
 OpHandle op_var_correction;
 OpHandle op_var_dim;
