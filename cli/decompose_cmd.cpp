@@ -35,7 +35,7 @@ std::map<std::string, size_t> histogram(const ExportedProgram& ep) {
 
 int run_decompose(const DecomposeOptions& o) {
   FE_CHECK(o.only.empty() || o.keep.empty(), ValueError, "decompose: give --only or --keep, not both");
-  DecompTable table = o.only.empty() ? default_decompositions() : decompositions_of(split_op_list(o.only));
+  DecompTable table = o.only.empty() ? default_decompositions() : get_decompositions(split_op_list(o.only));
   if (!o.keep.empty())
     for (const OpDef* op : decompositions_of(split_op_list(o.keep))) table.erase(op);
   // Never freed: the process ends right after the report (see inspect_cmd.cpp).
@@ -73,7 +73,9 @@ RunFn add_decompose(CLI::App& cmd) {
   auto o = std::make_shared<DecomposeOptions>();
   cmd.add_option("FILE", o->file, "the .pt2 archive, or MODEL (a built-in name or config.json) exported on cpu")
       ->required();
-  cmd.add_option("--only", o->only, "OP[,OP...]: decompose only these (aten.linear, aten.transpose.int)");
+  cmd.add_option("--only", o->only,
+                 "OP[,OP...]: decompose only these, as get_decompositions([...]) (ops without a Python "
+                 "decomposition in PyTorch, such as aten.linear, stay whole)");
   cmd.add_option("--keep", o->keep, "OP[,OP...]: keep these ops undecomposed");
   cmd.add_option("-o,--output", o->out, "write the decomposed program (with the archive's weights) to OUT.pt2");
   cmd.add_flag("--print", o->print, "print the decomposed program as PyTorch prints it");

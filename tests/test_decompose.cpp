@@ -154,6 +154,15 @@ TEST(Decompose, KeepLeavesAnOpAndOnlyLowersJustThose) {
   // Only `t`: linear is not in the table, so it stays whole (nothing calls t outside it).
   const std::string only = to_string(run_decompositions(lp.ep, decompositions_of({"aten.t"})), {.read_source = false});
   EXPECT_EQ(only, to_string(lp.ep, {.read_source = false}));
+  // get_decompositions([...]) holds only ops PyTorch decomposes in Python: not linear (CompositeImplicit).
+  const DecompTable py = get_decompositions({"aten.linear", "aten.t", "aten.transpose.int", "aten.layer_norm", "aten.silu"});
+  EXPECT_FALSE(py.count(registry().find("aten::linear")));
+  EXPECT_FALSE(py.count(registry().find("aten::layer_norm")));
+  EXPECT_TRUE(py.count(registry().find("aten::t")));
+  EXPECT_TRUE(py.count(registry().find("aten::silu")));
+  // As PyTorch prints ep.run_decompositions(get_decompositions([...])) of the same program.
+  EXPECT_EQ(to_string(run_decompositions(lp.ep, py), {.read_source = false}),
+            fe_test::read_file(kDecomposed + "/exportdb_class_method.only.txt"));
 }
 
 TEST(DecomposeCli, PrintsJsonAndRejectsUnknownOps) {

@@ -5,6 +5,7 @@
 // the node being interpreted.
 #include "fakeexport/export/decompose.h"
 
+#include <algorithm>
 #include <functional>
 #include <unordered_map>
 #include <variant>
@@ -352,7 +353,13 @@ std::vector<std::string> split_op_list(std::string_view list) {
   return out;
 }
 
-DecompTable decompositions_of(const std::vector<std::string>& names) {
+namespace {
+/// Overloads with a Python decomposition in PyTorch 2.14 (generated; see the .inc's header).
+constexpr std::string_view kPythonDecompositions[] = {
+#include "export/python_decompositions.inc"
+};
+
+DecompTable ops_named(const std::vector<std::string>& names, bool python_only) {
   DecompTable t;
   for (const std::string& raw : names) {
     // "aten.linear" / "aten::linear" (a packet: every overload) or "aten.linear.default" (one).
@@ -375,6 +382,9 @@ DecompTable decompositions_of(const std::vector<std::string>& names) {
       if (op->schema.ns != ns || op->schema.name != packet) continue;
       if (!overload.empty() && op->schema.overload != overload) continue;
       ++found;
+      if (python_only && !std::binary_search(std::begin(kPythonDecompositions), std::end(kPythonDecompositions),
+                                             std::string_view(op->qualified)))
+        continue;
       FE_CHECK(op->decomp, ValueError, "decompose: ", op->qualified,
                " has no decomposition in fakeexport (it is Core ATen or not lowered yet)");
       t.insert(op);
@@ -383,6 +393,10 @@ DecompTable decompositions_of(const std::vector<std::string>& names) {
   }
   return t;
 }
+}  // namespace
+
+DecompTable decompositions_of(const std::vector<std::string>& names) { return ops_named(names, false); }
+DecompTable get_decompositions(const std::vector<std::string>& names) { return ops_named(names, true); }
 
 ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable& table, DecomposeReport* report) {
   ExportedProgram out;

@@ -20,6 +20,11 @@ DecompTable default_decompositions();
 /// decomposition (nothing to lower it to).
 DecompTable decompositions_of(const std::vector<std::string>& names);
 
+/// PyTorch's `get_decompositions([...])`: of the ops `names` denote (as for decompositions_of), only
+/// those PyTorch 2.14 has a Python decomposition for (torch._decomp.decomposition_table). A
+/// CompositeImplicit op such as aten.linear is not among them, so run_decompositions keeps it whole.
+DecompTable get_decompositions(const std::vector<std::string>& names);
+
 /// Parses a comma-separated op list ("aten.linear,aten.t") into names for decompositions_of.
 std::vector<std::string> split_op_list(std::string_view list);
 
