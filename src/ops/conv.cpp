@@ -425,6 +425,19 @@ std::vector<Tensor> decomp_conv_nd(std::span<const IValue> a, const SrcLocArg& l
                     loc)};
 }
 
+/// conv1d.padding / conv2d.padding with padding="valid" (ATen's _convolution_mode): convolution with
+/// padding [0] and output_padding [0]; "same" is kept whole for now.
+template <int N>
+std::vector<Tensor> decomp_conv_nd_padding(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  if (std::get<std::string>(a[4]) != "valid" || x.dim() != N + 2)
+    return undecomposed(N == 1 ? *op_conv1d_padding : *op_conv2d_padding, a, loc);
+  return {dispatch1(*op_convolution,
+                    {a[0], a[1], a[2], a[3], std::vector<SymInt>{SymInt(0)}, a[5], false,
+                     std::vector<SymInt>{SymInt(0)}, a[6]},
+                    loc)};
+}
+
 }  // namespace
 
 void register_conv_ops(Registry& r) {
@@ -437,12 +450,12 @@ void register_conv_ops(Registry& r) {
   op_conv2d = r.add({.schema = "aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1], "
          "SymInt[2] padding=[0, 0], SymInt[2] dilation=[1, 1], SymInt groups=1) -> Tensor",
          .meta = meta_conv_nd<2>, .cpu = cpu_conv_nd, .decomp = decomp_conv_nd<2>});
-  op_conv1d_padding = r.add({"aten::conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], "
+  op_conv1d_padding = r.add({.schema = "aten::conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], "
          "str padding=\"valid\", SymInt[1] dilation=[1], SymInt groups=1) -> Tensor",
-         meta_conv_nd_padding<1>, cpu_conv_nd_padding});
-  op_conv2d_padding = r.add({"aten::conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1], "
+         .meta = meta_conv_nd_padding<1>, .cpu = cpu_conv_nd_padding, .decomp = decomp_conv_nd_padding<1>});
+  op_conv2d_padding = r.add({.schema = "aten::conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1], "
          "str padding=\"valid\", SymInt[2] dilation=[1, 1], SymInt groups=1) -> Tensor",
-         meta_conv_nd_padding<2>, cpu_conv_nd_padding});
+         .meta = meta_conv_nd_padding<2>, .cpu = cpu_conv_nd_padding, .decomp = decomp_conv_nd_padding<2>});
   register_conv_pool_ops(r);
 }
 

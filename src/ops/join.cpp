@@ -342,14 +342,45 @@ void tri_kernel(std::span<const IValue> a, std::span<Tensor> o, bool upper) {
 void cpu_triu(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) { tri_kernel(a, o, true); }
 void cpu_tril(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) { tri_kernel(a, o, false); }
 
+/// repeat_interleave.self_int (CompositeImplicit, ATen's Repeat.cpp) with a dim: unsqueeze(dim + 1),
+/// expand that dim to `repeats`, a contiguous clone, viewed with dim scaled by `repeats`.
+std::vector<Tensor> decomp_repeat_interleave_int(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  const auto* dim_given = std::get_if<SymInt>(&a[2]);
+  if (!dim_given || !std::holds_alternative<None>(a[3]) || x.dim() == 0)
+    return undecomposed(*op_repeat_interleave_self_int, a, loc);
+  const SymInt repeats = std::get<SymInt>(a[1]);
+  int64_t dim = dim_given->expect_int();
+  if (dim < 0) dim += x.dim();
+  const Tensor u = fe::unsqueeze(x, dim + 1, loc);
+  std::vector<SymInt> expanded(u.sizes().begin(), u.sizes().end());
+  expanded[static_cast<size_t>(dim + 1)] = repeats;
+  std::vector<SymInt> out(x.sizes().begin(), x.sizes().end());
+  out[static_cast<size_t>(dim)] = out[static_cast<size_t>(dim)] * repeats;
+  return {fe::view(fe::clone(fe::expand(u, expanded, false, loc), MemoryFormat::Contiguous, loc), out, loc)};
+}
+
+/// stack (torch._refs): each tensor unsqueezed at the wrapped dim, then cat along dim as given.
+std::vector<Tensor> decomp_stack(std::span<const IValue> a, const SrcLocArg& loc) {
+  const auto& ts = std::get<std::vector<Tensor>>(a[0]);
+  if (ts.empty()) return undecomposed(*op_stack, a, loc);
+  int64_t dim = std::get<SymInt>(a[1]).expect_int();
+  const int64_t wrapped = dim < 0 ? dim + ts[0].dim() + 1 : dim;
+  std::vector<Tensor> parts;
+  parts.reserve(ts.size());
+  for (const Tensor& t : ts) parts.push_back(fe::unsqueeze(t, wrapped, loc));
+  return {fe::cat(parts, dim, loc)};
+}
+
 }  // namespace
 
 void register_join_ops(Registry& r) {
   op_cat = r.add({"aten::cat(Tensor[] tensors, int dim=0) -> Tensor", meta_cat, cpu_cat});
-  op_stack = r.add({"aten::stack(Tensor[] tensors, int dim=0) -> Tensor", meta_stack, cpu_stack});
+  op_stack = r.add({.schema = "aten::stack(Tensor[] tensors, int dim=0) -> Tensor", .meta = meta_stack, .cpu = cpu_stack,
+                    .decomp = decomp_stack});
   op_repeat = r.add({"aten::repeat(Tensor self, SymInt[] repeats) -> Tensor", meta_repeat, cpu_repeat});
-  op_repeat_interleave_self_int = r.add({"aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
-         meta_repeat_interleave_int, cpu_repeat_interleave_int});
+  op_repeat_interleave_self_int = r.add({.schema = "aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
+                                         .meta = meta_repeat_interleave_int, .cpu = cpu_repeat_interleave_int, .decomp = decomp_repeat_interleave_int});
   op_repeat_interleave_Tensor = r.add({"aten::repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
          meta_repeat_interleave_tensor, cpu_repeat_interleave_tensor});
   op_repeat_interleave_self_Tensor = r.add({"aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",

@@ -547,6 +547,16 @@ std::vector<Tensor> decomp_contiguous(std::span<const IValue> a, const SrcLocArg
   return {fe::clone(x, mf, loc)};
 }
 
+/// unflatten.int (CompositeImplicit): view with the dim replaced by the sizes (a -1 inferred).
+std::vector<Tensor> decomp_unflatten(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  MetaOut mo;
+  std::vector<MetaValue> margs{&x.meta(), std::get<SymInt>(a[1]), std::get<std::vector<SymInt>>(a[2])};
+  run_meta(*op_unflatten_int, margs, mo);
+  const DimVector& sizes = mo.outs.at(0).sizes;
+  return {fe::view(x, std::vector<SymInt>(sizes.begin(), sizes.end()), loc)};
+}
+
 }  // namespace
 
 void register_view_shape_ops(Registry& r) {
@@ -558,7 +568,8 @@ void register_view_shape_ops(Registry& r) {
   op_flatten_using_ints = r.add({.schema = "aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
                                  .meta = meta_flatten, .cpu = cpu_copy_input0, .may_return_self = true,
                                  .decomp = decomp_flatten});
-  op_unflatten_int = r.add({"aten::unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)", meta_unflatten});
+  op_unflatten_int = r.add({.schema = "aten::unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)",
+                            .meta = meta_unflatten, .decomp = decomp_unflatten});
   op_expand = r.add({"aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", meta_expand});
   op_expand_as = r.add({"aten::expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", meta_expand_as});
   op_contiguous = r.add({.schema = "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)",
