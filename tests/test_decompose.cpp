@@ -116,8 +116,9 @@ TEST(Decompose, CorpusPrintsAsPyTorchAndKeepsValues) {
       if (!want[k].defined()) continue;
       EXPECT_EQ(fe_test::ints(got[k].sizes()), fe_test::ints(want[k].sizes())) << "output " << k;
       EXPECT_EQ(got[k].dtype(), want[k].dtype()) << "output " << k;
-      if (got[k].dtype() == want[k].dtype() && fe_test::ints(got[k].sizes()) == fe_test::ints(want[k].sizes()))
+      if (got[k].dtype() == want[k].dtype() && fe_test::ints(got[k].sizes()) == fe_test::ints(want[k].sizes())) {
         EXPECT_EQ(worst_diff(got[k], want[k]), 0) << "output " << k;
+      }
     }
     ++ran;
   }
