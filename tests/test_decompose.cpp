@@ -46,13 +46,13 @@ const std::set<std::string> kPrintsEqual = {
     "exportdb_model_attr_mutation", "exportdb_nested_function", "exportdb_null_context_manager",
     "exportdb_optional_input", "exportdb_pytree_flatten", "exportdb_specialized_attribute",
     "exportdb_static_for_loop", "exportdb_static_if", "exportdb_tensor_setattr", "exportdb_type_reflection_method",
-    "exportdb_unsupported_operator", "hf_albert", "hf_bart", "hf_bert", "hf_blenderbot", "hf_clip",
+    "exportdb_unsupported_operator", "hf_albert", "hf_bart", "hf_bert", "hf_blenderbot", "hf_bloom", "hf_clip",
     "hf_clip_vision", "hf_codegen", "hf_cohere", "hf_convnext", "hf_convnextv2", "hf_deberta_v2", "hf_deit",
     "hf_dinov2", "hf_distilbert", "hf_electra", "hf_gemma", "hf_gemma2", "hf_gemma3_text", "hf_gpt_bigcode",
     "hf_gpt_neox", "hf_gptj", "hf_granite", "hf_hubert", "hf_llama", "hf_marian", "hf_mbart", "hf_mistral",
-    "hf_mpnet", "hf_mpt", "hf_olmo", "hf_olmo2", "hf_opt", "hf_pegasus", "hf_phi", "hf_phi3", "hf_qwen2",
-    "hf_qwen3", "hf_resnet", "hf_roberta", "hf_stablelm", "hf_starcoder2", "hf_vit", "hf_wav2vec2", "hf_whisper",
-    "hf_xlm_roberta", "lowered_attention_cpu",
+    "hf_mpnet", "hf_mpt", "hf_olmo", "hf_olmo2", "hf_olmoe", "hf_opt", "hf_pegasus", "hf_phi", "hf_phi3",
+    "hf_qwen2", "hf_qwen2_moe", "hf_qwen3", "hf_qwen3_moe", "hf_resnet", "hf_roberta", "hf_siglip", "hf_stablelm",
+    "hf_starcoder2", "hf_swin", "hf_vit", "hf_wav2vec2", "hf_whisper", "hf_xlm_roberta", "lowered_attention_cpu",
 };
 
 /// max |a - b| beyond allclose(atol=rtol=1e-4); 0 when close.

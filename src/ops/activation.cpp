@@ -396,10 +396,11 @@ std::vector<Tensor> decomp_silu(std::span<const IValue> a, const SrcLocArg& loc)
   const Tensor& x = decomp_tensor(a, 0);
   return {fe::mul(x, fe::sigmoid(x, loc), loc)};
 }
-/// softmax.int (CompositeImplicit): _softmax(self, dim, False), on self cast to dtype when given.
+/// softmax.int (CompositeImplicit): _softmax(self, dim, False), on self cast to dtype when given
+/// (C++ toType: to.dtype, no metadata assertion as Python's Tensor.to records).
 std::vector<Tensor> decomp_softmax(std::span<const IValue> a, const SrcLocArg& loc) {
   Tensor x = decomp_tensor(a, 0);
-  if (const auto* dt = std::get_if<DType>(&a[2])) x = x.to(*dt, loc);
+  if (const auto* dt = std::get_if<DType>(&a[2])) x = dispatch1(*op_to_dtype, {x, *dt}, loc);
   return {dispatch1(*op_softmax_kernel, {x, a[1], false}, loc)};
 }
 /// dropout (CompositeImplicit): in eval mode (or p == 0) the input itself; else native_dropout.

@@ -312,8 +312,18 @@ std::vector<Tensor> decomp_max_pool2d(std::span<const IValue> a, const SrcLocArg
 /// (keepdim); other sizes go to _adaptive_avg_pool2d.
 std::vector<Tensor> decomp_adaptive_avg_pool2d(std::span<const IValue> a, const SrcLocArg& loc) {
   const auto& size = std::get<std::vector<SymInt>>(a[1]);
-  if (size.size() == 2 && size[0].same_as(SymInt(1)) && size[1].same_as(SymInt(1)))
-    return {fe::mean(decomp_tensor(a, 0), {-1, -2}, true, std::nullopt, loc)};
+  if (size.size() == 2 && size[0].same_as(SymInt(1)) && size[1].same_as(SymInt(1))) {
+    // ATen: the mean over H and W; a channels-last input restrides it in place (as_strided_, which
+    // the functional graph records as as_strided).
+    const Tensor& x = decomp_tensor(a, 0);
+    Tensor out = fe::mean(x, {-1, -2}, true, std::nullopt, loc);
+    if (x.dim() == 4 && strides_like_channels_last(x.meta())) {
+      const SymInt n = x.sizes()[0], c = x.sizes()[1];
+      out = dispatch1(*op_as_strided, {out, std::vector<SymInt>{n, c, SymInt(1), SymInt(1)},
+                                       std::vector<SymInt>{c, SymInt(1), c, c}, None{}}, loc);
+    }
+    return {out};
+  }
   return undecomposed(*op_adaptive_avg_pool2d, a, loc);
 }
 

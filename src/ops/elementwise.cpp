@@ -305,6 +305,11 @@ constexpr OpDecl decl(const char* schema) {
   return {schema, meta_arith<K, F>, cpu_arith<K, F>};
 }
 
+/// torch._decomp's floor_divide: div(self, other, rounding_mode="floor").
+std::vector<Tensor> decomp_floor_divide(std::span<const IValue> a, const SrcLocArg& loc) {
+  return {dispatch1(*op_div_Tensor_mode, {a[0], a[1], std::string("floor")}, loc)};
+}
+
 }  // namespace
 
 void register_elementwise_ops(Registry& r) {
@@ -328,7 +333,9 @@ void register_elementwise_ops(Registry& r) {
   op_remainder_Tensor = r.add(decl<A::Rem, F::Tensor>("aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor"));
   op_remainder_Scalar = r.add(decl<A::Rem, F::Scalar>("aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor"));
   op_remainder_Scalar_Tensor = r.add(decl<A::Rem, F::ScalarSelf>("aten::remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor"));
-  op_floor_divide = r.add(decl<A::FloorDiv, F::Tensor>("aten::floor_divide(Tensor self, Tensor other) -> Tensor"));
+  OpDecl floor_divide = decl<A::FloorDiv, F::Tensor>("aten::floor_divide(Tensor self, Tensor other) -> Tensor");
+  floor_divide.decomp = decomp_floor_divide;
+  op_floor_divide = r.add(floor_divide);
   op_pow_Tensor_Tensor = r.add(decl<A::Pow, F::Tensor>("aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"));
   op_pow_Tensor_Scalar = r.add(decl<A::Pow, F::Scalar>("aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor"));
   op_pow_Scalar = r.add(decl<A::Pow, F::ScalarSelf>("aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor"));

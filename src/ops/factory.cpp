@@ -13,6 +13,7 @@
 
 namespace fe {
 OpHandle op_empty_like;
+OpHandle op_empty_permuted;
 }  // namespace fe
 namespace fe {
 OpHandle op_full_like;
@@ -229,6 +230,73 @@ std::vector<Tensor> decomp_filled(std::span<const IValue> a, const SrcLocArg& lo
                     loc)};
 }
 
+/// prims_common.compute_elementwise_output_logical_to_physical_perm for one tensor: identity when
+/// contiguous, NHWC-like when channels-last, else an insertion sort of the dims by stride (back to
+/// front); comparisons PyTorch makes with guard_or_false are false unless known.
+std::vector<SymInt> logical_to_physical_perm(const TensorMeta& t) {
+  const int64_t n = t.dim();
+  std::vector<SymInt> perm;
+  if (n == 0) return perm;
+  if (n == 1) return {SymInt(0)};
+  const bool contiguous = contiguous_or_false(t.sizes, t.strides);
+  const bool channels_last = n == 4 && channels_last_or_false(t.sizes, t.strides);
+  if (contiguous && !channels_last) {
+    for (int64_t d = 0; d < n; ++d) perm.emplace_back(d);
+    return perm;
+  }
+  if (channels_last && !contiguous) return {SymInt(0), SymInt(2), SymInt(3), SymInt(1)};
+  const auto known = [](const SymInt& v) { return v.maybe_int(); };
+  const auto eq = [&](const SymInt& a, const SymInt& b) { return a.same_as(b); };
+  const auto ge = [&](const SymInt& a, const SymInt& b) {
+    if (known(b) == 0) return true;
+    if (known(a) == 0) return false;
+    const auto x = known(a), y = known(b);
+    return x && y && (*x >= *y || (*y != 0 && *x % *y == 0));
+  };
+  const auto should_swap = [&](int64_t a, int64_t b) {
+    const SymInt &sa = t.strides[a], &sb = t.strides[b];
+    if (known(sa) == 0 || known(sb) == 0) return 0;
+    if (eq(sa, sb)) return ge(t.sizes[b], t.sizes[a]) ? 0 : 1;
+    if (ge(sb, sa)) return -1;
+    if (ge(sa, sb)) return 1;
+    return 0;
+  };
+  std::vector<int64_t> p;
+  for (int64_t d = n - 1; d >= 0; --d) p.push_back(d);
+  for (int64_t i = 1; i < n; ++i) {
+    int64_t d1 = i;
+    for (int64_t d0 = i - 1; d0 >= 0; --d0) {
+      const int c = should_swap(p[d0], p[d1]);
+      if (c > 0) {
+        std::swap(p[d0], p[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  for (auto it = p.rbegin(); it != p.rend(); ++it) perm.emplace_back(*it);
+  return perm;
+}
+
+/// torch._refs.empty_like: options resolved from self; preserve_format is empty_permuted in self's
+/// dim order, any other format empty.memory_format.
+std::vector<Tensor> decomp_empty_like(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& self = decomp_tensor(a, 0);
+  const auto* dt = std::get_if<DType>(&a[1]);
+  const auto* lay = std::get_if<Layout>(&a[2]);
+  const auto* dev = std::get_if<Device>(&a[3]);
+  const auto* pin = std::get_if<bool>(&a[4]);
+  const IValue dtype = dt ? *dt : self.dtype(), layout = lay ? *lay : self.layout(),
+               device = dev ? *dev : self.device(), pin_memory = pin ? *pin : false;
+  const std::vector<SymInt> shape(self.sizes().begin(), self.sizes().end());
+  const auto* fmt = std::get_if<MemoryFormat>(&a[5]);
+  if (fmt && *fmt != MemoryFormat::Preserve)
+    return {dispatch1(*op_empty_memory_format, {shape, dtype, layout, device, pin_memory, *fmt}, loc)};
+  return {dispatch1(*op_empty_permuted, {shape, logical_to_physical_perm(self.meta()), dtype, layout, device, pin_memory},
+                    loc)};
+}
+
 }  // namespace
 
 void register_factory_ops(Registry& r) {
@@ -244,8 +312,8 @@ void register_factory_ops(Registry& r) {
          meta_randn, cpu_randn, kFree});
   op_full = r.add({"aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_full, cpu_full<1>, kFree});
-  op_empty_like = r.add({"aten::empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
-         meta_like<0>, cpu_empty, kFree});
+  op_empty_like = r.add({.schema = "aten::empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+                         .meta = meta_like<0>, .cpu = cpu_empty, .device_rule = kFree, .decomp = decomp_empty_like});
   op_zeros_like = r.add({"aten::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
          meta_like<0>, cpu_zeros, kFree});
   op_ones_like = r.add({"aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
@@ -266,7 +334,7 @@ void register_factory_ops(Registry& r) {
          meta_new_from<1>, cpu_full<2>, kFree});
   op_empty_strided = r.add({"aten::empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_empty_strided, cpu_empty, kFree});
-  r.add({"aten::empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+  op_empty_permuted = r.add({"aten::empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_empty_permuted, cpu_empty, kFree});
   op_scalar_tensor = r.add({"aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_scalar_tensor, cpu_full<0>, kFree});

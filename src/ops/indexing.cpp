@@ -411,11 +411,43 @@ void cpu_slice_scatter(const OpDef&, std::span<const IValue> a, std::span<Tensor
   fe::copy_(view, src);
 }
 
+void cpu_select_scatter(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& self = std::get<Tensor>(a[0]);
+  const Tensor& src = std::get<Tensor>(a[1]);
+  fe::copy_(o[0], self);
+  const Tensor view = fe::select(o[0], std::get<SymInt>(a[2]).expect_int(), std::get<SymInt>(a[3]).expect_int());
+  FE_CHECK(view.sizes().size() == src.sizes().size() &&
+               std::equal(view.sizes().begin(), view.sizes().end(), src.sizes().begin()),
+           ShapeError, "aten::select_scatter: expected src to have a size equal to the slice of self. src size = ",
+           shape_str(src.sizes()), ", slice size = ", shape_str(view.sizes()));
+  fe::copy_(view, src);
+}
+
+/// torch._refs.select_scatter: where(arange(size[dim]).view(-1 at dim) == index, src unsqueezed at
+/// dim and expanded, self), the index made non-negative.
+std::vector<Tensor> decomp_select_scatter(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  const Tensor& src = decomp_tensor(a, 1);
+  int64_t dim = std::get<SymInt>(a[2]).expect_int();
+  if (dim < 0) dim += std::max<int64_t>(x.dim(), 1);
+  SymInt index = std::get<SymInt>(a[3]);
+  if (index.maybe_int() && *index.maybe_int() < 0) index = index + x.sizes()[dim];
+  std::vector<SymInt> mask_shape(static_cast<size_t>(x.dim()), SymInt(1));
+  mask_shape[static_cast<size_t>(dim)] = SymInt(-1);
+  const Tensor range = fe::arange(Scalar(x.sizes()[dim]), TensorOptions{.device = x.device()}, loc);
+  const Tensor mask = fe::eq(fe::view(range, mask_shape, loc), Scalar(index), loc);
+  const std::vector<SymInt> shape(x.sizes().begin(), x.sizes().end());
+  const Tensor s = fe::expand(fe::unsqueeze(src, dim, loc), shape, false, loc);
+  return {fe::where(mask, s, x, loc)};
+}
+
 }  // namespace
 
 void register_indexing_ops(Registry& r) {
   r.add({"aten::slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor",
          meta_slice_scatter, cpu_slice_scatter, kFree});
+  r.add({.schema = "aten::select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor",
+         .meta = meta_slice_scatter, .cpu = cpu_select_scatter, .device_rule = kFree, .decomp = decomp_select_scatter});
   // cpu index tensors may index a tensor on any device: the op checks devices itself.
   op_index_Tensor = r.add({"aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", meta_index, cpu_index, kFree});
   op_index_put = r.add({"aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",

@@ -360,12 +360,19 @@ std::vector<Tensor> decomp_repeat_interleave_int(std::span<const IValue> a, cons
   return {fe::view(fe::clone(fe::expand(u, expanded, false, loc), MemoryFormat::Contiguous, loc), out, loc)};
 }
 
-/// stack (torch._refs): each tensor unsqueezed at the wrapped dim, then cat along dim as given.
+/// stack (torch._refs).
 std::vector<Tensor> decomp_stack(std::span<const IValue> a, const SrcLocArg& loc) {
   const auto& ts = std::get<std::vector<Tensor>>(a[0]);
   if (ts.empty()) return undecomposed(*op_stack, a, loc);
   int64_t dim = std::get<SymInt>(a[1]).expect_int();
   const int64_t wrapped = dim < 0 ? dim + ts[0].dim() + 1 : dim;
+  // torch._refs.stack: below the last dim, cat along it and view the count in; at the end (where a
+  // view cannot split the last dim) cat the unsqueezed tensors.
+  if (wrapped < ts[0].dim()) {
+    std::vector<SymInt> sizes(ts[0].sizes().begin(), ts[0].sizes().end());
+    sizes.insert(sizes.begin() + wrapped, SymInt(static_cast<int64_t>(ts.size())));
+    return {fe::view(fe::cat(ts, wrapped, loc), sizes, loc)};
+  }
   std::vector<Tensor> parts;
   parts.reserve(ts.size());
   for (const Tensor& t : ts) parts.push_back(fe::unsqueeze(t, wrapped, loc));

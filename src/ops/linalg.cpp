@@ -337,6 +337,30 @@ std::vector<Tensor> decomp_linear(std::span<const IValue> a, const SrcLocArg& lo
   if (b) out = fe::add(out, *b, 1, loc);
   return {out};
 }
+/// torch._decomp's baddbmm, under pw_cast_for_opmath (f16/bf16 computed in f32): bmm, times alpha
+/// unless 1, plus self (times beta unless 1), or the product alone when beta is 0.
+std::vector<Tensor> decomp_baddbmm(std::span<const IValue> a, const SrcLocArg& loc) {
+  Tensor self = decomp_tensor(a, 0), b1 = decomp_tensor(a, 1), b2 = decomp_tensor(a, 2);
+  const DType result = promote_types(promote_types(self.dtype(), b1.dtype()), b2.dtype());
+  const DType compute = result == DType::Float16 || result == DType::BFloat16 ? DType::Float32 : result;
+  const auto up = [&](Tensor& t) {
+    if (t.dtype() != compute) t = dispatch1(*op_to_dtype, {t, compute}, loc);
+  };
+  up(self), up(b1), up(b2);
+  const bool integral = !is_floating(self.dtype()) && !is_complex(self.dtype());
+  const auto number = [&](const IValue& v) -> IValue {
+    return integral ? IValue(SymInt(static_cast<int64_t>(cpu::number_of(v)))) : v;
+  };
+  const IValue alpha = number(a[4]), beta = number(a[3]);
+  Tensor out = fe::bmm(b1, b2, loc);
+  if (cpu::number_of(alpha) != 1) out = dispatch1(*op_mul_Tensor, {out, alpha}, loc);
+  if (cpu::number_of(beta) != 0) {
+    if (cpu::number_of(beta) != 1) self = dispatch1(*op_mul_Tensor, {self, beta}, loc);
+    out = dispatch1(*op_add_Tensor, {self, out, 1}, loc);
+  }
+  if (out.dtype() != result) out = dispatch1(*op_to_dtype, {out, result}, loc);
+  return {out};
+}
 /// ATen's should_fold for N-D (N >= 3) @ 2-D: the batch folds into rows when that is a view (the
 /// leading dims are dense over each other).
 bool folds(const Tensor& x) {
@@ -403,8 +427,8 @@ void register_linalg_ops(Registry& r) {
   op_addmm = r.add({"aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
          meta_addmm, cpu_addmm});
   op_bmm = r.add({"aten::bmm(Tensor self, Tensor mat2) -> Tensor", meta_bmm, cpu_matmul});
-  op_baddbmm = r.add({"aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-         meta_baddbmm, cpu_addmm});
+  op_baddbmm = r.add({.schema = "aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+                      .meta = meta_baddbmm, .cpu = cpu_addmm, .decomp = decomp_baddbmm});
   op_matmul = r.add({.schema = "aten::matmul(Tensor self, Tensor other) -> Tensor", .meta = meta_matmul,
                      .cpu = cpu_matmul, .decomp = decomp_matmul});
   op_outer = r.add({"aten::outer(Tensor self, Tensor vec2) -> Tensor", meta_outer, cpu_outer});

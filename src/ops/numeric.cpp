@@ -278,15 +278,46 @@ std::vector<Tensor> decomp_diff(std::span<const IValue> a, const SrcLocArg& loc)
 /// linalg_vector_norm (torch._refs) for ord 2 on real tensors: pow(sum(pow(self, ord), dim,
 /// keepdim), 1 / ord) (|x| is skipped for an even ord). Other orders and dtype= are kept for now.
 std::vector<Tensor> decomp_vector_norm(std::span<const IValue> a, const SrcLocArg& loc) {
-  const Tensor& x = decomp_tensor(a, 0);
+  Tensor x = decomp_tensor(a, 0);
   const IValue& ord = a[1];
   const double o = std::holds_alternative<SymInt>(ord) ? static_cast<double>(std::get<SymInt>(ord).expect_int())
                    : std::holds_alternative<double>(ord) ? std::get<double>(ord)
                                                           : 0.0;
-  if (o != 2.0 || !std::holds_alternative<None>(a[4]) || !is_floating(x.dtype()))
+  // Low-precision inputs compute in f32 through prims.convert_element_type, ord 0 and inf reduce
+  // otherwise: those stay whole.
+  if (o == 0.0 || std::isinf(o) || !std::holds_alternative<None>(a[4]) ||
+      !(x.dtype() == DType::Float32 || x.dtype() == DType::Float64))
     return undecomposed(*op_linalg_vector_norm, a, loc);
+  const bool keepdim = std::get<bool>(a[3]);
+  // torch._refs.linalg.vector_norm: dims canonicalized; an empty list means all.
+  IValue dim = None{};
+  std::vector<int64_t> dims;
+  if (const auto* l = std::get_if<std::vector<SymInt>>(&a[2]); l && !l->empty()) {
+    std::vector<SymInt> canon;
+    for (const SymInt& d : *l) {
+      int64_t v = d.expect_int();
+      if (v < 0) v += std::max<int64_t>(x.dim(), 1);
+      canon.emplace_back(v);
+      dims.push_back(v);
+    }
+    dim = canon;
+  }
+  // Every reduced dim of size 1 (or one element, all dims): |x|, reshaped, as a contiguous copy.
+  bool trivial = !dims.empty() && x.dim() > 0;
+  for (int64_t d : dims) trivial = trivial && x.sizes()[d].maybe_int() == std::optional<int64_t>(1);
+  if (trivial) {
+    Tensor r = fe::abs(x, loc);
+    if (!keepdim) {
+      std::vector<SymInt> shape;
+      for (int64_t d = 0; d < r.dim(); ++d)
+        if (std::find(dims.begin(), dims.end(), d) == dims.end()) shape.push_back(r.sizes()[d]);
+      r = fe::view(r, shape, loc);
+    }
+    return {r.contiguous(loc)};
+  }
+  if (std::fmod(o, 2.0) != 0.0) x = fe::abs(x, loc);
   const Tensor p = dispatch1(*op_pow_Tensor_Scalar, {x, ord}, loc);
-  const Tensor sum = dispatch1(*op_sum_dim_IntList, {p, a[2], a[3], None{}}, loc);
+  const Tensor sum = dispatch1(*op_sum_dim_IntList, {p, dim, keepdim, None{}}, loc);
   return {dispatch1(*op_pow_Tensor_Scalar, {sum, 1.0 / o}, loc)};
 }
 /// _weight_norm (CompositeImplicit): v * (g / norm_except_dim(v, 2, dim)), the norm over every other

@@ -16,6 +16,8 @@ namespace fe {
 namespace ops {
 namespace {
 
+OpHandle op_pad, op_constant_pad_nd;
+
 // ---- adaptive_avg_pool1d(self, output_size) = adaptive_avg_pool2d(self.unsqueeze(-2), [1, o]).squeeze(-2)
 void check_pool1d(const std::string& label, int64_t dim, size_t n_out) {
   FE_CHECK(dim == 2 || dim == 3, ValueError, label, ": Expected 2 to 3 dimensions, but got ", dim,
@@ -58,17 +60,20 @@ DimVector padded_sizes(const MetaArgs& a, const TensorMeta& x, const std::vector
   return sizes;
 }
 
-void meta_pad(const MetaArgs& a, MetaOut& out) {
-  const TensorMeta& x = tensor_arg(a, 0);
-  const std::string& mode = a.str(2);
-  FE_CHECK(mode == "constant", UnknownOpError, label(a), ": mode '", mode,
-           "' is not supported by fakeexport yet (only 'constant')");
-  const auto& pad = a.int_list(1);
-  DimVector sizes = padded_sizes(a, x, pad);
-  bool all_zero = true;
-  for (const SymInt& p : pad) all_zero = all_zero && p.maybe_int() == 0;
-  if (all_zero) {
-    out.push(meta_call(*op_clone, {&x, None{}}));
+/// The padded result of x: when no pad is positive (ATen's constant_pad_nd), a clone of x narrowed
+/// by the negative pads; else fresh in x's suggested memory format.
+void padded_meta(const TensorMeta& x, const std::vector<SymInt>& pad, const DimVector& sizes, MetaOut& out) {
+  bool non_positive = true;
+  for (const SymInt& p : pad) non_positive = non_positive && p.maybe_int() && *p.maybe_int() <= 0;
+  if (non_positive) {
+    TensorMeta c = x;
+    for (size_t i = 0; i < pad.size() / 2; ++i) {
+      const int64_t d = x.dim() - 1 - static_cast<int64_t>(i);
+      const int64_t lo = -*pad[2 * i].maybe_int(), hi = -*pad[2 * i + 1].maybe_int();
+      if (lo + hi == 0) continue;
+      c = meta_call(*op_narrow, {&c, SymInt(d), SymInt(lo), c.sizes[static_cast<size_t>(d)] - lo - hi});
+    }
+    out.push(meta_call(*op_clone, {&c, None{}}));
     return;
   }
   TensorMeta m = make_contiguous(sizes, x.dtype, x.device);
@@ -76,11 +81,43 @@ void meta_pad(const MetaArgs& a, MetaOut& out) {
   out.push(std::move(m));
 }
 
+void meta_pad(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = tensor_arg(a, 0);
+  const std::string& mode = a.str(2);
+  FE_CHECK(mode == "constant", UnknownOpError, label(a), ": mode '", mode,
+           "' is not supported by fakeexport yet (only 'constant')");
+  const auto& pad = a.int_list(1);
+  padded_meta(x, pad, padded_sizes(a, x, pad), out);
+}
+
+// ---- constant_pad_nd(self, pad, value=0): pad's constant mode, with ATen's own messages.
+void meta_constant_pad_nd(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = tensor_arg(a, 0);
+  const auto& pad = a.int_list(1);
+  FE_CHECK(pad.size() % 2 == 0, ValueError, label(a), ": Length of pad must be even but instead it equals ",
+           pad.size());
+  const int64_t l_pad = static_cast<int64_t>(pad.size() / 2);
+  FE_CHECK(x.dim() >= l_pad, ValueError, label(a),
+           ": Length of pad should be no more than twice the number of dimensions of the input. Pad length is ",
+           pad.size(), " while the input has ", x.dim(), " dimensions.");
+  DimVector sizes = x.sizes;
+  for (int64_t i = 0; i < l_pad; ++i) {
+    const size_t d = static_cast<size_t>(x.dim() - l_pad + i);
+    const size_t p = pad.size() - static_cast<size_t>(i + 1) * 2;
+    sizes[d] = x.sizes[d] + pad[p] + pad[p + 1];
+    FE_CHECK(!sym_lt(sizes[d], SymInt(0)).guard(), ValueError, label(a), ": The input size ", x.sizes[d],
+             ", plus negative padding ", pad[p], " and ", pad[p + 1],
+             " resulted in a negative output size, which is invalid. Check dimension ", d, " of your input.");
+  }
+  padded_meta(x, pad, sizes, out);
+}
+
 void cpu_pad(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   const Tensor& x = std::get<Tensor>(a[0]);
   const auto& pad = std::get<std::vector<SymInt>>(a[1]);
-  const double value = std::holds_alternative<double>(a[3]) ? std::get<double>(a[3]) : 0.0;
-  fe::fill_(o[0], value);
+  // pad's `value` (float?, index 3) or constant_pad_nd's (Scalar, index 2).
+  const IValue& v = a.size() > 3 ? a[3] : a[2];
+  fe::fill_(o[0], std::holds_alternative<None>(v) ? 0.0 : cpu::number_of(v));
   // The window of x that lands in the output, and where: crop x by negative pads, narrow the
   // output by positive ones.
   Tensor src = x, dst = o[0];
@@ -227,17 +264,62 @@ void cpu_meshgrid(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) 
   }
 }
 
+// ---- Decompositions (all CompositeImplicit in ATen; each as its C++ implementation calls).
+
+/// adaptive_avg_pool1d: adaptive_avg_pool2d(self.unsqueeze(-2), [1, o]).squeeze(-2).
+std::vector<Tensor> decomp_adaptive_avg_pool1d(std::span<const IValue> a, const SrcLocArg& loc) {
+  const auto& o = std::get<std::vector<SymInt>>(a[1]);
+  const Tensor u = fe::unsqueeze(decomp_tensor(a, 0), -2, loc);
+  const Tensor p = dispatch1(*op_adaptive_avg_pool2d, {u, std::vector<SymInt>{SymInt(1), o.at(0)}}, loc);
+  return {dispatch1(*op_squeeze_dim, {p, SymInt(-2)}, loc)};
+}
+/// pad: _pad_enum's constant mode is constant_pad_nd(self, pad, value or 0.0).
+std::vector<Tensor> decomp_pad(std::span<const IValue> a, const SrcLocArg& loc) {
+  if (std::get<std::string>(a[2]) != "constant") return undecomposed(*op_pad, a, loc);
+  const IValue value = std::holds_alternative<None>(a[3]) ? IValue(0.0) : a[3];
+  return {dispatch1(*op_constant_pad_nd, {a[0], a[1], value}, loc)};
+}
+/// numpy_T: permute with every dim reversed.
+std::vector<Tensor> decomp_numpy_t(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  std::vector<SymInt> dims;
+  for (int64_t d = x.dim() - 1; d >= 0; --d) dims.emplace_back(d);
+  return {dispatch1(*op_permute, {x, std::move(dims)}, loc)};
+}
+/// meshgrid.indexing: each input viewed with -1 at its own dim (1 elsewhere) and expanded to every
+/// input's numel; "xy" swaps the first two inputs and outputs.
+std::vector<Tensor> decomp_meshgrid(std::span<const IValue> a, const SrcLocArg& loc) {
+  std::vector<Tensor> in = std::get<std::vector<Tensor>>(a[0]);
+  const bool swap = std::get<std::string>(a[1]) == "xy" && in.size() >= 2;
+  if (swap) std::swap(in[0], in[1]);
+  std::vector<SymInt> shape;
+  for (const Tensor& t : in) shape.push_back(t.meta().numel());
+  std::vector<Tensor> grids;
+  std::vector<SymInt> view_shape(in.size(), SymInt(1));
+  for (size_t i = 0; i < in.size(); ++i) {
+    view_shape[i] = SymInt(-1);
+    grids.push_back(fe::expand(fe::view(in[i], view_shape, loc), shape, false, loc));
+    view_shape[i] = SymInt(1);
+  }
+  if (swap) std::swap(grids[0], grids[1]);
+  return grids;
+}
+
 }  // namespace
 
 void register_resample_ops(Registry& r) {
-  r.add({"aten::adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", meta_adaptive_avg_pool1d,
-         cpu_adaptive_avg_pool1d});
-  r.add({"aten::pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", meta_pad, cpu_pad});
+  r.add({.schema = "aten::adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor",
+         .meta = meta_adaptive_avg_pool1d, .cpu = cpu_adaptive_avg_pool1d, .decomp = decomp_adaptive_avg_pool1d});
+  op_pad = r.add({.schema = "aten::pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor",
+                  .meta = meta_pad, .cpu = cpu_pad, .decomp = decomp_pad});
+  op_constant_pad_nd = r.add({"aten::constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor",
+                              meta_constant_pad_nd, cpu_pad});
   r.add({"aten::upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? "
          "scale_factors) -> Tensor",
          meta_upsample_bilinear2d, cpu_upsample_bilinear2d});
-  r.add({"aten::numpy_T(Tensor(a) self) -> Tensor(a)", meta_numpy_t});
-  r.add({"aten::meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", meta_meshgrid, cpu_meshgrid});
+  r.add({.schema = "aten::numpy_T(Tensor(a) self) -> Tensor(a)", .meta = meta_numpy_t, .decomp = decomp_numpy_t});
+  r.add({.schema = "aten::meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", .meta = meta_meshgrid,
+         .cpu = cpu_meshgrid, .decomp = decomp_meshgrid});
 }
 
 }  // namespace ops

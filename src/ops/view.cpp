@@ -506,14 +506,14 @@ std::vector<Tensor> decomp_reshape(std::span<const IValue> a, const SrcLocArg& l
   std::vector<MetaValue> margs{&x.meta(), shape};
   run_meta(*op_reshape, margs, mo);
   // ATen's reshape_symint: a contiguous self is viewed with the shape as given (a -1 stays -1); a
-  // viewable one with the inferred sizes; otherwise the copy is _unsafe_view'ed with the shape as given.
+  // viewable one with the inferred sizes; otherwise the contiguous copy is _unsafe_view'ed with the
+  // inferred sizes too.
   if (x.meta().is_contiguous()) return {fe::view(x, shape, loc)};
-  if (mo.alias_input0) {
-    const DimVector& sizes = mo.outs.at(0).sizes;
-    return {fe::view(x, std::vector<SymInt>(sizes.begin(), sizes.end()), loc)};
-  }
+  const DimVector& sizes = mo.outs.at(0).sizes;
+  const std::vector<SymInt> inferred(sizes.begin(), sizes.end());
+  if (mo.alias_input0) return {fe::view(x, inferred, loc)};
   const Tensor c = fe::clone(x, MemoryFormat::Contiguous, loc);
-  return {dispatch1(*op_unsafe_view, {c, shape}, loc)};
+  return {dispatch1(*op_unsafe_view, {c, inferred}, loc)};
 }
 /// torch._decomp's _unsafe_view: view.
 std::vector<Tensor> decomp_unsafe_view(std::span<const IValue> a, const SrcLocArg& loc) {

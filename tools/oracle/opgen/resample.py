@@ -46,6 +46,26 @@ def pad_calls():
     yield vcall(op, T([2, 3], "bool"), [1, 0])
 
 
+def constant_pad_nd_calls():
+    """constant_pad_nd (what pad's constant mode is, and what run_decompositions() records)."""
+    op = "aten::constant_pad_nd"
+    for s in [[2, 3], [2, 3, 4], [1, 2, 3, 4]]:
+        for x in layouts(s):
+            for p in [[1, 1], [0, 2], [1, 2, 3, 0], [-1, 1], [0, 0], [-1, -1]]:
+                yield call(op, x, p)
+                yield call(op, x, p, 1.5)
+    for d in DTYPES_ALL:
+        yield call(op, T([2, 3], d), [1, 1], 0)
+    yield call(op, T([2, 3]), [1, 1, 1, 1, 1, 1])
+    yield call(op, T([2, 3]), [1])
+    yield call(op, T([2, 3]), [-2, -2])
+    for x in layouts([2, 3, 4]):
+        yield vcall(op, x, [1, 2, 0, 1])
+        yield vcall(op, x, [-1, 1], 2.0)
+    yield vcall(op, T([2, 3], "int64"), [1, 1], 7)
+    yield vcall(op, T([2, 3], "bool"), [1, 0])
+
+
 def upsample_calls():
     op = "aten::upsample_bilinear2d.vec"
     for x in layouts([1, 2, 3, 4]):
@@ -89,6 +109,7 @@ def meshgrid_calls():
 def calls():
     yield from adaptive_avg_pool1d_calls()
     yield from pad_calls()
+    yield from constant_pad_nd_calls()
     yield from upsample_calls()
     yield from numpy_t_calls()
     yield from meshgrid_calls()

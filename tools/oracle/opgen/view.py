@@ -66,6 +66,7 @@ def calls():
     yield from copy_calls()
     yield from slice_calls()
     yield from slice_scatter_calls()
+    yield from select_scatter_calls()
     yield from split_calls()
     yield from strided_calls()
 
@@ -86,6 +87,24 @@ def slice_scatter_calls():
     yield vcall(op, transposed([4, 6]), T([4, 3]), 1, 0, 6, 2)
     yield vcall(op, T([2, 3, 4]), T([2, 3, 2]), -1, 2)
     yield vcall(op, T([2, 3]), T([5, 5]), 0)        # the kernel does
+
+
+def select_scatter_calls():
+    """select_scatter(self, src, dim, index): what functionalization writes a mutated select() back
+    with. Same meta as slice_scatter (self's strides kept unless it overlaps itself)."""
+    op = "aten::select_scatter"
+    for x in layouts([4, 6]):
+        yield call(op, x, T([6]), 0, 1)
+        yield call(op, x, T([4]), 1, -1)
+    yield call(op, T([3, 4], strides=[0, 1]), T([4]), 0, 0)
+    yield call(op, T([2, 3, 4]), T([2, 3]), -1, 2)
+    yield call(op, T([2, 3], "int64"), T([2], "int64"), 1, 0)
+    yield call(op, T([2, 3]), T([5, 5]), 0, 0)
+    yield vcall(op, T([4, 6]), T([6]), 0, 1)
+    yield vcall(op, transposed([4, 6]), T([4]), 1, -2)
+    yield vcall(op, T([2, 3, 4]), T([2, 3]), -1, 2)
+    yield vcall(op, T([2, 3], "int64"), T([2], "int64"), 1, 0)
+    yield vcall(op, T([2, 3]), T([5, 5]), 0, 0)
 
 
 def view_calls():
