@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "export/dynamic_shapes.h"
+#include "export/functionalize.h"
 #include "export/tracer.h"
 #include "fakeexport/export/check.h"
 #include "fakeexport/export/passes.h"
@@ -18,8 +19,17 @@
 namespace fe {
 namespace {
 
-/// A node's value during the retrace: a tensor, a tuple of tensors, a (symbolic) int, or nothing.
-using Value = std::variant<std::monostate, Tensor, std::vector<Tensor>, SymInt>;
+using detail::FRef;
+/// A node's value during the retrace: a (functional) tensor, a tuple of them, a (symbolic) int, or
+/// nothing.
+using Value = std::variant<std::monostate, FRef, std::vector<FRef>, SymInt>;
+
+/// What the retraced root graph returns: inputs an in-place op wrote to (by position among the
+/// retraced inputs; their final values), then the graph's own outputs.
+struct RetracedOutputs {
+  std::vector<std::pair<size_t, Node*>> mutated_inputs;
+  std::vector<Node*> outputs;
+};
 
 class Retracer {
  public:
@@ -35,6 +45,7 @@ class Retracer {
       n->constant = p->constant;
       n->sym_val = p->sym_val;
       if (p->val.empty()) {
+        ++skipped_inputs_;
         n->val.clear();
         if (p->sym_val) vals_[p] = *p->sym_val;
         continue;
@@ -44,19 +55,26 @@ class Retracer {
       impl->fake = true;
       Tensor t(std::move(impl));
       tracer_.bind(t, n);
-      vals_[p] = t;
+      FRef f = detail::functional_fresh(t);
+      inputs_.emplace_back(inputs_.size() + skipped_inputs_, f);
+      vals_[p] = std::move(f);
     }
   }
 
-  /// The root graph retraced; the graph nodes its outputs are now.
-  std::vector<Node*> body(DecomposeReport& report) {
-    std::vector<Node*> outs;
-    for (const Value& v : run_graph(ep_.graph, {&ep_.graph}, report)) {
-      const Tensor* t = std::get_if<Tensor>(&v);
+  /// The root graph retraced. Like aot_export, inputs that were written to are brought up to date
+  /// first (in input order), then the outputs.
+  RetracedOutputs body(DecomposeReport& report) {
+    RetracedOutputs r;
+    const std::vector<Value> values = run_graph(ep_.graph, {&ep_.graph}, report);
+    for (auto& [index, f] : inputs_)
+      if (detail::functional_was_mutated(*f))
+        r.mutated_inputs.emplace_back(index, tracer_.node_of(detail::functional_sync(*f)));
+    for (const Value& v : values) {
+      const FRef* t = std::get_if<FRef>(&v);
       FE_CHECK(t, UnknownOpError, "decompose: an output that is not a tensor is not retraced yet");
-      outs.push_back(tracer_.node_of(*t));
+      r.outputs.push_back(tracer_.node_of(detail::functional_sync(**t)));
     }
-    return outs;
+    return r;
   }
 
  private:
@@ -148,9 +166,9 @@ class Retracer {
                    R"("_torchdynamo_disable_method": "wrapper"})";
     std::vector<Value> outs = run_graph(*sub, scopes, report, &inl);
     tracer_.provenance = &n;
-    std::vector<Tensor> ts;
+    std::vector<FRef> ts;
     for (const Value& v : outs) {
-      const Tensor* t = std::get_if<Tensor>(&v);
+      const FRef* t = std::get_if<FRef>(&v);
       FE_CHECK(t, UnknownOpError, "decompose: subgraph '", attr->attr(), "' returns a non-tensor");
       ts.push_back(*t);
     }
@@ -164,12 +182,24 @@ class Retracer {
     FE_INTERNAL_ASSERT(it != vals_.end(), "decompose: node '", n->name(), "' used before it was computed");
     return it->second;
   }
-  Tensor tensor_of(const Node* n) const {
-    if (!n) return Tensor();  // None inside `Tensor?[]`
+  const FRef& ref_of(const Node* n) const {
     const Value& v = value_of(n);
-    const Tensor* t = std::get_if<Tensor>(&v);
+    const FRef* t = std::get_if<FRef>(&v);
     FE_INTERNAL_ASSERT(t, "decompose: node '", n->name(), "' is not a tensor");
     return *t;
+  }
+  /// A tensor operand, brought up to date as every op does with its inputs (functionalization);
+  /// replayed views carry the stack trace of the node whose stale value they replace.
+  Tensor tensor_of(const Node* n) const {
+    if (!n) return Tensor();  // None inside `Tensor?[]`
+    detail::FunctionalTensor& f = *ref_of(n);
+    struct Replay {
+      detail::Tracer& t;
+      const Node* saved;
+      ~Replay() { t.replay = saved; }
+    } replay{tracer_, tracer_.replay};
+    tracer_.replay = tracer_.traced_node(f.value);
+    return detail::functional_sync(f);
   }
   /// The retraced value of a (possibly symbolic) int argument.
   SymInt int_of(const SymInt& s) const {
@@ -211,21 +241,57 @@ class Retracer {
     if (returns_int(op)) return dispatch_int(op, std::move(args));
     if (op.decomp && table_contains(op)) ++report.decomposed;
     if (const OpDef* f = functional_form(op, args)) {
-      // Functionalization (always on in PyTorch's retrace): an in-place op on a tensor the graph
-      // made itself becomes its out-of-place form; later uses already name this node. detach_
-      // changes nothing but autograd state: it goes.
-      if (f == &op) return std::get<Tensor>(args[0]);
-      return dispatch(*f, std::move(args), SrcLocArg{})[0];
+      // Functionalization (always on in PyTorch's retrace): the out-of-place form runs, its result
+      // becomes the new value of self, and the write reaches self's base and aliases lazily.
+      // detach_ changes nothing but autograd state: it goes.
+      const FRef& self = ref_of(std::get<Node*>(n.args()[0]));
+      if (f != &op) detail::functional_mutate(*self, dispatch(*f, std::move(args), SrcLocArg{})[0]);
+      return self;
     }
+    const std::vector<IValue> inputs = args;
     std::vector<Tensor> outs = dispatch(op, std::move(args), SrcLocArg{});
-    if (n.multi_output()) return outs;
     if (outs.empty()) return std::monostate{};
-    return outs[0];
+    std::vector<FRef> refs;
+    refs.reserve(outs.size());
+    for (size_t k = 0; k < outs.size(); ++k)
+      refs.push_back(wrap(n, op, inputs, outs[k], n.multi_output() ? static_cast<int>(k) : -1));
+    if (n.multi_output()) return refs;
+    return refs[0];
+  }
+
+  /// The handle of an op's output: its input's own handle when the op returned that tensor (a no-op
+  /// `to`, `contiguous`), a view of input 0's when it aliases it, else a tensor of its own.
+  FRef wrap(const Node& n, const OpDef& op, const std::vector<IValue>& inputs, const Tensor& out, int index) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (const Tensor* t = std::get_if<Tensor>(&inputs[i]); t && t->defined() && t->impl() == out.impl())
+        return ref_of(std::get<Node*>(n.args()[i]));
+    const std::shared_ptr<TensorImpl>& base = out.impl()->view_base;
+    if (!base) return detail::functional_fresh(out);
+    const auto root_of = [](const Tensor& t) { return t.impl()->view_base ? t.impl()->view_base.get() : t.impl(); };
+    const Tensor* self = inputs.empty() ? nullptr : std::get_if<Tensor>(&inputs[0]);
+    if (self && self->defined() && root_of(*self) == base.get())
+      return detail::functional_view(ref_of(std::get<Node*>(n.args()[0])), op, inputs, index, out);
+    for (const IValue& v : inputs)
+      if (const Tensor* t = std::get_if<Tensor>(&v); t && t->defined() && root_of(*t) == base.get())
+        return detail::functional_fresh(out);
+    // A view of a tensor the decomposition made (matmul's result viewed out of its bmm): the
+    // functionalization beneath the decomposition saw that view, so a later write goes through it.
+    // Only a reshaping view (the whole base, contiguous) is modelled; anything else is a tensor of
+    // its own.
+    const TensorMeta& m = out.meta();
+    if (!m.is_contiguous() || !base->meta.is_contiguous() || m.storage_offset.maybe_int() != 0 ||
+        !m.numel().same_as(base->meta.numel()))
+      return detail::functional_fresh(out);
+    FRef& intermediate = intermediates_[base.get()];
+    if (!intermediate) intermediate = detail::functional_fresh(Tensor(base));
+    static const OpDef& view = registry().get("aten::view");
+    const std::vector<SymInt> sizes(out.sizes().begin(), out.sizes().end());
+    return detail::functional_view(intermediate, view, {Tensor(base), sizes}, -1, out);
   }
 
   Value getitem(const Node& n) const {
     const Node* src = std::get<Node*>(n.args()[0]);
-    const auto* ts = std::get_if<std::vector<Tensor>>(&value_of(src));
+    const auto* ts = std::get_if<std::vector<FRef>>(&value_of(src));
     FE_INTERNAL_ASSERT(ts && n.index() >= 0 && static_cast<size_t>(n.index()) < ts->size(), "decompose: getitem '",
                        n.name(), "' of a value that is not a tuple long enough");
     return (*ts)[static_cast<size_t>(n.index())];
@@ -260,15 +326,12 @@ class Retracer {
 
   bool table_contains(const OpDef& op) const { return table && table->count(&op); }
 
-  /// The out-of-place op for an in-place call on an intermediate (neither a placeholder's tensor
-  /// nor a view): `add_.Tensor` -> `add.Tensor`; `op` itself for detach_ (dropped); null when the
-  /// call stays as it is (mutations of inputs and views are not functionalized yet).
+  /// The out-of-place op of an in-place call: `add_.Tensor` -> `add.Tensor`, `copy_` -> `copy`;
+  /// `op` itself for detach_ (dropped); null when there is none (the call stays as it is).
   const OpDef* functional_form(const OpDef& op, const std::vector<IValue>& args) const {
     if (!op.inplace || args.empty()) return nullptr;
     const Tensor* self = std::get_if<Tensor>(&args[0]);
-    if (!self || !self->defined() || self->impl()->view_base) return nullptr;
-    const Node* producer = self->impl()->trace_id ? static_cast<const Node*>(self->impl()->trace_node) : nullptr;
-    if (!producer || producer->op() == NodeOp::Placeholder) return nullptr;
+    if (!self || !self->defined()) return nullptr;
     if (op.schema.name == "detach_") return &op;
     const std::string& name = op.schema.name;
     if (name.empty() || name.back() != '_') return nullptr;
@@ -285,6 +348,11 @@ class Retracer {
   detail::Tracer& tracer_;
   Graph& g_;
   std::unordered_map<const Node*, Value> vals_;
+  /// Tensor inputs in the order they were bound, with their position among the retraced inputs.
+  std::vector<std::pair<size_t, FRef>> inputs_;
+  size_t skipped_inputs_ = 0;
+  /// Handles of tensors made inside decompositions whose views the graph holds.
+  std::unordered_map<const TensorImpl*, FRef> intermediates_;
 };
 
 /// The order retracing lifts inputs in (see run_decompositions): buffers and constant tensors
@@ -358,6 +426,14 @@ namespace {
 constexpr std::string_view kPythonDecompositions[] = {
 #include "export/python_decompositions.inc"
 };
+/// aten's CompositeImplicitAutograd overloads and whether export can preserve each (generated).
+struct CiaOp {
+  std::string_view name;
+  bool preservable;
+};
+constexpr CiaOp kCiaOps[] = {
+#include "export/cia_ops.inc"
+};
 
 DecompTable ops_named(const std::vector<std::string>& names, bool python_only) {
   DecompTable t;
@@ -396,7 +472,21 @@ DecompTable ops_named(const std::vector<std::string>& names, bool python_only) {
 }  // namespace
 
 DecompTable decompositions_of(const std::vector<std::string>& names) { return ops_named(names, false); }
-DecompTable get_decompositions(const std::vector<std::string>& names) { return ops_named(names, true); }
+DecompTable get_decompositions(const std::vector<std::string>& names) {
+  DecompTable t = ops_named(names, true);
+  // A custom table still lowers the CompositeImplicit ops export cannot preserve (aliasing or
+  // mutating ones such as to.dtype, reshape, dropout): functionalization decomposes them anyway.
+  for (const OpDef* op : registry().all()) {
+    if (!op->decomp) continue;
+    const std::string_view q = op->qualified;
+    // The retrace's functionalization turns lift_fresh_copy into clone whatever the table.
+    if (q == "aten::lift_fresh_copy.default") t.insert(op);
+    const auto* it = std::lower_bound(std::begin(kCiaOps), std::end(kCiaOps), q,
+                                      [](const CiaOp& c, std::string_view n) { return c.name < n; });
+    if (it != std::end(kCiaOps) && it->name == q && !it->preservable) t.insert(op);
+  }
+  return t;
+}
 
 ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable& table, DecomposeReport* report) {
   ExportedProgram out;
@@ -411,6 +501,7 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
   r.nodes_before = call_count(ep.graph);
 
   detail::Tracer tracer(out.graph, {}, out.shape_env.get());
+  tracer.retracing = true;
   Retracer retracer(ep, tracer, out.graph);
   retracer.table = &table;
   FakeTensorMode fake_mode;
@@ -429,7 +520,7 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
     for (size_t i = 0; i < identity.size(); ++i) identity[i] = i;
     retracer.placeholders(identity);
   }
-  std::vector<Node*> outs;
+  RetracedOutputs retraced;
   {
     TraceScope scope(&tracer);
     DecomposeScope decompose(&table);
@@ -440,12 +531,35 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
         if (env) env->set_tracer(nullptr);
       }
     } uninstall{out.shape_env.get()};
-    outs = retracer.body(r);
+    retraced = retracer.body(r);
   }
+  std::vector<Node*>& outs = retraced.outputs;
   FE_CHECK(outs.size() == out.signature.outputs.size(), ValueError, "decompose: the graph returns ", outs.size(),
            " values but the signature lists ", out.signature.outputs.size(), " outputs");
-  out.graph.output(outs);
   for (size_t k = 0; k < outs.size(); ++k) out.signature.outputs[k].name = outs[k]->name();
+  // Inputs the program writes to in place: their final values lead the outputs, as the functional
+  // program PyTorch's retrace makes returns them (BUFFER_MUTATION / USER_INPUT_MUTATION).
+  std::vector<OutputSpec> specs;
+  std::vector<Node*> all;
+  for (const auto& [index, node] : retraced.mutated_inputs) {
+    const InputSpec& in = out.signature.inputs.at(index);
+    OutputSpec o;
+    o.name = node->name();
+    switch (in.kind) {
+      case InputKind::Buffer: o.kind = OutputKind::BufferMutation, o.target = in.target; break;
+      case InputKind::Parameter: o.kind = OutputKind::ParameterMutation, o.target = in.target; break;
+      case InputKind::UserInput: o.kind = OutputKind::UserInputMutation, o.target = in.name; break;
+      default:
+        throw UnknownOpError(detail::cat("decompose: the program writes to input '", in.name, "' (",
+                                         input_kind_name(in.kind), "), which is not retraced yet"));
+    }
+    specs.push_back(std::move(o));
+    all.push_back(node);
+  }
+  specs.insert(specs.end(), out.signature.outputs.begin(), out.signature.outputs.end());
+  all.insert(all.end(), outs.begin(), outs.end());
+  out.signature.outputs = std::move(specs);
+  out.graph.output(all);
   // Like aot_export's retrace: pure nodes nothing uses are gone (asserts and mutations stay).
   DeadCodeElimination().run(out.graph);
   if (out.shape_env && !out.shape_env->symbols().empty()) detail::fold_symbolic_nodes(out.graph, *out.shape_env);

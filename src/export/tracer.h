@@ -117,7 +117,11 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     // last non-default one, whatever its export form was (`_assert_tensor_metadata_default(x,
     // dtype=...)` becomes `_assert_tensor_metadata(x, None, None, dtype, ...)`).
     const bool natural = provenance && op.max_positional >= 0;
-    Node* n = g_.call(op, std::move(nargs), natural ? std::string_view(op.schema.name) : std::string_view{});
+    // make_fx names a node after the op packet, a dunder one without its underscores (FX's
+    // _target_to_str: `__and__` -> `and`, a keyword, so `and_1`).
+    std::string_view base = op.schema.name;
+    if (base.size() > 4 && base.starts_with("__") && base.ends_with("__")) base = base.substr(2, base.size() - 4);
+    Node* n = g_.call(op, std::move(nargs), provenance ? base : std::string_view{});
     if (natural) {
       const size_t npos = positional_count(op.schema, n->args());
       n->arg_given.resize(n->args().size(), ArgGiven::Absent);
@@ -167,6 +171,14 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   /// subgraph: its trace points into the subgraph's generated code).
   std::optional<std::string> provenance_trace;
   const std::vector<std::pair<std::string, std::string>>* provenance_meta = nullptr;
+  /// run_decompositions: the node whose value a functionalization replay regenerates (its stack
+  /// trace labels the replayed nodes); whether nodes without provenance get no metadata at all.
+  const Node* replay = nullptr;
+  bool retracing = false;
+  /// The node that produced `t` in this trace, or null.
+  Node* traced_node(const Tensor& t) const {
+    return t.impl()->trace_id == id_ ? static_cast<Node*>(t.impl()->trace_node) : nullptr;
+  }
 
  private:
   Node* lift_constant(const Tensor& t) {
@@ -181,6 +193,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
 
   void stamp(Node* n, const SrcLocArg& loc) {
     if (!provenance) {
+      if (retracing) return;  // nodes made after the last graph node (output syncs): no metadata
       n->loc = loc;
       n->module_stack = module_stack();
       return;
@@ -189,6 +202,18 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     n->stack_trace = provenance_trace ? provenance_trace : provenance->stack_trace;
     n->module_stack = provenance->module_stack;
     n->serialized_meta = provenance_meta ? *provenance_meta : provenance->serialized_meta;
+    if (replay) {
+      // PyTorch's view replay annotation: the stack trace (and custom annotation) of the node
+      // whose value is being regenerated.
+      if (replay->stack_trace) n->stack_trace = replay->stack_trace, n->loc = replay->loc;
+      for (const auto& [k, v] : replay->serialized_meta)
+        if (k == "custom") {
+          auto it = std::find_if(n->serialized_meta.begin(), n->serialized_meta.end(),
+                                 [](const auto& e) { return e.first == "custom"; });
+          if (it != n->serialized_meta.end()) it->second = v;
+          else n->serialized_meta.emplace_back(k, v);
+        }
+    }
   }
 
   /// The first traced tensor with a symbolic size provides it (make_fx's track_tensor).

@@ -312,10 +312,18 @@ class Checker {
       return false;
     }
     std::vector<TensorMeta> traced;
+    const std::vector<MetaValue> untraced = margs;
     with_traced_grad(n, op, margs, traced);
     MetaOut mo;
     try {
       run_meta(op, margs, mo);
+      // A program retraced with gradients off (run_decompositions) took sdpa's fused path even
+      // for a mask computed from parameters: the layout recorded says which.
+      if (!traced.empty() && !same_layouts(n.val, mo.outs)) {
+        MetaOut alt;
+        run_meta(op, untraced, alt);
+        if (same_layouts(n.val, alt.outs)) mo = std::move(alt);
+      }
     } catch (const DataDependentError& e) {
       // item() and friends: PyTorch gives the value a fresh unbacked symbol; a recorded `u<k>` is it.
       if (n.sym_val && n.sym_val->str().starts_with("u") &&
@@ -745,6 +753,18 @@ class Checker {
         for (const Node* in : n.inputs()) g = g || grad_.count(in);
     }
     if (g) grad_.insert(&n);
+  }
+
+  static bool same_layouts(const std::vector<TensorMeta>& a, const std::vector<TensorMeta>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t k = 0; k < a.size(); ++k) {
+      if (a[k].sizes.size() != b[k].sizes.size() || a[k].strides.size() != b[k].strides.size()) return false;
+      for (size_t d = 0; d < a[k].sizes.size(); ++d)
+        if (!a[k].sizes[d].same_as(b[k].sizes[d])) return false;
+      for (size_t d = 0; d < a[k].strides.size(); ++d)
+        if (!a[k].strides[d].same_as(b[k].strides[d])) return false;
+    }
+    return true;
   }
 
   /// The metadata an op's meta saw: recorded, with requires_grad as traced (see note_grad) for the

@@ -15,6 +15,7 @@
 namespace fe {
 namespace {
 OpHandle op_assert_tensor_metadata;
+OpHandle op_copy;
 OpHandle op_copy_;
 OpHandle op_fill_inplace_Scalar;
 OpHandle op_fill_inplace_Tensor;
@@ -227,6 +228,22 @@ void meta_copy(const MetaArgs& a, MetaOut& out) {
   }
   m.requires_grad = a.tensor(0).requires_grad || a.tensor(1).requires_grad;
 }
+// fill.Scalar / fill.Tensor (fill_'s functional forms, what functionalization records): fill_'s
+// checks, then a fresh tensor like self (full_like / copy, as torch._decomp lowers them).
+template <bool kTensor>
+void meta_fill_functional(const MetaArgs& a, MetaOut& out) {
+  if (kTensor) meta_fill_tensor(a, out);
+  else meta_fill_scalar(a, out);
+  TensorMeta& m = out.outs.back();
+  m.strides = preserved_strides(m);
+  m.storage_offset = 0;
+}
+/// torch._decomp: fill.Scalar is full_like(self, value) (pin_memory=False as Python passes it),
+/// fill.Tensor is copy(self, value).
+std::vector<Tensor> decomp_fill(std::span<const IValue> a, const SrcLocArg& loc) {
+  if (std::holds_alternative<Tensor>(a[1])) return {dispatch1(*op_copy, {a[0], a[1]}, loc)};
+  return {dispatch1(*op_full_like, {a[0], a[1], None{}, None{}, None{}, false, None{}}, loc)};
+}
 void meta_lift_fresh_copy(const MetaArgs& a, MetaOut& out) {
   ew::require_tensor(a, 0);
   const TensorMeta& self = a.tensor(0);
@@ -304,7 +321,11 @@ void register_conversion_ops(Registry& r) {
   op_fill_inplace_Scalar = r.add({"aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", meta_fill_scalar, cpu_fill_});
   op_fill_inplace_Tensor = r.add({"aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", meta_fill_tensor, cpu_fill_});
   op_copy_ = r.add({"aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", meta_copy_, cpu_copy_});
-  r.add({"aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", meta_copy, cpu_copy_});
+  op_copy = r.add({"aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", meta_copy, cpu_copy_});
+  r.add({.schema = "aten::fill.Scalar(Tensor self, Scalar value) -> Tensor", .meta = meta_fill_functional<false>,
+         .cpu = cpu_fill_, .decomp = decomp_fill});
+  r.add({.schema = "aten::fill.Tensor(Tensor self, Tensor value) -> Tensor", .meta = meta_fill_functional<true>,
+         .cpu = cpu_fill_, .decomp = decomp_fill});
   op_lift_fresh_copy = r.add({.schema = "aten::lift_fresh_copy(Tensor self) -> Tensor", .meta = meta_lift_fresh_copy,
                               .cpu = cpu_copy, .decomp = decomp_lift_fresh_copy});
   op_assert_tensor_metadata = r.add({"aten::_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()",

@@ -230,6 +230,19 @@ std::vector<Tensor> decomp_filled(std::span<const IValue> a, const SrcLocArg& lo
                     loc)};
 }
 
+/// torch._refs.zeros_like / ones_like: full_like(self, 0 or 1 (False/True for bool), the options
+/// as given, pin_memory False, memory_format preserve unless given).
+template <int kFill>
+std::vector<Tensor> decomp_filled_like(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& self = decomp_tensor(a, 0);
+  const auto* dt = std::get_if<DType>(&a[1]);
+  const bool is_bool = (dt ? *dt : self.dtype()) == DType::Bool;
+  const IValue fill = is_bool ? IValue(kFill != 0) : IValue(SymInt(kFill));
+  const auto* pin = std::get_if<bool>(&a[4]);
+  const IValue format = std::holds_alternative<None>(a[5]) ? IValue(MemoryFormat::Preserve) : a[5];
+  return {dispatch1(*op_full_like, {a[0], fill, a[1], a[2], a[3], pin ? *pin : false, format}, loc)};
+}
+
 /// prims_common.compute_elementwise_output_logical_to_physical_perm for one tensor: identity when
 /// contiguous, NHWC-like when channels-last, else an insertion sort of the dims by stride (back to
 /// front); comparisons PyTorch makes with guard_or_false are false unless known.
@@ -314,10 +327,10 @@ void register_factory_ops(Registry& r) {
          meta_full, cpu_full<1>, kFree});
   op_empty_like = r.add({.schema = "aten::empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
                          .meta = meta_like<0>, .cpu = cpu_empty, .device_rule = kFree, .decomp = decomp_empty_like});
-  op_zeros_like = r.add({"aten::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
-         meta_like<0>, cpu_zeros, kFree});
-  op_ones_like = r.add({"aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
-         meta_like<0>, cpu_ones, kFree});
+  op_zeros_like = r.add({.schema = "aten::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+                         .meta = meta_like<0>, .cpu = cpu_zeros, .device_rule = kFree, .decomp = decomp_filled_like<0>});
+  op_ones_like = r.add({.schema = "aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+                        .meta = meta_like<0>, .cpu = cpu_ones, .device_rule = kFree, .decomp = decomp_filled_like<1>});
   op_rand_like = r.add({"aten::rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
          meta_like<0>, cpu_rand, kFree});
   op_randn_like = r.add({"aten::randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",

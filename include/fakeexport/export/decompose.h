@@ -23,6 +23,9 @@ DecompTable decompositions_of(const std::vector<std::string>& names);
 /// PyTorch's `get_decompositions([...])`: of the ops `names` denote (as for decompositions_of), only
 /// those PyTorch 2.14 has a Python decomposition for (torch._decomp.decomposition_table). A
 /// CompositeImplicit op such as aten.linear is not among them, so run_decompositions keeps it whole.
+/// The table also holds the CompositeImplicit ops export cannot preserve (aliasing or mutating:
+/// to.dtype, reshape, dropout, ...), which PyTorch's run_decompositions lowers whatever the table:
+/// the result is the table that run_decompositions(ep, get_decompositions([...])) applies.
 DecompTable get_decompositions(const std::vector<std::string>& names);
 
 /// Parses a comma-separated op list ("aten.linear,aten.t") into names for decompositions_of.

@@ -167,12 +167,33 @@ def sym_size_calls():
 def calls():
     yield from inplace_fill_calls()
     yield from copy_calls()
+    yield from fill_calls()
     yield from to_copy_calls()
     yield from to_calls()
     yield from type_as_calls()
     yield from assert_metadata_calls()
     yield from local_scalar_calls()
     yield from sym_size_calls()
+
+
+def fill_calls():
+    """fill.Scalar / fill.Tensor (fill_'s functional forms, what functionalization records)."""
+    for x in layouts([2, 3, 4]):
+        yield call("aten::fill.Scalar", x, 1.5)
+        yield call("aten::fill.Tensor", x, T([]))
+        yield vcall("aten::fill.Scalar", x, 2)
+        yield vcall("aten::fill.Tensor", x, T([]))
+    for d in DTYPES_ALL:
+        for v in [True, 2, -1.5]:
+            yield call("aten::fill.Scalar", T([2, 3], d), v)
+        for e in ["float32", "int64", "bool"]:
+            yield call("aten::fill.Tensor", T([2, 3], d), T([], e))
+    yield call("aten::fill.Tensor", T([3, 4], strides=[0, 1]), T([]))
+    for v in [T([1]), T([2]), 1.0]:
+        yield call("aten::fill.Tensor", T([2, 3]), v)
+    for v in [T([]), T([2])]:
+        yield call("aten::fill.Scalar", T([2, 3]), v)
+    yield vcall("aten::fill.Tensor", T([2, 3], "int64"), T([]))
 
 
 def copy_calls():

@@ -264,3 +264,106 @@ def build_lowered(name):
                     note="masked attention through aten._scaled_dot_product_flash_attention_for_cpu, dynamic "
                          "batch and seq")
     raise KeyError(name)
+
+
+# ------------------------------------------------------------------------------------------------ mutation
+# In-place writes the way user code makes them (augmented assignment into slices, writes through
+# views, to inputs and buffers): the exported program keeps them; ep.run_decompositions()
+# functionalizes them (scatters into the base, view replays, *_MUTATION outputs).
+MUTATION = ["mutation_setitem_views", "mutation_base_then_views", "mutation_input_view", "mutation_view_of_view",
+            "mutation_sibling_views", "mutation_buffer_split_input", "mutation_setitem_views_dynamic"]
+
+
+class SetitemViews(torch.nn.Module):
+    """BEiT's relative-position table: `t[:, :, k] += c` and `t[:, :, 0] *= c` on a fresh tensor."""
+
+    def forward(self, x):
+        t = x + 0
+        t[:, :, 0] += 3
+        t[:, :, 1] -= 2
+        t[:, :, 0] *= 7
+        return t.sum(-1), t[:, 1:]
+
+
+class BaseThenViews(torch.nn.Module):
+    """GPT-OSS's expert activation: an in-place add on a fresh tensor, then strided slices of it."""
+
+    def forward(self, x):
+        y = x * 2
+        y.add_(1)
+        gate, up = y[:, ::2], y[:, 1::2]
+        return gate.clamp(max=7.0) * torch.sigmoid(gate), up.clamp(-7.0, 7.0) + 1
+
+
+class InputView(torch.nn.Module):
+    """T5's position bias added in place to a view of an input; the input itself is written."""
+
+    def forward(self, x, bias):
+        s = x.view(2, 2, 4, 4)
+        s += bias
+        return torch.softmax(s.float(), dim=-1)
+
+
+class ViewOfView(torch.nn.Module):
+    """Views of views taken before a write to their base, read after it."""
+
+    def forward(self, x):
+        y = x + 0
+        v = y[0]
+        v2 = v[1:]
+        y.add_(1)
+        w = v2[0:2]
+        return w.sum() + v.sum(), y
+
+
+class SiblingViews(torch.nn.Module):
+    """A write through one row; another row and a view of it are read afterwards."""
+
+    def forward(self, x):
+        y = x + 0
+        a, b = y[0], y[1]
+        a.mul_(2)
+        b.masked_fill_(b > 0, 0.5)
+        c = b[1:]
+        return c.sum(), b * 1, y.sum()
+
+
+class BufferSplitInput(torch.nn.Module):
+    """A buffer accumulates the input; a split half of the input is scaled in place."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("acc", torch.zeros(4, 3))
+
+    def forward(self, x):
+        self.acc.add_(x)
+        a, b = x.split(2)
+        a.mul_(3)
+        b.clamp_(max=0.5)
+        return x + 1, self.acc * 1
+
+
+def build_mutation(name):
+    from torch.export import Dim
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(0)
+    if name.startswith("mutation_setitem_views"):
+        ds = ({0: Dim("batch", min=2, max=64)},) if name.endswith("_dynamic") else None
+        return dict(model=SetitemViews().eval(), args=(torch.randn(4, 5, 2, generator=g),), kwargs={},
+                    dynamic_shapes=ds, family="mutation", note="augmented assignment into select() views")
+    if name == "mutation_base_then_views":
+        return dict(model=BaseThenViews().eval(), args=(torch.randn(4, 6, generator=g),), kwargs={},
+                    dynamic_shapes=None, family="mutation", note="add_ on a fresh tensor, then strided slices")
+    if name == "mutation_input_view":
+        return dict(model=InputView().eval(), args=(torch.randn(4, 4, 4, generator=g), torch.randn(2, 2, 4, 4, generator=g)),
+                    kwargs={}, dynamic_shapes=None, family="mutation", note="+= on a view of an input")
+    if name == "mutation_view_of_view":
+        return dict(model=ViewOfView().eval(), args=(torch.randn(4, 5, generator=g),), kwargs={}, dynamic_shapes=None,
+                    family="mutation", note="views of views made before a write to their base")
+    if name == "mutation_sibling_views":
+        return dict(model=SiblingViews().eval(), args=(torch.randn(3, 5, generator=g),), kwargs={},
+                    dynamic_shapes=None, family="mutation", note="writes through sibling select() views")
+    if name == "mutation_buffer_split_input":
+        return dict(model=BufferSplitInput().eval(), args=(torch.randn(4, 3, generator=g),), kwargs={},
+                    dynamic_shapes=None, family="mutation", note="buffer add_, in-place ops on split() views of an input")
+    raise KeyError(name)

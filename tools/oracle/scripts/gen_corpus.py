@@ -8,6 +8,7 @@ Cases (tables in corpus_hf.py and corpus_more.py; one line adds one):
   seed002_*   the VisionEncoderDecoder of /work/shared/seeds/002 (decoder with and without autocast)
   hop_*       control flow and effects: while_loop, scan, with_effects (after run_decompositions())
   lowered_*   device-specific overloads: attention through the CPU-only flash kernel
+  mutation_*  in-place writes through views, to inputs and buffers (functionalized by run_decompositions())
 Each is exported with torch.export.export(model, args, kwargs, dynamic_shapes=..., strict=False) and
 saved with torch.export.save. Per successful case NAME, in DIR (default tests/fixtures/corpus):
   NAME.pt2                  the archive (real random weights)
@@ -55,6 +56,8 @@ def registry():
         reg[n] = ("hop", corpus_more.build_hop, None)
     for n in corpus_more.LOWERED:
         reg[n] = ("lowered", corpus_more.build_lowered, None)
+    for n in corpus_more.MUTATION:
+        reg[n] = ("mutation", corpus_more.build_mutation, None)
     return reg
 
 
