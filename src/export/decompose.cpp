@@ -33,7 +33,7 @@ struct RetracedOutputs {
 
 class Retracer {
  public:
-  Retracer(const ExportedProgram& ep, detail::Tracer& tracer, Graph& g) : ep_(ep), tracer_(tracer), g_(g) {}
+  Retracer(const ExportedProgram& ep, detail::Tracer& tracer, Graph& g) : ep_(ep), tracer_(&tracer), g_(&g) {}
 
   /// Placeholders first (outside the trace scope, as export binds its inputs), then the body.
   /// Placeholders in `order` (indices into the root graph's placeholders).
@@ -41,7 +41,7 @@ class Retracer {
     const std::vector<Node*> all = ep_.graph.placeholders();
     for (size_t i : order) {
       Node* p = all[i];
-      Node* n = g_.placeholder(p->name(), p->val.empty() ? TensorMeta{} : p->val[0]);
+      Node* n = g_->placeholder(p->name(), p->val.empty() ? TensorMeta{} : p->val[0]);
       n->constant = p->constant;
       n->sym_val = p->sym_val;
       if (p->val.empty()) {
@@ -54,7 +54,7 @@ class Retracer {
       impl->meta = p->val[0];
       impl->fake = true;
       Tensor t(std::move(impl));
-      tracer_.bind(t, n);
+      tracer_->bind(t, n);
       FRef f = detail::functional_fresh(t);
       inputs_.emplace_back(inputs_.size() + skipped_inputs_, f);
       vals_[p] = std::move(f);
@@ -68,11 +68,11 @@ class Retracer {
     const std::vector<Value> values = run_graph(ep_.graph, {&ep_.graph}, report);
     for (auto& [index, f] : inputs_)
       if (detail::functional_was_mutated(*f))
-        r.mutated_inputs.emplace_back(index, tracer_.node_of(detail::functional_sync(*f)));
+        r.mutated_inputs.emplace_back(index, tracer_->node_of(detail::functional_sync(*f)));
     for (const Value& v : values) {
       const FRef* t = std::get_if<FRef>(&v);
       FE_CHECK(t, UnknownOpError, "decompose: an output that is not a tensor is not retraced yet");
-      r.outputs.push_back(tracer_.node_of(detail::functional_sync(**t)));
+      r.outputs.push_back(tracer_->node_of(detail::functional_sync(**t)));
     }
     return r;
   }
@@ -92,16 +92,16 @@ class Retracer {
     std::vector<std::pair<std::string, std::string>> meta;
     for (const auto& up : g.nodes()) {
       const Node& n = *up;
-      tracer_.provenance = &n;
-      tracer_.provenance_trace.reset();
-      tracer_.provenance_meta = nullptr;
+      tracer_->provenance = &n;
+      tracer_->provenance_trace.reset();
+      tracer_->provenance_meta = nullptr;
       if (inlined) {
         if (auto it = inlined->lines.find(&n); it != inlined->lines.end())
-          tracer_.provenance_trace = detail::cat("File \"<eval_with_key>.0\", line ", it->second.first,
+          tracer_->provenance_trace = detail::cat("File \"<eval_with_key>.0\", line ", it->second.first,
                                                  ", in forward\n    ", it->second.second, "\n");
         meta = n.serialized_meta;
         if (inlined->custom) meta.emplace_back("custom", inlined->custom);
-        tracer_.provenance_meta = &meta;
+        tracer_->provenance_meta = &meta;
       }
       try {
         switch (n.op()) {
@@ -117,15 +117,15 @@ class Retracer {
             break;
         }
       } catch (const Error& e) {
-        tracer_.provenance = nullptr;
+        tracer_->provenance = nullptr;
         if (std::string_view(e.what()).starts_with("decompose: ")) throw;
         rethrow_with_prefix(e, detail::cat("decompose: while retracing node '", n.name(), "' (",
                                            n.target() ? n.target()->qualified : std::string("?"), "): "));
       }
     }
-    tracer_.provenance = nullptr;
-    tracer_.provenance_trace.reset();
-    tracer_.provenance_meta = nullptr;
+    tracer_->provenance = nullptr;
+    tracer_->provenance_trace.reset();
+    tracer_->provenance_meta = nullptr;
     return outs;
   }
 
@@ -136,6 +136,10 @@ class Retracer {
     switch (c.kind) {
       case CallableKind::WrapWithSetGradEnabled: body = 1, first_operand = 2; break;  // (enabled, body, *operands)
       case CallableKind::InvokeSubgraph: body = 0, first_operand = 2; break;          // (body, identifier, *operands)
+      case CallableKind::Cond:
+      case CallableKind::WhileLoop:
+      case CallableKind::Scan:
+      case CallableKind::MapImpl: return retrace_hop(n, std::move(scopes), report);
       default:
         throw UnknownOpError(detail::cat("decompose: node '", n.name(), "' calls ", c.target,
                                          ", which run_decompositions does not retrace yet"));
@@ -165,7 +169,7 @@ class Retracer {
       inl.custom = R"({"_torchdynamo_disable": true, "_torchdynamo_disable_recursive": true, )"
                    R"("_torchdynamo_disable_method": "wrapper"})";
     std::vector<Value> outs = run_graph(*sub, scopes, report, &inl);
-    tracer_.provenance = &n;
+    tracer_->provenance = &n;
     std::vector<FRef> ts;
     for (const Value& v : outs) {
       const FRef* t = std::get_if<FRef>(&v);
@@ -175,6 +179,111 @@ class Retracer {
     if (n.multi_output()) return ts;
     FE_CHECK(ts.size() == 1, ValueError, "decompose: node '", n.name(), "' returns one value, its subgraph ", ts.size());
     return ts[0];
+  }
+
+  /// Control flow PyTorch's retrace keeps as a higher-order call (cond, while_loop, scan, map):
+  /// each subgraph is retraced, decomposed, into a subgraph of the same name and placeholders; the
+  /// op is called again on the retraced operands (brought up to date first) and its results are
+  /// read through getitem nodes as before.
+  Value retrace_hop(const Node& n, std::vector<const Graph*> scopes, DecomposeReport& report) {
+    const std::vector<Node*> no_nodes;
+    std::vector<NodeArg> args;
+    std::vector<std::pair<size_t, const Graph*>> subgraphs;
+    for (size_t i = 0; i < n.args().size(); ++i) {
+      const NodeArg& a = n.args()[i];
+      if (auto* p = std::get_if<Node*>(&a); p && *p && (*p)->op() == NodeOp::GetAttr) {
+        const Graph* sub = nullptr;
+        for (auto it = scopes.rbegin(); it != scopes.rend() && !sub; ++it)
+          for (const auto& [name, g] : (*it)->subgraphs())
+            if (name == (*p)->attr()) sub = g.get();
+        FE_CHECK(sub, ValueError, "decompose: no subgraph '", (*p)->attr(), "' in the program");
+        subgraphs.emplace_back(i, sub);
+        args.emplace_back(static_cast<Node*>(nullptr));
+        continue;
+      }
+      NodeArg mapped = map_tensors<Node*>(arg_value(a), [&](const Tensor& t) { return tracer_->node_of(t); });
+      tracer_->symbolic_operands(mapped);
+      args.push_back(std::move(mapped));
+    }
+    std::vector<std::string> names;
+    for (auto& [i, sub] : subgraphs) names.push_back(retrace_subgraph(*std::get<Node*>(n.args()[i]), *sub, scopes, report));
+    for (size_t k = 0; k < subgraphs.size(); ++k) {
+      Node* attr = g_->get_attr(names[k]);
+      tracer_->stamp_node(attr);
+      args[subgraphs[k].first] = attr;
+    }
+    uint32_t tuples = 0;
+    for (size_t i = 0; i < n.args().size() && i < 32; ++i)
+      if (n.arg_is_tuple(i)) tuples |= 1u << i;
+    // make_fx records scan's additional inputs as the tuple it passes.
+    if (n.callable()->kind == CallableKind::Scan && n.args().size() > 3) tuples |= 1u << 3;
+    Node* hop = g_->call_other(*n.callable(), std::move(args), n.kwarg_names(), tuples, n.multi_output(), n.val);
+    tracer_->stamp_node(hop);
+    auto fresh = [&](const TensorMeta& m, Node* producer) {
+      auto impl = std::make_shared<TensorImpl>();
+      impl->meta = m;
+      impl->fake = true;
+      Tensor t(std::move(impl));
+      tracer_->bind(t, producer);
+      return detail::functional_fresh(t);
+    };
+    if (!n.multi_output()) {
+      FE_CHECK(n.val.size() == 1, UnknownOpError, "decompose: node '", n.name(), "' returns no single tensor");
+      return fresh(n.val[0], hop);
+    }
+    std::vector<FRef> outs;
+    for (size_t k = 0; k < n.val.size(); ++k) {
+      Node* gi = g_->getitem(hop, static_cast<int64_t>(k));
+      tracer_->stamp_node(gi);
+      outs.push_back(fresh(n.val[k], gi));
+    }
+    return outs;
+  }
+
+  /// `sub` (read by `attr`) retraced into a new subgraph of the graph being written, by a child
+  /// tracer; returns its name.
+  std::string retrace_subgraph(const Node& attr, const Graph& sub, std::vector<const Graph*> scopes,
+                               DecomposeReport& report) {
+    Graph& out = g_->add_subgraph(attr.attr());
+    out.single_return = sub.single_return;
+    detail::Tracer child(out, {}, shape_env_, tracer_);
+    child.retracing = true;
+    for (Node* p : sub.placeholders()) {
+      FE_CHECK(!p->val.empty(), UnknownOpError, "decompose: subgraph '", attr.attr(), "' takes a non-tensor input '",
+               p->name(), "', which is not retraced yet");
+      Node* q = out.placeholder(p->name(), p->val[0]);
+      auto impl = std::make_shared<TensorImpl>();
+      impl->meta = p->val[0];
+      impl->fake = true;
+      Tensor t(std::move(impl));
+      child.bind(t, q);
+      vals_[p] = detail::functional_fresh(t);
+    }
+    detail::Tracer* saved_tracer = tracer_;
+    Graph* saved_graph = g_;
+    struct Restore {
+      Retracer& r;
+      detail::Tracer* t;
+      Graph* g;
+      ~Restore() {
+        r.tracer_ = t, r.g_ = g;
+        if (r.shape_env_) r.shape_env_->set_tracer(t);
+      }
+    } restore{*this, saved_tracer, saved_graph};
+    tracer_ = &child, g_ = &out;
+    if (shape_env_) shape_env_->set_tracer(&child);
+    std::vector<Node*> outs;
+    {
+      TraceScope scope(&child);
+      scopes.push_back(&sub);
+      for (const Value& v : run_graph(sub, scopes, report)) {
+        const FRef* f = std::get_if<FRef>(&v);
+        FE_CHECK(f, UnknownOpError, "decompose: subgraph '", attr.attr(), "' returns a non-tensor");
+        outs.push_back(child.node_of(detail::functional_sync(**f)));
+      }
+    }
+    out.output(outs);
+    return attr.attr();
   }
 
   const Value& value_of(const Node* n) const {
@@ -197,8 +306,8 @@ class Retracer {
       detail::Tracer& t;
       const Node* saved;
       ~Replay() { t.replay = saved; }
-    } replay{tracer_, tracer_.replay};
-    tracer_.replay = tracer_.traced_node(f.value);
+    } replay{*tracer_, tracer_->replay};
+    tracer_->replay = tracer_->traced_node(f.value);
     return detail::functional_sync(f);
   }
   /// The retraced value of a (possibly symbolic) int argument.
@@ -345,14 +454,17 @@ class Retracer {
 
  private:
   const ExportedProgram& ep_;
-  detail::Tracer& tracer_;
-  Graph& g_;
+  detail::Tracer* tracer_;  ///< the tracer of the graph being written (a child one in subgraphs)
+  Graph* g_;
   std::unordered_map<const Node*, Value> vals_;
   /// Tensor inputs in the order they were bound, with their position among the retraced inputs.
   std::vector<std::pair<size_t, FRef>> inputs_;
   size_t skipped_inputs_ = 0;
   /// Handles of tensors made inside decompositions whose views the graph holds.
   std::unordered_map<const TensorImpl*, FRef> intermediates_;
+
+ public:
+  sym::ShapeEnv* shape_env_ = nullptr;
 };
 
 /// The order retracing lifts inputs in (see run_decompositions): buffers and constant tensors
@@ -503,6 +615,7 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
   detail::Tracer tracer(out.graph, {}, out.shape_env.get());
   tracer.retracing = true;
   Retracer retracer(ep, tracer, out.graph);
+  retracer.shape_env_ = out.shape_env.get();
   retracer.table = &table;
   FakeTensorMode fake_mode;
   ExportSemanticsScope export_semantics;

@@ -150,7 +150,12 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
 
   // User arithmetic on sizes is traced at once (FX names such nodes add, mul, ...; they usually
   // fold away later but keep their names taken).
-  void on_binary(const SymInt& r) override { (void)proxy(r); }
+  // An expression over values with no graph origin (a stride such as 16*s27 read from a loaded
+  // tensor) is left untraced: it becomes a node only if an argument needs it (then proxy() says
+  // where it failed).
+  void on_binary(const SymInt& r) override {
+    if (traceable(r)) (void)proxy(r);
+  }
   void on_compare(Rel rel, const SymInt& a, const SymInt& b) override {
     static constexpr PyOp ops[] = {PyOp::Eq, PyOp::Ne, PyOp::Lt, PyOp::Le, PyOp::Gt, PyOp::Ge};
     g_.sym_op(ops[static_cast<size_t>(rel)], {operand(a), operand(b)}, std::nullopt);
@@ -175,6 +180,10 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   /// trace labels the replayed nodes); whether nodes without provenance get no metadata at all.
   const Node* replay = nullptr;
   bool retracing = false;
+  /// Stamps `n` (made directly in the graph, e.g. a retraced higher-order call) as record() does.
+  void stamp_node(Node* n) { stamp(n, SrcLocArg{}); }
+  /// A higher-order op's argument with its symbolic sizes made graph nodes, as record() does.
+  void symbolic_operands(NodeArg& a) { symbolic_args_to_nodes(a); }
   /// The node that produced `t` in this trace, or null.
   Node* traced_node(const Tensor& t) const {
     return t.impl()->trace_id == id_ ? static_cast<Node*>(t.impl()->trace_node) : nullptr;
@@ -247,6 +256,14 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     s->proxy_trace = id_;
     s->proxy = n;
     return n;
+  }
+
+  /// Whether proxy(v) can make a node for `v` (constants and values traced from sizes can).
+  bool traceable(const SymInt& v) const {
+    const sym::SymNode* s = v.node();
+    if (!s) return true;
+    if (s->proxy_trace == id_ && (s->proxy || s->size_of)) return true;
+    return s->has_operands && traceable(s->a) && traceable(s->b);
   }
 
   /// A symbolic operand as a handle naming its node; a constant as itself.
