@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <regex>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -64,6 +66,39 @@ const std::set<std::string> kPrintsEqual = {
     "mutation_sibling_views", "mutation_view_of_view",
 };
 
+/// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers
+/// nodes after the size arithmetic its Python internals trace and then drop (add_11 after ten
+/// dead `s77 + ...` nodes), which is not modelled.
+const std::set<std::string> kEqualUpToNames = {
+    "hf_bert_dyn", "hf_clip_dyn", "hf_resnet_dyn", "hf_vit_dyn", "hop_scan_dynamic", "hop_while_loop_dynamic",
+    "lowered_attention_cpu_dynamic", "mutation_setitem_views_dynamic", "seed002_encoder",
+};
+
+/// `s` with every node renamed in order of definition (N0, N1, ...); op names (after a dot) kept.
+std::string canonical_names(const std::string& s) {
+  static const std::regex def(R"(\n\s+([A-Za-z_]\w*)(?:: "[^"]*")? = )");
+  std::map<std::string, std::string> names;
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), def); it != std::sregex_iterator(); ++it)
+    names.emplace((*it)[1].str(), "N" + std::to_string(names.size()));
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const bool start = (std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_') &&
+                       (i == 0 || !(std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '_' || s[i - 1] == '.'));
+    if (!start) {
+      out += s[i++];
+      continue;
+    }
+    size_t e = i;
+    while (e < s.size() && (std::isalnum(static_cast<unsigned char>(s[e])) || s[e] == '_')) ++e;
+    const std::string word = s.substr(i, e - i);
+    auto it = names.find(word);
+    out += it != names.end() ? it->second : word;
+    i = e;
+  }
+  return out;
+}
+
 /// max |a - b| beyond allclose(atol=rtol=1e-4); 0 when close.
 double worst_diff(const Tensor& got, const Tensor& want) {
   const Tensor a = got.to(DType::Float64).contiguous(), b = want.to(DType::Float64).contiguous();
@@ -83,7 +118,7 @@ TEST(Decompose, CorpusPrintsAsPyTorchAndKeepsValues) {
   if (!fs::is_directory(kDecomposed)) GTEST_SKIP() << "no decomposed fixtures at " << kDecomposed;
   const DecompTable table = default_decompositions();
   const DecompTable only_table = get_decompositions(split_op_list(kOnly));
-  int programs = 0, decomposed = 0, equal = 0, only_equal = 0, ran = 0;
+  int programs = 0, decomposed = 0, equal = 0, only_equal = 0, equal_up_to_names = 0, ran = 0;
   for (const auto& e : fs::directory_iterator(kCorpus)) {
     if (e.path().extension() != ".pt2") continue;
     const std::string name = e.path().stem().string();
@@ -105,6 +140,12 @@ TEST(Decompose, CorpusPrintsAsPyTorchAndKeepsValues) {
     equal += same;
     if (kPrintsEqual.count(name)) EXPECT_TRUE(same) << "no longer prints as PyTorch's run_decompositions()";
     else if (same) std::cout << "[ decompose ] " << name << ": prints equal now: add it to kPrintsEqual\n";
+    if (!same) {
+      const bool up_to_names = canonical_names(normalized(to_string(d, {.read_source = false}))) ==
+                               canonical_names(normalized(fe_test::read_file(fixture)));
+      equal_up_to_names += up_to_names;
+      if (kEqualUpToNames.count(name)) EXPECT_TRUE(up_to_names) << "no longer prints as PyTorch's up to node names";
+    }
     // The same program under get_decompositions(kOnly) (gen_decomposed.py's ONLY list): CIA ops
     // outside the list kept whole unless export cannot preserve them.
     const std::string only_fixture = kDecomposed + "/" + name + ".only.txt";
@@ -152,11 +193,12 @@ TEST(Decompose, CorpusPrintsAsPyTorchAndKeepsValues) {
     ++ran;
   }
   std::cout << "[ decompose ] " << programs << " programs PyTorch decomposes: " << decomposed << " retraced, " << equal
-            << " print equal (" << only_equal << " with get_decompositions(" << kOnly << ")), " << ran
-            << " ran to the original's values\n";
+            << " print equal (" << only_equal << " with get_decompositions(" << kOnly << ")), "
+            << equal_up_to_names << " more up to node names, " << ran << " ran to the original's values\n";
   EXPECT_GE(programs, 100);
   EXPECT_GE(equal, static_cast<int>(kPrintsEqual.size()));
   EXPECT_GE(only_equal, static_cast<int>(kPrintsEqual.size()));
+  EXPECT_GE(equal_up_to_names, static_cast<int>(kEqualUpToNames.size()));
 }
 
 TEST(Decompose, OpListsNameOpsOrFailTyped) {

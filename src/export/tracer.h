@@ -249,6 +249,9 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
       static constexpr PyOp ops[] = {PyOp::Add, PyOp::Sub, PyOp::Mul, PyOp::FloorDiv, PyOp::Mod, PyOp::SymMin,
                                      PyOp::SymMax};
       n = g_.sym_op(ops[static_cast<size_t>(s->op)], {operand(s->a), operand(s->b)}, std::nullopt);
+      // Retracing: size arithmetic carries the metadata of the node being retraced (make_fx's
+      // current meta), as every node it records does.
+      if (retracing && provenance) stamp(n, SrcLocArg{});
     } else {
       throw InternalError(detail::cat("export: symbolic value ", v.str(), " has no origin in the traced graph"));
     }
