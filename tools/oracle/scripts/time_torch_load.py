@@ -1,5 +1,7 @@
 """Times PyTorch's torch.export.load of one archive (best of N, in-process) and prints one JSON
-line {"load_seconds": ..., "nodes": ...}. Used by bench/pt2_load_vs_torch.sh."""
+line {"load_seconds": ..., "nodes": ...}; with a third argument `decompose`, also the best time of
+ep.run_decompositions() on the loaded program ("decompose_seconds"). Used by
+bench/pt2_load_vs_torch.sh."""
 import json
 import sys
 import time
@@ -16,4 +18,12 @@ for _ in range(reps):
     ep = torch.export.load(path)
     best = min(best, time.perf_counter() - t0)
     nodes = len(ep.graph.nodes)
-print(json.dumps({"load_seconds": round(best, 4), "nodes": nodes}))
+out = {"load_seconds": round(best, 4), "nodes": nodes}
+if len(sys.argv) > 3 and sys.argv[3] == "decompose":
+    best_d = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        ep.run_decompositions()
+        best_d = min(best_d, time.perf_counter() - t0)
+    out["decompose_seconds"] = round(best_d, 4)
+print(json.dumps(out))
