@@ -70,8 +70,12 @@ class Retracer {
       if (detail::functional_was_mutated(*f))
         r.mutated_inputs.emplace_back(index, tracer_->node_of(detail::functional_sync(*f)));
     for (const Value& v : values) {
+      if (const SymInt* i = std::get_if<SymInt>(&v); i && i->is_symbolic()) {
+        r.outputs.push_back(tracer_->sym_node(*i));  // a size returned as a value (`x.shape[1] + 1`)
+        continue;
+      }
       const FRef* t = std::get_if<FRef>(&v);
-      FE_CHECK(t, UnknownOpError, "decompose: an output that is not a tensor is not retraced yet");
+      FE_CHECK(t, UnknownOpError, "decompose: an output that is neither a tensor nor a symbolic int is not retraced yet");
       r.outputs.push_back(tracer_->node_of(detail::functional_sync(**t)));
     }
     return r;

@@ -180,6 +180,8 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   /// trace labels the replayed nodes); whether nodes without provenance get no metadata at all.
   const Node* replay = nullptr;
   bool retracing = false;
+  /// The node computing a symbolic int (made on first need, as for an argument).
+  Node* sym_node(const SymInt& v) { return proxy(v); }
   /// Stamps `n` (made directly in the graph, e.g. a retraced higher-order call) as record() does.
   void stamp_node(Node* n) { stamp(n, SrcLocArg{}); }
   /// A higher-order op's argument with its symbolic sizes made graph nodes, as record() does.
