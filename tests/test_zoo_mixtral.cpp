@@ -22,9 +22,9 @@ TEST(ZooMixtralParams, PublishedCount) {
 class ZooMixtralExport : public ::testing::TestWithParam<ExportCase> {};
 TEST_P(ZooMixtralExport, CpuCudaPipeline) { expect_exports(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooMixtralExport,
-                         ::testing::Values(ExportCase{"tiny_mixtral", 3, false}, ExportCase{"mixtral_small", 3, false},
+                         ::testing::Values(ExportCase{"tiny_mixtral", 4, false}, ExportCase{"mixtral_small", 4, false},
                                            ExportCase{"mixtral_sliding_top1", 4, false},
-                                           ExportCase{"mixtral-8x7b-v0.1", 3, false}),
+                                           ExportCase{"mixtral-8x7b-v0.1", 4, false}),
                          [](const auto& info) { return test_name(info.param.name); });
 
 TEST(ZooMixtralExport, Mixtral8x7bPipelineTiming) {

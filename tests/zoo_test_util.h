@@ -197,8 +197,8 @@ inline Placements expect_copies(const std::string& name, const std::vector<std::
   return p;
 }
 
-// A llama-style decoder's pipeline: `cut` transfers to cuda:1 at the layer cut (hidden, cos, sin
-// (+ mask)), then, when lm_head is tied to embed_tokens.weight, the logits' input back to cuda:0.
+// A llama-style decoder's pipeline: `cut` transfers to cuda:1 at the layer cut (hidden, mask, cos,
+// sin), then, when lm_head is tied to embed_tokens.weight, the logits' input back to cuda:0.
 struct ExportCase {
   std::string name;
   int64_t cut;

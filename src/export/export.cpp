@@ -137,6 +137,8 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
   }
   g.output(out_nodes);
   for (Node* n : out_nodes) ep.signature.outputs.push_back({OutputKind::UserOutput, n->name(), ""});
+  // torch.no_grad() regions become wrap_with_set_grad_enabled calls (replace_set_grad_with_hop_pass).
+  detail::outline_grad_regions(g, tracer.grad_regions);
 
   // Lifted constants sit between buffers and user inputs, like PyTorch's CONSTANT_TENSOR inputs.
   if (!tracer.constants.empty()) {

@@ -166,12 +166,12 @@ Node* Graph::sym_op(PyOp op, std::vector<NodeArg> args, std::optional<SymInt> va
   return insert(std::move(n), before);
 }
 
-Node* Graph::get_attr(const std::string& attr) {
+Node* Graph::get_attr(const std::string& attr, Node* before) {
   auto n = std::make_unique<Node>();
   n->op_ = NodeOp::GetAttr;
   n->name_ = unique_name(attr);
   n->target_name_ = attr;
-  return insert(std::move(n), nullptr);
+  return insert(std::move(n), before);
 }
 
 Node* Graph::call_other(const Callable& c, std::vector<NodeArg> args, std::vector<std::string> kwarg_names,

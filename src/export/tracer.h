@@ -4,6 +4,7 @@
 #include <atomic>
 #include <unordered_map>
 
+#include "export/grad_regions.h"
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/export/cond.h"
@@ -119,9 +120,10 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     const bool natural = provenance && op.max_positional >= 0;
     // make_fx names a node after the op packet, a dunder one without its underscores (FX's
     // _target_to_str: `__and__` -> `and`, a keyword, so `and_1`).
-    std::string_view base = op.schema.name;
-    if (base.size() > 4 && base.starts_with("__") && base.ends_with("__")) base = base.substr(2, base.size() - 4);
-    Node* n = g_.call(op, std::move(nargs), provenance ? base : std::string_view{});
+    std::string_view base = provenance ? std::string_view(op.schema.name) : std::string_view(op.node_name);
+    const bool dunder = base.size() > 4 && base.starts_with("__") && base.ends_with("__");
+    if (dunder) base = base.substr(2, base.size() - 4);
+    Node* n = g_.call(op, std::move(nargs), provenance || dunder ? base : std::string_view{});
     if (natural) {
       const size_t npos = positional_count(op.schema, n->args());
       n->arg_given.resize(n->args().size(), ArgGiven::Absent);
@@ -147,6 +149,17 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     // to this node (PyTorch prints `add_` as the producer of everything after `x.add_(1)`).
     for (const Tensor& t : outs) bind(t, n);
   }
+
+  void begin_grad_mode(bool enabled) override {
+    if (grad_depth_++ == 0) open_region_ = {g_.nodes().empty() ? nullptr : g_.nodes().back().get(), nullptr, enabled};
+  }
+  void end_grad_mode() override {
+    if (--grad_depth_ != 0) return;
+    open_region_.last = g_.nodes().empty() ? nullptr : g_.nodes().back().get();
+    if (open_region_.last && open_region_.last != open_region_.before) grad_regions.push_back(open_region_);
+  }
+  /// Regions traced under NoGradScope, for outline_grad_regions once the trace is done.
+  std::vector<GradRegion> grad_regions;
 
   // User arithmetic on sizes is traced at once (FX names such nodes add, mul, ...; they usually
   // fold away later but keep their names taken).
@@ -192,6 +205,9 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   }
 
  private:
+  int grad_depth_ = 0;
+  GradRegion open_region_;
+
   Node* lift_constant(const Tensor& t) {
     FE_CHECK(!parent_, UserError, "cond: a branch reads a tensor (", t.meta().annotation(),
              ") that is not one of its operands; pass every tensor a branch uses in `operands`");

@@ -33,11 +33,11 @@ Linear::Linear(int64_t in, int64_t out, bool bias)
 
 Tensor Linear::forward(const Tensor& x) { return linear(x, weight, bias); }
 
-Embedding::Embedding(int64_t num, int64_t dim)
-    : num_embeddings(num), embedding_dim(dim), weight(register_parameter("weight", randn({num, dim}))) {
+Embedding::Embedding(int64_t num, int64_t dim, std::optional<int64_t> pad)
+    : num_embeddings(num), embedding_dim(dim), padding_idx(pad), weight(register_parameter("weight", randn({num, dim}))) {
   FE_CHECK(num >= 0 && dim >= 0, ValueError, "Embedding: sizes must be >= 0, got ", num, " and ", dim);
 }
-Tensor Embedding::forward(const Tensor& indices) { return embedding(indices, weight); }
+Tensor Embedding::forward(const Tensor& indices) { return embedding(indices, weight, padding_idx); }
 
 LayerNorm::LayerNorm(int64_t n, double eps_, bool affine, bool bias_)
     : normalized_shape(n),

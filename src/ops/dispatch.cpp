@@ -15,6 +15,12 @@ std::string op_label(const OpDef& op) { return op.schema.ns + "::" + op.schema.n
 TraceScope::TraceScope(TraceSink* sink) : prev_(t_sink) { t_sink = sink; }
 TraceScope::~TraceScope() { t_sink = prev_; }
 TraceSink* active_trace_sink() { return t_sink; }
+NoGradScope::NoGradScope() : sink_(t_sink) {
+  if (sink_) sink_->begin_grad_mode(false);
+}
+NoGradScope::~NoGradScope() {
+  if (sink_) sink_->end_grad_mode();
+}
 DecomposeScope::DecomposeScope(const DecompTable* table) : prev_(t_decomp) { t_decomp = table; }
 DecomposeScope::~DecomposeScope() { t_decomp = prev_; }
 

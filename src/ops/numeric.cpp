@@ -352,6 +352,10 @@ void register_numeric_ops(Registry& r) {
 
 }  // namespace ops
 
+Tensor diff(const Tensor& self, int64_t n, int64_t dim, const Tensor& prepend, const Tensor& append, SrcLocArg loc) {
+  const auto opt = [](const Tensor& t) { return t.defined() ? IValue(t) : IValue(None{}); };
+  return dispatch1(*op_diff, {self, SymInt(n), SymInt(dim), opt(prepend), opt(append)}, loc);
+}
 Tensor linalg_vector_norm(const Tensor& self, double ord, std::optional<std::vector<int64_t>> dim, bool keepdim,
                           SrcLocArg loc) {
   IValue dims = None{};

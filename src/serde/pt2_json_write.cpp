@@ -5,6 +5,7 @@
 #include <fstream>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "fakeexport/serde/pt2_json.h"
 
@@ -302,10 +303,59 @@ class Writer {
     return md;
   }
 
-  OJ graph() {
+  OJ graph() { return graph_json(ep_.graph); }
+
+  /// A higher-order call (wrap_with_set_grad_enabled, cond, ...): its subgraphs inline as
+  /// as_graph arguments, its results one as_tensor each (named as the getitems reading them).
+  OJ hop_node(const Graph& g, const Node& n) {
+    OJ in = OJ::array();
+    const size_t npos = n.args().size() - n.kwarg_names().size();
+    for (size_t i = 0; i < n.args().size(); ++i) {
+      const NodeArg& a = n.args()[i];
+      OJ arg;
+      if (auto* p = std::get_if<Node*>(&a); p && *p && (*p)->op() == NodeOp::GetAttr) {
+        const Graph* sub = nullptr;
+        for (const auto& [name, sg] : g.subgraphs())
+          if (name == (*p)->attr()) sub = sg.get();
+        if (!sub) unsupported(n, "a subgraph argument '" + (*p)->attr() + "' that the graph does not hold");
+        arg = OJ{{"as_graph", OJ{{"name", (*p)->attr()}, {"graph", graph_json(*sub)}}}};
+      } else {
+        arg = argument(a, nullptr, n);
+      }
+      const bool kw = i >= npos;
+      in.push_back(OJ{{"name", kw ? n.kwarg_names()[i - npos] : std::string()}, {"arg", std::move(arg)}, {"kind", kw ? 2 : 1}});
+    }
+    OJ outs = OJ::array();
+    if (n.multi_output()) {
+      std::vector<const Node*> items(n.val.size(), nullptr);
+      for (const Node* u : n.users())
+        if (u->op() == NodeOp::GetItem && u->index() >= 0 && static_cast<size_t>(u->index()) < items.size())
+          items[static_cast<size_t>(u->index())] = u;
+      for (size_t k = 0; k < items.size(); ++k) {
+        const std::string name = items[k] ? items[k]->name() : detail::cat(n.name(), "_unused_", k);
+        tensors_[name] = tensor_meta_json(n.val[k]);
+        outs.push_back(named("as_tensor", name));
+      }
+    } else if (n.val.size() == 1) {
+      tensors_[n.name()] = tensor_meta_json(n.val[0]);
+      outs.push_back(named("as_tensor", n.name()));
+    }
+    OJ node;
+    node["target"] = n.callable()->target;
+    node["inputs"] = std::move(in);
+    node["outputs"] = std::move(outs);
+    node["metadata"] = metadata(n);
+    node["is_hop_single_tensor_return"] = !n.multi_output();
+    node["name"] = n.name();
+    return node;
+  }
+
+  OJ graph_json(const Graph& graph) {
+    // Each graph has its own value tables (a subgraph's are written inside it).
+    OJ saved_tensors = std::exchange(tensors_, OJ::object()), saved_syms = std::exchange(sym_values_, OJ::object());
     OJ g;
     OJ ins = OJ::array(), nodes = OJ::array(), outs = OJ::array();
-    for (const auto& up : ep_.graph.nodes()) {
+    for (const auto& up : graph.nodes()) {
       const Node& n = *up;
       switch (n.op()) {
         case NodeOp::Placeholder:
@@ -346,8 +396,11 @@ class Writer {
           nodes.push_back(std::move(node));
           break;
         }
-        case NodeOp::GetAttr:
-        case NodeOp::CallOther: unsupported(n, n.callable()->target + " calls are not written yet");
+        case NodeOp::GetAttr: break;  // written where a higher-order call takes it (as_graph)
+        case NodeOp::CallOther:
+          if (!n.callable()->higher_order()) unsupported(n, n.callable()->target + " calls are not written yet");
+          nodes.push_back(hop_node(graph, n));
+          break;
       }
     }
     g["inputs"] = std::move(ins);
@@ -356,9 +409,11 @@ class Writer {
     g["tensor_values"] = std::move(tensors_);
     g["sym_int_values"] = std::move(sym_values_);
     g["sym_bool_values"] = OJ::object();
-    g["is_single_tensor_return"] = false;
+    g["is_single_tensor_return"] = graph.single_return;
     g["custom_obj_values"] = OJ::object();
     g["sym_float_values"] = OJ::object();
+    tensors_ = std::move(saved_tensors);
+    sym_values_ = std::move(saved_syms);
     return g;
   }
 

@@ -168,8 +168,8 @@ class Graph {
   Node* sym_op(PyOp op, std::vector<NodeArg> args, std::optional<SymInt> val, Node* before = nullptr);
   /// Appends the output node returning `values`.
   Node* output(std::vector<Node*> values);
-  /// Appends `name = self.<attr>` reading the subgraph `attr`.
-  Node* get_attr(const std::string& attr);
+  /// Appends (or inserts before `before`) `name = self.<attr>` reading the subgraph `attr`.
+  Node* get_attr(const std::string& attr, Node* before = nullptr);
   /// Appends a call of a higher-order op or callable: `args` positional then keyword (named by
   /// `kwarg_names`); `tuple_args` marks positional tuples; `returns_tuple`: its value is a tuple
   /// read through GetItem nodes (`val` one entry per element), else `val` is its single tensor.

@@ -1,6 +1,7 @@
 // Layers: Linear, Embedding, LayerNorm, GELU, ReLU and the containers Sequential and ModuleList.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "fakeexport/nn/module.h"
@@ -22,10 +23,12 @@ class Linear : public UnaryModule {
 /// Lookup table: weight[num_embeddings, embedding_dim] ~ N(0, 1), rows picked by integer indices.
 class Embedding : public UnaryModule {
  public:
-  Embedding(int64_t num_embeddings, int64_t embedding_dim);
+  /// `padding_idx`: the row F.embedding is told about (recorded as embedding's third argument).
+  Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optional<int64_t> padding_idx = std::nullopt);
   std::string type_name() const override { return "torch.nn.modules.sparse.Embedding"; }
   Tensor forward(const Tensor& indices) override;
   const int64_t num_embeddings, embedding_dim;
+  const std::optional<int64_t> padding_idx;
   Tensor& weight;
 };
 

@@ -47,6 +47,10 @@ Tensor prod(const Tensor& self, int64_t dim, bool keepdim = false, std::optional
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype = {}, SrcLocArg loc = SrcLocArg::current());
 
 /// torch.linalg.vector_norm(x, ord, dim, keepdim): dim nullopt = every dim.
+/// torch.diff(self, n, dim, prepend, append): n-th forward difference along dim (undefined
+/// prepend/append: none).
+Tensor diff(const Tensor& self, int64_t n = 1, int64_t dim = -1, const Tensor& prepend = Tensor(),
+            const Tensor& append = Tensor(), SrcLocArg loc = SrcLocArg::current());
 Tensor linalg_vector_norm(const Tensor& self, double ord = 2.0, std::optional<std::vector<int64_t>> dim = std::nullopt,
                           bool keepdim = false, SrcLocArg loc = SrcLocArg::current());
 

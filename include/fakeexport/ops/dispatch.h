@@ -20,6 +20,9 @@ class TraceSink {
   /// Around each op's meta and kernel (provenance for guards the meta asks).
   virtual void begin_op(const OpDef&, const SrcLocArg&) {}
   virtual void end_op() {}
+  /// Around a region traced with grad mode set (NoGradScope): `torch.no_grad()`.
+  virtual void begin_grad_mode(bool /*enabled*/) {}
+  virtual void end_grad_mode() {}
 };
 
 /// Installs a TraceSink for this thread for the scope's lifetime.
@@ -34,6 +37,20 @@ class TraceScope {
   TraceSink* prev_;
 };
 TraceSink* active_trace_sink();
+
+/// `with torch.no_grad():` for a traced model: the ops recorded in the scope become one
+/// wrap_with_set_grad_enabled(False, submod, ...) call, as torch.export records a grad-mode change.
+/// Outside a trace it changes nothing (fake and reference computations track no gradients).
+class NoGradScope {
+ public:
+  NoGradScope();
+  ~NoGradScope();
+  NoGradScope(const NoGradScope&) = delete;
+  NoGradScope& operator=(const NoGradScope&) = delete;
+
+ private:
+  TraceSink* sink_;
+};
 
 /// The ops that dispatch runs through their decomposition (OpDef::decomp) while a DecomposeScope
 /// installs the table (fe::run_decompositions).

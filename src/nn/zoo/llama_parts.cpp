@@ -1,6 +1,7 @@
 // The llama-style decoder pieces of llama_parts.h, statement for statement as transformers 5.12's
 // modeling_llama.py (sdpa attention, eval mode, use_cache=False, no attention_mask input).
 #include "nn/zoo/llama_parts.h"
+#include "nn/zoo/masking.h"
 
 #include <cmath>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/ops/api.h"
+#include "fakeexport/ops/dispatch.h"
 #include "nn/zoo/families.h"
 
 namespace fe::zoo::lm {
@@ -74,6 +76,8 @@ void parse_dims(const Config& c, Arch& a) {
   a.heads = c.get_int("num_attention_heads");
   a.head_dim = parse_head_dim(c, a.hidden, a.heads);
   a.act = parse_act(c);
+  // nn.Embedding(vocab, hidden, padding_idx=config.pad_token_id)
+  if (c.has("pad_token_id") && !c.is_null("pad_token_id")) a.pad_token_id = c.get_int("pad_token_id");
 }
 
 int64_t parse_head_dim(const Config& c, int64_t hidden, int64_t heads) {
@@ -160,16 +164,22 @@ RotaryEmbedding::RotaryEmbedding(const Naming& n, const Rope& rope, int64_t head
       type_(n.cls("RotaryEmbedding")) {}
 
 std::pair<Tensor, Tensor> RotaryEmbedding::operator()(const Tensor& x, const Tensor& position_ids) {
+  // forward is decorated with @torch.no_grad(): export records it as a wrap_with_set_grad_enabled
+  // subgraph. attention_scaling is 1.0 for default, linear and llama3 rope.
+  NoGradScope no_grad;
   nn::ModuleCallScope scope(*this);
-  // attention_scaling is 1.0 for default, linear and llama3 rope.
-  Tensor inv = inv_freq.unsqueeze(0).unsqueeze(2).expand({position_ids.size(0), -1, 1});
-  inv = move_to(inv, x.device());
+  // inv_freq[None, :, None].float().expand(position_ids.shape[0], -1, 1).to(x.device)
+  Tensor inv = inv_freq.unsqueeze(0).unsqueeze(2).to(DType::Float32).expand({position_ids.size(0), -1, 1}).to(x.device());
   Tensor pos = position_ids.unsqueeze(1).to(DType::Float32);
-  Tensor freqs = inv.matmul(pos).transpose(1, 2);
+  // with autocast disabled: (inv.float() @ pos.float()).transpose(1, 2)
+  Tensor a = inv.to(DType::Float32);
+  Tensor b = pos.to(DType::Float32);
+  Tensor freqs = a.matmul(b).transpose(1, 2);
   Tensor emb = cat({freqs, freqs}, -1);
   Tensor cos = emb.cos() * 1.0;
   Tensor sin = emb.sin() * 1.0;
-  return {cos.to(x.dtype()), sin.to(x.dtype())};
+  Tensor c = cos.to(x.dtype());
+  return {c, sin.to(x.dtype())};
 }
 
 MLP::MLP(const Arch& a)
@@ -198,9 +208,10 @@ Attention::Attention(const Arch& a)
 
 namespace {
 Tensor rotate_half(const Tensor& x) {
-  const int64_t half = x.size(-1).expect_int() / 2;
-  Tensor x1 = x.slice(-1, 0, half);
-  Tensor x2 = x.slice(-1, half);
+  // x[..., : x.shape[-1] // 2]: Python's Ellipsis indexing records the dim counted from the front.
+  const int64_t last = x.dim() - 1, half = x.size(-1).expect_int() / 2;
+  Tensor x1 = x.slice(last, 0, half);
+  Tensor x2 = x.slice(last, half);
   return cat({-x2, x1}, -1);
 }
 
@@ -229,15 +240,13 @@ Tensor Attention::operator()(const Tensor& h, const Tensor& cos_in, const Tensor
   Tensor cos = cos_in.unsqueeze(1), sin = sin_in.unsqueeze(1);
   q = apply_rotary(q, cos, sin);
   k = apply_rotary(k, cos, sin);
-  Tensor o;
-  if (!mask.defined()) {
-    // sdpa_attention_forward: no mask -> is_causal with enable_gqa (torch >= 2.5).
-    o = scaled_dot_product_attention(q, k, v, Tensor(), 0.0, true, scaling_, true);
-  } else {
-    o = scaled_dot_product_attention(q, repeat_kv(k, groups_), repeat_kv(v, groups_), mask, 0.0, false, scaling_);
-  }
-  o = o.transpose(1, 2).contiguous();
-  o = o.reshape({b, s, -1}).contiguous();
+  // transformers 5.12's sdpa_attention_forward under export: repeat_kv, then sdpa with the
+  // materialized boolean mask (is_causal False) and the explicit scale.
+  Tensor key = repeat_kv(k, groups_);
+  Tensor value = repeat_kv(v, groups_);
+  Tensor o = scaled_dot_product_attention(q, key, value, mask, 0.0, false, scaling_);
+  o = o.transpose(1, 2);
+  o = o.reshape({b, s, -1});
   return (*o_proj)(o);
 }
 
@@ -263,14 +272,16 @@ Tensor DecoderLayer::operator()(const Tensor& x, const Tensor& cos, const Tensor
 }
 
 BaseModel::BaseModel(const Arch& a, const MlpFactory& make_mlp)
-    : embed_tokens(register_module("embed_tokens", std::make_shared<nn::Embedding>(a.vocab, a.hidden))),
+    : embed_tokens(register_module("embed_tokens", std::make_shared<nn::Embedding>(a.vocab, a.hidden, a.pad_token_id))),
       layers(register_module("layers", std::make_shared<nn::ModuleList>())),
       type_(a.naming.cls("Model")),
       sliding_window_(a.sliding_window),
       any_sliding_(false) {
+  all_sliding_ = a.layers > 0;
   for (int64_t i = 0; i < a.layers; ++i) {
     auto layer = std::make_shared<DecoderLayer>(a, i, make_mlp);
     any_sliding_ = any_sliding_ || layer->sliding;
+    all_sliding_ = all_sliding_ && layer->sliding;
     layers->push_back(layer);
     layer_ptrs.push_back(std::move(layer));
   }
@@ -282,28 +293,28 @@ Tensor BaseModel::operator()(const Tensor& input_ids) {
   nn::ModuleCallScope scope(*this);
   Tensor h = (*embed_tokens)(input_ids);
   Device dev = h.device();
-  const SymInt seq = h.size(1);
-  Tensor position_ids = arange(0, seq, {.dtype = DType::Int64, .device = dev}).unsqueeze(0);
-  // Sliding-window layers: causal AND kv > q - window, as a boolean mask from arange (no branching
-  // on data, exact also when seq <= window). Full-attention layers use sdpa's is_causal.
-  Tensor mask;
-  if (any_sliding_) {
-    Tensor idx = arange(0, seq, {.dtype = DType::Int64, .device = dev});
-    Tensor q_idx = idx.unsqueeze(1), kv_idx = idx.unsqueeze(0);
-    mask = (kv_idx <= q_idx).logical_and(kv_idx > (q_idx - sliding_window_));
-  }
+  // position_ids = torch.arange(seq, device=...) + past_seen_tokens (0), unsqueezed.
+  Tensor position_ids = (arange(Scalar(h.size(1)), {.device = dev}) + 0).unsqueeze(0);
+  // transformers.masking_utils: the full causal mask unless every layer slides, then the sliding
+  // one (kv > q - window on top of causal) when some layer does.
+  Tensor full, sliding;
+  if (!all_sliding_) full = masks::create_causal_mask(h, Tensor(), position_ids);
+  if (any_sliding_)
+    sliding = masks::create_causal_mask(h, Tensor(), position_ids, masks::sliding_window_overlay(sliding_window_));
   auto [cos, sin] = (*rotary_emb)(h, position_ids);
   for (const auto& layer : layer_ptrs) {
-    // Layer inputs follow the layer's device (one transfer each at a pipeline cut).
+    // Layer inputs follow the layer's device, in the order accelerate's hooks move the layer's
+    // arguments (hidden_states, attention_mask, position_embeddings): one transfer each at a cut.
     const Device d = layer->input_layernorm->weight.device();
+    Tensor& mask = layer->sliding ? sliding : full;
+    if (d != dev) h = h.to(d);
+    if (mask.device() != d) mask = mask.to(d);
     if (d != dev) {
-      h = h.to(d);
       cos = cos.to(d);
       sin = sin.to(d);
-      if (mask.defined()) mask = mask.to(d);
       dev = d;
     }
-    h = (*layer)(h, cos, sin, layer->sliding ? mask : Tensor());
+    h = (*layer)(h, cos, sin, mask);
   }
   h = move_to(h, norm->weight.device());
   return (*norm)(h);
@@ -334,8 +345,8 @@ std::vector<Tensor> CausalLM::forward_dyn(const std::vector<Tensor>& args) {
   nn::ModuleCallScope scope(*this);
   Tensor h = (*model)(args[0]);
   h = move_to(h, lm_head->weight.device());
-  // hidden_states[:, slice(-logits_to_keep, None), :] with logits_to_keep = 0.
-  return {(*lm_head)(h.slice(1, 0))};
+  // hidden_states[:, slice(-logits_to_keep, None), :] with logits_to_keep = 0: every index, an alias.
+  return {(*lm_head)(alias(h))};
 }
 
 ExampleInputs CausalLM::example_inputs(const InputOptions& o) {

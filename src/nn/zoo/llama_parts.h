@@ -4,6 +4,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,6 +40,7 @@ struct Arch {
   std::string act = "silu";
   Rope rope;
   int64_t sliding_window = 0;       ///< 0: none
+  std::optional<int64_t> pad_token_id;  ///< the embedding's padding_idx
   std::vector<bool> layer_sliding;  ///< per layer: whether it uses the sliding-window mask
 };
 
@@ -153,7 +155,7 @@ class BaseModel : public nn::Module {
  private:
   std::string type_;
   int64_t sliding_window_;
-  bool any_sliding_;
+  bool any_sliding_, all_sliding_ = false;
 };
 
 /// <Prefix>ForCausalLM: the zoo model (input_ids -> logits).

@@ -1,0 +1,135 @@
+// See grad_regions.h.
+#include "export/grad_regions.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "fakeexport/core/error.h"
+#include "fakeexport/sym/shape_env.h"
+
+namespace fe::detail {
+namespace {
+
+/// `a` with every node replaced through `m` (sym handles re-pointed at the new node).
+NodeArg remap(const NodeArg& a, const std::unordered_map<Node*, Node*>& m) {
+  auto node = [&](Node* n) -> Node* {
+    if (!n) return n;
+    auto it = m.find(n);
+    FE_INTERNAL_ASSERT(it != m.end(), "outline: node '", n->name(), "' has no counterpart in the subgraph");
+    return it->second;
+  };
+  auto sym = [&](const SymInt& s) -> SymInt {
+    Node* n = graph_node_of(s);
+    return n ? s.node()->env->make_handle(s, node(n)) : s;
+  };
+  if (auto* n = std::get_if<Node*>(&a)) return node(*n);
+  if (auto* l = std::get_if<std::vector<Node*>>(&a)) {
+    std::vector<Node*> out;
+    for (Node* n : *l) out.push_back(node(n));
+    return out;
+  }
+  if (auto* s = std::get_if<SymInt>(&a)) return sym(*s);
+  if (auto* l = std::get_if<std::vector<SymInt>>(&a)) {
+    std::vector<SymInt> out;
+    for (const SymInt& s : *l) out.push_back(sym(s));
+    return out;
+  }
+  return a;
+}
+
+void copy_meta(const Node& from, Node& to) {
+  to.val = from.val;
+  to.sym_val = from.sym_val;
+  to.loc = from.loc;
+  to.module_stack = from.module_stack;
+  to.stack_trace = from.stack_trace;
+  to.arg_given = from.arg_given;
+  to.serialized_meta = from.serialized_meta;
+}
+
+void outline(Graph& g, const GradRegion& r, const std::string& name, const std::string& attr_node_name) {
+  std::vector<Node*> range;
+  bool inside = r.before == nullptr;
+  for (const auto& up : g.nodes()) {
+    Node* n = up.get();
+    if (inside) range.push_back(n);
+    if (n == r.before) inside = true;
+    if (n == r.last) break;
+  }
+  if (range.empty()) return;
+  const std::unordered_set<Node*> in(range.begin(), range.end());
+  std::vector<Node*> operands, outputs;
+  for (Node* n : range) {
+    for (Node* x : n->inputs())
+      if (!in.count(x) && std::find(operands.begin(), operands.end(), x) == operands.end()) operands.push_back(x);
+    for (Node* u : n->users())
+      if (!in.count(u)) {
+        outputs.push_back(n);
+        break;
+      }
+  }
+
+  Graph& sub = g.add_subgraph(name);
+  std::unordered_map<Node*, Node*> m;
+  for (Node* o : operands) {
+    Node* p = sub.placeholder(o->name(), o->val.empty() ? TensorMeta{} : o->val[0]);
+    p->val = o->val;
+    p->sym_val = o->sym_val;
+    m[o] = p;
+  }
+  for (Node* n : range) {
+    std::vector<NodeArg> args;
+    for (const NodeArg& a : n->args()) args.push_back(remap(a, m));
+    Node* c = nullptr;
+    switch (n->op()) {
+      case NodeOp::CallFunction: c = sub.call(*n->target(), std::move(args)); break;
+      case NodeOp::GetItem: c = sub.getitem(std::get<Node*>(args.at(0)), n->index()); break;
+      case NodeOp::SymOp: c = sub.sym_op(n->py_op(), std::move(args), n->sym_val); break;
+      default:
+        throw UnknownOpError(detail::cat("export: node '", n->name(), "' inside a torch.no_grad() region is not ",
+                                         "outlined into wrap_with_set_grad_enabled yet"));
+    }
+    copy_meta(*n, *c);
+    sub.set_name(c, n->name());
+    m[n] = c;
+  }
+  std::vector<Node*> outs;
+  for (Node* o : outputs) outs.push_back(m.at(o));
+  sub.output(outs);
+
+  // The call, where the region was; no stack trace (PyTorch's pass makes it).
+  Node* first = range.front();
+  Node* attr = g.get_attr(name, first);
+  g.set_name(attr, attr_node_name);
+  std::vector<NodeArg> call_args{r.enabled, attr};
+  for (Node* o : operands) call_args.emplace_back(o);
+  std::vector<TensorMeta> vals;
+  for (Node* o : outputs) vals.push_back(o->val.at(0));
+  static const Callable& hop = *find_callable("torch.ops.higher_order.wrap_with_set_grad_enabled");
+  Node* call = g.call_other(hop, std::move(call_args), {}, 0, true, std::move(vals), {}, first);
+  std::vector<Node*> items;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    Node* gi = g.getitem(call, static_cast<int64_t>(k), first);
+    gi->val = outputs[k]->val;
+    g.replace_all_uses_with(outputs[k], gi);
+    items.push_back(gi);
+  }
+  for (auto it = range.rbegin(); it != range.rend(); ++it) g.erase(*it);
+  // The getitems take the names of the values they return (their nodes are gone from here).
+  for (size_t k = 0; k < outputs.size(); ++k) g.set_name(items[k], outs[k]->name());
+}
+
+}  // namespace
+
+void outline_grad_regions(Graph& g, const std::vector<GradRegion>& regions) {
+  // split_module leaves call_module nodes submod_0 .. submod_<2R> in the graph while the pass adds
+  // the get_attr nodes, which FX therefore names submod_<2R+1>, ... (torch.export.load names them
+  // after the attribute again).
+  const size_t parts = 2 * regions.size() + 1;
+  for (size_t k = 0; k < regions.size(); ++k)
+    outline(g, regions[k], "submod_" + std::to_string(2 * k + 1), "submod_" + std::to_string(parts + k));
+}
+
+}  // namespace fe::detail

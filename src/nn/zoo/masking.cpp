@@ -1,0 +1,85 @@
+// See masking.h. Each function is written in the order transformers evaluates its Python, so the
+// recorded ops (and their names) are the ones torch.export records.
+#include "nn/zoo/masking.h"
+
+#include "fakeexport/ops/api.h"
+
+namespace fe::zoo::masks {
+
+MaskFunction causal() {
+  return [](const Indices& i) { return i.kv <= i.q; };
+}
+
+MaskFunction sliding_window_overlay(int64_t window) {
+  return [window](const Indices& i) { return i.kv > (i.q - window); };
+}
+
+MaskFunction packed_sequence(const Tensor& packed) {
+  return [packed](const Indices& i) {
+    Tensor a = packed.index({i.batch, i.q});
+    Tensor b = packed.index({i.batch, i.kv});
+    return eq(a, b);
+  };
+}
+
+MaskFunction padding(const Tensor& padding_mask) {
+  return [padding_mask](const Indices& i) { return padding_mask.index({i.batch, i.kv}); };
+}
+
+MaskFunction and_masks(std::vector<MaskFunction> fs) {
+  return [fs = std::move(fs)](const Indices& i) {
+    Tensor result = i.q.new_ones({}, DType::Bool);
+    for (const MaskFunction& f : fs) {
+      Tensor m = f(i).to(result.device());
+      result = result & m;
+    }
+    return result;
+  };
+}
+
+Tensor find_packed_sequence_indices(const Tensor& position_ids) {
+  // position_ids[:, :1] - 1, then diff with it prepended, != 1, cumsum.
+  Tensor first = position_ids.slice(1, 0, 1) - 1;
+  Tensor d = diff(position_ids, 1, -1, first);
+  return (d != 1).cumsum(-1);
+}
+
+Tensor sdpa_mask(const SymInt& batch, const SymInt& q_length, const SymInt& kv_length, const MaskFunction& fn,
+                 const Tensor& padding_mask, Device device) {
+  MaskFunction f = padding_mask.defined() ? and_masks({fn, padding(padding_mask)}) : fn;
+  const TensorOptions on{.device = device};
+  Tensor batch_arange = arange(Scalar(batch), on);
+  Tensor head_arange = arange(Scalar(int64_t{1}), on);
+  Tensor q_arange = arange(Scalar(q_length), on) + 0;
+  Tensor kv_arange = arange(Scalar(kv_length), on) + 0;
+  // _non_vmap_expansion_sdpa: [:, None, None, None], [None, :, None, None], ...
+  Indices idx;
+  idx.batch = batch_arange.unsqueeze(1).unsqueeze(2).unsqueeze(3);
+  idx.head = head_arange.unsqueeze(0).unsqueeze(2).unsqueeze(3);
+  idx.q = q_arange.unsqueeze(0).unsqueeze(1).unsqueeze(3);
+  idx.kv = kv_arange.unsqueeze(0).unsqueeze(1).unsqueeze(2);
+  Tensor mask = f(idx);
+  return mask.expand({batch, -1, q_length, kv_length});
+}
+
+Tensor create_causal_mask(const Tensor& inputs_embeds, const Tensor& attention_mask_in, const Tensor& position_ids_in,
+                          const MaskFunction& overlay) {
+  const Device device = inputs_embeds.device();
+  Tensor attention_mask = attention_mask_in;
+  if (attention_mask.defined() && attention_mask.dim() == 2) attention_mask = attention_mask.to(device, DType::Bool);
+  const SymInt q_length = inputs_embeds.size(1);
+  const SymInt kv_length = attention_mask.defined() ? attention_mask.size(-1) : q_length;
+  const SymInt batch = inputs_embeds.size(0);
+  // Packed sequences are looked for only without a 2D mask (and without a cache).
+  Tensor packed;
+  if (position_ids_in.defined() && !attention_mask.defined()) {
+    Tensor position_ids = position_ids_in;
+    if (!(batch == position_ids.size(0))) position_ids = position_ids.expand({batch, -1});
+    packed = find_packed_sequence_indices(position_ids);
+  }
+  MaskFunction fn = overlay ? and_masks({overlay, causal()}) : causal();
+  if (packed.defined()) fn = and_masks({fn, packed_sequence(packed)});
+  return sdpa_mask(batch, q_length, kv_length, fn, attention_mask, device);
+}
+
+}  // namespace fe::zoo::masks

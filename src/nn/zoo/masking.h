@@ -1,0 +1,43 @@
+// transformers.masking_utils (5.12) as torch.export records it for the sdpa attention: mask
+// functions over broadcast index tensors, combined with and_masks, materialized by sdpa_mask.
+// Shared by every family; under export the causal mask is never skipped (is_tracing).
+#pragma once
+#include <functional>
+#include <vector>
+
+#include "fakeexport/core/tensor.h"
+
+namespace fe::zoo::masks {
+
+/// The index tensors a mask function sees: batch [B,1,1,1], head [1,1,1,1], q [1,1,Q,1], kv [1,1,1,K].
+struct Indices {
+  Tensor batch, head, q, kv;
+};
+using MaskFunction = std::function<Tensor(const Indices&)>;
+
+/// kv <= q.
+MaskFunction causal();
+/// kv > q - window (an overlay for a causal mask).
+MaskFunction sliding_window_overlay(int64_t window);
+/// packed[batch, q] == packed[batch, kv].
+MaskFunction packed_sequence(const Tensor& packed);
+/// padding_mask[batch, kv].
+MaskFunction padding(const Tensor& padding_mask);
+/// q.new_ones((), dtype=bool) & f1(...).to(device) & f2(...).to(device) ...
+MaskFunction and_masks(std::vector<MaskFunction> fs);
+
+/// find_packed_sequence_indices: (diff(position_ids, prepend=first - 1) != 1).cumsum(-1).
+Tensor find_packed_sequence_indices(const Tensor& position_ids);
+
+/// sdpa_mask: the function applied to the broadcast aranges (offsets added), expanded to
+/// [batch, 1, q_length, kv_length].
+Tensor sdpa_mask(const SymInt& batch, const SymInt& q_length, const SymInt& kv_length, const MaskFunction& fn,
+                 const Tensor& padding_mask, Device device);
+
+/// create_causal_mask without a cache: the 2D attention_mask (may be undefined) as a padding mask,
+/// or, without one, the packed-sequence mask from position_ids; `overlay`: an extra mask function
+/// (create_sliding_window_causal_mask passes the sliding-window overlay).
+Tensor create_causal_mask(const Tensor& inputs_embeds, const Tensor& attention_mask, const Tensor& position_ids,
+                          const MaskFunction& overlay = nullptr);
+
+}  // namespace fe::zoo::masks

@@ -1,0 +1,62 @@
+"""Golden prints for the zoo's node-for-node equality (issue 15): PyTorch 2.14's torch.export of the
+transformers 5.12 model, in eval mode with its default (sdpa) attention, for tiny configs.
+
+    tools/oracle/run tools/oracle/scripts/gen_zoo_golden.py [--out DIR]
+
+Per case NAME, in DIR (default tests/fixtures/zoo_golden):
+  NAME.config.json  the model's config (config.to_dict(): every field, defaults included), which
+                    `fakeexport export NAME.config.json --batch 2 --seq 8` reads
+  NAME.txt          str(torch.export.export(model, (input_ids,), strict=False)) for input_ids of
+                    shape [2, 8] (the zoo's example input)
+"""
+import argparse
+import json
+import os
+
+import torch
+import transformers
+
+torch.set_num_threads(1)
+V, B, S = 128, 2, 8
+
+
+def llm(**kw):
+    c = dict(vocab_size=V, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+             num_key_value_heads=1, max_position_embeddings=64, use_cache=False, pad_token_id=0)
+    c.update(kw)
+    return c
+
+
+# name: (model_type, class, config fields)
+CASES = {
+    "llama": ("llama", "LlamaForCausalLM", llm()),
+    "llama_mha_bias": ("llama", "LlamaForCausalLM", llm(num_key_value_heads=2, attention_bias=True, head_dim=8,
+                                                        num_attention_heads=4, pad_token_id=None)),
+    "qwen2": ("qwen2", "Qwen2ForCausalLM", llm()),
+    "mistral": ("mistral", "MistralForCausalLM", llm(sliding_window=4)),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="tests/fixtures/zoo_golden")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    for name, (mt, cls, fields) in CASES.items():
+        torch.manual_seed(0)
+        cfg = transformers.AutoConfig.for_model(mt, **fields)
+        model = getattr(transformers, cls)(cfg).eval()
+        ids = torch.randint(3, V, (B, S), generator=torch.Generator().manual_seed(0))
+        ep = torch.export.export(model, (ids,), strict=False)
+        d = cfg.to_dict()
+        d["architectures"] = [cls]
+        with open(os.path.join(a.out, name + ".config.json"), "w") as f:
+            json.dump(d, f, indent=1, sort_keys=True, default=str)
+            f.write("\n")
+        with open(os.path.join(a.out, name + ".txt"), "w") as f:
+            f.write(str(ep))
+        print(name, "ok", len(ep.graph.nodes), "nodes")
+
+
+if __name__ == "__main__":
+    main()
