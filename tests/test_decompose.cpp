@@ -74,31 +74,6 @@ const std::set<std::string> kEqualUpToNames = {
     "lowered_attention_cpu_dynamic", "mutation_setitem_views_dynamic", "seed002_encoder",
 };
 
-/// `s` with every node renamed in order of definition (N0, N1, ...); op names (after a dot) kept.
-std::string canonical_names(const std::string& s) {
-  static const std::regex def(R"(\n\s+([A-Za-z_]\w*)(?:: "[^"]*")? = )");
-  std::map<std::string, std::string> names;
-  for (auto it = std::sregex_iterator(s.begin(), s.end(), def); it != std::sregex_iterator(); ++it)
-    names.emplace((*it)[1].str(), "N" + std::to_string(names.size()));
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const bool start = (std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_') &&
-                       (i == 0 || !(std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '_' || s[i - 1] == '.'));
-    if (!start) {
-      out += s[i++];
-      continue;
-    }
-    size_t e = i;
-    while (e < s.size() && (std::isalnum(static_cast<unsigned char>(s[e])) || s[e] == '_')) ++e;
-    const std::string word = s.substr(i, e - i);
-    auto it = names.find(word);
-    out += it != names.end() ? it->second : word;
-    i = e;
-  }
-  return out;
-}
-
 /// max |a - b| beyond allclose(atol=rtol=1e-4); 0 when close.
 double worst_diff(const Tensor& got, const Tensor& want) {
   const Tensor a = got.to(DType::Float64).contiguous(), b = want.to(DType::Float64).contiguous();
@@ -141,8 +116,8 @@ TEST(Decompose, CorpusPrintsAsPyTorchAndKeepsValues) {
     if (kPrintsEqual.count(name)) EXPECT_TRUE(same) << "no longer prints as PyTorch's run_decompositions()";
     else if (same) std::cout << "[ decompose ] " << name << ": prints equal now: add it to kPrintsEqual\n";
     if (!same) {
-      const bool up_to_names = canonical_names(normalized(to_string(d, {.read_source = false}))) ==
-                               canonical_names(normalized(fe_test::read_file(fixture)));
+      const bool up_to_names = fe_test::canonical_names(normalized(to_string(d, {.read_source = false}))) ==
+                               fe_test::canonical_names(normalized(fe_test::read_file(fixture)));
       equal_up_to_names += up_to_names;
       if (kEqualUpToNames.count(name)) EXPECT_TRUE(up_to_names) << "no longer prints as PyTorch's up to node names";
     }

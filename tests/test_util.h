@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -45,6 +46,31 @@ inline std::string read_file(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+/// `s` with every node renamed in order of definition (N0, N1, ...); op names (after a dot) kept.
+inline std::string canonical_names(const std::string& s) {
+  static const std::regex def(R"(\n\s+([A-Za-z_]\w*)(?:: "[^"]*")? = )");
+  std::map<std::string, std::string> names;
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), def); it != std::sregex_iterator(); ++it)
+    names.emplace((*it)[1].str(), "N" + std::to_string(names.size()));
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const bool start = (std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_') &&
+                       (i == 0 || !(std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '_' || s[i - 1] == '.'));
+    if (!start) {
+      out += s[i++];
+      continue;
+    }
+    size_t e = i;
+    while (e < s.size() && (std::isalnum(static_cast<unsigned char>(s[e])) || s[e] == '_')) ++e;
+    const std::string word = s.substr(i, e - i);
+    auto it = names.find(word);
+    out += it != names.end() ? it->second : word;
+    i = e;
+  }
+  return out;
 }
 
 inline std::vector<std::string> lines_of(const std::string& s) {

@@ -74,7 +74,7 @@ Tensor create_causal_mask(const Tensor& inputs_embeds, const Tensor& attention_m
   Tensor packed;
   if (position_ids_in.defined() && !attention_mask.defined()) {
     Tensor position_ids = position_ids_in;
-    if (!(batch == position_ids.size(0))) position_ids = position_ids.expand({batch, -1});
+    if (batch != position_ids.size(0)) position_ids = position_ids.expand({batch, -1});
     packed = find_packed_sequence_indices(position_ids);
   }
   MaskFunction fn = overlay ? and_masks({overlay, causal()}) : causal();

@@ -7,7 +7,10 @@ Per case NAME, in DIR (default tests/fixtures/zoo_golden):
   NAME.config.json  the model's config (config.to_dict(): every field, defaults included), which
                     `fakeexport export NAME.config.json --batch 2 --seq 8` reads
   NAME.txt          str(torch.export.export(model, (input_ids,), strict=False)) for input_ids of
-                    shape [2, 8] (the zoo's example input)
+                    shape [2, 8] (the zoo's example input); NAME_dyn.txt (the same config) with
+                    dynamic_shapes {0: Dim("batch", min=1, max=1024), 1: Dim("seq", min=2,
+                    max=max_position_embeddings)}, what `fakeexport export --dynamic batch,seq` uses
+  NAME.decomposed.txt  str(ep.run_decompositions()) of the static export (issue 14's zoo criterion)
 """
 import argparse
 import json
@@ -36,6 +39,8 @@ CASES = {
     "mistral": ("mistral", "MistralForCausalLM", llm(sliding_window=4)),
 }
 
+DYNAMIC = {"llama", "qwen2", "mistral"}
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -55,7 +60,16 @@ def main():
             f.write("\n")
         with open(os.path.join(a.out, name + ".txt"), "w") as f:
             f.write(str(ep))
+        with open(os.path.join(a.out, name + ".decomposed.txt"), "w") as f:
+            f.write(str(ep.run_decompositions()))
         print(name, "ok", len(ep.graph.nodes), "nodes")
+        if name in DYNAMIC:
+            from torch.export import Dim
+            ds = ({0: Dim("batch", min=1, max=1024), 1: Dim("seq", min=2, max=cfg.max_position_embeddings)},)
+            ep = torch.export.export(model, (ids,), dynamic_shapes=ds, strict=False)
+            with open(os.path.join(a.out, name + "_dyn.txt"), "w") as f:
+                f.write(str(ep))
+            print(name + "_dyn", "ok", len(ep.graph.nodes), "nodes")
 
 
 if __name__ == "__main__":
