@@ -87,7 +87,7 @@ TEST(ZooLlamaErrors, MissingAndUnsupportedFields) {
 
 TEST(ZooLlamaBuiltins, DefaultConfigsExport) {
   fe::FakeTensorMode mode;
-  for (const char* name : {"llama", "mistral", "qwen2"}) {
+  for (const char* name : {"llama", "mistral", "qwen2", "qwen3"}) {
     SCOPED_TRACE(name);
     auto m = fe::zoo::build(fe::zoo::builtin_config(name));
     EXPECT_EQ(m->model_type(), name);

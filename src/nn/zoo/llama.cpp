@@ -1,9 +1,11 @@
-// model_type "llama", "mistral", "qwen2": one implementation (llama_parts) for the three HF decoders,
-// which differ only in config defaults, biases and the sliding-window mask:
+// model_type "llama", "mistral", "qwen2", "qwen3": one implementation (llama_parts) for the HF
+// decoders, which differ only in config defaults, biases, q/k norms and the sliding-window mask:
 //  - llama:   attention_bias (q/k/v/o), mlp_bias, head_dim, rope_scaling (linear, llama3); no window.
 //  - mistral: no biases, sliding_window (default 4096; null disables it) on every layer.
 //  - qwen2:   q/k/v bias (o_proj none); sliding_window only with use_sliding_window, on the layers
 //             layer_types marks "sliding_attention" (default: index >= max_window_layers).
+//  - qwen3:   qwen2's windows; attention_bias (default none), head_dim (default 128), RMSNorm on
+//             each head's queries and keys (q_norm, k_norm).
 #include <nlohmann/json.hpp>
 
 #include "fakeexport/core/error.h"
@@ -16,6 +18,7 @@ namespace {
 lm::Naming naming_for(const std::string& mt) {
   if (mt == "mistral") return {mt, "transformers.models.mistral.modeling_mistral.Mistral"};
   if (mt == "qwen2") return {mt, "transformers.models.qwen2.modeling_qwen2.Qwen2"};
+  if (mt == "qwen3") return {mt, "transformers.models.qwen3.modeling_qwen3.Qwen3"};
   return {mt, "transformers.models.llama.modeling_llama.Llama"};
 }
 
@@ -62,16 +65,21 @@ lm::Arch llama_arch(const Config& c) {
     a.kv_heads = lm::parse_kv_heads(c, a.heads, 8);
     a.max_positions = c.get_int("max_position_embeddings", 4096 * 32);
     window = c.has("sliding_window") ? c.get_int("sliding_window", 0) : 4096;
-  } else {  // qwen2
+  } else {  // qwen2, qwen3
     a.kv_heads = lm::parse_kv_heads(c, a.heads, 32);
     a.max_positions = c.get_int("max_position_embeddings", 32768);
     a.qkv_bias = true;
+    if (mt == "qwen3") {
+      a.qkv_bias = a.o_bias = c.get_bool("attention_bias", false);
+      a.head_dim = c.has("head_dim") && !c.is_null("head_dim") ? c.get_int("head_dim") : 128;
+      a.qk_norm = true;
+    }
     if (c.get_bool("use_sliding_window", false))
       window = c.has("sliding_window") ? c.get_int("sliding_window", 0) : 4096;
   }
   FE_CHECK(window >= 0, ValueError, c.origin(), ": field 'sliding_window' value ", window, " must be positive");
   a.sliding_window = window;
-  if (mt == "qwen2") a.layer_sliding = qwen2_layer_sliding(c, a.layers, window > 0);
+  if (mt == "qwen2" || mt == "qwen3") a.layer_sliding = qwen2_layer_sliding(c, a.layers, window > 0);
   else a.layer_sliding.assign(static_cast<size_t>(a.layers), window > 0);
   a.rope = lm::parse_rope(c, 10000.0, a.max_positions);
   lm::check_arch(c, a);
@@ -106,6 +114,13 @@ std::string_view default_config_qwen2() {
   return R"({"model_type": "qwen2", "vocab_size": 1024, "hidden_size": 64, "intermediate_size": 176,
   "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 4096,
   "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "tie_word_embeddings": true})";
+}
+
+// Qwen3 at toy size: GQA 4/2, head_dim 32 (not hidden / heads), q/k norms, tied embeddings.
+std::string_view default_config_qwen3() {
+  return R"({"model_type": "qwen3", "vocab_size": 1024, "hidden_size": 64, "intermediate_size": 192,
+  "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 32,
+  "max_position_embeddings": 4096, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "tie_word_embeddings": true})";
 }
 
 }  // namespace fe::zoo

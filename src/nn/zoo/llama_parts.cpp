@@ -204,7 +204,13 @@ Attention::Attention(const Arch& a)
       type_(a.naming.cls("Attention")),
       head_dim_(a.head_dim),
       groups_(a.heads / a.kv_heads),
-      scaling_(std::pow(static_cast<double>(a.head_dim), -0.5)) {}
+      scaling_(std::pow(static_cast<double>(a.head_dim), -0.5)) {
+  // Qwen3: RMSNorm over head_dim on the queries and keys, registered after o_proj.
+  if (a.qk_norm) {
+    q_norm = register_module("q_norm", std::make_shared<RMSNorm>(a.naming, a.head_dim, a.rms_eps));
+    k_norm = register_module("k_norm", std::make_shared<RMSNorm>(a.naming, a.head_dim, a.rms_eps));
+  }
+}
 
 namespace {
 Tensor rotate_half(const Tensor& x) {
@@ -233,8 +239,12 @@ Tensor repeat_kv(const Tensor& x, int64_t n_rep) {
 Tensor Attention::operator()(const Tensor& h, const Tensor& cos_in, const Tensor& sin_in, const Tensor& mask) {
   nn::ModuleCallScope scope(*this);
   const SymInt b = h.size(0), s = h.size(1);
-  Tensor q = (*q_proj)(h).view({b, s, -1, head_dim_}).transpose(1, 2);
-  Tensor k = (*k_proj)(h).view({b, s, -1, head_dim_}).transpose(1, 2);
+  Tensor q = (*q_proj)(h).view({b, s, -1, head_dim_});
+  if (q_norm) q = (*q_norm)(q);
+  q = q.transpose(1, 2);
+  Tensor k = (*k_proj)(h).view({b, s, -1, head_dim_});
+  if (k_norm) k = (*k_norm)(k);
+  k = k.transpose(1, 2);
   Tensor v = (*v_proj)(h).view({b, s, -1, head_dim_}).transpose(1, 2);
   // apply_rotary_pos_emb (unsqueeze_dim=1).
   Tensor cos = cos_in.unsqueeze(1), sin = sin_in.unsqueeze(1);

@@ -1,4 +1,4 @@
-// Private pieces of the llama-style decoders (llama, mistral, qwen2 in llama.cpp; mixtral in
+// Private pieces of the llama-style decoders (llama, mistral, qwen2, qwen3 in llama.cpp; mixtral in
 // mixtral.cpp): HF's RMSNorm, rotary embedding, attention, decoder layer, base model and causal-LM
 // head, parameterized by the resolved config (Arch) and, for the feed-forward block, a factory.
 #pragma once
@@ -37,6 +37,7 @@ struct Arch {
   int64_t max_positions = 0;
   double rms_eps = 1e-6;
   bool qkv_bias = false, o_bias = false, mlp_bias = false, tie_embeddings = false;
+  bool qk_norm = false;  ///< Qwen3: q_norm / k_norm over head_dim
   std::string act = "silu";
   Rope rope;
   int64_t sliding_window = 0;       ///< 0: none
@@ -116,6 +117,7 @@ class Attention : public nn::Module {
   std::string type_name() const override { return type_; }
   Tensor operator()(const Tensor& h, const Tensor& cos, const Tensor& sin, const Tensor& mask);
   std::shared_ptr<nn::Linear> q_proj, k_proj, v_proj, o_proj;
+  std::shared_ptr<RMSNorm> q_norm, k_norm;  ///< null unless Arch::qk_norm
 
  private:
   std::string type_;

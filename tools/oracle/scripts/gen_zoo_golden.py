@@ -37,9 +37,10 @@ CASES = {
                                                         num_attention_heads=4, pad_token_id=None)),
     "qwen2": ("qwen2", "Qwen2ForCausalLM", llm()),
     "mistral": ("mistral", "MistralForCausalLM", llm(sliding_window=4)),
+    "qwen3": ("qwen3", "Qwen3ForCausalLM", llm(head_dim=16)),
 }
 
-DYNAMIC = {"llama", "qwen2", "mistral"}
+DYNAMIC = {"llama", "qwen2", "mistral", "qwen3"}
 
 
 def main():
