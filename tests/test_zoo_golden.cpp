@@ -54,7 +54,7 @@ TEST_P(ZooGolden, PrintsAsPyTorchExportsTransformers) {
   EXPECT_EQ(normalized(lowered), normalized(without_comments(fe_test::read_file(base + ".decomposed.txt"))));
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, ZooGolden, ::testing::Values("llama", "llama_mha_bias", "qwen2", "mistral", "qwen3"));
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooGolden, ::testing::Values("llama", "llama_mha_bias", "qwen2", "mistral", "qwen3", "gemma"));
 
 // Dynamic batch and seq (`--dynamic batch,seq`): the same symbols, ranges, ops and order; node names
 // differ where PyTorch numbers them after size comparisons its Python code traced and dropped
@@ -74,6 +74,6 @@ TEST_P(ZooGoldenDynamic, PrintsAsPyTorchExportsTransformersUpToNodeNames) {
   EXPECT_EQ(fe_test::canonical_names(ours), fe_test::canonical_names(torch));
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, ZooGoldenDynamic, ::testing::Values("llama", "qwen2", "mistral", "qwen3"));
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooGoldenDynamic, ::testing::Values("llama", "qwen2", "mistral", "qwen3", "gemma"));
 
 }  // namespace

@@ -13,7 +13,7 @@ class ZooLlamaStateDict : public ::testing::TestWithParam<std::string> {};
 TEST_P(ZooLlamaStateDict, EqualsTransformers) { expect_state_dict_as_hf(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(
     Zoo, ZooLlamaStateDict,
-    ::testing::Values("tiny_llama", "tiny_mistral", "tiny_qwen2", "llama_2_mha", "llama_3_gqa", "llama_31_rope",
+    ::testing::Values("tiny_llama", "tiny_mistral", "tiny_qwen2", "tiny_qwen3", "tiny_gemma", "llama_2_mha", "llama_3_gqa", "llama_31_rope",
                       "llama_bias_headdim", "llama_bf16", "mistral_small", "mistral_no_window", "qwen2_small",
                       "qwen2_sliding_tied", "meta-llama-3-8b", "meta-llama-3-70b", "meta-llama-3.1-405b"),
     [](const auto& info) { return test_name(info.param); });
@@ -65,6 +65,8 @@ TEST(ZooLlamaExport, Llama31_405bPipelineIsFast) {
 TEST(ZooLlamaEager, TinyLlama) { expect_matches_eager("tiny_llama"); }
 TEST(ZooLlamaEager, TinyMistralSlidingWindow) { expect_matches_eager("tiny_mistral"); }
 TEST(ZooLlamaEager, TinyQwen2) { expect_matches_eager("tiny_qwen2"); }
+TEST(ZooLlamaEager, TinyQwen3) { expect_matches_eager("tiny_qwen3"); }
+TEST(ZooLlamaEager, TinyGemma) { expect_matches_eager("tiny_gemma"); }
 
 TEST(ZooLlamaErrors, MissingAndUnsupportedFields) {
   const std::string base =
@@ -87,7 +89,7 @@ TEST(ZooLlamaErrors, MissingAndUnsupportedFields) {
 
 TEST(ZooLlamaBuiltins, DefaultConfigsExport) {
   fe::FakeTensorMode mode;
-  for (const char* name : {"llama", "mistral", "qwen2", "qwen3"}) {
+  for (const char* name : {"llama", "mistral", "qwen2", "qwen3", "gemma"}) {
     SCOPED_TRACE(name);
     auto m = fe::zoo::build(fe::zoo::builtin_config(name));
     EXPECT_EQ(m->model_type(), name);

@@ -22,11 +22,12 @@ std::unique_ptr<Model> build_bert(const Config& c);
 std::string_view default_config_bert();
 std::unique_ptr<Model> build_blenderbot(const Config& c);
 std::string_view default_config_blenderbot();
-std::unique_ptr<Model> build_llama(const Config& c);  // llama, mistral, qwen2, qwen3
+std::unique_ptr<Model> build_llama(const Config& c);  // llama, mistral, qwen2, qwen3, gemma
 std::string_view default_config_llama();
 std::string_view default_config_mistral();
 std::string_view default_config_qwen2();
 std::string_view default_config_qwen3();
+std::string_view default_config_gemma();
 std::unique_ptr<Model> build_mixtral(const Config& c);
 std::string_view default_config_mixtral();
 

@@ -6,6 +6,10 @@
 //             layer_types marks "sliding_attention" (default: index >= max_window_layers).
 //  - qwen3:   qwen2's windows; attention_bias (default none), head_dim (default 128), RMSNorm on
 //             each head's queries and keys (q_norm, k_norm).
+//  - gemma:   head_dim 256, gelu_pytorch_tanh, tied, embeddings scaled by sqrt(hidden) from a
+//             buffer, RMSNorm with (1 + weight) in float32; no window.
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "fakeexport/core/error.h"
@@ -19,6 +23,7 @@ lm::Naming naming_for(const std::string& mt) {
   if (mt == "mistral") return {mt, "transformers.models.mistral.modeling_mistral.Mistral"};
   if (mt == "qwen2") return {mt, "transformers.models.qwen2.modeling_qwen2.Qwen2"};
   if (mt == "qwen3") return {mt, "transformers.models.qwen3.modeling_qwen3.Qwen3"};
+  if (mt == "gemma") return {mt, "transformers.models.gemma.modeling_gemma.Gemma"};
   return {mt, "transformers.models.llama.modeling_llama.Llama"};
 }
 
@@ -61,6 +66,15 @@ lm::Arch llama_arch(const Config& c) {
     a.max_positions = c.get_int("max_position_embeddings", 2048);
     a.qkv_bias = a.o_bias = c.get_bool("attention_bias", false);
     a.mlp_bias = c.get_bool("mlp_bias", false);
+  } else if (mt == "gemma") {
+    a.kv_heads = lm::parse_kv_heads(c, a.heads, 16);
+    a.max_positions = c.get_int("max_position_embeddings", 8192);
+    a.head_dim = c.has("head_dim") && !c.is_null("head_dim") ? c.get_int("head_dim") : 256;
+    a.qkv_bias = a.o_bias = c.get_bool("attention_bias", false);
+    a.tie_embeddings = c.get_bool("tie_word_embeddings", true);
+    if (!c.has("pad_token_id")) a.pad_token_id = 0;
+    a.gemma_norm = true;
+    a.embed_scale = std::sqrt(static_cast<double>(a.hidden));
   } else if (mt == "mistral") {
     a.kv_heads = lm::parse_kv_heads(c, a.heads, 8);
     a.max_positions = c.get_int("max_position_embeddings", 4096 * 32);
@@ -114,6 +128,13 @@ std::string_view default_config_qwen2() {
   return R"({"model_type": "qwen2", "vocab_size": 1024, "hidden_size": 64, "intermediate_size": 176,
   "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 4096,
   "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "tie_word_embeddings": true})";
+}
+
+// Gemma at toy size: GQA 4/2, head_dim 32, tied (as Gemma 2B's shape, small).
+std::string_view default_config_gemma() {
+  return R"({"model_type": "gemma", "vocab_size": 1024, "hidden_size": 64, "intermediate_size": 192,
+  "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 32,
+  "max_position_embeddings": 4096, "rms_norm_eps": 1e-06})";
 }
 
 // Qwen3 at toy size: GQA 4/2, head_dim 32 (not hidden / heads), q/k norms, tied embeddings.

@@ -57,9 +57,9 @@ Rope parse_rope(const Config& c, double default_theta, int64_t max_positions) {
 }
 
 std::string parse_act(const Config& c) {
-  std::string act = c.get_string("hidden_act", "silu");
-  FE_CHECK(act == "silu", ValueError, c.origin(), ": field 'hidden_act' value '", act,
-           "' is not supported (supported: silu)");
+  std::string act = c.get_string("hidden_act", c.model_type() == "gemma" ? "gelu_pytorch_tanh" : "silu");
+  FE_CHECK(act == "silu" || act == "gelu_pytorch_tanh", ValueError, c.origin(), ": field 'hidden_act' value '", act,
+           "' is not supported (supported: silu, gelu_pytorch_tanh)");
   return act;
 }
 
@@ -135,15 +135,29 @@ std::vector<float> rope_inv_freq(const Rope& rope, int64_t head_dim) {
 // ---- modules
 
 Tensor SiLUActivation::forward(const Tensor& x) { return silu(x); }
+Tensor GELUTanh::forward(const Tensor& x) { return gelu(x, "tanh"); }
 
-RMSNorm::RMSNorm(const Naming& n, int64_t size, double eps)
-    : weight(register_parameter("weight", ones({size}))), type_(n.cls("RMSNorm")), eps_(eps) {}
+std::shared_ptr<nn::UnaryModule> make_activation(const std::string& name) {
+  if (name == "gelu_pytorch_tanh") return std::make_shared<GELUTanh>();
+  return std::make_shared<SiLUActivation>();
+}
+
+RMSNorm::RMSNorm(const Naming& n, int64_t size, double eps, bool gemma)
+    : weight(register_parameter("weight", gemma ? zeros({size}) : ones({size}))),
+      type_(n.cls("RMSNorm")),
+      eps_(eps),
+      gemma_(gemma) {}
 
 Tensor RMSNorm::forward(const Tensor& x) {
   const DType input_dtype = x.dtype();
   Tensor h = x.to(DType::Float32);
   Tensor variance = h.pow(2).mean({-1}, true);
   h = h * rsqrt(variance + eps_);
+  if (gemma_) {
+    // Gemma: (x * w).to(dtype) with w = 1 + weight, where Llama does x.to(dtype) * w.
+    Tensor w = weight.to(DType::Float32) + 1.0;
+    return (h * w).type_as(x);
+  }
   return weight * h.to(input_dtype);
 }
 
@@ -157,6 +171,18 @@ Tensor float_buffer(const std::vector<float>& values) {
   });
 }
 }  // namespace
+
+ScaledWordEmbedding::ScaledWordEmbedding(const Naming& n, int64_t vocab, int64_t hidden, std::optional<int64_t> pad,
+                                         double scale)
+    : nn::Embedding(vocab, hidden, pad),
+      embed_scale(register_buffer("embed_scale", known_buffer([&] { return full({}, scale, {.dtype = DType::Float32}); }),
+                                  false)),
+      type_(n.cls("TextScaledWordEmbedding")) {}
+
+Tensor ScaledWordEmbedding::forward(const Tensor& ids) {
+  Tensor e = nn::Embedding::forward(ids);
+  return e * embed_scale.to(weight.dtype());
+}
 
 RotaryEmbedding::RotaryEmbedding(const Naming& n, const Rope& rope, int64_t head_dim)
     : inv_freq(register_buffer("inv_freq", float_buffer(rope_inv_freq(rope, head_dim)), false)),
@@ -186,7 +212,7 @@ MLP::MLP(const Arch& a)
     : gate_proj(register_module("gate_proj", std::make_shared<nn::Linear>(a.hidden, a.intermediate, a.mlp_bias))),
       up_proj(register_module("up_proj", std::make_shared<nn::Linear>(a.hidden, a.intermediate, a.mlp_bias))),
       down_proj(register_module("down_proj", std::make_shared<nn::Linear>(a.intermediate, a.hidden, a.mlp_bias))),
-      act_fn(register_module("act_fn", std::make_shared<SiLUActivation>())),
+      act_fn(register_module("act_fn", make_activation(a.act))),
       type_(a.naming.cls("MLP")) {}
 
 Tensor MLP::forward(const Tensor& x) {
@@ -207,8 +233,8 @@ Attention::Attention(const Arch& a)
       scaling_(std::pow(static_cast<double>(a.head_dim), -0.5)) {
   // Qwen3: RMSNorm over head_dim on the queries and keys, registered after o_proj.
   if (a.qk_norm) {
-    q_norm = register_module("q_norm", std::make_shared<RMSNorm>(a.naming, a.head_dim, a.rms_eps));
-    k_norm = register_module("k_norm", std::make_shared<RMSNorm>(a.naming, a.head_dim, a.rms_eps));
+    q_norm = register_module("q_norm", std::make_shared<RMSNorm>(a.naming, a.head_dim, a.rms_eps, a.gemma_norm));
+    k_norm = register_module("k_norm", std::make_shared<RMSNorm>(a.naming, a.head_dim, a.rms_eps, a.gemma_norm));
   }
 }
 
@@ -263,9 +289,10 @@ Tensor Attention::operator()(const Tensor& h, const Tensor& cos_in, const Tensor
 DecoderLayer::DecoderLayer(const Arch& a, int64_t idx, const MlpFactory& make_mlp)
     : self_attn(register_module("self_attn", std::make_shared<Attention>(a))),
       mlp(register_module("mlp", make_mlp(a))),
-      input_layernorm(register_module("input_layernorm", std::make_shared<RMSNorm>(a.naming, a.hidden, a.rms_eps))),
-      post_attention_layernorm(
-          register_module("post_attention_layernorm", std::make_shared<RMSNorm>(a.naming, a.hidden, a.rms_eps))),
+      input_layernorm(
+          register_module("input_layernorm", std::make_shared<RMSNorm>(a.naming, a.hidden, a.rms_eps, a.gemma_norm))),
+      post_attention_layernorm(register_module(
+          "post_attention_layernorm", std::make_shared<RMSNorm>(a.naming, a.hidden, a.rms_eps, a.gemma_norm))),
       sliding(a.layer_sliding.at(static_cast<size_t>(idx))),
       type_(a.naming.cls("DecoderLayer")) {}
 
@@ -282,7 +309,10 @@ Tensor DecoderLayer::operator()(const Tensor& x, const Tensor& cos, const Tensor
 }
 
 BaseModel::BaseModel(const Arch& a, const MlpFactory& make_mlp)
-    : embed_tokens(register_module("embed_tokens", std::make_shared<nn::Embedding>(a.vocab, a.hidden, a.pad_token_id))),
+    : embed_tokens(register_module(
+          "embed_tokens", a.embed_scale > 0 ? std::shared_ptr<nn::Embedding>(std::make_shared<ScaledWordEmbedding>(
+                                                  a.naming, a.vocab, a.hidden, a.pad_token_id, a.embed_scale))
+                                            : std::make_shared<nn::Embedding>(a.vocab, a.hidden, a.pad_token_id))),
       layers(register_module("layers", std::make_shared<nn::ModuleList>())),
       type_(a.naming.cls("Model")),
       sliding_window_(a.sliding_window),
@@ -295,7 +325,7 @@ BaseModel::BaseModel(const Arch& a, const MlpFactory& make_mlp)
     layers->push_back(layer);
     layer_ptrs.push_back(std::move(layer));
   }
-  norm = register_module("norm", std::make_shared<RMSNorm>(a.naming, a.hidden, a.rms_eps));
+  norm = register_module("norm", std::make_shared<RMSNorm>(a.naming, a.hidden, a.rms_eps, a.gemma_norm));
   rotary_emb = register_module("rotary_emb", std::make_shared<RotaryEmbedding>(a.naming, a.rope, a.head_dim));
 }
 

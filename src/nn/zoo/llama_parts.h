@@ -38,6 +38,8 @@ struct Arch {
   double rms_eps = 1e-6;
   bool qkv_bias = false, o_bias = false, mlp_bias = false, tie_embeddings = false;
   bool qk_norm = false;  ///< Qwen3: q_norm / k_norm over head_dim
+  bool gemma_norm = false;  ///< Gemma's RMSNorm: weight from 0, (x * (1 + w)) in float32, type_as x
+  double embed_scale = 0;   ///< Gemma: embeddings times this (sqrt(hidden)) from a buffer; 0: none
   std::string act = "silu";
   Rope rope;
   int64_t sliding_window = 0;       ///< 0: none
@@ -69,10 +71,33 @@ class SiLUActivation : public nn::UnaryModule {
   Tensor forward(const Tensor& x) override;
 };
 
-/// <Prefix>RMSNorm: float32 upcast, x * rsqrt(mean(x^2) + eps), back to the input dtype, * weight.
+/// transformers.activations.GELUTanh (ACT2FN's gelu_pytorch_tanh): gelu(x, approximate="tanh").
+class GELUTanh : public nn::UnaryModule {
+ public:
+  std::string type_name() const override { return "transformers.activations.GELUTanh"; }
+  Tensor forward(const Tensor& x) override;
+};
+/// ACT2FN[name] for the names the family supports (silu, gelu_pytorch_tanh).
+std::shared_ptr<nn::UnaryModule> make_activation(const std::string& name);
+
+/// <Prefix>TextScaledWordEmbedding (Gemma): an embedding times its non-persistent 0-dim buffer
+/// embed_scale (cast to the weight's dtype).
+class ScaledWordEmbedding : public nn::Embedding {
+ public:
+  ScaledWordEmbedding(const Naming& n, int64_t vocab, int64_t hidden, std::optional<int64_t> padding_idx, double scale);
+  std::string type_name() const override { return type_; }
+  Tensor forward(const Tensor& ids) override;
+  Tensor& embed_scale;
+
+ private:
+  std::string type_;
+};
+
+/// <Prefix>RMSNorm: float32 upcast, x * rsqrt(mean(x^2) + eps), back to the input dtype, * weight;
+/// Gemma's (`gemma`): weight from zeros, (normed * (1 + weight.float())).type_as(x).
 class RMSNorm : public nn::UnaryModule {
  public:
-  RMSNorm(const Naming& n, int64_t size, double eps);
+  RMSNorm(const Naming& n, int64_t size, double eps, bool gemma = false);
   std::string type_name() const override { return type_; }
   Tensor forward(const Tensor& x) override;
   Tensor& weight;
@@ -80,6 +105,7 @@ class RMSNorm : public nn::UnaryModule {
  private:
   std::string type_;
   double eps_;
+  bool gemma_;
 };
 
 /// <Prefix>RotaryEmbedding: non-persistent float32 buffers inv_freq and original_inv_freq.

@@ -14,7 +14,7 @@ struct Family {
   std::string_view (*default_config)();  // the built-in of the same name
 };
 
-// One line per model_type; llama, mistral, qwen2 and qwen3 share one family.
+// One line per model_type; llama, mistral, qwen2, qwen3 and gemma share one family.
 constexpr Family kFamilies[] = {
     {"mlp", build_mlp, default_config_mlp},
     {"gpt2", build_gpt2, default_config_gpt2},
@@ -22,6 +22,7 @@ constexpr Family kFamilies[] = {
     {"mistral", build_llama, default_config_mistral},
     {"qwen2", build_llama, default_config_qwen2},
     {"qwen3", build_llama, default_config_qwen3},
+    {"gemma", build_llama, default_config_gemma},
     {"mixtral", build_mixtral, default_config_mixtral},
     {"bert", build_bert, default_config_bert},
     {"vit", build_vit, default_config_vit},

@@ -25,6 +25,8 @@ CLASSES = {
     "llama": "LlamaForCausalLM",
     "mistral": "MistralForCausalLM",
     "qwen2": "Qwen2ForCausalLM",
+    "qwen3": "Qwen3ForCausalLM",
+    "gemma": "GemmaForCausalLM",
     "mixtral": "MixtralForCausalLM",
     "bert": "BertModel",
     "vit": "ViTForImageClassification",

@@ -38,9 +38,10 @@ CASES = {
     "qwen2": ("qwen2", "Qwen2ForCausalLM", llm()),
     "mistral": ("mistral", "MistralForCausalLM", llm(sliding_window=4)),
     "qwen3": ("qwen3", "Qwen3ForCausalLM", llm(head_dim=16)),
+    "gemma": ("gemma", "GemmaForCausalLM", llm(head_dim=16)),
 }
 
-DYNAMIC = {"llama", "qwen2", "mistral", "qwen3"}
+DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma"}
 
 
 def main():
