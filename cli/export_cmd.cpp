@@ -29,6 +29,7 @@ struct ExportArgs {
   std::string output;                 ///< -o FILE.pt2
   std::string weights = "none";       ///< none|zeros|random|FILE.safetensors
   bool print = false, json = false;
+  bool attention_mask = false;        ///< --attention-mask
 };
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -85,6 +86,7 @@ zoo::InputOptions input_options(const ExportArgs& a) {
   zoo::InputOptions o;
   o.batch = a.batch;
   o.seq = a.seq;
+  o.attention_mask = a.attention_mask;
   FE_CHECK(a.batch == -1 || a.batch >= 1, ValueError, "--batch must be >= 1, got ", a.batch);
   FE_CHECK(a.seq == -1 || a.seq >= 1, ValueError, "--seq must be >= 1, got ", a.seq);
   if (!a.dynamic.empty())
@@ -264,6 +266,8 @@ RunFn add_export(CLI::App& cmd) {
       ->allow_extra_args(false);
   cmd.add_option("-o", a->output, "write FILE.pt2 (torch.export.save's format)");
   cmd.add_option("--weights", a->weights, "with -o: none|zeros|random|FILE.safetensors (default none)");
+  cmd.add_flag("--attention-mask", a->attention_mask,
+               "decoder LMs: also take attention_mask [batch, seq] (an all-ones example), as model(input_ids, attention_mask)");
   cmd.add_flag("--print", a->print, "print the program as PyTorch prints an ExportedProgram");
   cmd.add_flag("--json", a->json, "print the JSON object of inspect --json plus export_seconds");
   return [a] { return run_export(*a); };

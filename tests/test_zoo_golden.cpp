@@ -76,4 +76,25 @@ TEST_P(ZooGoldenDynamic, PrintsAsPyTorchExportsTransformersUpToNodeNames) {
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooGoldenDynamic, ::testing::Values("llama", "qwen2", "mistral", "qwen3", "gemma"));
 
+// model(input_ids, attention_mask) (`--attention-mask`, an all-ones mask): the mask becomes a
+// padding mask function instead of the packed-sequence check. Static: equal; dynamic: up to names.
+class ZooGoldenMask : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ZooGoldenMask, PrintsAsPyTorchExportsTransformersWithAttentionMask) {
+  const std::string base = kGolden + "/" + GetParam();
+  if (!fs::exists(base + "_mask.txt")) GTEST_SKIP() << "no golden print " << base << "_mask.txt";
+  fe::FakeTensorMode fake;
+  const fe::zoo::Config c = fe::zoo::Config::from_file(base + ".config.json");
+  auto m = fe::zoo::build(c);
+  const fe::ExportedProgram ep = zoo_test::export_model(*m, {.batch = 2, .seq = 8, .attention_mask = true});
+  EXPECT_EQ(without_comments(fe::to_string(ep, {.read_source = false})),
+            without_comments(fe_test::read_file(base + "_mask.txt")));
+  const fe::ExportedProgram dyn = zoo_test::export_model(
+      *m, {.batch = 2, .seq = 8, .dynamic_batch = true, .dynamic_seq = true, .attention_mask = true});
+  EXPECT_EQ(fe_test::canonical_names(without_comments(fe::to_string(dyn, {.read_source = false}))),
+            fe_test::canonical_names(without_comments(fe_test::read_file(base + "_mask_dyn.txt"))));
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooGoldenMask, ::testing::Values("llama", "mistral", "gemma"));
+
 }  // namespace

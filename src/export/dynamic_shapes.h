@@ -44,6 +44,8 @@ std::vector<std::pair<std::string, sym::ValueRange>> range_constraints(const sym
 
 /// Re-expresses symbolic ints from the inputs' sizes (PyTorch's insert_deferred_runtime_asserts):
 /// hoisted sym_size.int nodes per input symbol, duplicates replaced, unused sym nodes removed.
-void fold_symbolic_nodes(Graph& g, sym::ShapeEnv& env);
+/// `last_input_wins`: a symbol several inputs share is read from the last of them (export, where
+/// every placeholder re-tracks its sizes); else from the first (run_decompositions' retrace).
+void fold_symbolic_nodes(Graph& g, sym::ShapeEnv& env, bool last_input_wins = false);
 
 }  // namespace fe::detail

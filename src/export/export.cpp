@@ -83,6 +83,7 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
 
   std::vector<std::string> names = options.input_names.empty() ? module.forward_arg_names() : options.input_names;
   for (size_t i = names.size(); i < args.size(); ++i) names.push_back("args_" + std::to_string(i));
+  names.resize(args.size());  // trailing forward arguments not passed (attention_mask=None)
   std::vector<const TensorMeta*> example_metas;
   for (size_t i = 0; i < args.size(); ++i) {
     FE_CHECK(args[i].defined(), ValueError, "export: example input ", i, " is an undefined tensor");
@@ -152,7 +153,7 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
     }
   }
 
-  if (!env.symbols().empty()) detail::fold_symbolic_nodes(g, env);
+  if (!env.symbols().empty()) detail::fold_symbolic_nodes(g, env, /*last_input_wins=*/true);
 
   // No dead-code elimination here: PyTorch 2.14's export keeps unused pure ops (checked by
   // tests/fixtures/export_ops_cpu.txt); DeadCodeElimination is a separate, opt-in pass.

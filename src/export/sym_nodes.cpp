@@ -2,6 +2,7 @@
 // insert_deferred_runtime_asserts pass does: one sym_size.int per input symbol right after the
 // placeholders (no stack trace), every other sym node with the same value replaced by it, composite
 // values rebuilt from operator nodes, and sym nodes nobody uses dropped.
+#include <algorithm>
 #include <unordered_map>
 
 #include "export/dynamic_shapes.h"
@@ -18,7 +19,7 @@ bool is_sym_node(const Node& n) {
 
 class Folder {
  public:
-  Folder(Graph& g, sym::ShapeEnv& env) : g_(g), env_(env) {}
+  Folder(Graph& g, sym::ShapeEnv& env, bool last_input_wins) : g_(g), env_(env), last_wins_(last_input_wins) {}
 
   void run() {
     static const OpDef& sym_size = op("aten::sym_size.int");
@@ -30,17 +31,31 @@ class Folder {
         first_body = n;
         break;
       }
-    for (Node* ph : g_.placeholders()) {
+    std::vector<Node*> phs = g_.placeholders();
+    if (last_wins_) std::reverse(phs.begin(), phs.end());
+    std::vector<std::pair<Node*, size_t>> sources;  // (placeholder, dim) per new symbol, first found
+    for (Node* ph : phs) {
+      if (ph->val.empty()) continue;
       const TensorMeta& m = ph->val[0];
       for (size_t d = 0; d < m.sizes.size(); ++d) {
         const SymInt& s = m.sizes[d];
         if (!s.is_symbolic()) continue;
         const sym::Expr e = s.expr();
         if (!e.is_symbol() || known_.count(e.str())) continue;
-        Node* n = g_.call(sym_size, {ph, SymInt(static_cast<int64_t>(d))}, "sym_size_int", first_body);
-        n->sym_val = s;
-        known_[e.str()] = n;
+        known_[e.str()] = nullptr;
+        sources.emplace_back(ph, d);
       }
+    }
+    // Created in input order (dims in order), whichever input provides each symbol.
+    std::stable_sort(sources.begin(), sources.end(), [&](const auto& a, const auto& b) {
+      if (a.first == b.first) return a.second < b.second;
+      return std::find(order.begin(), order.end(), a.first) < std::find(order.begin(), order.end(), b.first);
+    });
+    for (const auto& [ph, d] : sources) {
+      const SymInt& s = ph->val[0].sizes[d];
+      Node* n = g_.call(sym_size, {ph, SymInt(static_cast<int64_t>(d))}, "sym_size_int", first_body);
+      n->sym_val = s;
+      known_[s.expr().str()] = n;
     }
     for (Node* n : order) {
       if (n->op() == NodeOp::Placeholder || !n->sym_val || n->users().empty()) continue;
@@ -175,11 +190,14 @@ class Folder {
 
   Graph& g_;
   sym::ShapeEnv& env_;
+  bool last_wins_;
   std::unordered_map<std::string, Node*> known_;
 };
 
 }  // namespace
 
-void fold_symbolic_nodes(Graph& g, sym::ShapeEnv& env) { Folder(g, env).run(); }
+void fold_symbolic_nodes(Graph& g, sym::ShapeEnv& env, bool last_input_wins) {
+  Folder(g, env, last_input_wins).run();
+}
 
 }  // namespace fe::detail

@@ -70,6 +70,7 @@ struct InputOptions {
   bool dynamic_batch = false, dynamic_seq = false;
   int64_t batch_min = 1, batch_max = 1024;
   int64_t seq_min = 2, seq_max = -1;  ///< -1: the config's max_position_embeddings (or n_positions)
+  bool attention_mask = false;  ///< decoder LMs: also pass an all-ones attention_mask [batch, seq]
 };
 
 /// Inputs for export: fake or real tensors by forward argument, and their dynamic_shapes.

@@ -329,7 +329,7 @@ BaseModel::BaseModel(const Arch& a, const MlpFactory& make_mlp)
   rotary_emb = register_module("rotary_emb", std::make_shared<RotaryEmbedding>(a.naming, a.rope, a.head_dim));
 }
 
-Tensor BaseModel::operator()(const Tensor& input_ids) {
+Tensor BaseModel::operator()(const Tensor& input_ids, const Tensor& attention_mask) {
   nn::ModuleCallScope scope(*this);
   Tensor h = (*embed_tokens)(input_ids);
   Device dev = h.device();
@@ -338,9 +338,9 @@ Tensor BaseModel::operator()(const Tensor& input_ids) {
   // transformers.masking_utils: the full causal mask unless every layer slides, then the sliding
   // one (kv > q - window on top of causal) when some layer does.
   Tensor full, sliding;
-  if (!all_sliding_) full = masks::create_causal_mask(h, Tensor(), position_ids);
+  if (!all_sliding_) full = masks::create_causal_mask(h, attention_mask, position_ids);
   if (any_sliding_)
-    sliding = masks::create_causal_mask(h, Tensor(), position_ids, masks::sliding_window_overlay(sliding_window_));
+    sliding = masks::create_causal_mask(h, attention_mask, position_ids, masks::sliding_window_overlay(sliding_window_));
   auto [cos, sin] = (*rotary_emb)(h, position_ids);
   for (const auto& layer : layer_ptrs) {
     // Layer inputs follow the layer's device, in the order accelerate's hooks move the layer's
@@ -380,10 +380,10 @@ std::vector<Unit> CausalLM::units() const {
 }
 
 std::vector<Tensor> CausalLM::forward_dyn(const std::vector<Tensor>& args) {
-  FE_CHECK(args.size() == 1, ValueError, type_, ".forward() takes 1 tensor argument (input_ids) but ", args.size(),
-           " were given");
+  FE_CHECK(args.size() == 1 || args.size() == 2, ValueError, type_,
+           ".forward() takes 1 or 2 tensor arguments (input_ids, attention_mask) but ", args.size(), " were given");
   nn::ModuleCallScope scope(*this);
-  Tensor h = (*model)(args[0]);
+  Tensor h = (*model)(args[0], args.size() > 1 ? args[1] : Tensor());
   h = move_to(h, lm_head->weight.device());
   // hidden_states[:, slice(-logits_to_keep, None), :] with logits_to_keep = 0: every index, an alias.
   return {(*lm_head)(alias(h))};
@@ -404,6 +404,11 @@ ExampleInputs CausalLM::example_inputs(const InputOptions& o) {
   ExampleInputs in;
   in.args.push_back(ids);
   if (o.dynamic_batch || o.dynamic_seq) in.dynamic_shapes["input_ids"] = batch_seq_dims(o, arch_.max_positions);
+  if (o.attention_mask) {
+    // All ones (nothing padded), as a tokenizer returns for unpadded sequences.
+    in.args.push_back(ones({b, s}, {.dtype = DType::Int64, .device = ids.device()}));
+    if (o.dynamic_batch || o.dynamic_seq) in.dynamic_shapes["attention_mask"] = batch_seq_dims(o, arch_.max_positions);
+  }
   return in;
 }
 

@@ -173,7 +173,8 @@ class BaseModel : public nn::Module {
  public:
   BaseModel(const Arch& a, const MlpFactory& make_mlp);
   std::string type_name() const override { return type_; }
-  Tensor operator()(const Tensor& input_ids);
+  /// `attention_mask`: the 2D padding mask, or undefined (None).
+  Tensor operator()(const Tensor& input_ids, const Tensor& attention_mask = Tensor());
   std::shared_ptr<nn::Embedding> embed_tokens;
   std::shared_ptr<nn::ModuleList> layers;
   std::vector<std::shared_ptr<DecoderLayer>> layer_ptrs;
@@ -192,7 +193,8 @@ class CausalLM : public Model {
   CausalLM(Arch a, const MlpFactory& make_mlp);
   std::string type_name() const override { return type_; }
   std::string model_type() const override { return arch_.naming.model_type; }
-  std::vector<std::string> forward_arg_names() const override { return {"input_ids"}; }
+  /// input_ids, then the optional attention_mask (InputOptions::attention_mask).
+  std::vector<std::string> forward_arg_names() const override { return {"input_ids", "attention_mask"}; }
   std::vector<Unit> units() const override;
   std::vector<Tensor> forward_dyn(const std::vector<Tensor>& args) override;
   ExampleInputs example_inputs(const InputOptions& opts) override;

@@ -11,6 +11,8 @@ Per case NAME, in DIR (default tests/fixtures/zoo_golden):
                     dynamic_shapes {0: Dim("batch", min=1, max=1024), 1: Dim("seq", min=2,
                     max=max_position_embeddings)}, what `fakeexport export --dynamic batch,seq` uses
   NAME.decomposed.txt  str(ep.run_decompositions()) of the static export (issue 14's zoo criterion)
+  NAME_mask.txt, NAME_mask_dyn.txt  the export of model(input_ids, attention_mask) (all ones), static
+                    and dynamic: `fakeexport export --attention-mask`
 """
 import argparse
 import json
@@ -42,6 +44,7 @@ CASES = {
 }
 
 DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma"}
+MASKED = {"llama", "mistral", "gemma"}
 
 
 def main():
@@ -72,6 +75,17 @@ def main():
             with open(os.path.join(a.out, name + "_dyn.txt"), "w") as f:
                 f.write(str(ep))
             print(name + "_dyn", "ok", len(ep.graph.nodes), "nodes")
+        if name in MASKED:
+            from torch.export import Dim
+            mask = torch.ones(B, S, dtype=torch.long)
+            ep = torch.export.export(model, (ids, mask), strict=False)
+            with open(os.path.join(a.out, name + "_mask.txt"), "w") as f:
+                f.write(str(ep))
+            b, s = Dim("batch", min=1, max=1024), Dim("seq", min=2, max=cfg.max_position_embeddings)
+            ep = torch.export.export(model, (ids, mask), dynamic_shapes=({0: b, 1: s}, {0: b, 1: s}), strict=False)
+            with open(os.path.join(a.out, name + "_mask_dyn.txt"), "w") as f:
+                f.write(str(ep))
+            print(name + "_mask", "ok")
 
 
 if __name__ == "__main__":
