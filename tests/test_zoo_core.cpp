@@ -179,6 +179,21 @@ TEST(ZooCli, ExportMlpHybridJsonAndSummary) {
   EXPECT_NE(r.out.find("range constraints: {\"s"), std::string::npos) << r.out;
 }
 
+TEST(ZooCli, ExportAttentionMaskAddsTheInput) {
+  // A decoder LM takes attention_mask after input_ids, with input_ids' sizes (and dims).
+  Result r = run_cli("export llama --attention-mask --dynamic batch,seq --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  std::vector<std::string> users;
+  for (const auto& in : j["inputs"])
+    if (in["kind"] == "USER_INPUT") users.push_back(in["name"]);
+  EXPECT_EQ(users, (std::vector<std::string>{"input_ids", "attention_mask"}));
+  EXPECT_EQ(j["inputs"].back()["shape"], j["inputs"][j["inputs"].size() - 2]["shape"]);
+  r = run_cli("export llama --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["inputs"].back()["name"], "input_ids");
+}
+
 TEST(ZooCli, ExportErrorsExit2WithOneLine) {
   for (auto [args, msg] : std::vector<std::pair<std::string, std::string>>{
            {"export nope", "fakeexport: error: unknown model 'nope': not a built-in ("},
