@@ -109,6 +109,7 @@ void outline(Graph& g, const GradRegion& r, const std::string& name, const std::
   for (Node* o : outputs) vals.push_back(o->val.at(0));
   static const Callable& hop = *find_callable("torch.ops.higher_order.wrap_with_set_grad_enabled");
   Node* call = g.call_other(hop, std::move(call_args), {}, 0, true, std::move(vals), {}, first);
+  call->module_stack = first->module_stack;  // the module whose forward ran under no_grad
   std::vector<Node*> items;
   for (size_t k = 0; k < outputs.size(); ++k) {
     Node* gi = g.getitem(call, static_cast<int64_t>(k), first);
