@@ -31,6 +31,24 @@ struct RetracedOutputs {
   std::vector<Node*> outputs;
 };
 
+/// A fake tensor with metadata `m`, produced by `n` in `tracer`'s graph, as a fresh functional value.
+FRef traced_value(detail::Tracer& tracer, const TensorMeta& m, Node* n) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->meta = m;
+  impl->fake = true;
+  Tensor t(std::move(impl));
+  tracer.bind(t, n);
+  return detail::functional_fresh(t);
+}
+
+/// The subgraph `name` of the innermost scope holding one; ValueError when none does.
+const Graph& subgraph_named(const std::vector<const Graph*>& scopes, const std::string& name) {
+  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it)
+    for (const auto& [n, g] : (*it)->subgraphs())
+      if (n == name) return *g;
+  throw ValueError(detail::cat("decompose: no subgraph '", name, "' in the program"));
+}
+
 class Retracer {
  public:
   Retracer(const ExportedProgram& ep, detail::Tracer& tracer, Graph& g) : ep_(ep), tracer_(&tracer), g_(&g) {}
@@ -50,12 +68,7 @@ class Retracer {
         if (p->sym_val) vals_[p] = *p->sym_val;
         continue;
       }
-      auto impl = std::make_shared<TensorImpl>();
-      impl->meta = p->val[0];
-      impl->fake = true;
-      Tensor t(std::move(impl));
-      tracer_->bind(t, n);
-      FRef f = detail::functional_fresh(t);
+      FRef f = traced_value(*tracer_, p->val[0], n);
       inputs_.emplace_back(inputs_.size() + skipped_inputs_, f);
       vals_[p] = std::move(f);
     }
@@ -149,11 +162,7 @@ class Retracer {
                                          ", which run_decompositions does not retrace yet"));
     }
     const Node* attr = std::get<Node*>(n.args().at(body));
-    const Graph* sub = nullptr;
-    for (auto it = scopes.rbegin(); it != scopes.rend() && !sub; ++it)
-      for (const auto& [name, g] : (*it)->subgraphs())
-        if (name == attr->attr()) sub = g.get();
-    FE_CHECK(sub, ValueError, "decompose: no subgraph '", attr->attr(), "' in the program");
+    const Graph* sub = &subgraph_named(scopes, attr->attr());
     const std::vector<Node*> phs = sub->placeholders();
     std::vector<Value> operands;
     for (size_t i = first_operand; i < n.args().size(); ++i) {
@@ -196,12 +205,7 @@ class Retracer {
     for (size_t i = 0; i < n.args().size(); ++i) {
       const NodeArg& a = n.args()[i];
       if (auto* p = std::get_if<Node*>(&a); p && *p && (*p)->op() == NodeOp::GetAttr) {
-        const Graph* sub = nullptr;
-        for (auto it = scopes.rbegin(); it != scopes.rend() && !sub; ++it)
-          for (const auto& [name, g] : (*it)->subgraphs())
-            if (name == (*p)->attr()) sub = g.get();
-        FE_CHECK(sub, ValueError, "decompose: no subgraph '", (*p)->attr(), "' in the program");
-        subgraphs.emplace_back(i, sub);
+        subgraphs.emplace_back(i, &subgraph_named(scopes, (*p)->attr()));
         args.emplace_back(static_cast<Node*>(nullptr));
         continue;
       }
@@ -223,23 +227,15 @@ class Retracer {
     if (n.callable()->kind == CallableKind::Scan && n.args().size() > 3) tuples |= 1u << 3;
     Node* hop = g_->call_other(*n.callable(), std::move(args), n.kwarg_names(), tuples, n.multi_output(), n.val);
     tracer_->stamp_node(hop);
-    auto fresh = [&](const TensorMeta& m, Node* producer) {
-      auto impl = std::make_shared<TensorImpl>();
-      impl->meta = m;
-      impl->fake = true;
-      Tensor t(std::move(impl));
-      tracer_->bind(t, producer);
-      return detail::functional_fresh(t);
-    };
     if (!n.multi_output()) {
       FE_CHECK(n.val.size() == 1, UnknownOpError, "decompose: node '", n.name(), "' returns no single tensor");
-      return fresh(n.val[0], hop);
+      return traced_value(*tracer_, n.val[0], hop);
     }
     std::vector<FRef> outs;
     for (size_t k = 0; k < n.val.size(); ++k) {
       Node* gi = g_->getitem(hop, static_cast<int64_t>(k));
       tracer_->stamp_node(gi);
-      outs.push_back(fresh(n.val[k], gi));
+      outs.push_back(traced_value(*tracer_, n.val[k], gi));
     }
     return outs;
   }
@@ -256,12 +252,7 @@ class Retracer {
       FE_CHECK(!p->val.empty(), UnknownOpError, "decompose: subgraph '", attr.attr(), "' takes a non-tensor input '",
                p->name(), "', which is not retraced yet");
       Node* q = out.placeholder(p->name(), p->val[0]);
-      auto impl = std::make_shared<TensorImpl>();
-      impl->meta = p->val[0];
-      impl->fake = true;
-      Tensor t(std::move(impl));
-      child.bind(t, q);
-      vals_[p] = detail::functional_fresh(t);
+      vals_[p] = traced_value(child, p->val[0], q);
     }
     detail::Tracer* saved_tracer = tracer_;
     Graph* saved_graph = g_;

@@ -31,31 +31,31 @@ class Folder {
         first_body = n;
         break;
       }
+    // Each input symbol is read from its first (or last) input; the nodes come in input order.
     std::vector<Node*> phs = g_.placeholders();
-    if (last_wins_) std::reverse(phs.begin(), phs.end());
-    std::vector<std::pair<Node*, size_t>> sources;  // (placeholder, dim) per new symbol, first found
+    std::unordered_map<std::string, std::pair<Node*, size_t>> source;
+    const auto consider = [&](Node* ph) {
+      if (ph->val.empty()) return;
+      const TensorMeta& m = ph->val[0];
+      for (size_t d = 0; d < m.sizes.size(); ++d)
+        if (m.sizes[d].is_symbolic() && m.sizes[d].expr().is_symbol())
+          source.try_emplace(m.sizes[d].expr().str(), ph, d);
+    };
+    if (last_wins_) std::for_each(phs.rbegin(), phs.rend(), consider);
+    else std::for_each(phs.begin(), phs.end(), consider);
     for (Node* ph : phs) {
       if (ph->val.empty()) continue;
       const TensorMeta& m = ph->val[0];
       for (size_t d = 0; d < m.sizes.size(); ++d) {
         const SymInt& s = m.sizes[d];
-        if (!s.is_symbolic()) continue;
-        const sym::Expr e = s.expr();
-        if (!e.is_symbol() || known_.count(e.str())) continue;
-        known_[e.str()] = nullptr;
-        sources.emplace_back(ph, d);
+        if (!s.is_symbolic() || !s.expr().is_symbol()) continue;
+        const std::string key = s.expr().str();
+        auto it = source.find(key);
+        if (it == source.end() || it->second != std::make_pair(ph, d) || known_.count(key)) continue;
+        Node* n = g_.call(sym_size, {ph, SymInt(static_cast<int64_t>(d))}, "sym_size_int", first_body);
+        n->sym_val = s;
+        known_[key] = n;
       }
-    }
-    // Created in input order (dims in order), whichever input provides each symbol.
-    std::stable_sort(sources.begin(), sources.end(), [&](const auto& a, const auto& b) {
-      if (a.first == b.first) return a.second < b.second;
-      return std::find(order.begin(), order.end(), a.first) < std::find(order.begin(), order.end(), b.first);
-    });
-    for (const auto& [ph, d] : sources) {
-      const SymInt& s = ph->val[0].sizes[d];
-      Node* n = g_.call(sym_size, {ph, SymInt(static_cast<int64_t>(d))}, "sym_size_int", first_body);
-      n->sym_val = s;
-      known_[s.expr().str()] = n;
     }
     for (Node* n : order) {
       if (n->op() == NodeOp::Placeholder || !n->sym_val || n->users().empty()) continue;
