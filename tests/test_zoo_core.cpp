@@ -38,6 +38,7 @@ TEST(ZooConfig, MissingAndIllTypedFieldsAreNamed) {
   EXPECT_EQ(error_of<ValueError>([&] { zoo::build(cfg(R"({"hidden_size": 4})")); }),
             "cfg.json: field 'model_type' is missing");
   EXPECT_EQ(error_of<ValueError>([&] { cfg("{not json"); }).rfind("cfg.json: not valid JSON (", 0), 0u);
+  EXPECT_EQ(error_of<ValueError>([&] { cfg("{\"n\": 1E999999}"); }).rfind("cfg.json: not valid JSON (", 0), 0u);
   EXPECT_EQ(error_of<ValueError>([&] { cfg("[1, 2]"); }), "cfg.json: a config must be a JSON object, got array");
   EXPECT_EQ(error_of<ValueError>([&] { zoo::Config::from_file("/nonexistent/dir/config.json"); }),
             "/nonexistent/dir/config.json: cannot read (no such file)");

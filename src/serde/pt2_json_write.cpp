@@ -191,7 +191,11 @@ class Writer {
       }
       case ValueKind::Opaque: {
         const OpaqueValue& o = *std::get<Opaque>(a);
-        return OJ{{o.kind, OJ::parse(o.json)}};
+        try {
+          return OJ{{o.kind, OJ::parse(o.json)}};
+        } catch (const OJ::exception& e) {  // our reader keeps numbers nlohmann cannot hold (1E999)
+          unsupported(user, detail::cat("an opaque '", o.kind, "' argument nlohmann cannot re-read (", e.what(), ")"));
+        }
       }
     }
     unsupported(user, "an argument of unknown kind");

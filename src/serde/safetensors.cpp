@@ -160,7 +160,7 @@ void SafetensorsFile::parse_header(std::string_view text) {
   ojson header;
   try {
     header = ojson::parse(text.begin(), text.end(), cb);
-  } catch (const ojson::parse_error& e) {
+  } catch (const ojson::exception& e) {  // parse_error, or out_of_range for an overflowing number
     throw FormatError(detail::cat(where, ": header is not valid JSON: ", e.what()));
   }
   FE_CHECK(!duplicate, FormatError, where, ": ", *duplicate);

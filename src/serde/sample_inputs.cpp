@@ -29,7 +29,7 @@ void leaves(const J& node, const std::string& path, const std::string& what, int
     J keys_json;
     try {
       keys_json = ctx.is_string() ? J::parse(ctx.get<std::string>()) : ctx;
-    } catch (const J::parse_error&) {
+    } catch (const J::exception&) {
       throw FormatError(detail::cat(what, ": in_spec dict at '", path, "' has an unreadable context"));
     }
     if (keys_json.is_object() && keys_json.contains("dict_context")) keys_json = keys_json["dict_context"];
@@ -49,7 +49,7 @@ std::vector<std::string> treespec_leaf_paths(const std::string& in_spec, const s
   J j;
   try {
     j = J::parse(in_spec);
-  } catch (const J::parse_error& e) {
+  } catch (const J::exception& e) {
     throw FormatError(detail::cat(what, ": in_spec is not JSON: ", e.what()));
   }
   // treespec_dumps writes [protocol, tree]

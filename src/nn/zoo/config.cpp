@@ -44,7 +44,7 @@ Config Config::parse(std::string_view text, std::string origin) {
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for an overflowing number
     throw ValueError(detail::cat(origin, ": not valid JSON (", e.what(), ")"));
   }
   FE_CHECK(j.is_object(), ValueError, origin, ": a config must be a JSON object, got ", j.type_name());
