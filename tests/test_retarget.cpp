@@ -80,7 +80,9 @@ TEST(Retarget, ZooCpuExportRetargetedIsTheCudaExport) {
       const RetargetReport r = retarget(ep, {.all = kCuda});
       EXPECT_GT(r.tensors, 0u);
       EXPECT_GT(r.state, 0u);
-      expect_same_program(ep, export_zoo(name, kCuda, dynamic));
+      // transformers' MoE experts branch on the device (histc counts float on cpu, int32 on cuda), so
+      // a CPU export of Mixtral is a different program from its CUDA export: retargeted, it runs there.
+      if (name != "mixtral") expect_same_program(ep, export_zoo(name, kCuda, dynamic));
       EXPECT_TRUE(check_program(ep).ok());
       EXPECT_TRUE(analysis::lint_devices(ep, {kCuda}).empty());
       ++programs;

@@ -32,6 +32,11 @@ std::string without_comments(const std::string& s) {
   return out;
 }
 
+/// The default dtype the golden model was built under (the config's `dtype`, as the CLI reads it).
+fe::DType golden_dtype(const fe::zoo::Config& c) {
+  return c.is_null("dtype") ? fe::DType::Float32 : fe::parse_dtype(c.get_string("dtype")).value();
+}
+
 class ZooGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ZooGolden, PrintsAsPyTorchExportsTransformers) {
@@ -39,6 +44,7 @@ TEST_P(ZooGolden, PrintsAsPyTorchExportsTransformers) {
   if (!fs::exists(base + ".txt")) GTEST_SKIP() << "no golden print " << base << ".txt";
   fe::FakeTensorMode fake;
   const fe::zoo::Config c = fe::zoo::Config::from_file(base + ".config.json");
+  fe::DTypeScope dt(golden_dtype(c));
   auto m = fe::zoo::build(c);
   const fe::ExportedProgram ep = zoo_test::export_model(*m, {.batch = 2, .seq = 8});
   const std::string ours = without_comments(fe::to_string(ep, {.read_source = false}));
@@ -54,7 +60,8 @@ TEST_P(ZooGolden, PrintsAsPyTorchExportsTransformers) {
   EXPECT_EQ(normalized(lowered), normalized(without_comments(fe_test::read_file(base + ".decomposed.txt"))));
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, ZooGolden, ::testing::Values("llama", "llama_mha_bias", "qwen2", "mistral", "qwen3", "gemma"));
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooGolden, ::testing::Values("llama", "llama_mha_bias", "qwen2", "mistral", "qwen3", "gemma",
+                                                          "llama_bf16", "gemma_bf16", "mixtral", "mixtral_bf16"));
 
 // Dynamic batch and seq (`--dynamic batch,seq`): the same symbols, ranges, ops and order; node names
 // differ where PyTorch numbers them after size comparisons its Python code traced and dropped
@@ -66,6 +73,7 @@ TEST_P(ZooGoldenDynamic, PrintsAsPyTorchExportsTransformersUpToNodeNames) {
   if (!fs::exists(base + "_dyn.txt")) GTEST_SKIP() << "no golden print " << base << "_dyn.txt";
   fe::FakeTensorMode fake;
   const fe::zoo::Config c = fe::zoo::Config::from_file(base + ".config.json");
+  fe::DTypeScope dt(golden_dtype(c));
   auto m = fe::zoo::build(c);
   const fe::ExportedProgram ep =
       zoo_test::export_model(*m, {.batch = 2, .seq = 8, .dynamic_batch = true, .dynamic_seq = true});
@@ -74,7 +82,8 @@ TEST_P(ZooGoldenDynamic, PrintsAsPyTorchExportsTransformersUpToNodeNames) {
   EXPECT_EQ(fe_test::canonical_names(ours), fe_test::canonical_names(torch));
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, ZooGoldenDynamic, ::testing::Values("llama", "qwen2", "mistral", "qwen3", "gemma"));
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooGoldenDynamic,
+                         ::testing::Values("llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral"));
 
 // model(input_ids, attention_mask) (`--attention-mask`, an all-ones mask): the mask becomes a
 // padding mask function instead of the packed-sequence check. Static: equal; dynamic: up to names.
@@ -85,6 +94,7 @@ TEST_P(ZooGoldenMask, PrintsAsPyTorchExportsTransformersWithAttentionMask) {
   if (!fs::exists(base + "_mask.txt")) GTEST_SKIP() << "no golden print " << base << "_mask.txt";
   fe::FakeTensorMode fake;
   const fe::zoo::Config c = fe::zoo::Config::from_file(base + ".config.json");
+  fe::DTypeScope dt(golden_dtype(c));
   auto m = fe::zoo::build(c);
   const fe::ExportedProgram ep = zoo_test::export_model(*m, {.batch = 2, .seq = 8, .attention_mask = true});
   EXPECT_EQ(without_comments(fe::to_string(ep, {.read_source = false})),

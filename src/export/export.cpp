@@ -138,8 +138,6 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
   }
   g.output(out_nodes);
   for (Node* n : out_nodes) ep.signature.outputs.push_back({OutputKind::UserOutput, n->name(), ""});
-  // torch.no_grad() regions become wrap_with_set_grad_enabled calls (replace_set_grad_with_hop_pass).
-  detail::outline_grad_regions(g, tracer.grad_regions);
 
   // Lifted constants sit between buffers and user inputs, like PyTorch's CONSTANT_TENSOR inputs.
   if (!tracer.constants.empty()) {
@@ -154,6 +152,10 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
   }
 
   if (!env.symbols().empty()) detail::fold_symbolic_nodes(g, env, /*last_input_wins=*/true);
+  // torch.no_grad() regions become wrap_with_set_grad_enabled calls (replace_set_grad_with_hop_pass),
+  // after the symbolic sizes are re-expressed (apply_runtime_assertion_pass runs first in
+  // _produce_aten_artifact, so sym nodes are named while the region's nodes are still in the graph).
+  detail::outline_grad_regions(g, tracer.grad_regions);
 
   // No dead-code elimination here: PyTorch 2.14's export keeps unused pure ops (checked by
   // tests/fixtures/export_ops_cpu.txt); DeadCodeElimination is a separate, opt-in pass.

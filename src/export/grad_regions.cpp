@@ -122,15 +122,66 @@ void outline(Graph& g, const GradRegion& r, const std::string& name, const std::
   for (size_t k = 0; k < outputs.size(); ++k) g.set_name(items[k], outs[k]->name());
 }
 
+/// How many getitem nodes split_module makes: one per output of each part that has several
+/// (values used in a later part or returned). Parts alternate: before region 0, region 0, ...
+size_t split_getitems(const Graph& g, const std::vector<GradRegion>& regions) {
+  std::unordered_map<const Node*, size_t> part;
+  size_t p = 0, k = 0;
+  bool inside = false;
+  if (!regions.empty() && regions[0].before == nullptr) inside = true, p = 1;
+  for (const auto& up : g.nodes()) {
+    const Node* n = up.get();
+    if (n->op() != NodeOp::Placeholder && n->op() != NodeOp::Output && n->op() != NodeOp::GetAttr) part[n] = p;
+    if (k < regions.size() && !inside && n == regions[k].before) inside = true, p = 2 * k + 1;
+    else if (k < regions.size() && inside && n == regions[k].last) inside = false, p = 2 * ++k;
+  }
+  std::vector<size_t> outputs(2 * regions.size() + 1, 0);
+  for (const auto& [n, q] : part) {
+    for (const Node* u : n->users()) {
+      auto it = part.find(u);
+      if (it == part.end() || it->second != q) {
+        ++outputs[q];
+        break;
+      }
+    }
+  }
+  size_t items = 0;
+  for (size_t c : outputs) items += c > 1 ? c : 0;
+  return items;
+}
+
+/// The names FX gives when the parts around the regions are inlined back into the split graph: its
+/// namespace already holds the placeholders, the call_module nodes submod_0.. and split_module's
+/// getitem .. getitem_<items-1>, so an inlined `getitem` becomes `getitem_<items>`, and so on.
+void rename_as_inlined(Graph& g, size_t parts, size_t items) {
+  Graph ns;  // a scratch namespace
+  for (Node* p : g.placeholders()) ns.unique_name(p->name());
+  for (size_t k = 0; k < parts; ++k) ns.unique_name("submod_" + std::to_string(k));
+  for (size_t k = 0; k < items; ++k) ns.unique_name("getitem");
+  std::vector<std::pair<Node*, std::string>> renamed;
+  for (const auto& up : g.nodes()) {
+    Node* n = up.get();
+    if (n->op() == NodeOp::Placeholder || n->op() == NodeOp::Output) continue;
+    std::string name = ns.unique_name(n->name());
+    if (name != n->name()) renamed.emplace_back(n, std::move(name));
+  }
+  // Through temporary names: a new name may still be held by a later node.
+  for (size_t k = 0; k < renamed.size(); ++k) g.set_name(renamed[k].first, "__fe_renaming_" + std::to_string(k));
+  for (auto& [n, name] : renamed) g.set_name(n, name);
+}
+
 }  // namespace
 
 void outline_grad_regions(Graph& g, const std::vector<GradRegion>& regions) {
+  if (regions.empty()) return;
   // split_module leaves call_module nodes submod_0 .. submod_<2R> in the graph while the pass adds
   // the get_attr nodes, which FX therefore names submod_<2R+1>, ... (torch.export.load names them
   // after the attribute again).
   const size_t parts = 2 * regions.size() + 1;
+  const size_t items = split_getitems(g, regions);
   for (size_t k = 0; k < regions.size(); ++k)
     outline(g, regions[k], "submod_" + std::to_string(2 * k + 1), "submod_" + std::to_string(parts + k));
+  rename_as_inlined(g, parts, items);
 }
 
 }  // namespace fe::detail

@@ -118,10 +118,30 @@ class Folder {
 
   NodeArg node_arg(Node* n) { return NodeArg(env_.make_handle(*n->sym_val, n)); }
 
-  NodeArg binary(PyOp op, NodeArg a, NodeArg b, const sym::Expr& e, Node* before) {
+  /// `a op b` with value `e`; `cache`: later uses of `e` reuse it (PyTorch caches each sympy
+  /// (sub)expression it interprets, not the partial results of folding a flat Mul or Add).
+  NodeArg binary(PyOp op, NodeArg a, NodeArg b, const sym::Expr& e, Node* before, bool cache = true) {
     Node* n = g_.sym_op(op, {std::move(a), std::move(b)}, value_of(e), before);
-    known_[e.str()] = n;
+    if (cache) known_[e.str()] = n;
     return node_arg(n);
+  }
+
+  /// sympy's flat Mul(c, f1, f2, ...) folded left: ((c * f1) * f2) * ...
+  NodeArg product(int64_t c, const sym::Expr& t, const sym::Expr& e, Node* before) {
+    std::vector<sym::Expr> factors;
+    if (t.kind() == sym::Kind::Mul) {
+      for (const auto& [base, exp] : t.terms())
+        for (int64_t i = 0; i < exp; ++i) factors.push_back(base);
+    } else {
+      factors.push_back(t);
+    }
+    NodeArg acc = SymInt(c);
+    sym::Expr acc_e(c);
+    for (size_t i = 0; i < factors.size(); ++i) {
+      acc_e = acc_e * factors[i];
+      acc = binary(PyOp::Mul, acc, reify(factors[i], before), acc_e, before, i + 1 == factors.size());
+    }
+    return acc;
   }
 
   /// The expression as graph values (hash-consed on the printed expression).
@@ -132,6 +152,10 @@ class Folder {
       case sym::Kind::Symbol:
         throw InternalError(detail::cat("export: symbol ", e.str(), " is not the size of any input"));
       case sym::Kind::Add: {
+        if (e.terms().size() == 1 && e.add_constant() == 0) {
+          const auto& [t, c] = *e.terms().begin();
+          if (c != 1) return product(c, t, e, before);
+        }
         NodeArg acc;
         sym::Expr acc_e(0);
         bool first = true;
@@ -163,7 +187,7 @@ class Folder {
               first = false;
             } else {
               acc_e = acc_e * base;
-              acc = binary(PyOp::Mul, acc, bv, acc_e, before);
+              acc = binary(PyOp::Mul, acc, bv, acc_e, before, acc_e.str() == e.str());
             }
           }
         return acc;

@@ -391,10 +391,10 @@ void cpu_softplus(const OpDef& op, std::span<const IValue> a, std::span<Tensor> 
   cpu::unary_kernel(a, o, [=](double x) { return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta; });
 }
 
-/// torch._decomp's silu: self * sigmoid(self).
+/// torch._decomp's silu: self * sigmoid(self), under pw_cast_for_opmath.
 std::vector<Tensor> decomp_silu(std::span<const IValue> a, const SrcLocArg& loc) {
-  const Tensor& x = decomp_tensor(a, 0);
-  return {fe::mul(x, fe::sigmoid(x, loc), loc)};
+  const Tensor x = opmath(decomp_tensor(a, 0), loc);
+  return {opmath_result(fe::mul(x, fe::sigmoid(x, loc), loc), decomp_tensor(a, 0).dtype(), loc)};
 }
 /// softmax.int (CompositeImplicit): _softmax(self, dim, False), on self cast to dtype when given
 /// (C++ toType: to.dtype, no metadata assertion as Python's Tensor.to records).

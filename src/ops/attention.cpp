@@ -354,9 +354,17 @@ Tensor safe_softmax(const Tensor& x, const SrcLocArg& loc) {
   return fe::where(rows, zeros, out, loc);
 }
 
-/// _scaled_dot_product_attention_math(q, k, v, mask, 0, is_causal, scale): the output.
-Tensor sdpa_math(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask, bool causal,
-                 std::optional<double> scale, const SrcLocArg& loc) {
+/// _scaled_dot_product_attention_math(q, k, v, mask, 0, is_causal, scale): (output, attention
+/// weights). Half and bfloat16 inputs are computed in float32 and both results cast back; the
+/// weights are cast first (GCC evaluates make_tuple's arguments right to left), and nothing reads them.
+std::pair<Tensor, Tensor> sdpa_math(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const Tensor* mask,
+                                    bool causal, std::optional<double> scale, const SrcLocArg& loc) {
+  const DType origin = q_in.dtype();
+  const bool upcast = origin == DType::Float16 || origin == DType::BFloat16;
+  const auto acc = [&](const Tensor& t) { return upcast ? fe::_to_copy(t, {.dtype = DType::Float32}, loc) : t; };
+  const Tensor q = acc(q_in);
+  const Tensor k = acc(k_in);
+  const Tensor v = acc(v_in);
   const double s = scale ? std::abs(*scale) : 1.0 / std::sqrt(static_cast<double>(q.sizes()[q.dim() - 1].expect_int()));
   const double f = std::sqrt(s);
   const double qf = scale && *scale < 0 ? 0.0 - f : f;
@@ -373,13 +381,17 @@ Tensor sdpa_math(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
   const Tensor kt = dispatch1(*op_mul_Scalar, {fe::transpose(k, -2, -1, loc), f}, loc);
   Tensor attn = fe::matmul(qs, kt, loc);
   if (m) attn = fe::add(attn, *m, 1, loc);
-  return fe::matmul(safe_softmax(attn, loc), v, loc);
+  const Tensor weights = safe_softmax(attn, loc);
+  const Tensor out = fe::matmul(weights, v, loc);
+  if (!upcast) return {out, weights};
+  const Tensor w = fe::_to_copy(weights, {.dtype = origin}, loc);
+  return {fe::_to_copy(out, {.dtype = origin}, loc), w};
 }
 
 /// The flash kernel's decomposition: math, then its output strides.
 Tensor flash_cpu_math(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask, bool causal,
                       std::optional<double> scale, const SrcLocArg& loc) {
-  const Tensor out = sdpa_math(q, k, v, mask, causal, scale, loc);
+  const Tensor out = sdpa_math(q, k, v, mask, causal, scale, loc).first;
   return fe::permute(fe::clone(fe::permute(out, {2, 0, 1, 3}, loc), MemoryFormat::Contiguous, loc), {1, 2, 0, 3}, loc);
 }
 

@@ -34,13 +34,6 @@ namespace fe {
 namespace ops {
 namespace {
 
-/// Python's tuple repr of strides: "(3, 1)", "(1,)", "()".
-std::string tuple_str(IntSpan s) {
-  std::string out = "(";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + s[i].str();
-  return out + (s.size() == 1 ? ",)" : ")");
-}
-
 // _assert_tensor_metadata(a, size?, stride?, dtype?, *, device?, layout?) -> ()
 // Devices compare as given: "cuda" does not match a tensor on cuda:0.
 void meta_assert_metadata(const MetaArgs& a, MetaOut&) {
@@ -50,7 +43,7 @@ void meta_assert_metadata(const MetaArgs& a, MetaOut&) {
              shape_str(a.int_list(1)), ", Got: torch.Size(", shape_str(t.sizes), ")");
   if (!a.is_none(2))
     FE_CHECK(DimVector(a.int_list(2)) == t.strides, ShapeError, label(a), ": Tensor stride mismatch! Expected: ",
-             shape_str(a.int_list(2)), ", Got: ", tuple_str(t.strides));
+             shape_str(a.int_list(2)), ", Got: ", py_tuple(t.strides));
   if (auto d = a.opt_dtype(3))
     FE_CHECK(*d == t.dtype, DTypeError, label(a), ": Tensor dtype mismatch! Expected: torch.", dtype_name(*d),
              ", Got: torch.", dtype_name(t.dtype));

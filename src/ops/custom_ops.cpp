@@ -12,25 +12,22 @@
 #include "ops/unary_common.h"
 
 namespace fe {
+namespace {
+OpHandle op_grouped_mm_fallback;
+}  // namespace
+
 namespace ops {
 namespace {
-
-/// Python's tuple repr of a shape: "(2, 6, 3)", "(3,)".
-std::string shape_tuple(const TensorMeta& m) {
-  std::string s = "(";
-  for (size_t i = 0; i < m.sizes.size(); ++i) s += (i ? ", " : "") + m.sizes[i].str();
-  return s + (m.sizes.size() == 1 ? ",)" : ")");
-}
 
 // The checks of transformers' fake implementation (_grouped_mm_fallback_fake), in its order.
 void meta_grouped_mm_fallback(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& in = tensor_arg(a, 0);
   const TensorMeta& w = tensor_arg(a, 1);
   const TensorMeta& offs = tensor_arg(a, 2);
-  FE_CHECK(in.dim() == 2, ValueError, label(a), ": input must be 2D (S, input_dim), got shape ", shape_tuple(in));
+  FE_CHECK(in.dim() == 2, ValueError, label(a), ": input must be 2D (S, input_dim), got shape ", py_tuple(in.sizes));
   FE_CHECK(w.dim() == 3, ValueError, label(a), ": weight must be 3D (num_experts, input_dim, output_dim), got shape ",
-           shape_tuple(w));
-  FE_CHECK(offs.dim() == 1, ValueError, label(a), ": offs must be 1D (num_experts,), got shape ", shape_tuple(offs));
+           py_tuple(w.sizes));
+  FE_CHECK(offs.dim() == 1, ValueError, label(a), ": offs must be 1D (num_experts,), got shape ", py_tuple(offs.sizes));
   FE_CHECK(sym_eq(offs.sizes[0], w.sizes[0]).guard(), ValueError, label(a), ": offs length ", offs.sizes[0].str(),
            " must match number of experts ", w.sizes[0].str());
   FE_CHECK(sym_eq(in.sizes[1], w.sizes[1]).guard(), ValueError, label(a), ": input_dim mismatch: input has ",
@@ -62,9 +59,14 @@ void cpu_grouped_mm_fallback(const OpDef&, std::span<const IValue> a, std::span<
 }  // namespace
 
 void register_custom_ops(Registry& r) {
-  r.add({"transformers::grouped_mm_fallback(Tensor input, Tensor weight, Tensor offs) -> Tensor",
+  op_grouped_mm_fallback = r.add({"transformers::grouped_mm_fallback(Tensor input, Tensor weight, Tensor offs) -> Tensor",
          meta_grouped_mm_fallback, cpu_grouped_mm_fallback});
 }
 
 }  // namespace ops
+
+Tensor grouped_mm_fallback(const Tensor& input, const Tensor& weight, const Tensor& offs, SrcLocArg loc) {
+  return dispatch1(*op_grouped_mm_fallback, {input, weight, offs}, loc);
+}
+
 }  // namespace fe

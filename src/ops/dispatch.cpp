@@ -151,6 +151,14 @@ SymInt dispatch_int(const OpDef& op, std::vector<IValue> args) {
   return mo.ints[0];
 }
 
+Tensor opmath(const Tensor& x, const SrcLocArg& loc) {
+  if (x.dtype() != DType::Float16 && x.dtype() != DType::BFloat16) return x;
+  return dispatch1(*op_to_dtype, {x, DType::Float32}, loc);
+}
+Tensor opmath_result(const Tensor& r, DType dtype, const SrcLocArg& loc) {
+  return r.dtype() == dtype ? r : dispatch1(*op_to_dtype, {r, dtype}, loc);
+}
+
 std::vector<Tensor> undecomposed(const OpDef& op, std::span<const IValue> a, const SrcLocArg& loc) {
   DecomposeScope none(nullptr);
   return dispatch(op, {a.begin(), a.end()}, loc);

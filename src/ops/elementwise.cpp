@@ -61,14 +61,6 @@ void require_number(const MetaArgs& a, size_t i) {
            "' but instead found type '", py_type_name(a[i]), "'.");
 }
 
-std::string torch_size(IntSpan s) { return "torch.Size(" + shape_str(s) + ")"; }
-
-std::string py_tuple(IntSpan s) {
-  std::string out = "(";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + s[i].str();
-  return out + (s.size() == 1 ? ",)" : ")");
-}
-
 std::string torch_dtype(DType t) { return "torch." + std::string(dtype_name(t)); }
 
 bool can_cast(DType from, DType to) {

@@ -24,9 +24,6 @@ void require_tensor(const MetaArgs& a, size_t i);
 /// A tensor in a `Scalar` slot: "aten::add() Expected a value of type 'number' ...".
 void require_number(const MetaArgs& a, size_t i);
 
-/// "torch.Size([2, 3])" and the tuple "(2, 3)" / "(2,)" of PyTorch's messages.
-std::string torch_size(IntSpan s);
-std::string py_tuple(IntSpan s);
 /// "torch.float32".
 std::string torch_dtype(DType t);
 

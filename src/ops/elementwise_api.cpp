@@ -191,6 +191,10 @@ Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::op
   const OpDef& d = *op_clamp_Tensor;
   return dispatch1(d, {self, opt_tensor(min), opt_tensor(max)}, loc);
 }
+Tensor clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max, SrcLocArg loc) {
+  const OpDef& d = *op_clamp_;
+  return dispatch1(d, {self, opt_scalar(min), opt_scalar(max)}, loc);
+}
 Tensor clamp_min(const Tensor& self, Scalar min, SrcLocArg loc) {
   const OpDef& d = *op_clamp_min;
   return dispatch1(d, {self, min.ivalue()}, loc);

@@ -27,6 +27,10 @@ class OpHandle {
 
 /// Argument i of a decomposition (DecompFn) as a tensor.
 inline const Tensor& decomp_tensor(std::span<const IValue> a, size_t i) { return std::get<Tensor>(a[i]); }
+/// torch._decomp's pw_cast_for_opmath: float16/bfloat16 computed in float32 (x.to(float32), no node
+/// for other dtypes); `opmath_result` casts the result back to `dtype` the same way.
+Tensor opmath(const Tensor& x, const SrcLocArg& loc);
+Tensor opmath_result(const Tensor& r, DType dtype, const SrcLocArg& loc);
 /// `op` itself, recorded as called: what a decomposition returns for a case PyTorch leaves as is.
 std::vector<Tensor> undecomposed(const OpDef& op, std::span<const IValue> a, const SrcLocArg& loc);
 
@@ -73,6 +77,7 @@ void register_conv_ops(Registry& r);
 void register_conversion_ops(Registry& r);
 void register_numeric_ops(Registry& r);
 void register_resample_ops(Registry& r);
+void register_grouped_mm_ops(Registry& r);
 /// Operators libraries record under their own namespace (transformers::grouped_mm_fallback).
 void register_custom_ops(Registry& r);
 }  // namespace fe::ops

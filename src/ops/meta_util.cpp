@@ -149,6 +149,14 @@ std::string shape_str(IntSpan s) {
   return out + "]";
 }
 
+std::string py_tuple(IntSpan s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + s[i].str();
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+
+std::string torch_size(IntSpan s) { return "torch.Size(" + shape_str(s) + ")"; }
+
 namespace {
 
 [[noreturn]] void broadcast_error(const MetaArgs& a, IntSpan s, const DimVector& common, const SymInt& want,

@@ -113,5 +113,9 @@ DimVector dense_or_sorted_strides(const TensorMeta& m);
 
 /// "[4, 128]" for messages.
 std::string shape_str(IntSpan s);
+/// "(6,)", "(2, 3)", "()": a Python tuple, as PyTorch's messages print shapes and strides.
+std::string py_tuple(IntSpan s);
+/// "torch.Size([2, 3])".
+std::string torch_size(IntSpan s);
 
 }  // namespace fe::ops

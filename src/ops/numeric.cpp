@@ -17,6 +17,7 @@
 namespace fe {
 namespace {
 OpHandle op_diff;
+OpHandle op_histc;
 OpHandle op_linalg_vector_norm;
 }  // namespace
 }  // namespace fe
@@ -338,7 +339,7 @@ std::vector<Tensor> decomp_weight_norm(std::span<const IValue> a, const SrcLocAr
 void register_numeric_ops(Registry& r) {
   op_diff = r.add({.schema = "aten::diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor",
                    .meta = meta_diff, .cpu = cpu_diff, .decomp = decomp_diff});
-  r.add({"aten::histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", meta_histc, cpu_histc});
+  op_histc = r.add({"aten::histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", meta_histc, cpu_histc});
   op_linalg_vector_norm = r.add({.schema = "aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
          "ScalarType? dtype=None) -> Tensor",
          .meta = meta_vector_norm, .cpu = cpu_vector_norm, .decomp = decomp_vector_norm});
@@ -352,6 +353,9 @@ void register_numeric_ops(Registry& r) {
 
 }  // namespace ops
 
+Tensor histc(const Tensor& self, int64_t bins, Scalar min, Scalar max, SrcLocArg loc) {
+  return dispatch1(*op_histc, {self, SymInt(bins), min.ivalue(), max.ivalue()}, loc);
+}
 Tensor diff(const Tensor& self, int64_t n, int64_t dim, const Tensor& prepend, const Tensor& append, SrcLocArg loc) {
   const auto opt = [](const Tensor& t) { return t.defined() ? IValue(t) : IValue(None{}); };
   return dispatch1(*op_diff, {self, SymInt(n), SymInt(dim), opt(prepend), opt(append)}, loc);

@@ -129,6 +129,7 @@ Registry& mutable_registry() {
     ops::register_conversion_ops(reg);
     ops::register_numeric_ops(reg);
     ops::register_resample_ops(reg);
+    ops::register_grouped_mm_ops(reg);
     ops::register_custom_ops(reg);
     return reg;
   }();

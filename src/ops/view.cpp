@@ -30,12 +30,6 @@ OpHandle op_view;
 namespace fe {
 namespace ops {
 
-std::string py_tuple(IntSpan s) {
-  std::string r = "(";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + s[i].str();
-  return r + (s.size() == 1 ? ",)" : ")");
-}
-
 int64_t wrap(const MetaArgs& a, int64_t dim, int64_t ndim) { return wrap_dim(dim, ndim, label(a)); }
 
 std::string infer_size(IntSpan shape, const SymInt& numel, bool python, DimVector& res) {

@@ -13,8 +13,6 @@ namespace fe::ops {
 void register_view_shape_ops(Registry& r);  // view.cpp
 void register_view_index_ops(Registry& r);  // view_index.cpp
 
-/// "(6,)", "(2, 3)": a Python tuple, as torch._refs messages print shapes and strides.
-std::string py_tuple(IntSpan s);
 
 // ---- symbolic helpers (view_sym.cpp)
 /// Python `a // b` with the cancellations torch's FloorDiv makes for symbolic divisors

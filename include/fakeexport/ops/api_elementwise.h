@@ -86,6 +86,9 @@ Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar
              SrcLocArg loc = SrcLocArg::current());
 Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max = std::nullopt,
              SrcLocArg loc = SrcLocArg::current());
+/// self.clamp_(min=..., max=...) in place, either bound may be missing (x.clamp_(max=3)).
+Tensor clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max,
+              SrcLocArg loc = SrcLocArg::current());
 Tensor clamp_min(const Tensor& self, Scalar min, SrcLocArg loc = SrcLocArg::current());
 Tensor clamp_max(const Tensor& self, Scalar max, SrcLocArg loc = SrcLocArg::current());
 Tensor maximum(const Tensor& self, const Tensor& other, SrcLocArg loc = SrcLocArg::current());

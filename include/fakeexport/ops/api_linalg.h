@@ -21,6 +21,14 @@ Tensor mm(const Tensor& self, const Tensor& mat2, SrcLocArg loc = SrcLocArg::cur
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta = 1, Scalar alpha = 1,
              SrcLocArg loc = SrcLocArg::current());
 Tensor bmm(const Tensor& self, const Tensor& mat2, SrcLocArg loc = SrcLocArg::current());
+/// torch._grouped_mm(mat_a, mat_b, offs): one mm per group of the 2-D operand, cut at the int32
+/// cumulative offsets `offs` (undefined: none, for 3D x 3D).
+Tensor _grouped_mm(const Tensor& mat_a, const Tensor& mat_b, const Tensor& offs,
+                   SrcLocArg loc = SrcLocArg::current());
+/// torch.ops.transformers.grouped_mm_fallback(input, weight, offs): transformers' custom op for
+/// the same product when torch._grouped_mm cannot run (float32 weights under export).
+Tensor grouped_mm_fallback(const Tensor& input, const Tensor& weight, const Tensor& offs,
+                           SrcLocArg loc = SrcLocArg::current());
 Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, Scalar beta = 1, Scalar alpha = 1,
                SrcLocArg loc = SrcLocArg::current());
 /// torch.matmul / `a @ b` (aten::matmul; fake mode decomposes it into views and mm/bmm/mv/dot).

@@ -47,6 +47,9 @@ Tensor prod(const Tensor& self, int64_t dim, bool keepdim = false, std::optional
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype = {}, SrcLocArg loc = SrcLocArg::current());
 
 /// torch.linalg.vector_norm(x, ord, dim, keepdim): dim nullopt = every dim.
+/// torch.histc(self, bins, min, max): a [bins] histogram of the values in [min, max], self's dtype.
+Tensor histc(const Tensor& self, int64_t bins = 100, Scalar min = 0, Scalar max = 0,
+             SrcLocArg loc = SrcLocArg::current());
 /// torch.diff(self, n, dim, prepend, append): n-th forward difference along dim (undefined
 /// prepend/append: none).
 Tensor diff(const Tensor& self, int64_t n = 1, int64_t dim = -1, const Tensor& prepend = Tensor(),

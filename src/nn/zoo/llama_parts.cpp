@@ -175,7 +175,8 @@ Tensor float_buffer(const std::vector<float>& values) {
 ScaledWordEmbedding::ScaledWordEmbedding(const Naming& n, int64_t vocab, int64_t hidden, std::optional<int64_t> pad,
                                          double scale)
     : nn::Embedding(vocab, hidden, pad),
-      embed_scale(register_buffer("embed_scale", known_buffer([&] { return full({}, scale, {.dtype = DType::Float32}); }),
+      // torch.tensor(embed_scale): the default dtype (bfloat16 under from_config(dtype=bfloat16))
+      embed_scale(register_buffer("embed_scale", known_buffer([&] { return full({}, scale, {.dtype = default_dtype()}); }),
                                   false)),
       type_(n.cls("TextScaledWordEmbedding")) {}
 

@@ -1,15 +1,13 @@
 // model_type "mixtral": the llama-style decoder (llama_parts) with HF 5.12's sparse MoE block:
-// mlp.gate (MixtralTopKRouter: softmax in float32, top-k, renormalized) and mlp.experts
-// (MixtralExperts: fused 3-D gate_up_proj [E, 2I, H] and down_proj [E, H, I]).
-// HF loops over the experts that were hit (data-dependent); here every expert runs densely as one
-// batched matmul and a dense [tokens, experts] routing matrix (one_hot of the top-k indices times
-// their weights) combines them: the same sums, exportable, with zero weight for unrouted experts.
+// mlp.gate (MixtralTopKRouter: softmax in float32, top-k, renormalized in place) and mlp.experts
+// (moe::Experts, transformers' grouped_mm experts implementation).
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/ops/api.h"
 #include "fakeexport/serde/safetensors.h"
 #include "nn/zoo/families.h"
 #include "nn/zoo/llama_parts.h"
+#include "nn/zoo/moe.h"
 
 namespace fe::zoo {
 namespace {
@@ -17,57 +15,28 @@ namespace {
 constexpr const char* kPrefix = "transformers.models.mixtral.modeling_mixtral.Mixtral";
 
 struct MoeShape {
-  int64_t hidden, intermediate, experts, top_k;
-  double init_std;
+  moe::ExpertsShape experts;
+  int64_t top_k;
 };
 
 class TopKRouter : public nn::Module {
  public:
   explicit TopKRouter(const MoeShape& s)
-      : weight(register_parameter("weight", randn({s.experts, s.hidden}) * s.init_std)), s_(s) {}
+      : weight(register_parameter("weight", randn({s.experts.experts, s.experts.hidden}) * s.experts.init_std)),
+        s_(s) {}
   std::string type_name() const override { return std::string(kPrefix) + "TopKRouter"; }
   /// (top-k weights renormalized to sum 1, float32; their expert indices), per token.
   std::pair<Tensor, Tensor> operator()(const Tensor& x) {
     nn::ModuleCallScope scope(*this);
-    Tensor h = x.reshape({-1, s_.hidden});
+    Tensor h = x.reshape({-1, s_.experts.hidden});
     Tensor router_logits = linear(h, weight);
     Tensor probs = softmax(router_logits.to(DType::Float32), -1);
     auto [top_value, top_index] = topk(probs, s_.top_k, -1);
-    top_value = top_value / top_value.sum({-1}, true);
+    Tensor total = top_value.sum({-1}, true);
+    top_value.div_(total);
     return {top_value, top_index};
   }
   Tensor& weight;
-
- private:
-  MoeShape s_;
-};
-
-class Experts : public nn::Module {
- public:
-  explicit Experts(const MoeShape& s)
-      : gate_up_proj(register_parameter("gate_up_proj", randn({s.experts, 2 * s.intermediate, s.hidden}) * s.init_std)),
-        down_proj(register_parameter("down_proj", randn({s.experts, s.hidden, s.intermediate}) * s.init_std)),
-        act_fn(register_module("act_fn", std::make_shared<lm::SiLUActivation>())),
-        s_(s) {}
-  std::string type_name() const override { return std::string(kPrefix) + "Experts"; }
-  /// x [tokens, hidden]; every expert on every token, weighted by the dense routing matrix.
-  Tensor operator()(const Tensor& x, const Tensor& top_index, const Tensor& top_weights) {
-    nn::ModuleCallScope scope(*this);
-    // One op per statement: C++ leaves argument order unspecified, the graph follows the source.
-    Tensor xs = x.unsqueeze(0);
-    Tensor gate_up = matmul(xs, gate_up_proj.transpose(1, 2));  // [E, T, 2I]
-    std::vector<Tensor> gu = gate_up.chunk(2, -1);
-    Tensor act = (*act_fn)(gu[0]) * gu[1];
-    Tensor y = matmul(act, down_proj.transpose(1, 2));  // [E, T, H]
-    // routing[t, e] = weight of expert e among token t's top-k, else 0.
-    Tensor expert_mask = one_hot(top_index, s_.experts).to(top_weights.dtype());  // [T, k, E]
-    Tensor routing = (expert_mask * top_weights.unsqueeze(-1)).sum({1});        // [T, E]
-    Tensor out = (y * routing.transpose(0, 1).unsqueeze(-1)).sum({0});
-    return out.dtype() == x.dtype() ? out : out.to(x.dtype());
-  }
-  Tensor& gate_up_proj;
-  Tensor& down_proj;
-  std::shared_ptr<lm::SiLUActivation> act_fn;
 
  private:
   MoeShape s_;
@@ -77,21 +46,17 @@ class SparseMoeBlock : public nn::UnaryModule {
  public:
   explicit SparseMoeBlock(const MoeShape& s)
       : gate(register_module("gate", std::make_shared<TopKRouter>(s))),
-        experts(register_module("experts", std::make_shared<Experts>(s))),
-        hidden_(s.hidden) {}
+        experts(register_module("experts", std::make_shared<moe::Experts>(std::string(kPrefix) + "Experts", s.experts))) {}
   std::string type_name() const override { return std::string(kPrefix) + "SparseMoeBlock"; }
   Tensor forward(const Tensor& x) override {
-    const SymInt b = x.size(0), s = x.size(1);
-    Tensor h = x.view({-1, hidden_});
+    const SymInt b = x.size(0), s = x.size(1), hidden = x.size(2);
+    Tensor h = x.view({-1, x.size(-1)});
     auto [top_weights, top_index] = (*gate)(h);
     h = (*experts)(h, top_index, top_weights);
-    return h.reshape({b, s, hidden_});
+    return h.reshape({b, s, hidden});
   }
   std::shared_ptr<TopKRouter> gate;
-  std::shared_ptr<Experts> experts;
-
- private:
-  int64_t hidden_;
+  std::shared_ptr<moe::Experts> experts;
 };
 
 // Published Mixtral checkpoints (and transformers 5.12's save_pretrained) keep the per-expert
@@ -142,12 +107,13 @@ std::unique_ptr<Model> build_mixtral(const Config& c) {
   a.layer_sliding.assign(static_cast<size_t>(a.layers), a.sliding_window > 0);
   a.rope = lm::parse_rope(c, 1000000.0, a.max_positions);  // MixtralConfig.default_theta
   lm::check_arch(c, a);
-  MoeShape s{a.hidden, a.intermediate, c.get_int("num_local_experts", 8), c.get_int("num_experts_per_tok", 2),
-             c.get_double("initializer_range", 0.02)};
-  FE_CHECK(s.experts > 0, ValueError, c.origin(), ": field 'num_local_experts' value ", s.experts,
+  MoeShape s{{a.hidden, a.intermediate, c.get_int("num_local_experts", 8), c.get_double("initializer_range", 0.02),
+               c.get_string("hidden_act", "silu")},
+             c.get_int("num_experts_per_tok", 2)};
+  FE_CHECK(s.experts.experts > 0, ValueError, c.origin(), ": field 'num_local_experts' value ", s.experts.experts,
            " must be positive");
-  FE_CHECK(s.top_k > 0 && s.top_k <= s.experts, ValueError, c.origin(), ": field 'num_experts_per_tok' value ",
-           s.top_k, " must be in [1, num_local_experts = ", s.experts, "]");
+  FE_CHECK(s.top_k > 0 && s.top_k <= s.experts.experts, ValueError, c.origin(), ": field 'num_experts_per_tok' value ",
+           s.top_k, " must be in [1, num_local_experts = ", s.experts.experts, "]");
   // The router logits and aux loss are extra outputs we do not produce.
   FE_CHECK(!c.get_bool("output_router_logits", false), ValueError, c.origin(),
            ": field 'output_router_logits' value true is not supported (logits only)");

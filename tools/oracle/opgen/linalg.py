@@ -2,7 +2,9 @@
 
 Shapes over every rank combination matmul handles, layouts of each operand, dtype mixes, scalar
 beta/alpha, errors (rank, contraction size, batch size, dtype), and value calls for the kernels."""
-from opgen import T, call, vcall, layouts, DTYPES_ALL
+import torch
+
+from opgen import T, call, vcall, layouts, transposed, DTYPES_ALL
 
 FLOATS = ["float32", "float64", "float16", "bfloat16"]
 VDTYPES = ["float32", "float64", "int64"]
@@ -275,6 +277,42 @@ def gen_vec():
         yield vcall("aten::mv", x, T([3]))
 
 
+def gen_grouped_mm():
+    """torch._grouped_mm, which transformers 5.12's MoE experts record for bfloat16 weights: 2D x 3D
+    (rows of mat_a grouped by offs), 3D x 2D, 2D x 2D, 3D x 3D; the meta's checks (dtypes, 16-byte
+    strides, offs int32 1-D stride 1, bias unsupported)."""
+    op = "aten::_grouped_mm"
+    bf = "bfloat16"
+    for s, e, k, n in [(32, 4, 8, 16), (16, 2, 16, 8), (0, 3, 8, 8), (24, 1, 32, 8)]:
+        yield call(op, T([s, k], bf), T([e, k, n], bf), T([e], "int32"))
+        yield call(op, T([s, k], bf), transposed([e, k, n], bf), T([e], "int32"))
+        yield call(op, T([e, s, k], bf), T([k, n], bf), T([e], "int32"))
+        yield call(op, T([k, s], bf), T([s, n], bf), T([e], "int32"))
+        yield call(op, T([e, s, k], bf), T([e, k, n], bf))
+    yield call(op, T([16, 8], "float16"), T([2, 8, 8], "float16"), T([2], "int32"))
+    for d in ["float32", "float64", "int32"]:
+        yield call(op, T([16, 8], d), T([2, 8, 8], d), T([2], "int32"))
+    yield call(op, T([16, 8], bf), T([2, 8, 8], "float32"), T([2], "int32"))
+    yield call(op, T([16, 8], bf), T([2, 8, 8], bf), T([2], "int64"))
+    yield call(op, T([16, 8], bf), T([2, 8, 8], bf), T([2, 1], "int32"))
+    yield call(op, T([16, 8], bf), T([2, 8, 8], bf), T([2], "int32", strides=[2]))
+    yield call(op, T([16, 8], bf), T([3, 8, 8], bf), T([2], "int32"))
+    yield call(op, T([16, 8], bf), T([2, 4, 8], bf), T([2], "int32"))
+    yield call(op, T([16, 8], bf), T([2, 8, 8], bf))
+    yield call(op, T([2, 16, 8], bf), T([2, 8, 8], bf), T([2], "int32"))
+    yield call(op, T([16, 6], bf), T([2, 6, 8], bf), T([2], "int32"))
+    yield call(op, T([16, 8], bf), T([2, 8, 6], bf), T([2], "int32"))
+    yield call(op, T([16], bf), T([2, 8, 8], bf), T([2], "int32"))
+    yield call(op, T([16, 8], bf), T([2, 8, 8], bf), T([2], "int32"), T([2, 8], bf))
+    yield call(op, T([16, 8], bf), T([2, 8, 8], bf), T([2], "int32"), out_dtype=torch.float32)
+    yield call(op, T([16, 8], bf), T([2, 8, 8], bf), T([2], "int32"), out_dtype=torch.bfloat16)
+    for offs in [[4, 10, 10, 16], [0, 8, 16, 16], [16, 16, 16, 16]]:
+        yield vcall(op, T([16, 8], bf), T([4, 8, 8], bf), T([4], "int32", fill=("list", offs)))
+    yield vcall(op, T([16, 8], bf), transposed([2, 8, 8], bf), T([2], "int32", fill=("list", [5, 16])))
+    yield vcall(op, T([2, 16, 8], bf), T([2, 8, 8], bf))
+
+
 def calls():
-    for g in [gen_linear, gen_t, gen_mm, gen_addmm, gen_bmm, gen_baddbmm, gen_matmul, gen_einsum, gen_vec]:
+    for g in [gen_linear, gen_t, gen_mm, gen_addmm, gen_bmm, gen_baddbmm, gen_matmul, gen_einsum, gen_vec,
+              gen_grouped_mm]:
         yield from g()

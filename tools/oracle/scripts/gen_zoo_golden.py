@@ -4,7 +4,8 @@ transformers 5.12 model, in eval mode with its default (sdpa) attention, for tin
     tools/oracle/run tools/oracle/scripts/gen_zoo_golden.py [--out DIR]
 
 Per case NAME, in DIR (default tests/fixtures/zoo_golden):
-  NAME.config.json  the model's config (config.to_dict(): every field, defaults included), which
+  NAME.config.json  the model's config (config.to_dict(): every field, defaults included; `dtype` the
+                    default dtype the model was built under), which
                     `fakeexport export NAME.config.json --batch 2 --seq 8` reads
   NAME.txt          str(torch.export.export(model, (input_ids,), strict=False)) for input_ids of
                     shape [2, 8] (the zoo's example input); NAME_dyn.txt (the same config) with
@@ -41,25 +42,41 @@ CASES = {
     "mistral": ("mistral", "MistralForCausalLM", llm(sliding_window=4)),
     "qwen3": ("qwen3", "Qwen3ForCausalLM", llm(head_dim=16)),
     "gemma": ("gemma", "GemmaForCausalLM", llm(head_dim=16)),
+    "llama_bf16": ("llama", "LlamaForCausalLM", llm(hidden_size=64, head_dim=16, num_attention_heads=4,
+                                                    num_key_value_heads=2, _fe_dtype="bfloat16")),
+    "gemma_bf16": ("gemma", "GemmaForCausalLM", llm(head_dim=16, _fe_dtype="bfloat16")),
+    "mixtral": ("mixtral", "MixtralForCausalLM", llm(num_local_experts=4, num_experts_per_tok=2)),
+    # bfloat16 weights: the experts run torch._grouped_mm instead of transformers' custom op
+    "mixtral_bf16": ("mixtral", "MixtralForCausalLM", llm(num_local_experts=4, num_experts_per_tok=2, hidden_size=64,
+                                                          intermediate_size=32, _fe_dtype="bfloat16")),
 }
 
-DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma"}
+DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral"}
 MASKED = {"llama", "mistral", "gemma"}
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="tests/fixtures/zoo_golden")
+    ap.add_argument("--only", default="", help="comma-separated case names (default: all)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     for name, (mt, cls, fields) in CASES.items():
+        if a.only and name not in a.only.split(","):
+            continue
         torch.manual_seed(0)
+        fields = dict(fields)
+        dtype = fields.pop("_fe_dtype", "float32")
         cfg = transformers.AutoConfig.for_model(mt, **fields)
+        # as from_config(dtype=...) builds it: under that default dtype
+        torch.set_default_dtype(getattr(torch, dtype))
         model = getattr(transformers, cls)(cfg).eval()
+        torch.set_default_dtype(torch.float32)
         ids = torch.randint(3, V, (B, S), generator=torch.Generator().manual_seed(0))
         ep = torch.export.export(model, (ids,), strict=False)
         d = cfg.to_dict()
         d["architectures"] = [cls]
+        d["dtype"] = dtype
         with open(os.path.join(a.out, name + ".config.json"), "w") as f:
             json.dump(d, f, indent=1, sort_keys=True, default=str)
             f.write("\n")
