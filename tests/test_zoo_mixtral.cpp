@@ -1,6 +1,6 @@
 // The zoo's mixtral family: state_dict (fused 3-D experts.gate_up_proj / down_proj, mlp.gate
 // router) equal to transformers 5.12's, the published Mixtral-8x7B count, export on cpu / cuda:0 /
-// a two-device pipeline, and the dense top-k MoE equal to HF's eager logits (ep.run, <= 1e-4).
+// a two-device pipeline, and the grouped top-k MoE equal to HF's eager logits (ep.run, <= 1e-4).
 #include <chrono>
 
 #include "zoo_test_util.h"
@@ -37,7 +37,7 @@ TEST(ZooMixtralExport, Mixtral8x7bPipelineTiming) {
   const auto t1 = std::chrono::steady_clock::now();
   std::cout << "[ mixtral-8x7b ] export " << std::chrono::duration<double, std::milli>(t1 - t0).count() << " ms, "
             << ep.graph.nodes().size() << " nodes\n";
-  // No data-dependent op: the routing is topk + one_hot, never nonzero / where(cond) / index_add.
+  // No data-dependent op: the routing is topk, sort and histc offsets, never nonzero / where(cond) / index_add.
   for (const auto& n : ep.graph.nodes())
     if (n->target() != nullptr) {
       const std::string& q = n->target()->qualified;

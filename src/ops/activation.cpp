@@ -397,10 +397,15 @@ std::vector<Tensor> decomp_silu(std::span<const IValue> a, const SrcLocArg& loc)
   return {opmath_result(fe::mul(x, fe::sigmoid(x, loc), loc), decomp_tensor(a, 0).dtype(), loc)};
 }
 /// softmax.int (CompositeImplicit): _softmax(self, dim, False), on self cast to dtype when given
-/// (C++ toType: to.dtype, no metadata assertion as Python's Tensor.to records).
+/// (C++ toType, no metadata assertion as Python's Tensor.to records).
 std::vector<Tensor> decomp_softmax(std::span<const IValue> a, const SrcLocArg& loc) {
   Tensor x = decomp_tensor(a, 0);
-  if (const auto* dt = std::get_if<DType>(&a[2])) x = dispatch1(*op_to_dtype, {x, *dt}, loc);
+  const auto* dt = std::get_if<DType>(&a[2]);
+  // CUDA computes half input as float in the kernel itself (half_to_float).
+  if (dt && *dt == DType::Float32 && x.dtype() == DType::Float16 && x.device().type() == DeviceType::CUDA)
+    return {dispatch1(*op_softmax_kernel, {x, a[1], true}, loc)};
+  // input.toType(dtype): to(options().dtype(dtype)), i.e. to.dtype_layout with the input's layout and device.
+  if (dt) x = dispatch1(*op_to_dtype_layout, {x, *dt, Layout::Strided, x.device(), None{}, false, false, None{}}, loc);
   return {dispatch1(*op_softmax_kernel, {x, a[1], false}, loc)};
 }
 /// dropout (CompositeImplicit): in eval mode (or p == 0) the input itself; else native_dropout.

@@ -23,11 +23,11 @@ OpHandle op_lift_fresh_copy;
 OpHandle op_sym_size_int;
 OpHandle op_to_copy;
 OpHandle op_to_device;
-OpHandle op_to_dtype_layout;
 OpHandle op_type_as;
 OpHandle op_zero_;
 }  // namespace
 OpHandle op_to_dtype;
+OpHandle op_to_dtype_layout;
 }  // namespace fe
 
 namespace fe {

@@ -44,6 +44,8 @@ class Config {
   bool get_bool(std::string_view key, bool dflt) const;
   std::string get_string(std::string_view key) const;
   std::string get_string(std::string_view key, std::string dflt) const;
+  /// An array of integers (mlp_only_layers); absent or null: empty.
+  std::vector<int64_t> get_int_list(std::string_view key) const;
   /// A nested object (rope_scaling, encoder, decoder); errors name it as "encoder.hidden_size".
   Config sub(std::string_view key) const;
   /// Number of entries of an object or array field (id2label), or dflt when absent.

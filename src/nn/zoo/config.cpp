@@ -86,6 +86,18 @@ int64_t Config::get_int(std::string_view key) const {
 }
 int64_t Config::get_int(std::string_view key, int64_t dflt) const { return is_null(key) ? dflt : get_int(key); }
 
+std::vector<int64_t> Config::get_int_list(std::string_view key) const {
+  if (is_null(key)) return {};
+  const json& v = need(*impl_, key);
+  if (!v.is_array()) fail(*impl_, key, "must be a list of integers, got " + v.dump());
+  std::vector<int64_t> out;
+  for (const json& e : v) {
+    if (!e.is_number_integer()) fail(*impl_, key, "must be a list of integers, got " + v.dump());
+    out.push_back(e.get<int64_t>());
+  }
+  return out;
+}
+
 double Config::get_double(std::string_view key) const {
   const json& v = need(*impl_, key);
   if (!v.is_number()) fail(*impl_, key, "must be a number, got " + v.dump());

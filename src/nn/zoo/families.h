@@ -30,6 +30,8 @@ std::string_view default_config_qwen3();
 std::string_view default_config_gemma();
 std::unique_ptr<Model> build_mixtral(const Config& c);
 std::string_view default_config_mixtral();
+std::unique_ptr<Model> build_qwen3_moe(const Config& c);
+std::string_view default_config_qwen3_moe();
 
 /// A non-persistent buffer computed from the config (rotary tables, id buffers): `make` runs on real
 /// CPU tensors; under FakeTensorMode the buffer is fake on the scope's device and keeps the values

@@ -6,6 +6,8 @@
 //             layer_types marks "sliding_attention" (default: index >= max_window_layers).
 //  - qwen3:   qwen2's windows; attention_bias (default none), head_dim (default 128), RMSNorm on
 //             each head's queries and keys (q_norm, k_norm).
+//  - qwen3_moe: qwen3's attention (head_dim default hidden / heads), one window for all layers; its
+//             MoE feed-forward blocks are built in qwen_moe.cpp.
 //  - gemma:   head_dim 256, gelu_pytorch_tanh, tied, embeddings scaled by sqrt(hidden) from a
 //             buffer, RMSNorm with (1 + weight) in float32; no window.
 #include <cmath>
@@ -24,6 +26,7 @@ lm::Naming naming_for(const std::string& mt) {
   if (mt == "qwen2") return {mt, "transformers.models.qwen2.modeling_qwen2.Qwen2"};
   if (mt == "qwen3") return {mt, "transformers.models.qwen3.modeling_qwen3.Qwen3"};
   if (mt == "gemma") return {mt, "transformers.models.gemma.modeling_gemma.Gemma"};
+  if (mt == "qwen3_moe") return {mt, "transformers.models.qwen3_moe.modeling_qwen3_moe.Qwen3Moe"};
   return {mt, "transformers.models.llama.modeling_llama.Llama"};
 }
 
@@ -50,7 +53,9 @@ std::vector<bool> qwen2_layer_sliding(const Config& c, int64_t layers, bool wind
   return out;
 }
 
-lm::Arch llama_arch(const Config& c) {
+}  // namespace
+
+lm::Arch lm::llama_arch(const Config& c) {
   const std::string mt = c.model_type();
   lm::Arch a;
   a.naming = naming_for(mt);
@@ -79,13 +84,14 @@ lm::Arch llama_arch(const Config& c) {
     a.kv_heads = lm::parse_kv_heads(c, a.heads, 8);
     a.max_positions = c.get_int("max_position_embeddings", 4096 * 32);
     window = c.has("sliding_window") ? c.get_int("sliding_window", 0) : 4096;
-  } else {  // qwen2, qwen3
-    a.kv_heads = lm::parse_kv_heads(c, a.heads, 32);
+  } else {  // qwen2, qwen3, qwen3_moe
+    a.kv_heads = lm::parse_kv_heads(c, a.heads, mt == "qwen3_moe" ? 4 : 32);
     a.max_positions = c.get_int("max_position_embeddings", 32768);
     a.qkv_bias = true;
-    if (mt == "qwen3") {
+    if (mt == "qwen3" || mt == "qwen3_moe") {
       a.qkv_bias = a.o_bias = c.get_bool("attention_bias", false);
-      a.head_dim = c.has("head_dim") && !c.is_null("head_dim") ? c.get_int("head_dim") : 128;
+      // Qwen3MoeAttention: getattr(config, "head_dim", hidden // heads), which parse_dims computed
+      if (mt == "qwen3") a.head_dim = c.has("head_dim") && !c.is_null("head_dim") ? c.get_int("head_dim") : 128;
       a.qk_norm = true;
     }
     if (c.get_bool("use_sliding_window", false))
@@ -93,6 +99,7 @@ lm::Arch llama_arch(const Config& c) {
   }
   FE_CHECK(window >= 0, ValueError, c.origin(), ": field 'sliding_window' value ", window, " must be positive");
   a.sliding_window = window;
+  // Qwen3-MoE builds one mask for every layer: the sliding one whenever there is a window.
   if (mt == "qwen2" || mt == "qwen3") a.layer_sliding = qwen2_layer_sliding(c, a.layers, window > 0);
   else a.layer_sliding.assign(static_cast<size_t>(a.layers), window > 0);
   a.rope = lm::parse_rope(c, 10000.0, a.max_positions);
@@ -100,10 +107,8 @@ lm::Arch llama_arch(const Config& c) {
   return a;
 }
 
-}  // namespace
-
 std::unique_ptr<Model> build_llama(const Config& c) {
-  return std::make_unique<lm::CausalLM>(llama_arch(c), [](const lm::Arch& a) -> std::shared_ptr<nn::UnaryModule> {
+  return std::make_unique<lm::CausalLM>(lm::llama_arch(c), [](const lm::Arch& a, int64_t) -> std::shared_ptr<nn::UnaryModule> {
     return std::make_shared<lm::MLP>(a);
   });
 }

@@ -289,7 +289,7 @@ Tensor Attention::operator()(const Tensor& h, const Tensor& cos_in, const Tensor
 
 DecoderLayer::DecoderLayer(const Arch& a, int64_t idx, const MlpFactory& make_mlp)
     : self_attn(register_module("self_attn", std::make_shared<Attention>(a))),
-      mlp(register_module("mlp", make_mlp(a))),
+      mlp(register_module("mlp", make_mlp(a, idx))),
       input_layernorm(
           register_module("input_layernorm", std::make_shared<RMSNorm>(a.naming, a.hidden, a.rms_eps, a.gemma_norm))),
       post_attention_layernorm(register_module(

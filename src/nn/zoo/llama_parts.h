@@ -47,6 +47,9 @@ struct Arch {
   std::vector<bool> layer_sliding;  ///< per layer: whether it uses the sliding-window mask
 };
 
+/// The Arch of a llama-style config (llama, mistral, qwen2, qwen3, gemma, qwen3_moe), with the
+/// model_type's HF defaults.
+Arch llama_arch(const Config& c);
 /// Config-reading helpers shared by the families (errors name the field).
 Rope parse_rope(const Config& c, double default_theta, int64_t max_positions);
 /// `hidden_act`: only silu (HF's SiLUActivation) is implemented.
@@ -151,7 +154,8 @@ class Attention : public nn::Module {
   double scaling_;
 };
 
-using MlpFactory = std::function<std::shared_ptr<nn::UnaryModule>(const Arch&)>;
+/// The feed-forward block of layer `idx` (MoE families mix dense and sparse layers).
+using MlpFactory = std::function<std::shared_ptr<nn::UnaryModule>(const Arch&, int64_t idx)>;
 
 /// <Prefix>DecoderLayer: pre-norm attention and feed-forward blocks with residuals.
 class DecoderLayer : public nn::Module {

@@ -1,6 +1,7 @@
 // See moe.h.
 #include "nn/zoo/moe.h"
 
+#include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/ops/api.h"
 #include "nn/zoo/llama_parts.h"
@@ -66,6 +67,70 @@ Tensor Experts::operator()(const Tensor& x, const Tensor& top_k_index, const Ten
   Tensor per_token = weighted.view({num_tokens, num_top_k, hidden_dim});
   Tensor out = per_token.sum({1});
   return out.to(x.dtype());
+}
+
+TopKRouter::TopKRouter(std::string type, const ExpertsShape& s, const RouterOptions& o)
+    : weight(register_parameter("weight", randn({s.experts, s.hidden}) * s.init_std)),
+      type_(std::move(type)),
+      hidden_(s.hidden),
+      o_(o) {}
+
+std::pair<Tensor, Tensor> TopKRouter::operator()(const Tensor& x) {
+  nn::ModuleCallScope scope(*this);
+  Tensor h = x.reshape({-1, hidden_});
+  Tensor router_logits = linear(h, weight);
+  Tensor probs = o_.softmax_dtype ? softmax(router_logits, -1, DType::Float32)
+                                  : softmax(router_logits.to(DType::Float32), -1);
+  auto [top_value, top_index] = topk(probs, o_.top_k, -1);
+  if (o_.norm_topk_prob) {
+    Tensor total = top_value.sum({-1}, true);
+    top_value.div_(total);
+  }
+  if (o_.cast_back) top_value = top_value.to(router_logits.dtype());
+  return {top_value, top_index};
+}
+
+SparseMoeBlock::SparseMoeBlock(const std::string& prefix, const ExpertsShape& s, const RouterOptions& o,
+                               bool experts_first)
+    : type_(prefix + "SparseMoeBlock") {
+  const auto make_gate = [&] { gate = register_module("gate", std::make_shared<TopKRouter>(prefix + "TopKRouter", s, o)); };
+  const auto make_experts = [&] {
+    experts = register_module("experts", std::make_shared<Experts>(prefix + "Experts", s));
+  };
+  if (experts_first) make_experts(), make_gate();
+  else make_gate(), make_experts();
+}
+
+Tensor SparseMoeBlock::forward(const Tensor& x) {
+  const SymInt b = x.size(0), s = x.size(1), hidden = x.size(2);
+  Tensor h = x.view({-1, hidden});
+  auto [top_weights, top_index] = (*gate)(h);
+  h = (*experts)(h, top_index, top_weights);
+  return h.reshape({b, s, hidden});
+}
+
+void check_shape(const Config& c, const ExpertsShape& s, const RouterOptions& o, const char* experts_field) {
+  FE_CHECK(s.experts > 0, ValueError, c.origin(), ": field '", experts_field, "' value ", s.experts, " must be positive");
+  FE_CHECK(o.top_k > 0 && o.top_k <= s.experts, ValueError, c.origin(), ": field 'num_experts_per_tok' value ", o.top_k,
+           " must be in [1, ", experts_field, " = ", s.experts, "]");
+}
+
+Tensor fused_experts_checkpoint(std::string_view name, const std::string& base, const SafetensorsFile& f,
+                                const char* gate, const char* up, const char* down) {
+  std::vector<const char*> parts;
+  if (name.ends_with(".experts.gate_up_proj")) parts = {gate, up};
+  else if (name.ends_with(".experts.down_proj")) parts = {down};
+  else return Tensor();
+  // Real CPU tensors from the file, also while the caller builds fake models (the CLI).
+  UnsetFakeTemporarily real;
+  DeviceScope cpu(kCPU);
+  std::vector<Tensor> per_expert;
+  for (int e = 0; f.contains(base + std::to_string(e) + "." + parts[0] + ".weight"); ++e) {
+    std::vector<Tensor> rows;
+    for (const char* p : parts) rows.push_back(f.load(base + std::to_string(e) + "." + p + ".weight"));
+    per_expert.push_back(rows.size() == 1 ? rows[0] : cat(rows, 0));
+  }
+  return per_expert.empty() ? Tensor() : stack(per_expert, 0);
 }
 
 }  // namespace fe::zoo::moe

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "fakeexport/nn/module.h"
+#include "fakeexport/nn/zoo.h"
+#include "fakeexport/serde/safetensors.h"
 
 namespace fe::zoo::moe {
 
@@ -33,5 +35,52 @@ class Experts : public nn::Module {
   std::string type_;
   ExpertsShape s_;
 };
+
+/// How a family's router turns logits into top-k weights.
+struct RouterOptions {
+  int64_t top_k = 2;
+  bool softmax_dtype = false;  ///< softmax(logits, dtype=float) (Qwen-MoE), else softmax(logits.float()) (Mixtral)
+  bool norm_topk_prob = true;  ///< renormalize the top-k weights to sum 1 (in place)
+  bool cast_back = false;      ///< the weights .to(router_logits.dtype) (Qwen-MoE)
+};
+
+/// <Prefix>TopKRouter: weight [E, H]; linear, softmax, top-k.
+class TopKRouter : public nn::Module {
+ public:
+  TopKRouter(std::string type, const ExpertsShape& s, const RouterOptions& o);
+  std::string type_name() const override { return type_; }
+  /// (top-k weights, their expert indices) per token of x [tokens, hidden].
+  std::pair<Tensor, Tensor> operator()(const Tensor& x);
+  Tensor& weight;
+
+ private:
+  std::string type_;
+  int64_t hidden_;
+  RouterOptions o_;
+};
+
+/// <Prefix>SparseMoeBlock: gate (router) and experts over the flattened tokens of [B, S, H].
+class SparseMoeBlock : public nn::UnaryModule {
+ public:
+  /// `experts_first`: registration order (state-dict order), experts before gate (Qwen-MoE).
+  SparseMoeBlock(const std::string& prefix, const ExpertsShape& s, const RouterOptions& o, bool experts_first);
+  std::string type_name() const override { return type_; }
+  Tensor forward(const Tensor& x) override;
+  std::shared_ptr<TopKRouter> gate;
+  std::shared_ptr<Experts> experts;
+
+ private:
+  std::string type_;
+};
+
+/// Checks the expert count (named `experts_field` in messages) and top-k against each other.
+void check_shape(const Config& c, const ExpertsShape& s, const RouterOptions& o, const char* experts_field);
+
+/// A fused experts tensor (`...mlp.experts.gate_up_proj` / `down_proj`) built from a checkpoint that
+/// stores each expert's projections (as published checkpoints and save_pretrained do): the experts'
+/// weights under `base` + "E." + name + ".weight", rows concatenated per expert (gate then up), then
+/// stacked. Undefined when `name` is neither fused tensor or the file has no expert 0.
+Tensor fused_experts_checkpoint(std::string_view name, const std::string& base, const SafetensorsFile& f,
+                                const char* gate, const char* up, const char* down);
 
 }  // namespace fe::zoo::moe

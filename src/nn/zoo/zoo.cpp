@@ -24,6 +24,7 @@ constexpr Family kFamilies[] = {
     {"qwen3", build_llama, default_config_qwen3},
     {"gemma", build_llama, default_config_gemma},
     {"mixtral", build_mixtral, default_config_mixtral},
+    {"qwen3_moe", build_qwen3_moe, default_config_qwen3_moe},
     {"bert", build_bert, default_config_bert},
     {"vit", build_vit, default_config_vit},
     {"vision-encoder-decoder", build_vision_encoder_decoder, default_config_vision_encoder_decoder},

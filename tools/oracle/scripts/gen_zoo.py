@@ -28,6 +28,7 @@ CLASSES = {
     "qwen3": "Qwen3ForCausalLM",
     "gemma": "GemmaForCausalLM",
     "mixtral": "MixtralForCausalLM",
+    "qwen3_moe": "Qwen3MoeForCausalLM",
     "bert": "BertModel",
     "vit": "ViTForImageClassification",
     "vision-encoder-decoder": "VisionEncoderDecoderModel",

@@ -49,9 +49,14 @@ CASES = {
     # bfloat16 weights: the experts run torch._grouped_mm instead of transformers' custom op
     "mixtral_bf16": ("mixtral", "MixtralForCausalLM", llm(num_local_experts=4, num_experts_per_tok=2, hidden_size=64,
                                                           intermediate_size=32, _fe_dtype="bfloat16")),
+    "qwen3_moe": ("qwen3_moe", "Qwen3MoeForCausalLM", llm(head_dim=16, num_experts=4, num_experts_per_tok=2,
+                                                         moe_intermediate_size=32, mlp_only_layers=[1])),
+    "qwen3_moe_bf16": ("qwen3_moe", "Qwen3MoeForCausalLM", llm(num_experts=4, num_experts_per_tok=2, hidden_size=64,
+                                                              moe_intermediate_size=32, norm_topk_prob=True,
+                                                              _fe_dtype="bfloat16")),
 }
 
-DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral"}
+DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe"}
 MASKED = {"llama", "mistral", "gemma"}
 
 
