@@ -26,16 +26,19 @@ lm::Naming naming_for(const std::string& mt) {
   if (mt == "qwen2") return {mt, "transformers.models.qwen2.modeling_qwen2.Qwen2"};
   if (mt == "qwen3") return {mt, "transformers.models.qwen3.modeling_qwen3.Qwen3"};
   if (mt == "gemma") return {mt, "transformers.models.gemma.modeling_gemma.Gemma"};
+  if (mt == "qwen2_moe") return {mt, "transformers.models.qwen2_moe.modeling_qwen2_moe.Qwen2Moe"};
   if (mt == "qwen3_moe") return {mt, "transformers.models.qwen3_moe.modeling_qwen3_moe.Qwen3Moe"};
   return {mt, "transformers.models.llama.modeling_llama.Llama"};
 }
 
-// Qwen2's layer_types: the explicit list, else HF's default from max_window_layers.
-std::vector<bool> qwen2_layer_sliding(const Config& c, int64_t layers, bool window) {
+// Qwen2's layer_types: the explicit list, else HF's default from max_window_layers (Qwen2: the layers
+// from it on; Qwen2-MoE: the even layers below it).
+std::vector<bool> qwen2_layer_sliding(const Config& c, int64_t layers, bool window, bool moe) {
   std::vector<bool> out(static_cast<size_t>(layers), false);
   if (c.is_null("layer_types")) {
     const int64_t max_window_layers = c.get_int("max_window_layers", 28);
-    for (int64_t i = 0; i < layers; ++i) out[i] = window && i >= max_window_layers;
+    for (int64_t i = 0; i < layers; ++i)
+      out[i] = window && (moe ? (i + 1) % 2 == 1 && i < max_window_layers : i >= max_window_layers);
     return out;
   }
   const nlohmann::json j = nlohmann::json::parse(c.dump()).at("layer_types");
@@ -84,10 +87,11 @@ lm::Arch lm::llama_arch(const Config& c) {
     a.kv_heads = lm::parse_kv_heads(c, a.heads, 8);
     a.max_positions = c.get_int("max_position_embeddings", 4096 * 32);
     window = c.has("sliding_window") ? c.get_int("sliding_window", 0) : 4096;
-  } else {  // qwen2, qwen3, qwen3_moe
-    a.kv_heads = lm::parse_kv_heads(c, a.heads, mt == "qwen3_moe" ? 4 : 32);
+  } else {  // qwen2, qwen3, qwen2_moe, qwen3_moe
+    a.kv_heads = lm::parse_kv_heads(c, a.heads, mt == "qwen3_moe" ? 4 : mt == "qwen2_moe" ? 16 : 32);
     a.max_positions = c.get_int("max_position_embeddings", 32768);
-    a.qkv_bias = true;
+    a.qkv_bias = mt == "qwen2_moe" ? c.get_bool("qkv_bias", true) : true;
+    a.both_masks = mt == "qwen2_moe";
     if (mt == "qwen3" || mt == "qwen3_moe") {
       a.qkv_bias = a.o_bias = c.get_bool("attention_bias", false);
       // Qwen3MoeAttention: getattr(config, "head_dim", hidden // heads), which parse_dims computed
@@ -100,7 +104,8 @@ lm::Arch lm::llama_arch(const Config& c) {
   FE_CHECK(window >= 0, ValueError, c.origin(), ": field 'sliding_window' value ", window, " must be positive");
   a.sliding_window = window;
   // Qwen3-MoE builds one mask for every layer: the sliding one whenever there is a window.
-  if (mt == "qwen2" || mt == "qwen3") a.layer_sliding = qwen2_layer_sliding(c, a.layers, window > 0);
+  if (mt == "qwen2" || mt == "qwen3" || mt == "qwen2_moe")
+    a.layer_sliding = qwen2_layer_sliding(c, a.layers, window > 0, mt == "qwen2_moe");
   else a.layer_sliding.assign(static_cast<size_t>(a.layers), window > 0);
   a.rope = lm::parse_rope(c, 10000.0, a.max_positions);
   lm::check_arch(c, a);

@@ -317,7 +317,8 @@ BaseModel::BaseModel(const Arch& a, const MlpFactory& make_mlp)
       layers(register_module("layers", std::make_shared<nn::ModuleList>())),
       type_(a.naming.cls("Model")),
       sliding_window_(a.sliding_window),
-      any_sliding_(false) {
+      any_sliding_(false),
+      both_masks_(a.both_masks) {
   all_sliding_ = a.layers > 0;
   for (int64_t i = 0; i < a.layers; ++i) {
     auto layer = std::make_shared<DecoderLayer>(a, i, make_mlp);
@@ -337,10 +338,10 @@ Tensor BaseModel::operator()(const Tensor& input_ids, const Tensor& attention_ma
   // position_ids = torch.arange(seq, device=...) + past_seen_tokens (0), unsqueezed.
   Tensor position_ids = (arange(Scalar(h.size(1)), {.device = dev}) + 0).unsqueeze(0);
   // transformers.masking_utils: the full causal mask unless every layer slides, then the sliding
-  // one (kv > q - window on top of causal) when some layer does.
+  // one (kv > q - window on top of causal) when some layer does; Qwen2-MoE builds both always.
   Tensor full, sliding;
-  if (!all_sliding_) full = masks::create_causal_mask(h, attention_mask, position_ids);
-  if (any_sliding_)
+  if (!all_sliding_ || both_masks_) full = masks::create_causal_mask(h, attention_mask, position_ids);
+  if (any_sliding_ || both_masks_)
     sliding = masks::create_causal_mask(h, attention_mask, position_ids, masks::sliding_window_overlay(sliding_window_));
   auto [cos, sin] = (*rotary_emb)(h, position_ids);
   for (const auto& layer : layer_ptrs) {

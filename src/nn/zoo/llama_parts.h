@@ -45,6 +45,7 @@ struct Arch {
   int64_t sliding_window = 0;       ///< 0: none
   std::optional<int64_t> pad_token_id;  ///< the embedding's padding_idx
   std::vector<bool> layer_sliding;  ///< per layer: whether it uses the sliding-window mask
+  bool both_masks = false;  ///< build the full and the sliding mask whatever the layers use (Qwen2-MoE)
 };
 
 /// The Arch of a llama-style config (llama, mistral, qwen2, qwen3, gemma, qwen3_moe), with the
@@ -188,7 +189,7 @@ class BaseModel : public nn::Module {
  private:
   std::string type_;
   int64_t sliding_window_;
-  bool any_sliding_, all_sliding_ = false;
+  bool any_sliding_, all_sliding_ = false, both_masks_;
 };
 
 /// <Prefix>ForCausalLM: the zoo model (input_ids -> logits).

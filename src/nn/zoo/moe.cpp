@@ -91,7 +91,7 @@ std::pair<Tensor, Tensor> TopKRouter::operator()(const Tensor& x) {
 }
 
 SparseMoeBlock::SparseMoeBlock(const std::string& prefix, const ExpertsShape& s, const RouterOptions& o,
-                               bool experts_first)
+                               bool experts_first, std::shared_ptr<nn::UnaryModule> shared)
     : type_(prefix + "SparseMoeBlock") {
   const auto make_gate = [&] { gate = register_module("gate", std::make_shared<TopKRouter>(prefix + "TopKRouter", s, o)); };
   const auto make_experts = [&] {
@@ -99,14 +99,26 @@ SparseMoeBlock::SparseMoeBlock(const std::string& prefix, const ExpertsShape& s,
   };
   if (experts_first) make_experts(), make_gate();
   else make_gate(), make_experts();
+  if (shared) {
+    shared_expert = register_module("shared_expert", std::move(shared));
+    shared_expert_gate = register_module("shared_expert_gate", std::make_shared<nn::Linear>(s.hidden, 1, false));
+  }
 }
 
 Tensor SparseMoeBlock::forward(const Tensor& x) {
   const SymInt b = x.size(0), s = x.size(1), hidden = x.size(2);
   Tensor h = x.view({-1, hidden});
+  Tensor shared_out;
+  if (shared_expert) shared_out = (*shared_expert)(h);
   auto [top_weights, top_index] = (*gate)(h);
-  h = (*experts)(h, top_index, top_weights);
-  return h.reshape({b, s, hidden});
+  Tensor out = (*experts)(h, top_index, top_weights);
+  if (shared_expert) {
+    Tensor g = (*shared_expert_gate)(h);
+    Tensor weight = sigmoid(g);
+    shared_out = weight * shared_out;
+    out = out + shared_out;
+  }
+  return out.reshape({b, s, hidden});
 }
 
 void check_shape(const Config& c, const ExpertsShape& s, const RouterOptions& o, const char* experts_field) {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "fakeexport/nn/layers.h"
 #include "fakeexport/nn/module.h"
 #include "fakeexport/nn/zoo.h"
 #include "fakeexport/serde/safetensors.h"
@@ -59,15 +60,19 @@ class TopKRouter : public nn::Module {
   RouterOptions o_;
 };
 
-/// <Prefix>SparseMoeBlock: gate (router) and experts over the flattened tokens of [B, S, H].
+/// <Prefix>SparseMoeBlock: gate (router) and experts over the flattened tokens of [B, S, H], plus
+/// an optional shared expert (Qwen2-MoE) added with weight sigmoid(shared_expert_gate(x)).
 class SparseMoeBlock : public nn::UnaryModule {
  public:
-  /// `experts_first`: registration order (state-dict order), experts before gate (Qwen-MoE).
-  SparseMoeBlock(const std::string& prefix, const ExpertsShape& s, const RouterOptions& o, bool experts_first);
+  /// `experts_first`: registration order (state-dict order), experts before gate (Qwen3-MoE).
+  SparseMoeBlock(const std::string& prefix, const ExpertsShape& s, const RouterOptions& o, bool experts_first,
+                 std::shared_ptr<nn::UnaryModule> shared_expert = nullptr);
   std::string type_name() const override { return type_; }
   Tensor forward(const Tensor& x) override;
   std::shared_ptr<TopKRouter> gate;
   std::shared_ptr<Experts> experts;
+  std::shared_ptr<nn::UnaryModule> shared_expert;  ///< null: none
+  std::shared_ptr<nn::Linear> shared_expert_gate;
 
  private:
   std::string type_;

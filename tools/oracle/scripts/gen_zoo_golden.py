@@ -54,9 +54,15 @@ CASES = {
     "qwen3_moe_bf16": ("qwen3_moe", "Qwen3MoeForCausalLM", llm(num_experts=4, num_experts_per_tok=2, hidden_size=64,
                                                               moe_intermediate_size=32, norm_topk_prob=True,
                                                               _fe_dtype="bfloat16")),
+    "qwen2_moe": ("qwen2_moe", "Qwen2MoeForCausalLM", llm(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32,
+                                                         shared_expert_intermediate_size=48, mlp_only_layers=[1])),
+    "qwen2_moe_window": ("qwen2_moe", "Qwen2MoeForCausalLM", llm(num_experts=4, num_experts_per_tok=2,
+                                                                moe_intermediate_size=32, shared_expert_intermediate_size=48,
+                                                                use_sliding_window=True, sliding_window=4,
+                                                                max_window_layers=2, qkv_bias=False)),
 }
 
-DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe"}
+DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe"}
 MASKED = {"llama", "mistral", "gemma"}
 
 
