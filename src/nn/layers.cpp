@@ -44,6 +44,8 @@ LayerNorm::LayerNorm(int64_t n, double eps_, bool affine, bool bias_)
       eps(eps_),
       weight(register_parameter("weight", affine ? ones({n}) : Tensor())),
       bias(register_parameter("bias", affine && bias_ ? zeros({n}) : Tensor())) {}
+Tensor Dropout::forward(const Tensor& x) { return dropout(x, p, false); }
+
 Tensor LayerNorm::forward(const Tensor& x) { return layer_norm(x, {normalized_shape}, weight, bias, eps); }
 
 GELU::GELU(std::string approx) : approximate(std::move(approx)) {

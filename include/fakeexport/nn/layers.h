@@ -52,6 +52,15 @@ class GELU : public UnaryModule {
   const std::string approximate;
 };
 
+/// torch.nn.Dropout(p) in eval mode: F.dropout(x, p, False), which export records as aten.dropout.
+class Dropout : public UnaryModule {
+ public:
+  explicit Dropout(double p = 0.5) : p(p) {}
+  std::string type_name() const override { return "torch.nn.modules.dropout.Dropout"; }
+  Tensor forward(const Tensor& x) override;
+  const double p;
+};
+
 class ReLU : public UnaryModule {
  public:
   std::string type_name() const override { return "torch.nn.modules.activation.ReLU"; }

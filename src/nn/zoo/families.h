@@ -30,6 +30,8 @@ std::string_view default_config_qwen3();
 std::string_view default_config_gemma();
 std::unique_ptr<Model> build_mixtral(const Config& c);
 std::string_view default_config_mixtral();
+std::unique_ptr<Model> build_phi3(const Config& c);
+std::string_view default_config_phi3();
 std::unique_ptr<Model> build_qwen2_moe(const Config& c);
 std::string_view default_config_qwen2_moe();
 std::unique_ptr<Model> build_qwen3_moe(const Config& c);

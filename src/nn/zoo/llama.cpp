@@ -8,6 +8,8 @@
 //             each head's queries and keys (q_norm, k_norm).
 //  - qwen3_moe: qwen3's attention (head_dim default hidden / heads), one window for all layers; its
 //             MoE feed-forward blocks are built in qwen_moe.cpp.
+//  - phi3:    one qkv_proj (o_proj first) and gate_up_proj, rotary over x[..., :rotary_dim] with
+//             partial_rotary_factor, eval-mode resid dropouts recorded, sliding_window on all layers.
 //  - gemma:   head_dim 256, gelu_pytorch_tanh, tied, embeddings scaled by sqrt(hidden) from a
 //             buffer, RMSNorm with (1 + weight) in float32; no window.
 #include <cmath>
@@ -26,6 +28,7 @@ lm::Naming naming_for(const std::string& mt) {
   if (mt == "qwen2") return {mt, "transformers.models.qwen2.modeling_qwen2.Qwen2"};
   if (mt == "qwen3") return {mt, "transformers.models.qwen3.modeling_qwen3.Qwen3"};
   if (mt == "gemma") return {mt, "transformers.models.gemma.modeling_gemma.Gemma"};
+  if (mt == "phi3") return {mt, "transformers.models.phi3.modeling_phi3.Phi3"};
   if (mt == "qwen2_moe") return {mt, "transformers.models.qwen2_moe.modeling_qwen2_moe.Qwen2Moe"};
   if (mt == "qwen3_moe") return {mt, "transformers.models.qwen3_moe.modeling_qwen3_moe.Qwen3Moe"};
   return {mt, "transformers.models.llama.modeling_llama.Llama"};
@@ -83,6 +86,14 @@ lm::Arch lm::llama_arch(const Config& c) {
     if (!c.has("pad_token_id")) a.pad_token_id = 0;
     a.gemma_norm = true;
     a.embed_scale = std::sqrt(static_cast<double>(a.hidden));
+  } else if (mt == "phi3") {
+    a.kv_heads = lm::parse_kv_heads(c, a.heads, a.heads);
+    a.max_positions = c.get_int("max_position_embeddings", 4096);
+    a.rms_eps = c.get_double("rms_norm_eps", 1e-5);
+    if (!c.has("pad_token_id")) a.pad_token_id = 32000;
+    window = c.get_int("sliding_window", 0);  // null: the full causal mask
+    a.fused_qkv = a.rotary_slices = true;
+    a.resid_dropout = c.get_double("resid_pdrop", 0.0);
   } else if (mt == "mistral") {
     a.kv_heads = lm::parse_kv_heads(c, a.heads, 8);
     a.max_positions = c.get_int("max_position_embeddings", 4096 * 32);
@@ -116,6 +127,19 @@ std::unique_ptr<Model> build_llama(const Config& c) {
   return std::make_unique<lm::CausalLM>(lm::llama_arch(c), [](const lm::Arch& a, int64_t) -> std::shared_ptr<nn::UnaryModule> {
     return std::make_shared<lm::MLP>(a);
   });
+}
+
+std::unique_ptr<Model> build_phi3(const Config& c) {
+  return std::make_unique<lm::CausalLM>(lm::llama_arch(c), [](const lm::Arch& a, int64_t) -> std::shared_ptr<nn::UnaryModule> {
+    return std::make_shared<lm::FusedGateUpMLP>(a);
+  });
+}
+
+// Phi-3 at toy size: MHA 4 heads (Phi-3-mini's shape, small), no padding_idx inside the toy vocab.
+std::string_view default_config_phi3() {
+  return R"({"model_type": "phi3", "vocab_size": 1024, "hidden_size": 64, "intermediate_size": 192,
+  "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 4, "max_position_embeddings": 4096,
+  "rms_norm_eps": 1e-05, "pad_token_id": null})";
 }
 
 // Llama 3 at toy size: GQA 4/2, rope_theta 500000 with Llama 3.1's llama3 rope scaling.

@@ -24,6 +24,7 @@ Rope parse_rope(const Config& c, double default_theta, int64_t max_positions) {
   if (!c.is_null("rope_scaling") && c.size_of("rope_scaling", 0) > 0) key = "rope_scaling";
   else if (!c.is_null("rope_parameters") && c.size_of("rope_parameters", 0) > 0) key = "rope_parameters";
   const double top_theta = c.get_double("rope_theta", default_theta);
+  r.partial_rotary_factor = c.get_double("partial_rotary_factor", 1.0);
   if (key == nullptr) {
     r.theta = top_theta;
     return r;
@@ -33,9 +34,7 @@ Rope parse_rope(const Config& c, double default_theta, int64_t max_positions) {
            "' holds per-layer-type RoPE parameters, which are not supported");
   r.type = rp.get_string("rope_type", rp.get_string("type", "default"));
   r.theta = rp.get_double("rope_theta", top_theta);
-  const double partial = rp.get_double("partial_rotary_factor", c.get_double("partial_rotary_factor", 1.0));
-  FE_CHECK(partial == 1.0, ValueError, c.origin(), ": field 'partial_rotary_factor' value ", partial,
-           " is not supported (only 1.0)");
+  r.partial_rotary_factor = rp.get_double("partial_rotary_factor", r.partial_rotary_factor);
   if (r.type == "default") return r;
   if (r.type == "linear") {
     r.factor = rp.get_double("factor");
@@ -96,6 +95,12 @@ void check_arch(const Config& c, const Arch& a) {
            " must divide num_attention_heads (", a.heads, ")");
   FE_CHECK(a.head_dim % 2 == 0, ValueError, c.origin(), ": head_dim ", a.head_dim,
            " must be even (rotary embedding); set field 'head_dim' or 'hidden_size'");
+  // Only Phi-3's attention rotates part of each head (the others would need its slicing).
+  const double partial = a.rope.partial_rotary_factor;
+  const int64_t rotary_dim = static_cast<int64_t>(static_cast<double>(a.head_dim) * partial);
+  FE_CHECK(partial == 1.0 || (a.rotary_slices && partial > 0 && partial < 1 && rotary_dim > 0 && rotary_dim % 2 == 0),
+           ValueError, c.origin(), ": field 'partial_rotary_factor' value ", partial, " is not supported",
+           a.rotary_slices ? " (head_dim * factor must be a positive even number)" : " (only 1.0)");
 }
 
 std::vector<float> rope_inv_freq(const Rope& rope, int64_t head_dim) {
@@ -185,9 +190,14 @@ Tensor ScaledWordEmbedding::forward(const Tensor& ids) {
   return e * embed_scale.to(weight.dtype());
 }
 
+// dim = int(head_dim * partial_rotary_factor): the rotated part of each head.
 RotaryEmbedding::RotaryEmbedding(const Naming& n, const Rope& rope, int64_t head_dim)
-    : inv_freq(register_buffer("inv_freq", float_buffer(rope_inv_freq(rope, head_dim)), false)),
-      original_inv_freq(register_buffer("original_inv_freq", float_buffer(rope_inv_freq(rope, head_dim)), false)),
+    : inv_freq(register_buffer(
+          "inv_freq", float_buffer(rope_inv_freq(rope, static_cast<int64_t>(head_dim * rope.partial_rotary_factor))),
+          false)),
+      original_inv_freq(register_buffer(
+          "original_inv_freq",
+          float_buffer(rope_inv_freq(rope, static_cast<int64_t>(head_dim * rope.partial_rotary_factor))), false)),
       type_(n.cls("RotaryEmbedding")) {}
 
 std::pair<Tensor, Tensor> RotaryEmbedding::operator()(const Tensor& x, const Tensor& position_ids) {
@@ -216,6 +226,20 @@ MLP::MLP(const Arch& a)
       act_fn(register_module("act_fn", make_activation(a.act))),
       type_(a.naming.cls("MLP")) {}
 
+FusedGateUpMLP::FusedGateUpMLP(const Arch& a)
+    : gate_up_proj(register_module("gate_up_proj", std::make_shared<nn::Linear>(a.hidden, 2 * a.intermediate, false))),
+      down_proj(register_module("down_proj", std::make_shared<nn::Linear>(a.intermediate, a.hidden, false))),
+      activation_fn(register_module("activation_fn", make_activation(a.act))),
+      type_(a.naming.cls("MLP")) {}
+
+Tensor FusedGateUpMLP::forward(const Tensor& x) {
+  Tensor up_states = (*gate_up_proj)(x);
+  std::vector<Tensor> gate_up = up_states.chunk(2, -1);
+  Tensor act = (*activation_fn)(gate_up[0]);
+  up_states = gate_up[1] * act;
+  return (*down_proj)(up_states);
+}
+
 Tensor MLP::forward(const Tensor& x) {
   // One statement per call: C++ leaves operand order unspecified, Python evaluates left to right.
   Tensor gate = (*act_fn)((*gate_proj)(x));
@@ -224,14 +248,24 @@ Tensor MLP::forward(const Tensor& x) {
 }
 
 Attention::Attention(const Arch& a)
-    : q_proj(register_module("q_proj", std::make_shared<nn::Linear>(a.hidden, a.heads * a.head_dim, a.qkv_bias))),
-      k_proj(register_module("k_proj", std::make_shared<nn::Linear>(a.hidden, a.kv_heads * a.head_dim, a.qkv_bias))),
-      v_proj(register_module("v_proj", std::make_shared<nn::Linear>(a.hidden, a.kv_heads * a.head_dim, a.qkv_bias))),
-      o_proj(register_module("o_proj", std::make_shared<nn::Linear>(a.heads * a.head_dim, a.hidden, a.o_bias))),
-      type_(a.naming.cls("Attention")),
+    : type_(a.naming.cls("Attention")),
+      heads_(a.heads),
+      kv_heads_(a.kv_heads),
       head_dim_(a.head_dim),
       groups_(a.heads / a.kv_heads),
-      scaling_(std::pow(static_cast<double>(a.head_dim), -0.5)) {
+      scaling_(std::pow(static_cast<double>(a.head_dim), -0.5)),
+      rotary_slices_(a.rotary_slices) {
+  if (a.fused_qkv) {
+    // Phi3Attention registers o_proj before qkv_proj.
+    o_proj = register_module("o_proj", std::make_shared<nn::Linear>(a.heads * a.head_dim, a.hidden, a.o_bias));
+    const int64_t op_size = (a.heads + 2 * a.kv_heads) * a.head_dim;
+    qkv_proj = register_module("qkv_proj", std::make_shared<nn::Linear>(a.hidden, op_size, a.qkv_bias));
+  } else {
+    q_proj = register_module("q_proj", std::make_shared<nn::Linear>(a.hidden, a.heads * a.head_dim, a.qkv_bias));
+    k_proj = register_module("k_proj", std::make_shared<nn::Linear>(a.hidden, a.kv_heads * a.head_dim, a.qkv_bias));
+    v_proj = register_module("v_proj", std::make_shared<nn::Linear>(a.hidden, a.kv_heads * a.head_dim, a.qkv_bias));
+    o_proj = register_module("o_proj", std::make_shared<nn::Linear>(a.heads * a.head_dim, a.hidden, a.o_bias));
+  }
   // Qwen3: RMSNorm over head_dim on the queries and keys, registered after o_proj.
   if (a.qk_norm) {
     q_norm = register_module("q_norm", std::make_shared<RMSNorm>(a.naming, a.head_dim, a.rms_eps, a.gemma_norm));
@@ -255,6 +289,22 @@ Tensor apply_rotary(const Tensor& x, const Tensor& cos, const Tensor& sin) {
   return a + b;
 }
 
+// Phi-3's apply_rotary_pos_emb: x[..., :rotary_dim] rotated (an alias when that is all of x), the
+// rest x[..., rotary_dim:] (possibly empty) concatenated back; q's and k's slices are taken first.
+std::pair<Tensor, Tensor> apply_rotary_slices(const Tensor& q, const Tensor& k, const Tensor& cos, const Tensor& sin) {
+  const int64_t rotary_dim = cos.size(-1).expect_int(), last = q.dim() - 1;
+  const auto head = [&](const Tensor& x) {
+    return rotary_dim == x.size(-1).expect_int() ? alias(x) : x.slice(last, 0, rotary_dim);
+  };
+  Tensor q_rot = head(q);
+  Tensor q_pass = q.slice(last, rotary_dim);
+  Tensor k_rot = head(k);
+  Tensor k_pass = k.slice(last, rotary_dim);
+  Tensor q_embed = cat({apply_rotary(q_rot, cos, sin), q_pass}, -1);
+  Tensor k_embed = cat({apply_rotary(k_rot, cos, sin), k_pass}, -1);
+  return {q_embed, k_embed};
+}
+
 // (batch, kv_heads, seq, head_dim) -> (batch, kv_heads * n_rep, seq, head_dim), as HF's repeat_kv.
 Tensor repeat_kv(const Tensor& x, int64_t n_rep) {
   if (n_rep == 1) return x;
@@ -266,23 +316,42 @@ Tensor repeat_kv(const Tensor& x, int64_t n_rep) {
 Tensor Attention::operator()(const Tensor& h, const Tensor& cos_in, const Tensor& sin_in, const Tensor& mask) {
   nn::ModuleCallScope scope(*this);
   const SymInt b = h.size(0), s = h.size(1);
-  Tensor q = (*q_proj)(h).view({b, s, -1, head_dim_});
-  if (q_norm) q = (*q_norm)(q);
-  q = q.transpose(1, 2);
-  Tensor k = (*k_proj)(h).view({b, s, -1, head_dim_});
-  if (k_norm) k = (*k_norm)(k);
-  k = k.transpose(1, 2);
-  Tensor v = (*v_proj)(h).view({b, s, -1, head_dim_}).transpose(1, 2);
+  Tensor q, k, v;
+  if (qkv_proj) {
+    // qkv[..., :query_pos], qkv[..., query_pos : query_pos + kv], qkv[..., query_pos + kv :]
+    Tensor qkv = (*qkv_proj)(h);
+    const int64_t last = qkv.dim() - 1, qp = heads_ * head_dim_, kvd = kv_heads_ * head_dim_;
+    q = qkv.slice(last, 0, qp);
+    k = qkv.slice(last, qp, qp + kvd);
+    v = qkv.slice(last, qp + kvd);
+    q = q.view({b, s, -1, head_dim_}).transpose(1, 2);
+    k = k.view({b, s, -1, head_dim_}).transpose(1, 2);
+    v = v.view({b, s, -1, head_dim_}).transpose(1, 2);
+  } else {
+    q = (*q_proj)(h).view({b, s, -1, head_dim_});
+    if (q_norm) q = (*q_norm)(q);
+    q = q.transpose(1, 2);
+    k = (*k_proj)(h).view({b, s, -1, head_dim_});
+    if (k_norm) k = (*k_norm)(k);
+    k = k.transpose(1, 2);
+    v = (*v_proj)(h).view({b, s, -1, head_dim_}).transpose(1, 2);
+  }
   // apply_rotary_pos_emb (unsqueeze_dim=1).
   Tensor cos = cos_in.unsqueeze(1), sin = sin_in.unsqueeze(1);
-  q = apply_rotary(q, cos, sin);
-  k = apply_rotary(k, cos, sin);
+  if (rotary_slices_) {
+    std::tie(q, k) = apply_rotary_slices(q, k, cos, sin);
+  } else {
+    q = apply_rotary(q, cos, sin);
+    k = apply_rotary(k, cos, sin);
+  }
   // transformers 5.12's sdpa_attention_forward under export: repeat_kv, then sdpa with the
   // materialized boolean mask (is_causal False) and the explicit scale.
   Tensor key = repeat_kv(k, groups_);
   Tensor value = repeat_kv(v, groups_);
   Tensor o = scaled_dot_product_attention(q, key, value, mask, 0.0, false, scaling_);
-  o = o.transpose(1, 2);
+  // .transpose(1, 2).contiguous(): recorded only when sdpa's output (laid out like the query) is
+  // not already in that order, e.g. after Phi-3's cat.
+  o = o.transpose(1, 2).contiguous();
   o = o.reshape({b, s, -1});
   return (*o_proj)(o);
 }
@@ -295,17 +364,24 @@ DecoderLayer::DecoderLayer(const Arch& a, int64_t idx, const MlpFactory& make_ml
       post_attention_layernorm(register_module(
           "post_attention_layernorm", std::make_shared<RMSNorm>(a.naming, a.hidden, a.rms_eps, a.gemma_norm))),
       sliding(a.layer_sliding.at(static_cast<size_t>(idx))),
-      type_(a.naming.cls("DecoderLayer")) {}
+      type_(a.naming.cls("DecoderLayer")) {
+  if (a.resid_dropout >= 0) {
+    resid_attn_dropout = register_module("resid_attn_dropout", std::make_shared<nn::Dropout>(a.resid_dropout));
+    resid_mlp_dropout = register_module("resid_mlp_dropout", std::make_shared<nn::Dropout>(a.resid_dropout));
+  }
+}
 
 Tensor DecoderLayer::operator()(const Tensor& x, const Tensor& cos, const Tensor& sin, const Tensor& mask) {
   nn::ModuleCallScope scope(*this);
   Tensor residual = x;
   Tensor h = (*input_layernorm)(x);
   h = (*self_attn)(h, cos, sin, mask);
+  if (resid_attn_dropout) h = (*resid_attn_dropout)(h);
   h = residual + h;
   residual = h;
   h = (*post_attention_layernorm)(h);
   h = (*mlp)(h);
+  if (resid_mlp_dropout) h = (*resid_mlp_dropout)(h);
   return residual + h;
 }
 

@@ -28,6 +28,7 @@ struct Rope {
   double theta = 10000.0;
   double factor = 1.0, low_freq_factor = 1.0, high_freq_factor = 4.0;
   int64_t original_max_positions = 0;
+  double partial_rotary_factor = 1.0;  ///< the rotated share of head_dim (Phi-3 family only)
 };
 
 /// The fields of a llama-style config, resolved with the model_type's HF defaults.
@@ -46,6 +47,9 @@ struct Arch {
   std::optional<int64_t> pad_token_id;  ///< the embedding's padding_idx
   std::vector<bool> layer_sliding;  ///< per layer: whether it uses the sliding-window mask
   bool both_masks = false;  ///< build the full and the sliding mask whatever the layers use (Qwen2-MoE)
+  bool fused_qkv = false;   ///< Phi-3: one qkv_proj (o_proj registered first), sliced into q, k, v
+  bool rotary_slices = false;  ///< Phi-3's apply_rotary_pos_emb: rotate x[..., :rotary_dim], cat the rest
+  double resid_dropout = -1;   ///< Phi-3: resid_{attn,mlp}_dropout modules (eval: recorded, p as given); < 0 none
 };
 
 /// The Arch of a llama-style config (llama, mistral, qwen2, qwen3, gemma, qwen3_moe), with the
@@ -139,6 +143,19 @@ class MLP : public nn::UnaryModule {
   std::string type_;
 };
 
+/// <Prefix>MLP with one gate_up_proj (Phi-3): down_proj(up * act(gate)), gate and up chunks of it.
+class FusedGateUpMLP : public nn::UnaryModule {
+ public:
+  explicit FusedGateUpMLP(const Arch& a);
+  std::string type_name() const override { return type_; }
+  Tensor forward(const Tensor& x) override;
+  std::shared_ptr<nn::Linear> gate_up_proj, down_proj;
+  std::shared_ptr<nn::UnaryModule> activation_fn;
+
+ private:
+  std::string type_;
+};
+
 /// <Prefix>Attention with HF's sdpa path: causal sdpa with enable_gqa when there is no mask, else
 /// repeat_kv and the explicit (sliding-window) boolean mask.
 class Attention : public nn::Module {
@@ -147,12 +164,14 @@ class Attention : public nn::Module {
   std::string type_name() const override { return type_; }
   Tensor operator()(const Tensor& h, const Tensor& cos, const Tensor& sin, const Tensor& mask);
   std::shared_ptr<nn::Linear> q_proj, k_proj, v_proj, o_proj;
+  std::shared_ptr<nn::Linear> qkv_proj;  ///< instead of q/k/v_proj with Arch::fused_qkv
   std::shared_ptr<RMSNorm> q_norm, k_norm;  ///< null unless Arch::qk_norm
 
  private:
   std::string type_;
-  int64_t head_dim_, groups_;
+  int64_t heads_, kv_heads_, head_dim_, groups_;
   double scaling_;
+  bool rotary_slices_;
 };
 
 /// The feed-forward block of layer `idx` (MoE families mix dense and sparse layers).
@@ -167,6 +186,7 @@ class DecoderLayer : public nn::Module {
   std::shared_ptr<Attention> self_attn;
   std::shared_ptr<nn::UnaryModule> mlp;
   std::shared_ptr<RMSNorm> input_layernorm, post_attention_layernorm;
+  std::shared_ptr<nn::Dropout> resid_attn_dropout, resid_mlp_dropout;  ///< null unless Arch::resid_dropout >= 0
   const bool sliding;
 
  private:

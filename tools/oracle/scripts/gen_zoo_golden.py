@@ -60,9 +60,13 @@ CASES = {
                                                                 moe_intermediate_size=32, shared_expert_intermediate_size=48,
                                                                 use_sliding_window=True, sliding_window=4,
                                                                 max_window_layers=2, qkv_bias=False)),
+    "phi3": ("phi3", "Phi3ForCausalLM", llm(pad_token_id=None)),
+    # Phi-4-mini's partial rotary (half of each head here), a window on every layer, resid dropout p
+    "phi3_partial": ("phi3", "Phi3ForCausalLM", llm(pad_token_id=None, num_attention_heads=4, num_key_value_heads=2,
+                                                    partial_rotary_factor=0.5, sliding_window=4, resid_pdrop=0.1)),
 }
 
-DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe"}
+DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3"}
 MASKED = {"llama", "mistral", "gemma"}
 
 
