@@ -1,4 +1,4 @@
-// The zoo's llama family (model_type llama, mistral, qwen2): state_dict names/shapes/dtypes,
+// The zoo's llama family (model_type llama, mistral, qwen2, qwen3, gemma, gemma2): state_dict names/shapes/dtypes,
 // non-persistent buffers and parameter counts equal to transformers 5.12's (fixtures from
 // tools/oracle/scripts/gen_zoo.py), export on cpu / cuda:0 / a two-device pipeline with transfers
 // only at the cut, dynamic batch and seq, and ep.run equal to HF's eager logits on tiny configs.
@@ -13,9 +13,10 @@ class ZooLlamaStateDict : public ::testing::TestWithParam<std::string> {};
 TEST_P(ZooLlamaStateDict, EqualsTransformers) { expect_state_dict_as_hf(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(
     Zoo, ZooLlamaStateDict,
-    ::testing::Values("tiny_llama", "tiny_mistral", "tiny_qwen2", "tiny_qwen3", "tiny_gemma", "llama_2_mha", "llama_3_gqa", "llama_31_rope",
+    ::testing::Values("tiny_llama", "tiny_mistral", "tiny_qwen2", "tiny_qwen3", "tiny_gemma", "tiny_gemma2", "llama_2_mha", "llama_3_gqa", "llama_31_rope",
                       "llama_bias_headdim", "llama_bf16", "mistral_small", "mistral_no_window", "qwen2_small",
-                      "qwen2_sliding_tied", "meta-llama-3-8b", "meta-llama-3-70b", "meta-llama-3.1-405b"),
+                      "qwen2_sliding_tied", "meta-llama-3-8b", "meta-llama-3-70b", "meta-llama-3.1-405b",
+                      "gemma-2-2b"),
     [](const auto& info) { return test_name(info.param); });
 
 TEST(ZooLlamaParams, PublishedCounts) {
@@ -23,6 +24,7 @@ TEST(ZooLlamaParams, PublishedCounts) {
   EXPECT_EQ(num_parameters(*build_named("meta-llama-3-8b")), 8030261248);
   EXPECT_EQ(num_parameters(*build_named("meta-llama-3-70b")), 70553706496);
   EXPECT_EQ(num_parameters(*build_named("meta-llama-3.1-405b")), 405853388800);
+  EXPECT_EQ(num_parameters(*build_named("gemma-2-2b")), 2614341888);
 }
 
 TEST(ZooLlamaParams, Bf16KeepsInvFreqFloat32) {
@@ -42,7 +44,8 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooLlamaExport,
                                            ExportCase{"tiny_qwen2", 4, true}, ExportCase{"llama_3_gqa", 4, false},
                                            ExportCase{"llama_bias_headdim", 4, true},
                                            ExportCase{"mistral_no_window", 4, false},
-                                           ExportCase{"qwen2_small", 4, false}, ExportCase{"llama_bf16", 4, false}),
+                                           ExportCase{"qwen2_small", 4, false}, ExportCase{"llama_bf16", 4, false},
+                                           ExportCase{"tiny_gemma2", 4, true}),
                          [](const auto& info) { return test_name(info.param.name); });
 
 TEST(ZooLlamaExport, Llama31_405bPipelineIsFast) {
@@ -67,6 +70,7 @@ TEST(ZooLlamaEager, TinyMistralSlidingWindow) { expect_matches_eager("tiny_mistr
 TEST(ZooLlamaEager, TinyQwen2) { expect_matches_eager("tiny_qwen2"); }
 TEST(ZooLlamaEager, TinyQwen3) { expect_matches_eager("tiny_qwen3"); }
 TEST(ZooLlamaEager, TinyGemma) { expect_matches_eager("tiny_gemma"); }
+TEST(ZooLlamaEager, TinyGemma2SandwichNormsWindowsSoftcap) { expect_matches_eager("tiny_gemma2"); }
 
 TEST(ZooLlamaErrors, MissingAndUnsupportedFields) {
   const std::string base =
@@ -89,7 +93,7 @@ TEST(ZooLlamaErrors, MissingAndUnsupportedFields) {
 
 TEST(ZooLlamaBuiltins, DefaultConfigsExport) {
   fe::FakeTensorMode mode;
-  for (const char* name : {"llama", "mistral", "qwen2", "qwen3", "gemma"}) {
+  for (const char* name : {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3"}) {
     SCOPED_TRACE(name);
     auto m = fe::zoo::build(fe::zoo::builtin_config(name));
     EXPECT_EQ(m->model_type(), name);

@@ -22,12 +22,13 @@ std::unique_ptr<Model> build_bert(const Config& c);
 std::string_view default_config_bert();
 std::unique_ptr<Model> build_blenderbot(const Config& c);
 std::string_view default_config_blenderbot();
-std::unique_ptr<Model> build_llama(const Config& c);  // llama, mistral, qwen2, qwen3, gemma
+std::unique_ptr<Model> build_llama(const Config& c);  // llama, mistral, qwen2, qwen3, gemma, gemma2
 std::string_view default_config_llama();
 std::string_view default_config_mistral();
 std::string_view default_config_qwen2();
 std::string_view default_config_qwen3();
 std::string_view default_config_gemma();
+std::string_view default_config_gemma2();
 std::unique_ptr<Model> build_mixtral(const Config& c);
 std::string_view default_config_mixtral();
 std::unique_ptr<Model> build_phi3(const Config& c);

@@ -10,6 +10,9 @@
 //             MoE feed-forward blocks are built in qwen_moe.cpp.
 //  - phi3:    one qkv_proj (o_proj first) and gate_up_proj, rotary over x[..., :rotary_dim] with
 //             partial_rotary_factor, eval-mode resid dropouts recorded, sliding_window on all layers.
+//  - gemma2:  gemma's, plus post-attention / pre- and post-feedforward norms around each block,
+//             query_pre_attn_scalar, windows on the even layers (both masks built), final logits
+//             soft-capped (attn_logit_softcapping is not applied by transformers' sdpa path).
 //  - gemma:   head_dim 256, gelu_pytorch_tanh, tied, embeddings scaled by sqrt(hidden) from a
 //             buffer, RMSNorm with (1 + weight) in float32; no window.
 #include <cmath>
@@ -28,6 +31,7 @@ lm::Naming naming_for(const std::string& mt) {
   if (mt == "qwen2") return {mt, "transformers.models.qwen2.modeling_qwen2.Qwen2"};
   if (mt == "qwen3") return {mt, "transformers.models.qwen3.modeling_qwen3.Qwen3"};
   if (mt == "gemma") return {mt, "transformers.models.gemma.modeling_gemma.Gemma"};
+  if (mt == "gemma2") return {mt, "transformers.models.gemma2.modeling_gemma2.Gemma2"};
   if (mt == "phi3") return {mt, "transformers.models.phi3.modeling_phi3.Phi3"};
   if (mt == "qwen2_moe") return {mt, "transformers.models.qwen2_moe.modeling_qwen2_moe.Qwen2Moe"};
   if (mt == "qwen3_moe") return {mt, "transformers.models.qwen3_moe.modeling_qwen3_moe.Qwen3Moe"};
@@ -35,13 +39,14 @@ lm::Naming naming_for(const std::string& mt) {
 }
 
 // Qwen2's layer_types: the explicit list, else HF's default from max_window_layers (Qwen2: the layers
-// from it on; Qwen2-MoE: the even layers below it).
-std::vector<bool> qwen2_layer_sliding(const Config& c, int64_t layers, bool window, bool moe) {
+// from it on; Qwen2-MoE: the even layers below it; Gemma 2: the even layers).
+std::vector<bool> qwen2_layer_sliding(const Config& c, int64_t layers, bool window, bool alternate) {
   std::vector<bool> out(static_cast<size_t>(layers), false);
   if (c.is_null("layer_types")) {
     const int64_t max_window_layers = c.get_int("max_window_layers", 28);
     for (int64_t i = 0; i < layers; ++i)
-      out[i] = window && (moe ? (i + 1) % 2 == 1 && i < max_window_layers : i >= max_window_layers);
+      out[i] = window && (alternate ? (i + 1) % 2 == 1 && (c.model_type() == "gemma2" || i < max_window_layers)
+                                    : i >= max_window_layers);
     return out;
   }
   const nlohmann::json j = nlohmann::json::parse(c.dump()).at("layer_types");
@@ -77,8 +82,8 @@ lm::Arch lm::llama_arch(const Config& c) {
     a.max_positions = c.get_int("max_position_embeddings", 2048);
     a.qkv_bias = a.o_bias = c.get_bool("attention_bias", false);
     a.mlp_bias = c.get_bool("mlp_bias", false);
-  } else if (mt == "gemma") {
-    a.kv_heads = lm::parse_kv_heads(c, a.heads, 16);
+  } else if (mt == "gemma" || mt == "gemma2") {
+    a.kv_heads = lm::parse_kv_heads(c, a.heads, mt == "gemma2" ? 4 : 16);
     a.max_positions = c.get_int("max_position_embeddings", 8192);
     a.head_dim = c.has("head_dim") && !c.is_null("head_dim") ? c.get_int("head_dim") : 256;
     a.qkv_bias = a.o_bias = c.get_bool("attention_bias", false);
@@ -86,6 +91,14 @@ lm::Arch lm::llama_arch(const Config& c) {
     if (!c.has("pad_token_id")) a.pad_token_id = 0;
     a.gemma_norm = true;
     a.embed_scale = std::sqrt(static_cast<double>(a.hidden));
+    if (mt == "gemma2") {
+      a.sandwich_norms = true;
+      a.both_masks = true;  // Gemma2Model builds the full and the sliding mask
+      a.attn_scaling = std::pow(c.get_double("query_pre_attn_scalar", 256), -0.5);
+      if (!c.is_null("final_logit_softcapping") || !c.has("final_logit_softcapping"))
+        a.final_logit_softcap = c.get_double("final_logit_softcapping", 30.0);
+      window = c.has("sliding_window") ? c.get_int("sliding_window", 0) : 4096;
+    }
   } else if (mt == "phi3") {
     a.kv_heads = lm::parse_kv_heads(c, a.heads, a.heads);
     a.max_positions = c.get_int("max_position_embeddings", 4096);
@@ -115,8 +128,8 @@ lm::Arch lm::llama_arch(const Config& c) {
   FE_CHECK(window >= 0, ValueError, c.origin(), ": field 'sliding_window' value ", window, " must be positive");
   a.sliding_window = window;
   // Qwen3-MoE builds one mask for every layer: the sliding one whenever there is a window.
-  if (mt == "qwen2" || mt == "qwen3" || mt == "qwen2_moe")
-    a.layer_sliding = qwen2_layer_sliding(c, a.layers, window > 0, mt == "qwen2_moe");
+  if (mt == "qwen2" || mt == "qwen3" || mt == "qwen2_moe" || mt == "gemma2")
+    a.layer_sliding = qwen2_layer_sliding(c, a.layers, window > 0, mt == "qwen2_moe" || mt == "gemma2");
   else a.layer_sliding.assign(static_cast<size_t>(a.layers), window > 0);
   a.rope = lm::parse_rope(c, 10000.0, a.max_positions);
   lm::check_arch(c, a);
@@ -169,6 +182,13 @@ std::string_view default_config_gemma() {
   return R"({"model_type": "gemma", "vocab_size": 1024, "hidden_size": 64, "intermediate_size": 192,
   "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 32,
   "max_position_embeddings": 4096, "rms_norm_eps": 1e-06})";
+}
+
+// Gemma 2 at toy size: GQA 4/2, head_dim 32, sliding windows of 256 on the even layers, soft-capped logits.
+std::string_view default_config_gemma2() {
+  return R"({"model_type": "gemma2", "vocab_size": 1024, "hidden_size": 64, "intermediate_size": 192,
+  "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 32,
+  "query_pre_attn_scalar": 32, "sliding_window": 256, "max_position_embeddings": 4096, "rms_norm_eps": 1e-06})";
 }
 
 // Qwen3 at toy size: GQA 4/2, head_dim 32 (not hidden / heads), q/k norms, tied embeddings.

@@ -56,8 +56,10 @@ Rope parse_rope(const Config& c, double default_theta, int64_t max_positions) {
 }
 
 std::string parse_act(const Config& c) {
-  std::string act = c.get_string("hidden_act", c.model_type() == "gemma" ? "gelu_pytorch_tanh" : "silu");
-  FE_CHECK(act == "silu" || act == "gelu_pytorch_tanh", ValueError, c.origin(), ": field 'hidden_act' value '", act,
+  // Gemma 2 names the MLP's activation hidden_activation.
+  const char* key = c.model_type() == "gemma2" ? "hidden_activation" : "hidden_act";
+  std::string act = c.get_string(key, c.model_type().starts_with("gemma") ? "gelu_pytorch_tanh" : "silu");
+  FE_CHECK(act == "silu" || act == "gelu_pytorch_tanh", ValueError, c.origin(), ": field '", key, "' value '", act,
            "' is not supported (supported: silu, gelu_pytorch_tanh)");
   return act;
 }
@@ -253,7 +255,7 @@ Attention::Attention(const Arch& a)
       kv_heads_(a.kv_heads),
       head_dim_(a.head_dim),
       groups_(a.heads / a.kv_heads),
-      scaling_(std::pow(static_cast<double>(a.head_dim), -0.5)),
+      scaling_(a.attn_scaling ? *a.attn_scaling : std::pow(static_cast<double>(a.head_dim), -0.5)),
       rotary_slices_(a.rotary_slices) {
   if (a.fused_qkv) {
     // Phi3Attention registers o_proj before qkv_proj.
@@ -365,6 +367,12 @@ DecoderLayer::DecoderLayer(const Arch& a, int64_t idx, const MlpFactory& make_ml
           "post_attention_layernorm", std::make_shared<RMSNorm>(a.naming, a.hidden, a.rms_eps, a.gemma_norm))),
       sliding(a.layer_sliding.at(static_cast<size_t>(idx))),
       type_(a.naming.cls("DecoderLayer")) {
+  if (a.sandwich_norms) {
+    pre_feedforward_layernorm = register_module(
+        "pre_feedforward_layernorm", std::make_shared<RMSNorm>(a.naming, a.hidden, a.rms_eps, a.gemma_norm));
+    post_feedforward_layernorm = register_module(
+        "post_feedforward_layernorm", std::make_shared<RMSNorm>(a.naming, a.hidden, a.rms_eps, a.gemma_norm));
+  }
   if (a.resid_dropout >= 0) {
     resid_attn_dropout = register_module("resid_attn_dropout", std::make_shared<nn::Dropout>(a.resid_dropout));
     resid_mlp_dropout = register_module("resid_mlp_dropout", std::make_shared<nn::Dropout>(a.resid_dropout));
@@ -376,6 +384,16 @@ Tensor DecoderLayer::operator()(const Tensor& x, const Tensor& cos, const Tensor
   Tensor residual = x;
   Tensor h = (*input_layernorm)(x);
   h = (*self_attn)(h, cos, sin, mask);
+  if (pre_feedforward_layernorm) {
+    // Gemma 2: each block normed before and after, then added.
+    h = (*post_attention_layernorm)(h);
+    h = residual + h;
+    residual = h;
+    h = (*pre_feedforward_layernorm)(h);
+    h = (*mlp)(h);
+    h = (*post_feedforward_layernorm)(h);
+    return residual + h;
+  }
   if (resid_attn_dropout) h = (*resid_attn_dropout)(h);
   h = residual + h;
   residual = h;
@@ -464,7 +482,14 @@ std::vector<Tensor> CausalLM::forward_dyn(const std::vector<Tensor>& args) {
   Tensor h = (*model)(args[0], args.size() > 1 ? args[1] : Tensor());
   h = move_to(h, lm_head->weight.device());
   // hidden_states[:, slice(-logits_to_keep, None), :] with logits_to_keep = 0: every index, an alias.
-  return {(*lm_head)(alias(h))};
+  Tensor logits = (*lm_head)(alias(h));
+  if (arch_.final_logit_softcap) {
+    const double cap = *arch_.final_logit_softcap;
+    logits = logits / cap;
+    logits = tanh(logits);
+    logits = logits * cap;
+  }
+  return {logits};
 }
 
 ExampleInputs CausalLM::example_inputs(const InputOptions& o) {

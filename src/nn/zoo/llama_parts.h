@@ -50,6 +50,9 @@ struct Arch {
   bool fused_qkv = false;   ///< Phi-3: one qkv_proj (o_proj registered first), sliced into q, k, v
   bool rotary_slices = false;  ///< Phi-3's apply_rotary_pos_emb: rotate x[..., :rotary_dim], cat the rest
   double resid_dropout = -1;   ///< Phi-3: resid_{attn,mlp}_dropout modules (eval: recorded, p as given); < 0 none
+  bool sandwich_norms = false;  ///< Gemma 2: post_attention_layernorm before the residual add, pre/post_feedforward_layernorm
+  std::optional<double> attn_scaling;  ///< Gemma 2: query_pre_attn_scalar ** -0.5; else head_dim ** -0.5
+  std::optional<double> final_logit_softcap;  ///< Gemma 2: logits = tanh(logits / cap) * cap
 };
 
 /// The Arch of a llama-style config (llama, mistral, qwen2, qwen3, gemma, qwen3_moe), with the
@@ -187,6 +190,7 @@ class DecoderLayer : public nn::Module {
   std::shared_ptr<nn::UnaryModule> mlp;
   std::shared_ptr<RMSNorm> input_layernorm, post_attention_layernorm;
   std::shared_ptr<nn::Dropout> resid_attn_dropout, resid_mlp_dropout;  ///< null unless Arch::resid_dropout >= 0
+  std::shared_ptr<RMSNorm> pre_feedforward_layernorm, post_feedforward_layernorm;  ///< null unless sandwich_norms
   const bool sliding;
 
  private:

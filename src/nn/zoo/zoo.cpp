@@ -14,7 +14,7 @@ struct Family {
   std::string_view (*default_config)();  // the built-in of the same name
 };
 
-// One line per model_type; llama, mistral, qwen2, qwen3 and gemma share one family.
+// One line per model_type; llama, mistral, qwen2, qwen3, gemma and gemma2 share one family.
 constexpr Family kFamilies[] = {
     {"mlp", build_mlp, default_config_mlp},
     {"gpt2", build_gpt2, default_config_gpt2},
@@ -23,6 +23,7 @@ constexpr Family kFamilies[] = {
     {"qwen2", build_llama, default_config_qwen2},
     {"qwen3", build_llama, default_config_qwen3},
     {"gemma", build_llama, default_config_gemma},
+    {"gemma2", build_llama, default_config_gemma2},
     {"mixtral", build_mixtral, default_config_mixtral},
     {"phi3", build_phi3, default_config_phi3},
     {"qwen2_moe", build_qwen2_moe, default_config_qwen2_moe},

@@ -64,9 +64,13 @@ CASES = {
     # Phi-4-mini's partial rotary (half of each head here), a window on every layer, resid dropout p
     "phi3_partial": ("phi3", "Phi3ForCausalLM", llm(pad_token_id=None, num_attention_heads=4, num_key_value_heads=2,
                                                     partial_rotary_factor=0.5, sliding_window=4, resid_pdrop=0.1)),
+    "gemma2": ("gemma2", "Gemma2ForCausalLM", llm(head_dim=16, sliding_window=4, query_pre_attn_scalar=16)),
+    "gemma2_bf16": ("gemma2", "Gemma2ForCausalLM", llm(head_dim=16, num_hidden_layers=3, sliding_window=4,
+                                                      query_pre_attn_scalar=24, final_logit_softcapping=None,
+                                                      _fe_dtype="bfloat16")),
 }
 
-DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3"}
+DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2"}
 MASKED = {"llama", "mistral", "gemma"}
 
 
