@@ -27,10 +27,11 @@ TEST(ZooVisionEncoderDecoder, Units) {
 }
 
 TEST(ZooVisionEncoderDecoder, ExportsOnEveryPlacement) {
-  // The decoder's first layer on cuda:1 receives the hidden state and (once) the encoder states;
-  // the head, tied to wte on cuda:0, takes the hidden state back.
+  // The decoder's first layer on cuda:1 receives the hidden state, the causal mask and (once) the
+  // encoder states; the head, tied to wte on cuda:0, takes the hidden state back.
   FakeTensorMode fake;
-  for (const char* name : kConfigs) expect_copies(name, {"cuda:0->cuda:1", "cuda:0->cuda:1", "cuda:1->cuda:0"});
+  for (const char* name : kConfigs)
+    expect_transfers(name, {"cuda:0->cuda:1", "cuda:0->cuda:1", "cuda:0->cuda:1", "cuda:1->cuda:0"});
 }
 
 TEST(ZooVisionEncoderDecoder, OutputsAndDynamicShapes) {

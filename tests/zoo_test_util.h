@@ -197,6 +197,17 @@ inline Placements expect_copies(const std::string& name, const std::vector<std::
   return p;
 }
 
+// The same with device-changing moves only (transfers): for families whose HF forward records
+// same-device .to calls (GPT-2's position embeddings, the masks' dtype casts).
+inline Placements expect_transfers(const std::string& name, const std::vector<std::string>& pipeline) {
+  SCOPED_TRACE(name);
+  Placements p = export_placements(name);
+  EXPECT_TRUE(transfers(p.cpu).empty());
+  EXPECT_TRUE(transfers(p.cuda).empty());
+  EXPECT_EQ(transfers(p.pipeline), pipeline);
+  return p;
+}
+
 // A llama-style decoder's pipeline: `cut` transfers to cuda:1 at the layer cut (hidden, mask, cos,
 // sin), then, when lm_head is tied to embed_tokens.weight, the logits' input back to cuda:0.
 struct ExportCase {

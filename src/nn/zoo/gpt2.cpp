@@ -9,6 +9,7 @@
 #include "fakeexport/ops/api.h"
 #include "nn/zoo/families.h"
 #include "nn/zoo/gpt2_parts.h"
+#include "nn/zoo/masking.h"
 
 namespace fe::zoo {
 
@@ -119,6 +120,9 @@ GPT2Options GPT2Options::from(const Config& c, const std::string& prefix) {
   o.activation_function = c.get_string("activation_function", "gelu_new");
   check_activation(o.activation_function, c.origin(), prefix + "activation_function");
   o.layer_norm_epsilon = c.get_double("layer_norm_epsilon", 1e-5);
+  o.embd_pdrop = c.get_double("embd_pdrop", 0.1);
+  o.attn_pdrop = c.get_double("attn_pdrop", 0.1);
+  o.resid_pdrop = c.get_double("resid_pdrop", 0.1);
   o.scale_attn_weights = c.get_bool("scale_attn_weights", true);
   o.scale_attn_by_inverse_layer_idx = c.get_bool("scale_attn_by_inverse_layer_idx", false);
   o.add_cross_attention = c.get_bool("add_cross_attention", false);
@@ -140,9 +144,12 @@ GPT2Attention::GPT2Attention(const GPT2Options& o, bool cross, int64_t layer_idx
     c_attn = register_module("c_attn", std::make_shared<Conv1D>(3 * embed_dim, embed_dim));
   }
   c_proj = register_module("c_proj", std::make_shared<Conv1D>(embed_dim, embed_dim));
+  // attn_dropout only feeds sdpa's dropout_p in training; in eval it records nothing.
+  attn_dropout = register_module("attn_dropout", std::make_shared<nn::Dropout>(o.attn_pdrop));
+  resid_dropout = register_module("resid_dropout", std::make_shared<nn::Dropout>(o.resid_pdrop));
 }
 
-Tensor GPT2Attention::operator()(const Tensor& hidden_states, const Tensor& encoder_hidden_states) {
+Tensor GPT2Attention::operator()(const Tensor& hidden_states, const Tensor& mask, const Tensor& encoder_hidden_states) {
   nn::ModuleCallScope scope(*this);
   Tensor q, k, v;
   if (encoder_hidden_states.defined()) {
@@ -160,22 +167,26 @@ Tensor GPT2Attention::operator()(const Tensor& hidden_states, const Tensor& enco
   k = k.view({k.size(0), k.size(1), -1, head_dim}).transpose(1, 2);
   v = v.view({v.size(0), v.size(1), -1, head_dim}).transpose(1, 2);
   q = q.view({q.size(0), q.size(1), -1, head_dim}).transpose(1, 2);
-  // sdpa_attention_forward: is_causal = query.shape[2] > 1 and attention_mask is None and module.is_causal.
-  const bool causal = !is_cross_attention && q.size(2) > 1;
-  Tensor out = scaled_dot_product_attention(q, k, v, Tensor(), 0.0, causal, scaling);
+  // sdpa_attention_forward: is_causal = query.shape[2] > 1 and attention_mask is None and module.is_causal;
+  // self-attention gets the materialized causal mask, cross-attention none.
+  const Tensor m = is_cross_attention ? Tensor() : mask;
+  const bool causal = !is_cross_attention && !m.defined() && q.size(2) > 1;
+  Tensor out = scaled_dot_product_attention(q, k, v, m, 0.0, causal, scaling);
   out = out.transpose(1, 2).contiguous();
   out = out.reshape({out.size(0), out.size(1), -1}).contiguous();
-  return (*c_proj)(out);
+  out = (*c_proj)(out);
+  return (*resid_dropout)(out);
 }
 
 GPT2MLP::GPT2MLP(int64_t intermediate_size, const GPT2Options& o)
     : c_fc(register_module("c_fc", std::make_shared<Conv1D>(intermediate_size, o.n_embd))),
       c_proj(register_module("c_proj", std::make_shared<Conv1D>(o.n_embd, intermediate_size))),
-      act(register_module("act", std::make_shared<HFActivation>(o.activation_function))) {}
+      act(register_module("act", std::make_shared<HFActivation>(o.activation_function))),
+      dropout(register_module("dropout", std::make_shared<nn::Dropout>(o.resid_pdrop))) {}
 
 Tensor GPT2MLP::operator()(const Tensor& x) {
   nn::ModuleCallScope scope(*this);
-  return (*c_proj)((*act)((*c_fc)(x)));
+  return (*dropout)((*c_proj)((*act)((*c_fc)(x))));
 }
 
 GPT2Block::GPT2Block(const GPT2Options& o, int64_t layer_idx) {
@@ -189,16 +200,16 @@ GPT2Block::GPT2Block(const GPT2Options& o, int64_t layer_idx) {
   mlp = register_module("mlp", std::make_shared<GPT2MLP>(o.n_inner, o));
 }
 
-Tensor GPT2Block::operator()(const Tensor& hidden_states, const Tensor& encoder_hidden_states) {
+Tensor GPT2Block::operator()(const Tensor& hidden_states, const Tensor& mask, const Tensor& encoder_hidden_states) {
   nn::ModuleCallScope scope(*this);
   Tensor residual = hidden_states;
-  Tensor h = (*attn)((*ln_1)(hidden_states));
+  Tensor h = (*attn)((*ln_1)(hidden_states), mask);
   h = h + residual;  // attn_output + residual
   if (encoder_hidden_states.defined()) {
     FE_CHECK(crossattention != nullptr, ValueError, "If `encoder_hidden_states` are passed, GPT2Block has to be "
              "instantiated with cross-attention layers by setting `config.add_cross_attention=True`");
     residual = h;
-    Tensor c = (*crossattention)((*ln_cross_attn)(h), encoder_hidden_states);
+    Tensor c = (*crossattention)((*ln_cross_attn)(h), Tensor(), encoder_hidden_states);
     h = residual + c;
   }
   residual = h;
@@ -211,6 +222,7 @@ Tensor GPT2Block::operator()(const Tensor& hidden_states, const Tensor& encoder_
 GPT2Model::GPT2Model(const GPT2Options& o) : opts(o) {
   wte = register_module("wte", std::make_shared<nn::Embedding>(o.vocab_size, o.n_embd));
   wpe = register_module("wpe", std::make_shared<nn::Embedding>(o.n_positions, o.n_embd));
+  drop = register_module("drop", std::make_shared<nn::Dropout>(o.embd_pdrop));
   h = register_module("h", std::make_shared<nn::ModuleList>());
   for (int64_t i = 0; i < o.n_layer; ++i) {
     blocks.push_back(std::make_shared<GPT2Block>(o, i));
@@ -237,17 +249,22 @@ Tensor GPT2Model::operator()(const Tensor& input_ids_in, const Tensor& encoder_h
   Tensor input_ids = wte_dev_.to(input_ids_in).view({-1, seq});
   Tensor inputs_embeds = (*wte)(input_ids);
   // position_ids = torch.arange(inputs_embeds.shape[1], device=inputs_embeds.device) + past_seen_tokens (0)
-  Tensor position_ids = arange(inputs_embeds.size(1), {.dtype = DType::Int64, .device = inputs_embeds.device()});
+  Tensor position_ids = arange(Scalar(inputs_embeds.size(1)), {.device = inputs_embeds.device()});
   position_ids = add(position_ids, 0).unsqueeze(0);
   Tensor position_embeds = (*wpe)(wpe_dev_.to(position_ids));
-  // hidden_states = inputs_embeds + position_embeds.to(inputs_embeds.device)
-  if (position_embeds.device() != inputs_embeds.device()) position_embeds = position_embeds.to(inputs_embeds.device());
+  // hidden_states = inputs_embeds + position_embeds.to(inputs_embeds.device) (recorded on one device too)
+  position_embeds = position_embeds.to(inputs_embeds.device());
   Tensor hidden = inputs_embeds + position_embeds;
+  // create_causal_mask(config, inputs_embeds, attention_mask=None, position_ids=position_ids)
+  Tensor mask = masks::create_causal_mask(inputs_embeds, Tensor(), position_ids);
+  hidden = (*drop)(hidden);
   Tensor enc = encoder_hidden_states;
   for (size_t i = 0; i < blocks.size(); ++i) {
+    // The block's inputs in its argument order (hidden_states, attention_mask, encoder states).
     hidden = block_dev_[i].to(hidden);
+    mask = block_dev_[i].to(mask);
     if (enc.defined()) enc = block_dev_[i].to(enc);  // a no-op after the first block of a device
-    hidden = (*blocks[i])(hidden, enc);
+    hidden = (*blocks[i])(hidden, mask, enc);
   }
   hidden = (*ln_f)(ln_f_dev_.to(hidden));
   // output_shape = (-1,) + input_shape[1:] + (hidden_states.size(-1),)
@@ -292,7 +309,9 @@ class GPT2LMHeadModel : public Model {
              args.size(), " were given");
     nn::ModuleCallScope scope(*this);
     Tensor hidden = (*transformer)(args[0]);
-    return {(*lm_head)(head_dev_.to(hidden))};
+    // hidden_states[:, slice(-logits_to_keep, None), :] with logits_to_keep = 0: every index, an alias.
+    Tensor kept = alias(hidden);
+    return {(*lm_head)(head_dev_.to(kept))};
   }
 
   // Hub checkpoints (saved from GPT2Model) lack the "transformer." prefix and carry the causal-mask

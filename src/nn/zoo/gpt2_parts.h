@@ -58,6 +58,7 @@ struct GPT2Options {
   int64_t vocab_size, n_positions, n_embd, n_layer, n_head, n_inner;
   std::string activation_function;
   double layer_norm_epsilon;
+  double embd_pdrop = 0.1, attn_pdrop = 0.1, resid_pdrop = 0.1;  ///< recorded as eval-mode dropout nodes
   bool scale_attn_weights, scale_attn_by_inverse_layer_idx, add_cross_attention, tie_word_embeddings;
   /// `prefix` names nested configs in errors ("decoder.").
   static GPT2Options from(const Config& c, const std::string& prefix = "");
@@ -67,13 +68,15 @@ class GPT2Attention : public nn::Module {
  public:
   GPT2Attention(const GPT2Options& o, bool is_cross_attention, int64_t layer_idx);
   std::string type_name() const override { return "transformers.models.gpt2.modeling_gpt2.GPT2Attention"; }
-  /// Self-attention (causal) when `encoder_hidden_states` is undefined, else cross-attention.
-  Tensor operator()(const Tensor& hidden_states, const Tensor& encoder_hidden_states = Tensor());
+  /// Self-attention under `mask` (the boolean causal mask) when `encoder_hidden_states` is
+  /// undefined, else cross-attention (no mask).
+  Tensor operator()(const Tensor& hidden_states, const Tensor& mask, const Tensor& encoder_hidden_states = Tensor());
 
   const int64_t embed_dim, num_heads, head_dim;
   const bool is_cross_attention;
   double scaling = 1.0;
   std::shared_ptr<Conv1D> c_attn, q_attn, c_proj;  ///< q_attn only for cross-attention
+  std::shared_ptr<nn::Dropout> attn_dropout, resid_dropout;
 };
 
 class GPT2MLP : public nn::Module {
@@ -83,13 +86,14 @@ class GPT2MLP : public nn::Module {
   Tensor operator()(const Tensor& x);
   std::shared_ptr<Conv1D> c_fc, c_proj;
   std::shared_ptr<HFActivation> act;
+  std::shared_ptr<nn::Dropout> dropout;
 };
 
 class GPT2Block : public nn::Module {
  public:
   GPT2Block(const GPT2Options& o, int64_t layer_idx);
   std::string type_name() const override { return "transformers.models.gpt2.modeling_gpt2.GPT2Block"; }
-  Tensor operator()(const Tensor& hidden_states, const Tensor& encoder_hidden_states = Tensor());
+  Tensor operator()(const Tensor& hidden_states, const Tensor& mask, const Tensor& encoder_hidden_states = Tensor());
   std::shared_ptr<nn::LayerNorm> ln_1;
   std::shared_ptr<GPT2Attention> attn;
   std::shared_ptr<nn::LayerNorm> ln_2;
@@ -111,6 +115,7 @@ class GPT2Model : public nn::Module {
 
   GPT2Options opts;
   std::shared_ptr<nn::Embedding> wte, wpe;
+  std::shared_ptr<nn::Dropout> drop;
   std::shared_ptr<nn::ModuleList> h;
   std::shared_ptr<nn::LayerNorm> ln_f;
   std::vector<std::shared_ptr<GPT2Block>> blocks;
