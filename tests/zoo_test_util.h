@@ -186,26 +186,24 @@ inline Placements export_placements(const std::string& name, const zoo::InputOpt
   return {on(cpu, false), on(cuda0, false), on(cuda0, true)};
 }
 
-// Exports `name` on every placement (the caller holds the FakeTensorMode): no aten.to / _to_copy node
-// on cpu or cuda:0, exactly `pipeline` ("from->to") across cuda:0 / cuda:1.
-inline Placements expect_copies(const std::string& name, const std::vector<std::string>& pipeline) {
+// Exports `name` on every placement (the caller holds the FakeTensorMode): no move on cpu or
+// cuda:0, exactly `pipeline` ("from->to") across cuda:0 / cuda:1, where a move is what `moves` lists:
+// `copies` (every aten.to / _to_copy node) or `transfers` (device-changing ones only, for families
+// whose HF forward records same-device .to calls: GPT-2's position embeddings, the masks' casts).
+inline Placements expect_moves(const std::string& name, const std::vector<std::string>& pipeline,
+                               std::vector<std::string> (*moves)(const fe::ExportedProgram&)) {
   SCOPED_TRACE(name);
   Placements p = export_placements(name);
-  EXPECT_TRUE(copies(p.cpu).empty());
-  EXPECT_TRUE(copies(p.cuda).empty());
-  EXPECT_EQ(copies(p.pipeline), pipeline);
+  EXPECT_TRUE(moves(p.cpu).empty());
+  EXPECT_TRUE(moves(p.cuda).empty());
+  EXPECT_EQ(moves(p.pipeline), pipeline);
   return p;
 }
-
-// The same with device-changing moves only (transfers): for families whose HF forward records
-// same-device .to calls (GPT-2's position embeddings, the masks' dtype casts).
+inline Placements expect_copies(const std::string& name, const std::vector<std::string>& pipeline) {
+  return expect_moves(name, pipeline, copies);
+}
 inline Placements expect_transfers(const std::string& name, const std::vector<std::string>& pipeline) {
-  SCOPED_TRACE(name);
-  Placements p = export_placements(name);
-  EXPECT_TRUE(transfers(p.cpu).empty());
-  EXPECT_TRUE(transfers(p.cuda).empty());
-  EXPECT_EQ(transfers(p.pipeline), pipeline);
-  return p;
+  return expect_moves(name, pipeline, transfers);
 }
 
 // A llama-style decoder's pipeline: `cut` transfers to cuda:1 at the layer cut (hidden, mask, cos,
