@@ -24,8 +24,9 @@ TEST(ZooBert, ExportsOnCpuCudaAndPipeline) {
   for (const std::string& name : kBertConfigs) {
     SCOPED_TRACE(name);
     fe::FakeTensorMode fm;
-    // One cut: the hidden states entering the first layer of cuda:1 (the pooler follows the last layer).
-    const Placements p = expect_copies(name, {"cuda:0->cuda:1"});
+    // One cut: the hidden states and the attention mask entering the first layer of cuda:1 (the
+    // pooler follows the last layer).
+    const Placements p = expect_copies(name, {"cuda:0->cuda:1", "cuda:0->cuda:1"});
     ASSERT_EQ(output_devices(p.cpu).size(), 2u);  // last_hidden_state, pooler_output
     EXPECT_EQ(output_devices(p.pipeline).at(1), "cuda:1");
   }

@@ -8,6 +8,7 @@
 #include "fakeexport/ops/api.h"
 #include "nn/zoo/bert_common.h"
 #include "nn/zoo/families.h"
+#include "nn/zoo/masking.h"
 
 namespace fe::zoo {
 namespace {
@@ -64,14 +65,14 @@ class BertSelfAttention : public nn::Module {
         value(register_module("value", std::make_shared<nn::Linear>(d.hidden, d.hidden))) {}
   std::string type_name() const override { return std::string(kPrefix) + "BertSelfAttention"; }
 
-  Tensor operator()(const Tensor& h) {
+  Tensor operator()(const Tensor& h, const Tensor& mask) {
     nn::ModuleCallScope scope(*this);
     const SymInt B = h.size(0), T = h.size(1);
     Tensor q = (*query)(h).view({B, T, -1, head_dim}).transpose(1, 2);
     Tensor k = (*key)(h).view({B, T, -1, head_dim}).transpose(1, 2);
     Tensor v = (*value)(h).view({B, T, -1, head_dim}).transpose(1, 2);
-    // sdpa_attention_forward: no mask, not causal, scale = head_dim ** -0.5.
-    Tensor o = scaled_dot_product_attention(q, k, v, Tensor(), 0.0, false, std::pow(double(head_dim), -0.5));
+    // sdpa_attention_forward: the bidirectional mask, not causal, scale = head_dim ** -0.5.
+    Tensor o = scaled_dot_product_attention(q, k, v, mask, 0.0, false, std::pow(double(head_dim), -0.5));
     o = o.transpose(1, 2).contiguous();
     return o.reshape({B, T, -1}).contiguous();
   }
@@ -107,9 +108,9 @@ class BertAttention : public nn::Module {
       : self(register_module("self", std::make_shared<BertSelfAttention>(d))),
         output(register_module("output", std::make_shared<BertDenseNorm>(d.hidden, d, "BertSelfOutput"))) {}
   std::string type_name() const override { return std::string(kPrefix) + "BertAttention"; }
-  Tensor operator()(const Tensor& h) {
+  Tensor operator()(const Tensor& h, const Tensor& mask) {
     nn::ModuleCallScope scope(*this);
-    return (*output)((*self)(h), h);
+    return (*output)((*self)(h, mask), h);
   }
   std::shared_ptr<BertSelfAttention> self;
   std::shared_ptr<BertDenseNorm> output;
@@ -136,9 +137,9 @@ class BertLayer : public nn::Module {
         intermediate(register_module("intermediate", std::make_shared<BertIntermediate>(d, std::move(act)))),
         output(register_module("output", std::make_shared<BertDenseNorm>(d.inter, d, "BertOutput"))) {}
   std::string type_name() const override { return std::string(kPrefix) + "BertLayer"; }
-  Tensor operator()(const Tensor& h) {
+  Tensor operator()(const Tensor& h, const Tensor& mask) {
     nn::ModuleCallScope scope(*this);
-    Tensor a = (*attention)(h);
+    Tensor a = (*attention)(h, mask);
     return (*output)((*intermediate)(a), a);
   }
   std::shared_ptr<BertAttention> attention;
@@ -209,9 +210,14 @@ class BertModel : public Model {
              " were given");
     nn::ModuleCallScope scope(*this);
     Tensor h = (*embeddings)(to_module_device(args[0], *embeddings));
+    // create_bidirectional_mask(config, embedding_output, attention_mask=None)
+    Tensor mask = masks::create_bidirectional_mask(h, Tensor());
     for (size_t i = 0; i < encoder->layer->size(); ++i) {
+      // The layer's inputs in its argument order (hidden_states, attention_mask).
       auto& layer = encoder->layer->at<BertLayer>(i);
-      h = layer(to_module_device(h, layer));
+      h = to_module_device(h, layer);
+      mask = to_module_device(mask, layer);
+      h = layer(h, mask);
     }
     // The encoder's output is last_hidden_state; the pooler reads it on its own device.
     return {h, (*pooler)(to_module_device(h, *pooler))};

@@ -17,6 +17,8 @@ using MaskFunction = std::function<Tensor(const Indices&)>;
 
 /// kv <= q.
 MaskFunction causal();
+/// q >= 0: every position (bidirectional_mask_function, index-based).
+MaskFunction bidirectional();
 /// kv > q - window (an overlay for a causal mask).
 MaskFunction sliding_window_overlay(int64_t window);
 /// packed[batch, q] == packed[batch, kv].
@@ -39,5 +41,9 @@ Tensor sdpa_mask(const SymInt& batch, const SymInt& q_length, const SymInt& kv_l
 /// (create_sliding_window_causal_mask passes the sliding-window overlay).
 Tensor create_causal_mask(const Tensor& inputs_embeds, const Tensor& attention_mask, const Tensor& position_ids,
                           const MaskFunction& overlay = nullptr);
+
+/// create_bidirectional_mask (encoders): the bidirectional function, and the 2D attention_mask (may be
+/// undefined) as a padding mask; never skipped under export.
+Tensor create_bidirectional_mask(const Tensor& inputs_embeds, const Tensor& attention_mask);
 
 }  // namespace fe::zoo::masks

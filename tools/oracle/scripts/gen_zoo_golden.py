@@ -73,9 +73,11 @@ CASES = {
                                                       _fe_dtype="bfloat16")),
     "gpt2": ("gpt2", "GPT2LMHeadModel", dict(vocab_size=V, n_embd=32, n_layer=2, n_head=2, n_positions=64,
                                              use_cache=False)),
+    "bert": ("bert", "BertModel", dict(vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                                       intermediate_size=64, max_position_embeddings=64)),
 }
 
-DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gpt2"}
+DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gpt2", "bert"}
 MASKED = {"llama", "mistral", "gemma"}
 
 
