@@ -25,9 +25,10 @@ TEST(ZooVit, Units) {
 }
 
 TEST(ZooVit, ExportsOnEveryPlacement) {
-  // One cut between the layers; the head follows the last layer.
+  // One cut between the layers (the hidden states and the attention mask move); the head follows the
+  // last layer.
   FakeTensorMode fake;
-  for (const char* name : kConfigs) expect_copies(name, {"cuda:0->cuda:1"});
+  for (const char* name : kConfigs) expect_copies(name, {"cuda:0->cuda:1", "cuda:0->cuda:1"});
 }
 
 TEST(ZooVit, LogitsShapeAndDynamicBatch) {

@@ -6,6 +6,7 @@
 #include "fakeexport/core/error.h"
 #include "fakeexport/ops/api.h"
 #include "nn/zoo/families.h"
+#include "nn/zoo/masking.h"
 #include "nn/zoo/vit_parts.h"
 
 namespace fe::zoo {
@@ -46,6 +47,7 @@ ViTOptions ViTOptions::from(const Config& c, const std::string& prefix) {
   check_activation(o.pooler_act, c.origin(), prefix + "pooler_act");
   o.layer_norm_eps = c.get_double("layer_norm_eps", 1e-12);
   o.qkv_bias = c.get_bool("qkv_bias", true);
+  o.hidden_dropout_prob = c.get_double("hidden_dropout_prob", 0.0);
   return o;
 }
 
@@ -67,7 +69,8 @@ ViTEmbeddings::ViTEmbeddings(const ViTOptions& o)
     : image_size(o.image_size),
       cls_token(register_parameter("cls_token", randn({1, 1, o.hidden_size}))),
       patch_embeddings(register_module("patch_embeddings", std::make_shared<ViTPatchEmbeddings>(o))),
-      position_embeddings(register_parameter("position_embeddings", randn({1, o.num_patches() + 1, o.hidden_size}))) {}
+      position_embeddings(register_parameter("position_embeddings", randn({1, o.num_patches() + 1, o.hidden_size}))),
+      dropout(register_module("dropout", std::make_shared<nn::Dropout>(o.hidden_dropout_prob))) {}
 
 Tensor ViTEmbeddings::operator()(const Tensor& pixel_values) {
   nn::ModuleCallScope scope(*this);
@@ -79,7 +82,8 @@ Tensor ViTEmbeddings::operator()(const Tensor& pixel_values) {
   Tensor embeddings = (*patch_embeddings)(pixel_values);
   Tensor cls_tokens = cls_token.expand({batch_size, -1, -1});
   embeddings = cat({cls_tokens, embeddings}, 1);
-  return embeddings + position_embeddings;
+  embeddings = embeddings + position_embeddings;
+  return (*dropout)(embeddings);
 }
 
 // ---- encoder layer
@@ -92,14 +96,14 @@ ViTAttention::ViTAttention(const ViTOptions& o)
       v_proj(register_module("v_proj", std::make_shared<nn::Linear>(o.hidden_size, o.num_attention_heads * o.head_dim, o.qkv_bias))),
       o_proj(register_module("o_proj", std::make_shared<nn::Linear>(o.num_attention_heads * o.head_dim, o.hidden_size, true))) {}
 
-Tensor ViTAttention::operator()(const Tensor& hidden_states) {
+Tensor ViTAttention::operator()(const Tensor& hidden_states, const Tensor& mask) {
   nn::ModuleCallScope scope(*this);
   // hidden_shape = (*input_shape, -1, self.head_dim)
   const SymInt b = hidden_states.size(0), n = hidden_states.size(1);
   Tensor q = (*q_proj)(hidden_states).view({b, n, -1, head_dim}).transpose(1, 2);
   Tensor k = (*k_proj)(hidden_states).view({b, n, -1, head_dim}).transpose(1, 2);
   Tensor v = (*v_proj)(hidden_states).view({b, n, -1, head_dim}).transpose(1, 2);
-  Tensor out = scaled_dot_product_attention(q, k, v, Tensor(), 0.0, false, scaling);
+  Tensor out = scaled_dot_product_attention(q, k, v, mask, 0.0, false, scaling);
   out = out.transpose(1, 2).contiguous();
   out = out.reshape({b, n, -1}).contiguous();
   return (*o_proj)(out);
@@ -119,15 +123,18 @@ ViTLayer::ViTLayer(const ViTOptions& o)
     : attention(register_module("attention", std::make_shared<ViTAttention>(o))),
       layernorm_before(register_module("layernorm_before", std::make_shared<nn::LayerNorm>(o.hidden_size, o.layer_norm_eps))),
       layernorm_after(register_module("layernorm_after", std::make_shared<nn::LayerNorm>(o.hidden_size, o.layer_norm_eps))),
-      mlp(register_module("mlp", std::make_shared<ViTMLP>(o))) {}
+      mlp(register_module("mlp", std::make_shared<ViTMLP>(o))),
+      dropout(register_module("dropout", std::make_shared<nn::Dropout>(o.hidden_dropout_prob))) {}
 
-Tensor ViTLayer::operator()(const Tensor& hidden_states) {
+Tensor ViTLayer::operator()(const Tensor& hidden_states, const Tensor& mask) {
   nn::ModuleCallScope scope(*this);
   Tensor residual = hidden_states;
-  Tensor h = (*attention)((*layernorm_before)(hidden_states));
+  Tensor h = (*attention)((*layernorm_before)(hidden_states), mask);
+  h = (*dropout)(h);
   h = h + residual;
   residual = h;
   h = (*mlp)((*layernorm_after)(h));
+  h = (*dropout)(h);
   return h + residual;
 }
 
@@ -172,7 +179,14 @@ ViTModel::Output ViTModel::operator()(const Tensor& pixel_values_in) {
   const DType expected = embeddings->patch_embeddings->projection->weight.dtype();
   if (pixel_values.dtype() != expected) pixel_values = pixel_values.to(expected);
   Tensor hidden = (*embeddings)(pixel_values);
-  for (size_t i = 0; i < layer_list.size(); ++i) hidden = (*layer_list[i])(layer_dev_[i].to(hidden));
+  // create_bidirectional_mask(config, embedding_output, attention_mask=None)
+  Tensor mask = masks::create_bidirectional_mask(hidden, Tensor());
+  for (size_t i = 0; i < layer_list.size(); ++i) {
+    // The layer's inputs in its argument order (hidden_states, attention_mask).
+    hidden = layer_dev_[i].to(hidden);
+    mask = layer_dev_[i].to(mask);
+    hidden = (*layer_list[i])(hidden, mask);
+  }
   Output out;
   out.last_hidden_state = (*layernorm)(norm_dev_.to(hidden));
   if (pooler) out.pooler_output = (*pooler)(pool_dev_.to(out.last_hidden_state));

@@ -29,6 +29,7 @@ struct ViTOptions {
   int64_t image_size, patch_size, num_channels, pooler_output_size;
   std::string hidden_act, pooler_act;
   double layer_norm_eps;
+  double hidden_dropout_prob = 0.0;  ///< recorded as eval-mode dropout nodes
   bool qkv_bias;
   /// `prefix` names nested configs in errors ("encoder.").
   static ViTOptions from(const Config& c, const std::string& prefix = "");
@@ -52,13 +53,14 @@ class ViTEmbeddings : public nn::Module {
   Tensor& cls_token;
   std::shared_ptr<ViTPatchEmbeddings> patch_embeddings;
   Tensor& position_embeddings;
+  std::shared_ptr<nn::Dropout> dropout;
 };
 
 class ViTAttention : public nn::Module {
  public:
   explicit ViTAttention(const ViTOptions& o);
   std::string type_name() const override { return "transformers.models.vit.modeling_vit.ViTAttention"; }
-  Tensor operator()(const Tensor& hidden_states);
+  Tensor operator()(const Tensor& hidden_states, const Tensor& mask);
   const int64_t head_dim;
   const double scaling;
   std::shared_ptr<nn::Linear> q_proj, k_proj, v_proj, o_proj;
@@ -77,10 +79,11 @@ class ViTLayer : public nn::Module {
  public:
   explicit ViTLayer(const ViTOptions& o);
   std::string type_name() const override { return "transformers.models.vit.modeling_vit.ViTLayer"; }
-  Tensor operator()(const Tensor& hidden_states);
+  Tensor operator()(const Tensor& hidden_states, const Tensor& mask);
   std::shared_ptr<ViTAttention> attention;
   std::shared_ptr<nn::LayerNorm> layernorm_before, layernorm_after;
   std::shared_ptr<ViTMLP> mlp;
+  std::shared_ptr<nn::Dropout> dropout;
 };
 
 class ViTPooler : public nn::Module {

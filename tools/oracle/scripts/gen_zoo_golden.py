@@ -75,6 +75,8 @@ CASES = {
                                              use_cache=False)),
     "bert": ("bert", "BertModel", dict(vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                                        intermediate_size=64, max_position_embeddings=64)),
+    "vit": ("vit", "ViTForImageClassification", dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                                                     intermediate_size=64, image_size=32, patch_size=8, num_labels=5)),
 }
 
 DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gpt2", "bert"}
@@ -104,7 +106,10 @@ def main():
         torch.set_default_dtype(getattr(torch, dtype))
         model = getattr(transformers, cls)(cfg).eval()
         torch.set_default_dtype(torch.float32)
-        ids = torch.randint(3, V, (B, S), generator=torch.Generator().manual_seed(0))
+        if mt == "vit":  # pixel_values [2, C, H, W] (`fakeexport export --batch 2`)
+            ids = torch.randn(B, cfg.num_channels, cfg.image_size, cfg.image_size, generator=torch.Generator().manual_seed(0))
+        else:
+            ids = torch.randint(3, V, (B, S), generator=torch.Generator().manual_seed(0))
         ep = torch.export.export(model, (ids,), strict=False)
         d = cfg.to_dict()
         d["architectures"] = [cls]
