@@ -168,10 +168,9 @@ Tensor GPT2Attention::operator()(const Tensor& hidden_states, const Tensor& mask
   v = v.view({v.size(0), v.size(1), -1, head_dim}).transpose(1, 2);
   q = q.view({q.size(0), q.size(1), -1, head_dim}).transpose(1, 2);
   // sdpa_attention_forward: is_causal = query.shape[2] > 1 and attention_mask is None and module.is_causal;
-  // self-attention gets the materialized causal mask, cross-attention none.
-  const Tensor m = is_cross_attention ? Tensor() : mask;
-  const bool causal = !is_cross_attention && !m.defined() && q.size(2) > 1;
-  Tensor out = scaled_dot_product_attention(q, k, v, m, 0.0, causal, scaling);
+  // self-attention gets the materialized causal mask, cross-attention the encoder's bidirectional one.
+  const bool causal = !is_cross_attention && !mask.defined() && q.size(2) > 1;
+  Tensor out = scaled_dot_product_attention(q, k, v, mask, 0.0, causal, scaling);
   out = out.transpose(1, 2).contiguous();
   out = out.reshape({out.size(0), out.size(1), -1}).contiguous();
   out = (*c_proj)(out);
@@ -200,7 +199,8 @@ GPT2Block::GPT2Block(const GPT2Options& o, int64_t layer_idx) {
   mlp = register_module("mlp", std::make_shared<GPT2MLP>(o.n_inner, o));
 }
 
-Tensor GPT2Block::operator()(const Tensor& hidden_states, const Tensor& mask, const Tensor& encoder_hidden_states) {
+Tensor GPT2Block::operator()(const Tensor& hidden_states, const Tensor& mask, const Tensor& encoder_hidden_states,
+                             const Tensor& encoder_mask) {
   nn::ModuleCallScope scope(*this);
   Tensor residual = hidden_states;
   Tensor h = (*attn)((*ln_1)(hidden_states), mask);
@@ -209,7 +209,7 @@ Tensor GPT2Block::operator()(const Tensor& hidden_states, const Tensor& mask, co
     FE_CHECK(crossattention != nullptr, ValueError, "If `encoder_hidden_states` are passed, GPT2Block has to be "
              "instantiated with cross-attention layers by setting `config.add_cross_attention=True`");
     residual = h;
-    Tensor c = (*crossattention)((*ln_cross_attn)(h), Tensor(), encoder_hidden_states);
+    Tensor c = (*crossattention)((*ln_cross_attn)(h), encoder_mask, encoder_hidden_states);
     h = residual + c;
   }
   residual = h;
@@ -257,18 +257,28 @@ Tensor GPT2Model::operator()(const Tensor& input_ids_in, const Tensor& encoder_h
   Tensor hidden = inputs_embeds + position_embeds;
   // create_causal_mask(config, inputs_embeds, attention_mask=None, position_ids=position_ids)
   Tensor mask = masks::create_causal_mask(inputs_embeds, Tensor(), position_ids);
+  // The cross-attention's: create_bidirectional_mask(config, inputs_embeds, None, encoder_hidden_states).
+  Tensor enc = encoder_hidden_states, enc_mask;
+  if (enc.defined()) enc_mask = masks::create_bidirectional_mask(inputs_embeds, Tensor(), enc);
   hidden = (*drop)(hidden);
-  Tensor enc = encoder_hidden_states;
   for (size_t i = 0; i < blocks.size(); ++i) {
-    // The block's inputs in its argument order (hidden_states, attention_mask, encoder states).
+    // The block's inputs in its argument order (hidden_states, attention_mask, encoder states and mask).
     hidden = block_dev_[i].to(hidden);
     mask = block_dev_[i].to(mask);
-    if (enc.defined()) enc = block_dev_[i].to(enc);  // a no-op after the first block of a device
-    hidden = (*blocks[i])(hidden, mask, enc);
+    if (enc.defined()) {
+      enc = block_dev_[i].to(enc);  // a no-op after the first block of a device
+      enc_mask = block_dev_[i].to(enc_mask);
+    }
+    hidden = (*blocks[i])(hidden, mask, enc, enc_mask);
   }
   hidden = (*ln_f)(ln_f_dev_.to(hidden));
   // output_shape = (-1,) + input_shape[1:] + (hidden_states.size(-1),)
   return hidden.view({-1, seq, hidden.size(-1)});
+}
+
+Tensor gpt2_logits(nn::Linear& lm_head, const UnitDevice& head_dev, const Tensor& hidden) {
+  Tensor kept = alias(hidden);
+  return lm_head(head_dev.to(kept));
 }
 
 std::shared_ptr<nn::Linear> make_gpt2_lm_head(const GPT2Options& o, GPT2Model& transformer) {
@@ -309,9 +319,7 @@ class GPT2LMHeadModel : public Model {
              args.size(), " were given");
     nn::ModuleCallScope scope(*this);
     Tensor hidden = (*transformer)(args[0]);
-    // hidden_states[:, slice(-logits_to_keep, None), :] with logits_to_keep = 0: every index, an alias.
-    Tensor kept = alias(hidden);
-    return {(*lm_head)(head_dev_.to(kept))};
+    return {gpt2_logits(*lm_head, head_dev_, hidden)};
   }
 
   // Hub checkpoints (saved from GPT2Model) lack the "transformer." prefix and carry the causal-mask

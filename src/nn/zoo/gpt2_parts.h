@@ -69,7 +69,7 @@ class GPT2Attention : public nn::Module {
   GPT2Attention(const GPT2Options& o, bool is_cross_attention, int64_t layer_idx);
   std::string type_name() const override { return "transformers.models.gpt2.modeling_gpt2.GPT2Attention"; }
   /// Self-attention under `mask` (the boolean causal mask) when `encoder_hidden_states` is
-  /// undefined, else cross-attention (no mask).
+  /// undefined, else cross-attention under `mask` (the bidirectional encoder mask).
   Tensor operator()(const Tensor& hidden_states, const Tensor& mask, const Tensor& encoder_hidden_states = Tensor());
 
   const int64_t embed_dim, num_heads, head_dim;
@@ -93,7 +93,8 @@ class GPT2Block : public nn::Module {
  public:
   GPT2Block(const GPT2Options& o, int64_t layer_idx);
   std::string type_name() const override { return "transformers.models.gpt2.modeling_gpt2.GPT2Block"; }
-  Tensor operator()(const Tensor& hidden_states, const Tensor& mask, const Tensor& encoder_hidden_states = Tensor());
+  Tensor operator()(const Tensor& hidden_states, const Tensor& mask, const Tensor& encoder_hidden_states = Tensor(),
+                    const Tensor& encoder_mask = Tensor());
   std::shared_ptr<nn::LayerNorm> ln_1;
   std::shared_ptr<GPT2Attention> attn;
   std::shared_ptr<nn::LayerNorm> ln_2;
@@ -128,6 +129,10 @@ class GPT2Model : public nn::Module {
 /// lm_head of GPT2LMHeadModel: bias-free Linear(n_embd, vocab), its weight tied to wte's unless
 /// tie_word_embeddings is false (a tied head lives, and computes, on wte's device).
 std::shared_ptr<nn::Linear> make_gpt2_lm_head(const GPT2Options& o, GPT2Model& transformer);
+
+/// GPT2LMHeadModel's logits: lm_head(hidden_states[:, slice(-logits_to_keep, None), :]) with
+/// logits_to_keep = 0 (every index: an alias), on the head's device.
+Tensor gpt2_logits(nn::Linear& lm_head, const UnitDevice& head_dev, const Tensor& hidden);
 
 /// Token ids [batch, seq] with values in [0, vocab) on `device`.
 Tensor example_token_ids(int64_t batch, int64_t seq, int64_t vocab, Device device);

@@ -66,12 +66,15 @@ MaskFunction bidirectional() {
   return [](const Indices& i) { return ge(i.q, 0); };
 }
 
-Tensor create_bidirectional_mask(const Tensor& inputs_embeds, const Tensor& attention_mask_in) {
+Tensor create_bidirectional_mask(const Tensor& inputs_embeds, const Tensor& attention_mask_in,
+                                 const Tensor& encoder_hidden_states) {
   const Device device = inputs_embeds.device();
   Tensor attention_mask = attention_mask_in;
   if (attention_mask.defined() && attention_mask.dim() == 2) attention_mask = attention_mask.to(device, DType::Bool);
   const SymInt q_length = inputs_embeds.size(1);
-  const SymInt kv_length = attention_mask.defined() ? attention_mask.size(-1) : q_length;
+  const SymInt kv_length = attention_mask.defined()           ? attention_mask.size(-1)
+                           : encoder_hidden_states.defined() ? encoder_hidden_states.size(1)
+                                                             : q_length;
   return sdpa_mask(inputs_embeds.size(0), q_length, kv_length, bidirectional(), attention_mask, device);
 }
 

@@ -43,7 +43,9 @@ Tensor create_causal_mask(const Tensor& inputs_embeds, const Tensor& attention_m
                           const MaskFunction& overlay = nullptr);
 
 /// create_bidirectional_mask (encoders): the bidirectional function, and the 2D attention_mask (may be
-/// undefined) as a padding mask; never skipped under export.
-Tensor create_bidirectional_mask(const Tensor& inputs_embeds, const Tensor& attention_mask);
+/// undefined) as a padding mask; never skipped under export. With `encoder_hidden_states` (a
+/// decoder's cross-attention) the keys are those states' positions.
+Tensor create_bidirectional_mask(const Tensor& inputs_embeds, const Tensor& attention_mask,
+                                 const Tensor& encoder_hidden_states = Tensor());
 
 }  // namespace fe::zoo::masks

@@ -2,7 +2,7 @@
 // encoder and a GPT-2 decoder (the pairing of ../shared/seeds/002): encoder = AutoModel(vit) =
 // ViTModel WITH its pooler, decoder = AutoModelForCausalLM(gpt2) = GPT2LMHeadModel with
 // cross-attention, enc_to_dec_proj when the widths differ. forward(pixel_values, decoder_input_ids)
-// returns what HF returns with return_dict=False: (logits, encoder last_hidden_state, pooler_output).
+// returns what torch.export returns of HF's Seq2SeqLMOutput: (logits, encoder_last_hidden_state).
 #include "fakeexport/core/error.h"
 #include "fakeexport/ops/api.h"
 #include "nn/zoo/families.h"
@@ -32,7 +32,7 @@ class GPT2LMHeadDecoder : public nn::Module {
   Tensor operator()(const Tensor& input_ids, const Tensor& encoder_hidden_states) {
     nn::ModuleCallScope scope(*this);
     Tensor hidden = (*transformer)(input_ids, encoder_hidden_states);
-    return (*lm_head)(head_dev_.to(hidden));
+    return gpt2_logits(*lm_head, head_dev_, hidden);
   }
   std::shared_ptr<GPT2Model> transformer;
   std::shared_ptr<nn::Linear> lm_head;
@@ -90,8 +90,9 @@ class VisionEncoderDecoderModel : public Model {
     Tensor encoder_hidden_states = enc.last_hidden_state;
     if (enc_to_dec_proj) encoder_hidden_states = (*enc_to_dec_proj)(proj_dev_.to(encoder_hidden_states));
     Tensor logits = (*decoder)(args[1], encoder_hidden_states);
-    // decoder_outputs + encoder_outputs, Nones dropped.
-    return {logits, enc.last_hidden_state, enc.pooler_output};
+    // Seq2SeqLMOutput's tensors, as export returns them: logits, encoder_last_hidden_state (the
+    // encoder's pooler_output is computed but not returned).
+    return {logits, enc.last_hidden_state};
   }
 
   // Checkpoints keep ViT's pre-5.x names (encoder.encoder.layer.N.attention.attention.query...).

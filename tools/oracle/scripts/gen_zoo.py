@@ -7,7 +7,8 @@ For every tests/fixtures/zoo/configs/NAME.json (and configs/*.json, the real pub
   "bfloat16"): the model is then built with that default dtype, as from_config(dtype=...) does.
 For configs named tiny_*.json also tests/fixtures/zoo/eager/NAME/: model.safetensors written by
   save_pretrained (tied weights once, HF's way) from seeded random weights, and io.safetensors with
-  the example inputs and the eager outputs (return_dict=False, use_cache=False).
+  the example inputs and the eager outputs (the ModelOutput's tensors in order, as torch.export
+  returns them: VisionEncoderDecoder has no pooler_output there; use_cache=False).
 Usage: tools/oracle/run tools/oracle/scripts/gen_zoo.py [--out DIR] [NAME ...]
 (--out: write under DIR instead of tests/fixtures/zoo, for tools/oracle/check-fixtures)"""
 import glob
@@ -106,11 +107,11 @@ def eager_fixture(name, path, out_dir):
         for p in m.parameters():
             p.copy_(torch.randn(p.shape, generator=g) * 0.2)
         inputs = example_inputs(mt, cfg, g)
-        kwargs = dict(inputs, return_dict=False)
+        kwargs = dict(inputs)
         if mt != "vit" and mt != "bert":
             kwargs["use_cache"] = False
         outs = m(**kwargs)
-    outs = [o for o in outs if isinstance(o, torch.Tensor)]
+    outs = [o for o in outs.to_tuple() if isinstance(o, torch.Tensor)]
     os.makedirs(out_dir, exist_ok=True)
     m.save_pretrained(out_dir, safe_serialization=True)
     for f in os.listdir(out_dir):

@@ -77,6 +77,11 @@ CASES = {
                                        intermediate_size=64, max_position_embeddings=64)),
     "vit": ("vit", "ViTForImageClassification", dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                                                      intermediate_size=64, image_size=32, patch_size=8, num_labels=5)),
+    "ved": ("vision-encoder-decoder", "VisionEncoderDecoderModel",
+            dict(encoder=dict(model_type="vit", hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                              intermediate_size=64, image_size=32, patch_size=8),
+                 decoder=dict(model_type="gpt2", vocab_size=V, n_embd=32, n_layer=2, n_head=2, n_positions=64,
+                              add_cross_attention=True, is_decoder=True, use_cache=False))),
 }
 
 DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gpt2", "bert"}
@@ -101,16 +106,27 @@ def main():
         torch.manual_seed(0)
         fields = dict(fields)
         dtype = fields.pop("_fe_dtype", "float32")
-        cfg = transformers.AutoConfig.for_model(mt, **fields)
+        if mt == "vision-encoder-decoder":
+            sub = {k: transformers.AutoConfig.for_model(f.pop("model_type"), **f)
+                   for k, f in ((k, dict(fields[k])) for k in ("encoder", "decoder"))}
+            cfg = transformers.VisionEncoderDecoderConfig.from_encoder_decoder_configs(sub["encoder"], sub["decoder"])
+        else:
+            cfg = transformers.AutoConfig.for_model(mt, **fields)
         # as from_config(dtype=...) builds it: under that default dtype
         torch.set_default_dtype(getattr(torch, dtype))
         model = getattr(transformers, cls)(cfg).eval()
         torch.set_default_dtype(torch.float32)
+        g = torch.Generator().manual_seed(0)
+        vision = cfg.encoder if mt == "vision-encoder-decoder" else cfg
+        pixels = lambda: torch.randn(B, vision.num_channels, vision.image_size, vision.image_size, generator=g)
         if mt == "vit":  # pixel_values [2, C, H, W] (`fakeexport export --batch 2`)
-            ids = torch.randn(B, cfg.num_channels, cfg.image_size, cfg.image_size, generator=torch.Generator().manual_seed(0))
+            args = (pixels(),)
+        elif mt == "vision-encoder-decoder":  # (pixel_values, decoder_input_ids [2, 8])
+            args = (pixels(), torch.randint(3, V, (B, S), generator=g))
         else:
-            ids = torch.randint(3, V, (B, S), generator=torch.Generator().manual_seed(0))
-        ep = torch.export.export(model, (ids,), strict=False)
+            args = (torch.randint(3, V, (B, S), generator=g),)
+        ids = args[0]
+        ep = torch.export.export(model, args, strict=False)
         d = cfg.to_dict()
         d["architectures"] = [cls]
         d["dtype"] = dtype
