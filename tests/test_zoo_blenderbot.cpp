@@ -11,17 +11,19 @@ struct Case {
   std::vector<std::string> pipeline_transfers;  // devices of the transfer nodes, in graph order
 };
 
-// Tied models: the hidden states and the encoder output enter the first cuda:1 decoder layer, the
-// hidden states return to cuda:0 for lm_head (it computes on model.shared's device), then HF's
-// final_logits_bias.to(lm_logits.device) (a no-op, which torch.export records all the same). Untied
-// 3+1 layers: the cut is inside the encoder, the decoder ids follow decoder.embed_tokens, and
-// final_logits_bias (default device, cuda:0) follows the logits.
-const std::vector<std::string> kTied = {"cuda:0->cuda:1", "cuda:0->cuda:1", "cuda:1->cuda:0", "cuda:0->cuda:0"};
+// Tied models: the hidden states, the causal mask, the encoder output and its mask enter the first
+// cuda:1 decoder layer, the hidden states return to cuda:0 for lm_head (it computes on
+// model.shared's device), then HF's final_logits_bias.to(lm_logits.device) (a no-op, which
+// torch.export records all the same). Untied 3+1 layers: the cut is inside the encoder (hidden
+// states and mask), the decoder ids follow decoder.embed_tokens, the decoder's masks are made on
+// cuda:1, and final_logits_bias (default device, cuda:0) follows the logits.
+const std::vector<std::string> kTied = {"cuda:0->cuda:1", "cuda:0->cuda:1", "cuda:0->cuda:1", "cuda:0->cuda:1",
+                                        "cuda:1->cuda:0", "cuda:0->cuda:0"};
 const std::vector<Case> kCases = {
     {"tiny_blenderbot", kTied},
     {"blenderbot_default", kTied},
     {"blenderbot_400m", kTied},
-    {"blenderbot_untied_relu", {"cuda:0->cuda:1", "cuda:0->cuda:1", "cuda:0->cuda:1"}},
+    {"blenderbot_untied_relu", {"cuda:0->cuda:1", "cuda:0->cuda:1", "cuda:0->cuda:1", "cuda:0->cuda:1"}},
     {"blenderbot_fp16", kTied},
 };
 

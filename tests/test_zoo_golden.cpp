@@ -75,7 +75,7 @@ TEST_P(ZooGolden, PrintsAsPyTorchExportsTransformers) {
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooGolden, ::testing::Values("llama", "llama_mha_bias", "qwen2", "mistral", "qwen3", "gemma",
                                                           "llama_bf16", "gemma_bf16", "mixtral", "mixtral_bf16", "qwen3_moe",
                                                           "qwen3_moe_bf16", "qwen2_moe", "qwen2_moe_window", "phi3",
-                                                          "phi3_partial", "gemma2", "gemma2_bf16", "gpt2", "bert", "vit", "ved"));
+                                                          "phi3_partial", "gemma2", "gemma2_bf16", "gpt2", "bert", "vit", "ved", "blenderbot"));
 
 // Dynamic batch and seq (`--dynamic batch,seq`): the same symbols, ranges, ops and order; node names
 // differ where PyTorch numbers them after size comparisons its Python code traced and dropped

@@ -11,6 +11,7 @@
 #include "fakeexport/ops/api.h"
 #include "nn/zoo/bert_common.h"
 #include "nn/zoo/families.h"
+#include "nn/zoo/masking.h"
 
 namespace fe::zoo {
 namespace {
@@ -57,8 +58,9 @@ class BlenderbotAttention : public nn::Module {
         out_proj(register_module("out_proj", std::make_shared<nn::Linear>(dim, dim))) {}
   std::string type_name() const override { return std::string(kPrefix) + "BlenderbotAttention"; }
 
-  /// Self-attention when `kv` is undefined, else cross-attention on kv (the encoder output).
-  Tensor operator()(const Tensor& h, const Tensor& kv = Tensor()) {
+  /// Self-attention when `kv` is undefined, else cross-attention on kv (the encoder output), under
+  /// `mask` (the materialized boolean mask).
+  Tensor operator()(const Tensor& h, const Tensor& mask, const Tensor& kv = Tensor()) {
     nn::ModuleCallScope scope(*this);
     const SymInt B = h.size(0), T = h.size(1);
     const Tensor& cur = kv.defined() ? kv : h;
@@ -68,10 +70,11 @@ class BlenderbotAttention : public nn::Module {
     Tensor k = (*k_proj)(cur), v = (*v_proj)(cur);
     k = k.view({cur.size(0), S, -1, head_dim}).transpose(1, 2);
     v = v.view({cur.size(0), S, -1, head_dim}).transpose(1, 2);
-    // sdpa_attention_forward: is_causal only for more than one query (a symbolic seq is >= 2).
+    // sdpa_attention_forward: is_causal only without a mask and for more than one query (a symbolic
+    // seq is >= 2).
     const auto t = T.maybe_int();
-    const bool causal = is_causal && (!t || *t > 1);
-    Tensor o = scaled_dot_product_attention(q, k, v, Tensor(), 0.0, causal, std::pow(double(head_dim), -0.5));
+    const bool causal = is_causal && !mask.defined() && (!t || *t > 1);
+    Tensor o = scaled_dot_product_attention(q, k, v, mask, 0.0, causal, std::pow(double(head_dim), -0.5));
     o = o.transpose(1, 2).contiguous();
     return (*out_proj)(o.reshape({B, T, -1}).contiguous());
   }
@@ -94,10 +97,10 @@ class EncoderLayer : public nn::Module {
         p_act(d.activation_dropout) {}
   std::string type_name() const override { return std::string(kPrefix) + "BlenderbotEncoderLayer"; }
 
-  Tensor operator()(const Tensor& x) {
+  Tensor operator()(const Tensor& x, const Tensor& mask) {
     nn::ModuleCallScope scope(*this);
     const bool tr = is_training();
-    Tensor h = x + fe::dropout((*self_attn)((*self_attn_layer_norm)(x)), p, tr);
+    Tensor h = x + fe::dropout((*self_attn)((*self_attn_layer_norm)(x), mask), p, tr);
     Tensor f = fe::dropout((*activation_fn)((*fc1)((*final_layer_norm)(h))), p_act, tr);
     h = h + fe::dropout((*fc2)(f), p, tr);
     // HF clamps float16 activations to finfo.max - 1000 after each encoder layer.
@@ -128,11 +131,11 @@ class DecoderLayer : public nn::Module {
         p_act(d.activation_dropout) {}
   std::string type_name() const override { return std::string(kPrefix) + "BlenderbotDecoderLayer"; }
 
-  Tensor operator()(const Tensor& x, const Tensor& enc) {
+  Tensor operator()(const Tensor& x, const Tensor& mask, const Tensor& enc, const Tensor& enc_mask) {
     nn::ModuleCallScope scope(*this);
     const bool tr = is_training();
-    Tensor h = x + fe::dropout((*self_attn)((*self_attn_layer_norm)(x)), p, tr);
-    h = h + fe::dropout((*encoder_attn)((*encoder_attn_layer_norm)(h), enc), p, tr);
+    Tensor h = x + fe::dropout((*self_attn)((*self_attn_layer_norm)(x), mask), p, tr);
+    h = h + fe::dropout((*encoder_attn)((*encoder_attn_layer_norm)(h), enc_mask, enc), p, tr);
     Tensor f = fe::dropout((*activation_fn)((*fc1)((*final_layer_norm)(h))), p_act, tr);
     return h + fe::dropout((*fc2)(f), p, tr);
   }
@@ -267,10 +270,16 @@ class BlenderbotForConditionalGeneration : public Model {
     nn::ModuleCallScope scope(enc);
     Tensor x = (*enc.embed_tokens)(to_module_device(ids, *enc.embed_tokens));
     Tensor pos = enc.embed_positions->positions(x.size(1));
+    const Tensor inputs_embeds = x;
     x = fe::dropout(to_module_device(x, *enc.embed_positions) + pos, dims.dropout, is_training());
+    // create_bidirectional_mask(config, inputs_embeds, attention_mask=None)
+    Tensor mask = masks::create_bidirectional_mask(inputs_embeds, Tensor());
     for (size_t i = 0; i < enc.layers->size(); ++i) {
+      // The layer's inputs in its argument order (hidden_states, attention_mask).
       EncoderLayer& l = enc.layer(i);
-      x = l(to_module_device(x, l));
+      x = to_module_device(x, l);
+      mask = to_module_device(mask, l);
+      x = l(x, mask);
     }
     return (*enc.layer_norm)(to_module_device(x, *enc.layer_norm));
   }
@@ -282,16 +291,21 @@ class BlenderbotForConditionalGeneration : public Model {
     x = to_module_device(x, *dec.embed_positions);
     // position_ids = arange(seq, device=inputs_embeds.device) + past_key_values_length (0).
     Tensor pos = arange(x.size(1), {.device = x.device()}) + 0;
+    // create_causal_mask without position_ids (no packed-sequence check), then the cross-attention's
+    // create_bidirectional_mask over the encoder output (under export no all-ones attention_mask).
+    Tensor mask = masks::create_causal_mask(x, Tensor(), Tensor());
+    Tensor enc_mask = masks::create_bidirectional_mask(x, Tensor(), enc_out);
     x = fe::dropout(x + (*dec.embed_positions)(pos), dims.dropout, is_training());
-    // The encoder output moves once to each device holding decoder layers.
-    std::vector<Tensor> enc_on{enc_out};
+    // The layer's inputs in its argument order (hidden_states, attention_mask, encoder_hidden_states,
+    // encoder_attention_mask); the encoder output and its mask move once to each device.
+    Tensor enc = enc_out;
     for (size_t i = 0; i < dec.layers->size(); ++i) {
       DecoderLayer& l = dec.layer(i);
       x = to_module_device(x, l);
-      const Device dev = x.device();
-      auto it = std::find_if(enc_on.begin(), enc_on.end(), [&](const Tensor& t) { return t.device() == dev; });
-      if (it == enc_on.end()) it = enc_on.insert(enc_on.end(), enc_out.to(dev));
-      x = l(x, *it);
+      mask = to_module_device(mask, l);
+      enc = to_module_device(enc, l);
+      enc_mask = to_module_device(enc_mask, l);
+      x = l(x, mask, enc, enc_mask);
     }
     return (*dec.layer_norm)(to_module_device(x, *dec.layer_norm));
   }

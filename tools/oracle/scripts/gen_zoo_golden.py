@@ -82,6 +82,10 @@ CASES = {
                               intermediate_size=64, image_size=32, patch_size=8),
                  decoder=dict(model_type="gpt2", vocab_size=V, n_embd=32, n_layer=2, n_head=2, n_positions=64,
                               add_cross_attention=True, is_decoder=True, use_cache=False))),
+    "blenderbot": ("blenderbot", "BlenderbotForConditionalGeneration",
+                   dict(vocab_size=V, d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
+                        decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64,
+                        use_cache=False)),
 }
 
 DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gpt2", "bert"}
@@ -126,7 +130,10 @@ def main():
         else:
             args = (torch.randint(3, V, (B, S), generator=g),)
         ids = args[0]
-        ep = torch.export.export(model, args, strict=False)
+        kwargs = {}
+        if mt == "blenderbot":  # forward(input_ids, attention_mask, decoder_input_ids, ...): by name
+            kwargs["decoder_input_ids"] = torch.randint(3, V, (B, S), generator=g)
+        ep = torch.export.export(model, args, kwargs, strict=False)
         d = cfg.to_dict()
         d["architectures"] = [cls]
         d["dtype"] = dtype
