@@ -37,6 +37,23 @@ fe::DType golden_dtype(const fe::zoo::Config& c) {
   return c.is_null("dtype") ? fe::DType::Float32 : fe::parse_dtype(c.get_string("dtype")).value();
 }
 
+/// Every node's nn_module_stack as gen_zoo_golden.py writes PyTorch's: `graph node: path=type | ...`.
+std::string module_stacks(const fe::ExportedProgram& ep) {
+  std::string out;
+  const auto graph = [&](const std::string& name, const fe::Graph& g) {
+    for (const auto& n : g.nodes()) {
+      if (!n->module_stack || n->module_stack->empty()) continue;
+      out += name + " " + n->name() + ": ";
+      for (size_t i = 0; i < n->module_stack->size(); ++i)
+        out += (i ? " | " : "") + (*n->module_stack)[i].path + "=" + (*n->module_stack)[i].type_name;
+      out += "\n";
+    }
+  };
+  graph("-", ep.graph);
+  for (const auto& [name, sub] : ep.graph.subgraphs()) graph(name, *sub);
+  return out;
+}
+
 class ZooGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ZooGolden, PrintsAsPyTorchExportsTransformers) {
@@ -50,6 +67,11 @@ TEST_P(ZooGolden, PrintsAsPyTorchExportsTransformers) {
   const std::string ours = without_comments(fe::to_string(ep, {.read_source = false}));
   const std::string torch = without_comments(fe_test::read_file(base + ".txt"));
   EXPECT_EQ(ours, torch);
+  // Every node's nn_module_stack: the module calls that were on the stack, paths and classes. Known
+  // difference (BERT only): PyTorch records no frame for `encoder` (BertEncoder) and one for
+  // `embeddings.dropout` (an nn.Dropout); ours the reverse.
+  if (fs::exists(base + ".module_stack.txt") && GetParam() != "bert")
+    EXPECT_EQ(module_stacks(ep), fe_test::read_file(base + ".module_stack.txt"));
   // Lowered to Core ATen, it prints as PyTorch's ep.run_decompositions() of its export (issue 14), or
   // fails as PyTorch's does (GPT-2: the view of a sdpa output whose no-op .contiguous() was dropped).
   if (fs::exists(base + ".decompose_error.txt")) {

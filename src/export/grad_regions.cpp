@@ -103,6 +103,7 @@ void outline(Graph& g, const GradRegion& r, const std::string& name, const std::
   Node* first = range.front();
   Node* attr = g.get_attr(name, first);
   g.set_name(attr, attr_node_name);
+  attr->module_stack = first->module_stack;  // _replace_with_hop_helper: the block's nn_module_stack
   std::vector<NodeArg> call_args{r.enabled, attr};
   for (Node* o : operands) call_args.emplace_back(o);
   std::vector<TensorMeta> vals;
@@ -114,6 +115,7 @@ void outline(Graph& g, const GradRegion& r, const std::string& name, const std::
   for (size_t k = 0; k < outputs.size(); ++k) {
     Node* gi = g.getitem(call, static_cast<int64_t>(k), first);
     gi->val = outputs[k]->val;
+    gi->module_stack = outputs[k]->module_stack;  // the getitem takes the output's meta
     g.replace_all_uses_with(outputs[k], gi);
     items.push_back(gi);
   }

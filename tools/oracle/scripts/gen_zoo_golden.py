@@ -11,6 +11,7 @@ Per case NAME, in DIR (default tests/fixtures/zoo_golden):
                     shape [2, 8] (the zoo's example input); NAME_dyn.txt (the same config) with
                     dynamic_shapes {0: Dim("batch", min=1, max=1024), 1: Dim("seq", min=2,
                     max=max_position_embeddings)}, what `fakeexport export --dynamic batch,seq` uses
+  NAME.module_stack.txt  every node's nn_module_stack (module paths and classes), graph by graph
   NAME.decomposed.txt  str(ep.run_decompositions()) of the static export (issue 14's zoo criterion), or
                     NAME.decompose_error.txt, the first line of the error it raises (GPT-2: a view of
                     the sdpa output that export recorded after a no-op contiguous)
@@ -92,6 +93,21 @@ DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe"
 MASKED = {"llama", "mistral", "gemma"}
 
 
+def module_stacks(ep):
+    """One line per node that has an nn_module_stack, graph by graph (subgraphs by their name):
+    `graph node: path=type | path=type ...` (the frames' (fqn, class) values in order)."""
+    lines = []
+    graphs = [("", ep.graph_module)] + [(n, m) for n, m in ep.graph_module.named_children()]
+    for gname, gm in graphs:
+        for n in gm.graph.nodes:
+            st = n.meta.get("nn_module_stack")
+            if st:
+                frames = " | ".join("%s=%s" % (v[0], v[1] if isinstance(v[1], str) else v[1].__module__ + "." + v[1].__qualname__)
+                                    for v in st.values())
+                lines.append("%s %s: %s" % (gname or "-", n.name, frames))
+    return "\n".join(lines) + "\n"
+
+
 def stable(text):
     """The print with FX's process-wide <eval_with_key>.N counter replaced, so a file does not depend
     on which cases ran before it (--only)."""
@@ -142,6 +158,8 @@ def main():
             f.write("\n")
         with open(os.path.join(a.out, name + ".txt"), "w") as f:
             f.write(stable(str(ep)))
+        with open(os.path.join(a.out, name + ".module_stack.txt"), "w") as f:
+            f.write(module_stacks(ep))
         try:
             decomposed = str(ep.run_decompositions())
         except Exception as e:  # noqa: BLE001 - PyTorch's own failure is the golden answer (GPT-2)
