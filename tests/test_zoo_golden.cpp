@@ -142,6 +142,7 @@ TEST_P(ZooGoldenMask, PrintsAsPyTorchExportsTransformersWithAttentionMask) {
             fe_test::canonical_names(without_comments(fe_test::read_file(base + "_mask_dyn.txt"))));
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, ZooGoldenMask, ::testing::Values("llama", "mistral", "gemma"));
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooGoldenMask, ::testing::Values("llama", "mistral", "gemma", "mixtral", "qwen3_moe",
+                                                              "qwen2_moe", "phi3", "gemma2"));
 
 }  // namespace

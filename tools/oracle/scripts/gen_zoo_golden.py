@@ -90,7 +90,7 @@ CASES = {
 }
 
 DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gpt2", "bert"}
-MASKED = {"llama", "mistral", "gemma"}
+MASKED = {"llama", "mistral", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2"}
 
 
 def module_stacks(ep):
