@@ -31,6 +31,8 @@ std::string_view default_config_gemma();
 std::string_view default_config_gemma2();
 std::unique_ptr<Model> build_mixtral(const Config& c);
 std::string_view default_config_mixtral();
+std::unique_ptr<Model> build_gpt_neox(const Config& c);
+std::string_view default_config_gpt_neox();
 std::unique_ptr<Model> build_phi3(const Config& c);
 std::string_view default_config_phi3();
 std::unique_ptr<Model> build_qwen2_moe(const Config& c);

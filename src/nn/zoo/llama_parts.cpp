@@ -291,9 +291,16 @@ Tensor apply_rotary(const Tensor& x, const Tensor& cos, const Tensor& sin) {
   return a + b;
 }
 
-// Phi-3's apply_rotary_pos_emb: x[..., :rotary_dim] rotated (an alias when that is all of x), the
-// rest x[..., rotary_dim:] (possibly empty) concatenated back; q's and k's slices are taken first.
-std::pair<Tensor, Tensor> apply_rotary_slices(const Tensor& q, const Tensor& k, const Tensor& cos, const Tensor& sin) {
+// (batch, kv_heads, seq, head_dim) -> (batch, kv_heads * n_rep, seq, head_dim), as HF's repeat_kv.
+Tensor repeat_kv(const Tensor& x, int64_t n_rep) {
+  if (n_rep == 1) return x;
+  const SymInt b = x.size(0), kv = x.size(1), s = x.size(2), hd = x.size(3);
+  return x.unsqueeze(2).expand({b, kv, n_rep, s, hd}).reshape({b, kv * n_rep, s, hd});
+}
+}  // namespace
+
+std::pair<Tensor, Tensor> apply_rotary_slices(const Tensor& q, const Tensor& k, const Tensor& cos, const Tensor& sin,
+                                              bool rotate_both_first) {
   const int64_t rotary_dim = cos.size(-1).expect_int(), last = q.dim() - 1;
   const auto head = [&](const Tensor& x) {
     return rotary_dim == x.size(-1).expect_int() ? alias(x) : x.slice(last, 0, rotary_dim);
@@ -302,18 +309,16 @@ std::pair<Tensor, Tensor> apply_rotary_slices(const Tensor& q, const Tensor& k, 
   Tensor q_pass = q.slice(last, rotary_dim);
   Tensor k_rot = head(k);
   Tensor k_pass = k.slice(last, rotary_dim);
+  if (rotate_both_first) {
+    Tensor q_embed = apply_rotary(q_rot, cos, sin);
+    Tensor k_embed = apply_rotary(k_rot, cos, sin);
+    q_embed = cat({q_embed, q_pass}, -1);
+    return {q_embed, cat({k_embed, k_pass}, -1)};
+  }
   Tensor q_embed = cat({apply_rotary(q_rot, cos, sin), q_pass}, -1);
   Tensor k_embed = cat({apply_rotary(k_rot, cos, sin), k_pass}, -1);
   return {q_embed, k_embed};
 }
-
-// (batch, kv_heads, seq, head_dim) -> (batch, kv_heads * n_rep, seq, head_dim), as HF's repeat_kv.
-Tensor repeat_kv(const Tensor& x, int64_t n_rep) {
-  if (n_rep == 1) return x;
-  const SymInt b = x.size(0), kv = x.size(1), s = x.size(2), hd = x.size(3);
-  return x.unsqueeze(2).expand({b, kv, n_rep, s, hd}).reshape({b, kv * n_rep, s, hd});
-}
-}  // namespace
 
 Tensor Attention::operator()(const Tensor& h, const Tensor& cos_in, const Tensor& sin_in, const Tensor& mask) {
   nn::ModuleCallScope scope(*this);

@@ -146,6 +146,13 @@ class MLP : public nn::UnaryModule {
   std::string type_;
 };
 
+/// apply_rotary_pos_emb over x[..., :rotary_dim] (rotary_dim = cos.size(-1); an alias when that is all
+/// of x), the rest x[..., rotary_dim:] (possibly empty) concatenated back; q's and k's slices are taken
+/// first. Phi-3 concatenates q before rotating k; `rotate_both_first` (GPT-NeoX) rotates both, then
+/// concatenates. cos/sin come unsqueezed to broadcast over the heads.
+std::pair<Tensor, Tensor> apply_rotary_slices(const Tensor& q, const Tensor& k, const Tensor& cos, const Tensor& sin,
+                                              bool rotate_both_first = false);
+
 /// <Prefix>MLP with one gate_up_proj (Phi-3): down_proj(up * act(gate)), gate and up chunks of it.
 class FusedGateUpMLP : public nn::UnaryModule {
  public:

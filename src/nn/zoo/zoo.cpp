@@ -26,6 +26,7 @@ constexpr Family kFamilies[] = {
     {"gemma2", build_llama, default_config_gemma2},
     {"mixtral", build_mixtral, default_config_mixtral},
     {"phi3", build_phi3, default_config_phi3},
+    {"gpt_neox", build_gpt_neox, default_config_gpt_neox},
     {"qwen2_moe", build_qwen2_moe, default_config_qwen2_moe},
     {"qwen3_moe", build_qwen3_moe, default_config_qwen3_moe},
     {"bert", build_bert, default_config_bert},

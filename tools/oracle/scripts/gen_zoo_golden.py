@@ -87,9 +87,17 @@ CASES = {
                    dict(vocab_size=V, d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
                         decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64,
                         use_cache=False)),
+    "gpt_neox": ("gpt_neox", "GPTNeoXForCausalLM", dict(vocab_size=V, hidden_size=32, intermediate_size=64,
+                                                         num_hidden_layers=2, num_attention_heads=2,
+                                                         max_position_embeddings=64, use_cache=False)),
+    "gpt_neox_sequential": ("gpt_neox", "GPTNeoXForCausalLM", dict(vocab_size=V, hidden_size=32, intermediate_size=64,
+                                                                    num_hidden_layers=2, num_attention_heads=2,
+                                                                    max_position_embeddings=64, use_cache=False,
+                                                                    use_parallel_residual=False, hidden_dropout=0.1,
+                                                                    partial_rotary_factor=1.0)),
 }
 
-DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gpt2", "bert"}
+DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gpt2", "bert", "gpt_neox"}
 MASKED = {"llama", "mistral", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2"}
 
 
