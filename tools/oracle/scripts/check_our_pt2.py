@@ -102,6 +102,10 @@ for case in ["seed004", "stack_rows_dynamic"]:
 # run by PyTorch, against HF's eager outputs.
 import glob  # noqa: E402
 
+# MoE models record transformers' custom op; PyTorch resolves it only once transformers registered it,
+# as in any session that exported them.
+import transformers.integrations.moe  # noqa: E402,F401 - registers torch.ops.transformers.grouped_mm_fallback
+
 # cli_*: `fakeexport export --dynamic batch,seq -o --weights <HF checkpoint>` of a fake model.
 for path in sorted(glob.glob(os.path.join(OUT, "zoo_tiny_*.pt2")) + glob.glob(os.path.join(OUT, "cli_tiny_*.pt2"))):
     name = os.path.basename(path)[len("zoo_"):-len(".pt2")]
