@@ -195,3 +195,35 @@ TEST(Corpus, EveryProgramLoadsChecksPrintsAndRuns) {
   std::cout << "\n";
   EXPECT_EQ(all.loaded, all.cases);
 }
+
+// Every program PyTorch wrote, written again by us (with its weights) and read back, prints as
+// PyTorch printed it: the writer covers what the reader does (SymBool comparisons and runtime
+// assertions, constant and symbolic inputs, effect tokens, higher-order ops and functorch's vmap
+// steps, custom ops). check_our_pt2.py has PyTorch load these archives (build/pt2_out/corpus/)
+// and run them against the originals.
+TEST(Corpus, EveryProgramSavesAndReadsBackToPyTorchsPrint) {
+  const auto names = cases();
+  if (names.empty()) GTEST_SKIP() << "no corpus at " << kCorpus;
+  const fs::path dir = fs::path(FE_BUILD_DIR) / "pt2_out" / "corpus";
+  fs::create_directories(dir);
+  int saved = 0;
+  for (const std::string& name : names) {
+    SCOPED_TRACE(name);
+    const serde::LoadedProgram lp = serde::load(kCorpus + "/" + name + ".pt2", {.materialize_weights = true});
+    const std::string path = (dir / (name + ".pt2")).string();
+    try {
+      serde::save(lp.ep, path,
+                  {.weights = lp.weights_present ? serde::WeightsPolicy::Tensors : serde::WeightsPolicy::None,
+                   .torch_version = lp.torch_version});
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "save: " << e.what();
+      continue;
+    }
+    const serde::LoadedProgram back = serde::load(path);
+    EXPECT_EQ(back.weights_present, lp.weights_present) << back.weights_note;
+    EXPECT_EQ(to_string(back.ep, {.read_source = false}), fe_test::read_file(kCorpus + "/" + name + ".txt"));
+    ++saved;
+  }
+  std::cout << "[ corpus ] " << saved << " of " << names.size() << " programs written and read back\n";
+  EXPECT_EQ(saved, static_cast<int>(names.size()));
+}

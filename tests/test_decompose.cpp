@@ -61,7 +61,7 @@ const std::set<std::string> kPrintsEqual = {
     "hf_granite", "hf_hubert", "hf_llama", "hf_marian", "hf_mbart", "hf_mistral", "hf_mixtral", "hf_mpnet",
     "hf_mpt", "hf_olmo", "hf_olmo2", "hf_olmoe", "hf_opt", "hf_pegasus", "hf_phi", "hf_phi3", "hf_qwen2",
     "hf_qwen2_moe", "hf_qwen3", "hf_qwen3_moe", "hf_resnet", "hf_roberta", "hf_siglip", "hf_stablelm",
-    "hf_starcoder2", "hf_swin", "hf_t5", "hf_vit", "hf_wav2vec2", "hf_whisper", "hf_xlm_roberta", "hop_scan",
+    "hf_starcoder2", "hf_swin", "hf_t5", "hf_vit", "hf_wav2vec2", "hf_whisper", "hf_xlm_roberta", "hop_effects", "hop_scan",
     "hop_while_loop", "lowered_attention_cpu", "mutation_base_then_views", "mutation_buffer_split_input",
     "mutation_input_view", "mutation_setitem_views", "mutation_sibling_views", "mutation_view_of_view",
 };
@@ -69,10 +69,19 @@ const std::set<std::string> kPrintsEqual = {
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers
 /// nodes after the size arithmetic its Python internals trace and then drop (add_11 after ten
 /// dead `s77 + ...` nodes), which is not modelled.
+///
+/// Programs reading tensor values (item(), unbacked `u0`) print as PyTorch's up to node names:
+/// its insert_deferred_runtime_asserts re-creates each runtime assertion (ge -> ge_1) after names
+/// taken by checks inside op metas, which are not modelled.
 const std::set<std::string> kEqualUpToNames = {
-    "hf_bert_dyn", "hf_clip_dyn", "hf_resnet_dyn", "hf_vit_dyn", "hop_scan_dynamic", "hop_while_loop_dynamic",
+    "exportdb_assume_constant_result", "exportdb_constrain_as_size_example",
+    "exportdb_constrain_as_value_example", "hf_bert_dyn", "hf_clip_dyn", "hf_resnet_dyn", "hf_vit_dyn", "hop_scan_dynamic", "hop_while_loop_dynamic",
     "lowered_attention_cpu_dynamic", "mutation_setitem_views_dynamic", "seed002_encoder",
 };
+
+/// Programs the retrace does not cover yet (the list only shrinks): falcon's vmap-based mask
+/// (lazy_load_decompositions + _vmap_increment_nesting).
+const std::set<std::string> kNotRetracedYet = {"hf_falcon"};
 
 /// max |a - b| beyond allclose(atol=rtol=1e-4); 0 when close.
 double worst_diff(const Tensor& got, const Tensor& want) {
@@ -107,10 +116,16 @@ TEST(Decompose, CorpusPrintsAsPyTorchAndKeepsValues) {
       d = run_decompositions(lp.ep, table);
     } catch (const Error& err) {  // a construct the retrace does not cover yet (listed in the notes)
       std::cout << "[ decompose ] " << name << ": not decomposed yet: " << err.what() << "\n";
-      EXPECT_FALSE(kPrintsEqual.count(name)) << err.what();
+      EXPECT_TRUE(kNotRetracedYet.count(name)) << err.what();
       continue;
     }
     ++decomposed;
+    // check_our_pt2.py has PyTorch load what we write and compare it with its own decomposition.
+    if (lp.weights_present) {
+      fs::create_directories(std::string(FE_BUILD_DIR) + "/pt2_out/decomposed");
+      serde::save(d, std::string(FE_BUILD_DIR) + "/pt2_out/decomposed/" + name + ".pt2",
+                  {.torch_version = lp.torch_version});
+    }
     const bool same = normalized(to_string(d, {.read_source = false})) == normalized(fe_test::read_file(fixture));
     equal += same;
     if (kPrintsEqual.count(name)) EXPECT_TRUE(same) << "no longer prints as PyTorch's run_decompositions()";

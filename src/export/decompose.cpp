@@ -20,9 +20,14 @@ namespace fe {
 namespace {
 
 using detail::FRef;
-/// A node's value during the retrace: a (functional) tensor, a tuple of them, a (symbolic) int, or
-/// nothing.
-using Value = std::variant<std::monostate, FRef, std::vector<FRef>, SymInt>;
+/// A symbolic comparison's retraced node (`ge = u0 >= 0`): a SymBool, which runtime assertions and
+/// cond's predicate read by reference.
+struct SymBoolNode {
+  Node* node;
+};
+/// A node's value during the retrace: a (functional) tensor, a tuple of them, a (symbolic) int, a
+/// symbolic comparison, or nothing.
+using Value = std::variant<std::monostate, FRef, std::vector<FRef>, SymInt, SymBoolNode>;
 
 /// What the retraced root graph returns: inputs an in-place op wrote to (by position among the
 /// retraced inputs; their final values), then the graph's own outputs.
@@ -157,6 +162,7 @@ class Retracer {
       case CallableKind::WhileLoop:
       case CallableKind::Scan:
       case CallableKind::MapImpl: return retrace_hop(n, std::move(scopes), report);
+      case CallableKind::WithEffects: return retrace_effects(n);
       default:
         throw UnknownOpError(detail::cat("decompose: node '", n.name(), "' calls ", c.target,
                                          ", which run_decompositions does not retrace yet"));
@@ -209,6 +215,11 @@ class Retracer {
         args.emplace_back(static_cast<Node*>(nullptr));
         continue;
       }
+      if (auto* p = std::get_if<Node*>(&a); p && *p)
+        if (auto* b = std::get_if<SymBoolNode>(&value_of(*p))) {  // cond's predicate `gt = s77 > 2`
+          args.emplace_back(b->node);
+          continue;
+        }
       NodeArg mapped = map_tensors<Node*>(arg_value(a), [&](const Tensor& t) { return tracer_->node_of(t); });
       tracer_->symbolic_operands(mapped);
       args.push_back(std::move(mapped));
@@ -238,6 +249,45 @@ class Retracer {
       outs.push_back(traced_value(*tracer_, n.val[k], gi));
     }
     return outs;
+  }
+
+  /// with_effects(token, op, *args): the effectful call stays as it is (its op is not decomposed,
+  /// as PyTorch's retrace keeps it); the new token and any tensors the op returns are read through
+  /// getitems, and a None result gets none.
+  Value retrace_effects(const Node& n) {
+    std::vector<NodeArg> args;
+    for (const NodeArg& a : n.args()) {
+      NodeArg mapped = map_tensors<Node*>(arg_value(a), [&](const Tensor& t) { return tracer_->node_of(t); });
+      tracer_->symbolic_operands(mapped);
+      args.push_back(std::move(mapped));
+    }
+    uint32_t tuples = 0;
+    for (size_t i = 0; i < n.args().size() && i < 32; ++i)
+      if (n.arg_is_tuple(i)) tuples |= 1u << i;
+    Node* call = g_->call_other(*n.callable(), std::move(args), n.kwarg_names(), tuples, n.multi_output(), n.val);
+    tracer_->stamp_node(call);
+    FE_CHECK(n.multi_output() && !n.val.empty(), UnknownOpError, "decompose: with_effects node '", n.name(),
+             "' returns no token");
+    std::vector<FRef> outs(n.val.size());
+    for (size_t k = 0; k < n.val.size(); ++k) {
+      const int read = reads_element(n, k);
+      if (read == 0) continue;  // a result nothing reads
+      Node* gi = g_->getitem(call, static_cast<int64_t>(k));
+      tracer_->stamp_node(gi);
+      if (read < 0) {  // None: make_fx reads it too (taking its name), then it is dead code
+        gi->val.clear();
+        continue;
+      }
+      outs[k] = traced_value(*tracer_, n.val[k], gi);
+    }
+    return outs;
+  }
+  /// How the loaded program reads element k of `n`: 1 a tensor, -1 None (a getitem without a
+  /// value), 0 not at all.
+  static int reads_element(const Node& n, size_t k) {
+    for (const Node* u : n.users())
+      if (u->op() == NodeOp::GetItem && u->index() == static_cast<int64_t>(k)) return u->val.empty() ? -1 : 1;
+    return 0;
   }
 
   /// `sub` (read by `attr`) retraced into a new subgraph of the graph being written, by a child
@@ -318,6 +368,8 @@ class Retracer {
     if (auto* n = std::get_if<Node*>(&a)) {
       const Value& v = value_of(*n);
       if (auto* i = std::get_if<SymInt>(&v)) return *i;
+      FE_CHECK(!std::holds_alternative<SymBoolNode>(v), UnknownOpError, "decompose: the symbolic comparison '",
+               (*n)->name(), "' as an operand of anything but _assert_scalar or cond is not retraced yet");
       return tensor_of(*n);
     }
     if (auto* l = std::get_if<std::vector<Node*>>(&a)) {
@@ -338,11 +390,14 @@ class Retracer {
 
   Value call(const Node& n, DecomposeReport& report) {
     const OpDef& op = *n.target();
+    static const OpDef& assert_scalar = registry().get("aten::_assert_scalar");
+    if (&op == &assert_scalar) return runtime_assert(n);
     std::vector<IValue> args;
     args.reserve(n.args().size());
     for (const NodeArg& a : n.args()) args.push_back(arg_value(a));
     // sym_size.int and friends: the size itself; the tracer makes a node for it where it is used.
     if (returns_int(op)) return dispatch_int(op, std::move(args));
+    if (reads_scalar(op)) return read_scalar(n, op, args, report);
     if (op.decomp && table_contains(op)) ++report.decomposed;
     if (const OpDef* f = functional_form(op, args)) {
       // Functionalization (always on in PyTorch's retrace): the out-of-place form runs, its result
@@ -355,12 +410,89 @@ class Retracer {
     const std::vector<IValue> inputs = args;
     std::vector<Tensor> outs = dispatch(op, std::move(args), SrcLocArg{});
     if (outs.empty()) return std::monostate{};
+    if (outs.size() == n.val.size())
+      for (size_t k = 0; k < outs.size(); ++k) adopt_unbacked_sizes(outs[k], n.val[k]);
     std::vector<FRef> refs;
     refs.reserve(outs.size());
     for (size_t k = 0; k < outs.size(); ++k)
       refs.push_back(wrap(n, op, inputs, outs[k], n.multi_output() ? static_cast<int>(k) : -1));
     if (n.multi_output()) return refs;
     return refs[0];
+  }
+
+  /// A size computed from a value read from data (a slice to an item() end) is a fresh unbacked
+  /// symbol in PyTorch, which its retrace maps back to the recorded one (u1): the output takes the
+  /// recorded sizes and strides where those are what differ.
+  void adopt_unbacked_sizes(const Tensor& out, const TensorMeta& recorded) const {
+    TensorMeta& m = out.impl()->meta;
+    if (m.sizes.size() != recorded.sizes.size()) return;
+    bool differs = false;
+    for (size_t d = 0; d < m.sizes.size(); ++d) {
+      if (m.sizes[d].same_as(recorded.sizes[d])) continue;
+      if (!unbacked_symbol(recorded.sizes[d]) || !reads_data(m.sizes[d])) return;
+      differs = true;
+    }
+    if (!differs) return;
+    m.sizes = recorded.sizes;
+    m.strides = recorded.strides;
+    if (Node* node = tracer_->traced_node(out)) {
+      tracer_->bind(out, node);
+      if (node->val.size() == 1) node->val[0] = m;
+    }
+  }
+  static bool unbacked_symbol(const SymInt& s) {
+    return s.is_symbolic() && s.expr().is_symbol() && s.str().starts_with("u");
+  }
+  static bool reads_data(const SymInt& s) {
+    if (!s.is_symbolic()) return false;
+    for (const std::string& f : s.expr().free_symbols())
+      if (f.starts_with("u")) return true;
+    return false;
+  }
+
+  static bool reads_scalar(const OpDef& op) {
+    static const OpDef& item = registry().get("aten::item");
+    static const OpDef& dense = registry().get("aten::_local_scalar_dense");
+    return &op == &item || &op == &dense;
+  }
+
+  /// item() / _local_scalar_dense: on fake tensors the value is data, a fresh unbacked symbol; the
+  /// one the program recorded (`u0`) keeps its name, as PyTorch's retrace maps it back
+  /// (resolve_unbacked_bindings). item decomposes to the _local_scalar_dense it calls.
+  Value read_scalar(const Node& n, const OpDef& op, const std::vector<IValue>& args, DecomposeReport& report) {
+    FE_CHECK(n.sym_val && n.sym_val->is_symbolic(), UnknownOpError, "decompose: node '", n.name(),
+             "' reads a tensor's value that is not a symbolic int, which is not retraced yet");
+    static const OpDef& dense = registry().get("aten::_local_scalar_dense");
+    const OpDef* recorded = &op;
+    if (&op != &dense && table_contains(op)) recorded = &dense, ++report.decomposed;
+    const Tensor* x = std::get_if<Tensor>(&args.at(0));
+    FE_CHECK(x && x->defined(), ValueError, "decompose: node '", n.name(), "' reads no tensor");
+    tracer_->record_value(*recorded, {tracer_->node_of(*x)}, *n.sym_val);
+    return *n.sym_val;
+  }
+
+  /// _assert_scalar(cond, msg): recorded on the retraced comparison, its message naming that node
+  /// as insert_deferred_runtime_asserts names it ("... on node 'ge_2'").
+  Value runtime_assert(const Node& n) {
+    FE_CHECK(n.args().size() == 2, ValueError, "decompose: _assert_scalar node '", n.name(), "' takes 2 arguments, not ",
+             n.args().size());
+    NodeArg cond = n.args()[0];
+    std::string message = std::holds_alternative<std::string>(n.args()[1]) ? std::get<std::string>(n.args()[1]) : "";
+    if (auto* p = std::get_if<Node*>(&cond)) {
+      const Value& v = value_of(*p);
+      if (auto* b = std::get_if<SymBoolNode>(&v)) {
+        const std::string tail = "on node '" + (*p)->name() + "'";
+        if (message.ends_with(tail)) message.replace(message.size() - tail.size(), tail.size(), "on node '" + b->node->name() + "'");
+        cond = b->node;
+      } else if (auto* i = std::get_if<SymInt>(&v)) {
+        cond = int_of(*i);
+      } else {
+        throw UnknownOpError(detail::cat("decompose: _assert_scalar node '", n.name(), "' on a tensor is not retraced yet"));
+      }
+    }
+    tracer_->record_value(*n.target(), {cond, std::move(message)},
+                          std::nullopt, "_assert_scalar_default");
+    return std::monostate{};
   }
 
   /// The handle of an op's output: its input's own handle when the op returned that tensor (a no-op
@@ -422,8 +554,14 @@ class Retracer {
       case PyOp::Mod: return mod(a, b);
       case PyOp::SymMin: return sym_min(a, b);
       case PyOp::SymMax: return sym_max(a, b);
+      case PyOp::Eq:
+      case PyOp::Ne:
+      case PyOp::Lt:
+      case PyOp::Le:
+      case PyOp::Gt:
+      case PyOp::Ge: return SymBoolNode{tracer_->compare(n.py_op(), a, b)};
       default:
-        throw UnknownOpError(detail::cat("decompose: comparison node '", n.name(), "' (", py_op_name(n.py_op()),
+        throw UnknownOpError(detail::cat("decompose: Python operator node '", n.name(), "' (", py_op_name(n.py_op()),
                                          ") is not retraced yet"));
     }
   }
@@ -603,6 +741,7 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
   out.range_constraints = ep.range_constraints;
   out.shape_env = ep.shape_env;
   out.module_call_graph = ep.module_call_graph;
+  out.dialect = "ATEN";  // run_decompositions' program is verified as the ATEN dialect
   DecomposeReport local;
   DecomposeReport& r = report ? *report : local;
   r.nodes_before = call_count(ep.graph);

@@ -67,8 +67,9 @@ class Folder {
       auto it = known_.find(e.str());
       if (it != known_.end()) {
         g_.replace_all_uses_with(n, it->second);
-      } else if (n->op() == NodeOp::CallFunction && n->inputs()[0]->op() != NodeOp::Placeholder) {
-        // The size of an intermediate tensor: computed from the inputs' sizes instead.
+      } else if (n->target() == &sym_size && n->inputs()[0]->op() != NodeOp::Placeholder && reifiable(e)) {
+        // The size of an intermediate tensor: computed from the inputs' sizes instead (a size
+        // read from data, `u1`, stays the size of the tensor that has it).
         NodeArg v = reify(e, n);
         if (auto* p = std::get_if<SymInt>(&v); p && graph_node_of(*p)) g_.replace_all_uses_with(n, graph_node_of(*p));
       } else {
@@ -105,6 +106,14 @@ class Folder {
       }
       g_.set_args(u, std::move(args));
     }
+  }
+
+  /// Whether every symbol of `e` already has a node (an unbacked `u0` has one only once its
+  /// item() or sym_size node is met).
+  bool reifiable(const sym::Expr& e) const {
+    for (const std::string& f : e.free_symbols())
+      if (!known_.count(f)) return false;
+    return true;
   }
 
   SymInt value_of(const sym::Expr& e) {

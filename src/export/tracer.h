@@ -195,6 +195,27 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   bool retracing = false;
   /// The node computing a symbolic int (made on first need, as for an argument).
   Node* sym_node(const SymInt& v) { return proxy(v); }
+  /// A call with no tensor results, recorded as make_fx records it: `_local_scalar_dense(x)`
+  /// producing the unbacked symbol `value` (later uses of that value refer to this node), or
+  /// `_assert_scalar(cond, msg)`.
+  Node* record_value(const OpDef& op, std::vector<NodeArg> args, const std::optional<SymInt>& value,
+                     std::string_view name = {}) {
+    for (NodeArg& a : args) symbolic_args_to_nodes(a);
+    Node* n = g_.call(op, std::move(args), name.empty() ? std::string_view(op.schema.name) : name);
+    stamp(n, SrcLocArg{});
+    if (value && value->is_symbolic()) {
+      n->sym_val = *value;
+      value->node()->proxy_trace = id_;
+      value->node()->proxy = n;
+    }
+    return n;
+  }
+  /// A comparison of symbolic ints as an operator node (`ge = u0 >= 0`), stamped like a call.
+  Node* compare(PyOp op, const SymInt& a, const SymInt& b) {
+    Node* n = g_.sym_op(op, {operand(a), operand(b)}, std::nullopt);
+    stamp(n, SrcLocArg{});
+    return n;
+  }
   /// Stamps `n` (made directly in the graph, e.g. a retraced higher-order call) as record() does.
   void stamp_node(Node* n) { stamp(n, SrcLocArg{}); }
   /// A higher-order op's argument with its symbolic sizes made graph nodes, as record() does.
@@ -262,7 +283,16 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     Node* n = nullptr;
     if (s->proxy_trace == id_ && s->size_of) {
       static const OpDef& sym_size = op("aten::sym_size.int");
-      n = g_.call(sym_size, {static_cast<Node*>(s->size_of), SymInt(s->size_dim)}, "sym_size_int");
+      Node* of = static_cast<Node*>(s->size_of);
+      n = g_.call(sym_size, {of, SymInt(s->size_dim)}, "sym_size_int");
+      // Retracing: a size that survives (one read from data, u1) carries the metadata of the node
+      // whose output has it, as insert_deferred_runtime_asserts stamps it.
+      if (retracing) {
+        n->loc = of->loc;
+        n->stack_trace = of->stack_trace;
+        n->module_stack = of->module_stack;
+        n->serialized_meta = of->serialized_meta;
+      }
     } else if (s->has_operands) {
       static constexpr PyOp ops[] = {PyOp::Add, PyOp::Sub, PyOp::Mul, PyOp::FloorDiv, PyOp::Mod, PyOp::SymMin,
                                      PyOp::SymMax};

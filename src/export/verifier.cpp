@@ -326,9 +326,11 @@ class Checker {
       }
     } catch (const DataDependentError& e) {
       // item() and friends: PyTorch gives the value a fresh unbacked symbol; a recorded `u<k>` is it.
-      if (n.sym_val && n.sym_val->str().starts_with("u") &&
-          n.sym_val->str().find_first_of("*+-/() ") == std::string::npos)
-        return true;
+      // (As created: a later equality, u3 = 32 - u0 - u1 - u2, does not make it another value.)
+      if (n.sym_val && n.sym_val->is_symbolic()) {
+        const std::string raw = n.sym_val->node()->expr.str();
+        if (raw.starts_with("u") && raw.find_first_of("*+-/() ") == std::string::npos) return true;
+      }
       mismatch(n, path, "meta", "its recorded arguments", std::string("rejected: ") + e.what());
       return false;
     } catch (const UserError& e) {

@@ -26,6 +26,7 @@ OpHandle op_to_device;
 OpHandle op_type_as;
 OpHandle op_zero_;
 }  // namespace
+OpHandle op_local_scalar_dense;
 OpHandle op_to_dtype;
 OpHandle op_to_dtype_layout;
 }  // namespace fe
@@ -335,7 +336,7 @@ void register_conversion_ops(Registry& r) {
          meta_to_other, cpu_copy, kFree, true});
   op_type_as = r.add({.schema = "aten::type_as(Tensor self, Tensor other) -> Tensor", .meta = meta_type_as, .cpu = cpu_copy,
                       .device_rule = kFree, .may_return_self = true, .decomp = decomp_type_as});
-  r.add({"aten::_local_scalar_dense(Tensor self) -> Scalar", meta_local_scalar_dense, nullptr, kFree});
+  op_local_scalar_dense = r.add({"aten::_local_scalar_dense(Tensor self) -> Scalar", meta_local_scalar_dense, nullptr, kFree});
   op_sym_size_int = r.add({"aten::sym_size.int(Tensor self, int dim) -> SymInt", meta_sym_size, nullptr, kFree});
 }
 

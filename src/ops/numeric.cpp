@@ -224,6 +224,13 @@ void meta_item(const MetaArgs& a, MetaOut&) {
   throw DataDependentError(label(a) + ": aten._local_scalar_dense.default: the value of a fake tensor is data");
 }
 
+// item is CompositeImplicit: _local_scalar_dense(self). A decomposition returns tensors, not the
+// Scalar, so run_decompositions records that call itself (export/decompose.cpp); dispatched on a
+// fake tensor it raises as _local_scalar_dense does.
+std::vector<Tensor> decomp_item(std::span<const IValue> a, const SrcLocArg& loc) {
+  return dispatch(*op_local_scalar_dense, {a[0]}, loc);
+}
+
 // A false concrete condition fails with the recorded message; a symbolic one is the runtime
 // assertion export recorded (check cannot decide it; run sees concrete values).
 void meta_assert_scalar(const MetaArgs& a, MetaOut&) {
@@ -345,7 +352,7 @@ void register_numeric_ops(Registry& r) {
          .meta = meta_vector_norm, .cpu = cpu_vector_norm, .decomp = decomp_vector_norm});
   r.add({.schema = "aten::_weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor", .meta = meta_weight_norm,
          .cpu = cpu_weight_norm, .decomp = decomp_weight_norm});
-  r.add({"aten::item(Tensor self) -> Scalar", meta_item});
+  r.add({.schema = "aten::item(Tensor self) -> Scalar", .meta = meta_item, .decomp = decomp_item});
   r.add({"aten::_assert_scalar(Scalar self, str assert_msg) -> ()", meta_assert_scalar, nullptr,
          DeviceRule::None});
   r.add({"aten::_print(str s) -> ()", meta_print, cpu_print, DeviceRule::None});

@@ -244,12 +244,12 @@ void split_with_sizes_into(const MetaArgs& a, MetaOut& out, const TensorMeta& se
   }
   const SymInt dim_size = self.sizes[d];
   // Sizes read from data (MoE routing: split by per-expert token counts): torch._check defers a
-  // runtime assert and records the equality (u3 = 32 - u0 - u1 - u2), so later shapes agree.
+  // runtime assert, which later checks take as a fact (u0 + u1 + u2 + u3 == 32).
   if (const sym::SymNode* n = sum.node(); n && n->env && !view_static(py_rel(Rel::Eq, sum, dim_size))) {
     bool unbacked = false;
     for (const std::string& f : sum.expr().free_symbols()) unbacked = unbacked || (!f.empty() && f[0] == 'u');
     if (unbacked) {
-      n->env->equate(sum.expr(), dim_size.expr());
+      n->env->assume_equal(sum.expr(), dim_size.expr());
       push_splits(out, self, d, sizes);
       return;
     }
@@ -353,6 +353,21 @@ std::vector<Tensor> decomp_split(std::span<const IValue> a, const SrcLocArg& loc
   if (sizes.empty()) sizes.emplace_back(0);
   return dispatch(*op_split_with_sizes, {x, sizes, a[2]}, loc);
 }
+/// torch._refs.unbind: tensor_split into size(dim) one-wide slices (all made first), each then
+/// squeezed; a 0-dim tensor fails as the op does.
+std::vector<Tensor> decomp_unbind(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  if (x.dim() == 0) return undecomposed(*op_unbind_int, a, loc);
+  const int64_t raw = std::get<SymInt>(a[1]).expect_int();
+  const int64_t d = raw < 0 ? raw + x.dim() : raw;
+  if (d < 0 || d >= x.dim()) return undecomposed(*op_unbind_int, a, loc);
+  const int64_t n = x.sizes()[d].expect_int();
+  std::vector<Tensor> pieces;
+  for (int64_t i = 0; i < n; ++i)
+    pieces.push_back(dispatch1(*op_slice_Tensor, {x, SymInt(d), SymInt(i), SymInt(i + 1), SymInt(1)}, loc));
+  for (Tensor& p : pieces) p = dispatch1(*op_squeeze_dims, {p, std::vector<SymInt>{SymInt(d)}}, loc);
+  return pieces;
+}
 /// chunk (CompositeImplicit): split(self, ceil(size / chunks), dim).
 std::vector<Tensor> decomp_chunk(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& x = decomp_tensor(a, 0);
@@ -385,7 +400,8 @@ void register_view_index_ops(Registry& r) {
          meta_split_with_sizes});
   op_chunk = r.add({.schema = "aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", .meta = meta_chunk,
                     .decomp = decomp_chunk});
-  op_unbind_int = r.add({"aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", meta_unbind});
+  op_unbind_int = r.add({.schema = "aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", .meta = meta_unbind,
+                         .decomp = decomp_unbind});
 }
 
 }  // namespace ops

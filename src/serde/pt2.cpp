@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -292,16 +293,91 @@ struct PickleOut {
   }
 };
 
+void python_constant(PickleOut& p, const OpaqueValue& c);
+
+/// A non-tensor example input as the Python value it was: a constant export specialized to
+/// (return_dict=False) or a symbolic int's example value. False for a tensor.
+bool python_value(PickleOut& p, const Node& ph) {
+  if (ph.sym_val) {
+    p.integer(ph.sym_val->hint());
+    return true;
+  }
+  if (!ph.constant) return false;
+  const OpaqueValue& c = *ph.constant;
+  try {
+    python_constant(p, c);
+  } catch (const std::exception&) {  // a number nlohmann or strtod cannot hold (1E999): None
+    p.b += 'N';
+  }
+  return true;
+}
+
+void python_constant(PickleOut& p, const OpaqueValue& c) {
+  if (c.kind == "as_bool") p.b += c.json == "true" ? '\x88' : '\x89';
+  else if (c.kind == "as_none") p.b += 'N';
+  else if (c.kind == "as_int") p.integer(std::stoll(c.json));
+  else if (c.kind == "as_string" && c.json.size() >= 2) p.str(nlohmann::json::parse(c.json).get<std::string>());
+  else if (c.kind == "as_float") {
+    const double d = std::stod(c.json);
+    uint64_t bits;
+    std::memcpy(&bits, &d, 8);
+    p.b += 'G';
+    for (int k = 7; k >= 0; --k) p.b += static_cast<char>((bits >> (8 * k)) & 0xff);  // big-endian
+  } else p.b += 'N';  // a value pickle cannot say simply: None keeps the tuple's arity
+}
+
+/// Emits the example inputs as the program's in_spec nests them (tuples, lists, dicts around the
+/// user inputs), so ep.module() can bind them to forward's signature; false (nothing written)
+/// where the spec holds another container or does not match the inputs.
+bool emit_by_spec(PickleOut& p, const nlohmann::json& spec, size_t& next, size_t leaves,
+                  const std::function<void(size_t)>& leaf) {
+  if (!spec.is_object()) return false;
+  const auto& type = spec.value("type", nlohmann::json());
+  const auto& children = spec.value("children_spec", nlohmann::json::array());
+  if (type.is_null()) {
+    if (next >= leaves) return false;
+    leaf(next++);
+    return true;
+  }
+  const std::string t = type.get<std::string>();
+  if (t == "builtins.tuple" || t == "builtins.list") {
+    p.b += t == "builtins.tuple" ? "(" : "](";
+    for (const auto& c : children)
+      if (!emit_by_spec(p, c, next, leaves, leaf)) return false;
+    p.b += t == "builtins.tuple" ? 't' : 'e';
+    return true;
+  }
+  if (t == "builtins.dict") {
+    const nlohmann::json keys = nlohmann::json::parse(spec.value("context", std::string("[]")));
+    if (!keys.is_array() || keys.size() != children.size()) return false;
+    p.b += "}(";
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (keys[k].is_string()) p.str(keys[k].get<std::string>());
+      else if (keys[k].is_number_integer()) p.integer(keys[k].get<int64_t>());
+      else return false;
+      if (!emit_by_spec(p, children[k], next, leaves, leaf)) return false;
+    }
+    p.b += 'u';
+    return true;
+  }
+  return false;
+}
+
 /// torch.load requires data/sample_inputs/model.pt: a torch.save archive of the example inputs
-/// ((x, ...), {}). We have no values, so each input is written as zeros of its example size.
+/// (args, kwargs) as the in_spec nests them, else ((x, ...), {}). We have no values, so each
+/// tensor is written as zeros of its example size.
 std::string sample_inputs(const ExportedProgram& ep, const std::string& archive_path) {
-  PickleOut p;
-  p.b = "\x80\x02(";
   std::vector<int64_t> nbytes;
   auto phs = ep.graph.placeholders();
-  for (size_t i = 0; i < phs.size() && i < ep.signature.inputs.size(); ++i) {
-    if (ep.signature.inputs[i].kind != InputKind::UserInput) continue;
-    const TensorMeta& m = phs[i]->val.at(0);
+  std::vector<const Node*> users;
+  for (size_t i = 0; i < phs.size() && i < ep.signature.inputs.size(); ++i)
+    if (ep.signature.inputs[i].kind == InputKind::UserInput) users.push_back(phs[i]);
+  PickleOut p;
+  const auto leaf = [&](size_t k) {
+    const Node& ph = *users[k];
+    if (python_value(p, ph)) return;
+    if (ph.val.size() != 1) throw ValueError("save: input '" + ph.name() + "' is neither a tensor, an int nor a constant");
+    const TensorMeta& m = ph.val[0];
     const DimVector strides = contiguous_strides(m.sizes);
     int64_t numel = 1;
     for (const SymInt& s : m.sizes) numel *= s.hint();
@@ -322,8 +398,28 @@ std::string sample_inputs(const ExportedProgram& ep, const std::string& archive_
     p.b += ")Rt";  // OrderedDict(), close the argument tuple
     p.b += 'R';
     nbytes.push_back(numel * itemsize(m.dtype));
+  };
+  bool structured = false;
+  for (const ModuleCallEntry& e : ep.module_call_graph) {
+    if (!e.fqn.empty() || !e.signature || e.signature->in_spec.empty()) continue;
+    try {
+      const nlohmann::json spec = nlohmann::json::parse(e.signature->in_spec);
+      p.b = "\x80\x02";
+      size_t next = 0;
+      structured = spec.is_array() && spec.size() == 2 && emit_by_spec(p, spec[1], next, users.size(), leaf) &&
+                   next == users.size();
+    } catch (const nlohmann::json::exception&) {
+      structured = false;
+    }
+    if (!structured) nbytes.clear();
   }
-  p.b += "t}\x86.";  // (inputs...), {} -> TUPLE2, STOP
+  if (structured) {
+    p.b += '.';
+  } else {
+    p.b = "\x80\x02(";
+    for (size_t k = 0; k < users.size(); ++k) leaf(k);
+    p.b += "t}\x86.";  // (inputs...), {} -> TUPLE2, STOP
+  }
   const std::string tmp = archive_path + ".sample_inputs.tmp";
   {
     ZipWriter w(tmp);

@@ -54,7 +54,10 @@ ExportedProgram Reader::read(const OJ& root) {
   if (const OJ* vs = opt(root, "verifiers")) {
     const Path pvs = top / "verifiers";
     size_t k = 0;
-    for (const auto& v : arr(*vs, pvs)) get_str(v, pvs[k++]);
+    for (const auto& v : arr(*vs, pvs)) {
+      const std::string_view d = get_str(v, pvs[k]);
+      if (k++ == 0) ep_.dialect = std::string(d);
+    }
   }
   if (const OJ* ov = opt(root, "opset_version")) {
     const Path pov = top / "opset_version";

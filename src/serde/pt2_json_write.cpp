@@ -53,6 +53,33 @@ OJ sym_int_json(const SymInt& s) {
   return j;
 }
 
+/// A symbolic comparison node (`ge = u0 >= 0`): sympy's relation class for its operator.
+const char* relation_class(PyOp op) {
+  switch (op) {
+    case PyOp::Eq: return "Equality";
+    case PyOp::Ne: return "Unequality";
+    case PyOp::Lt: return "StrictLessThan";
+    case PyOp::Le: return "LessThan";
+    case PyOp::Gt: return "StrictGreaterThan";
+    case PyOp::Ge: return "GreaterThan";
+    default: return nullptr;
+  }
+}
+
+/// SymBool's as_expr for a comparison node: the relation of its operands, no hint (as PyTorch
+/// writes values read from data and guards' conditions).
+OJ sym_bool_json(const Node& n) {
+  std::string operands;
+  for (const NodeArg& a : n.args()) {
+    const SymInt* s = std::get_if<SymInt>(&a);
+    if (!s) return nullptr;
+    operands += (operands.empty() ? "" : ", ") + sym_expr_srepr(s->expr());
+  }
+  return OJ{{"as_expr", OJ{{"expr_str", std::string(relation_class(n.py_op())) + "(" + operands + ")"}, {"hint", nullptr}}}};
+}
+
+bool is_comparison(const Node& n) { return n.op() == NodeOp::SymOp && !n.sym_val && relation_class(n.py_op()); }
+
 OJ tensor_meta_json(const TensorMeta& m) {
   OJ j;
   j["dtype"] = serialized_dtype(m.dtype);
@@ -97,7 +124,7 @@ class Writer {
                     {"max_val", r.hi == sym::kPosInf ? OJ(nullptr) : OJ(r.hi)}};
     root["range_constraints"] = std::move(rc);
     root["schema_version"] = OJ{{"major", opts_.schema_major}, {"minor", opts_.schema_minor}};
-    root["verifiers"] = OJ::array({opts_.verifier});
+    root["verifiers"] = OJ::array({opts_.verifier.empty() ? ep_.dialect : opts_.verifier});
     root["torch_version"] = opts_.torch_version;
     root["guards_code"] = OJ::array();
     return root;
@@ -123,6 +150,7 @@ class Writer {
 
   OJ node_ref(const Node* in) const {
     if (in->sym_val) return OJ{{"as_sym_int", OJ{{"as_name", in->name()}}}};
+    if (is_comparison(*in)) return OJ{{"as_sym_bool", OJ{{"as_name", in->name()}}}};
     return named("as_tensor", in->name());
   }
 
@@ -311,6 +339,7 @@ class Writer {
 
   /// A higher-order call (wrap_with_set_grad_enabled, cond, ...): its subgraphs inline as
   /// as_graph arguments, its results one as_tensor each (named as the getitems reading them).
+  /// Also a plain Python callable (torch._functorch.predispatch._add_batch_dim): one tensor or None.
   OJ hop_node(const Graph& g, const Node& n) {
     OJ in = OJ::array();
     const size_t npos = n.args().size() - n.kwarg_names().size();
@@ -336,6 +365,10 @@ class Writer {
         if (u->op() == NodeOp::GetItem && u->index() >= 0 && static_cast<size_t>(u->index()) < items.size())
           items[static_cast<size_t>(u->index())] = u;
       for (size_t k = 0; k < items.size(); ++k) {
+        if (items[k] && items[k]->val.empty()) {  // a None element (with_effects' result of _print)
+          outs.push_back(OJ{{"as_none", true}});
+          continue;
+        }
         const std::string name = items[k] ? items[k]->name() : detail::cat(n.name(), "_unused_", k);
         tensors_[name] = tensor_meta_json(n.val[k]);
         outs.push_back(named("as_tensor", name));
@@ -343,27 +376,44 @@ class Writer {
     } else if (n.val.size() == 1) {
       tensors_[n.name()] = tensor_meta_json(n.val[0]);
       outs.push_back(named("as_tensor", n.name()));
+    } else if (!n.callable()->higher_order()) {
+      outs.push_back(OJ{{"as_none", true}});  // vmap's bookkeeping calls (_vmap_increment_nesting)
     }
     OJ node;
     node["target"] = n.callable()->target;
     node["inputs"] = std::move(in);
     node["outputs"] = std::move(outs);
     node["metadata"] = metadata(n);
-    node["is_hop_single_tensor_return"] = !n.multi_output();
-    node["name"] = n.name();
+    node["is_hop_single_tensor_return"] = n.callable()->higher_order() ? OJ(!n.multi_output()) : OJ(nullptr);
+    // A call returning None is read back as "<target>_unused[_k]": written under the name it was
+    // recorded with (lazy_load_decompositions_1), so reading numbers it as PyTorch did.
+    std::string name = n.name();
+    if (const size_t u = name.find("_unused"); n.val.empty() && !n.multi_output() && u != std::string::npos)
+      name.erase(u, 7);
+    node["name"] = name;
     return node;
   }
 
   OJ graph_json(const Graph& graph) {
     // Each graph has its own value tables (a subgraph's are written inside it).
     OJ saved_tensors = std::exchange(tensors_, OJ::object()), saved_syms = std::exchange(sym_values_, OJ::object());
+    OJ saved_bools = std::exchange(sym_bool_values_, OJ::object());
     OJ g;
     OJ ins = OJ::array(), nodes = OJ::array(), outs = OJ::array();
     for (const auto& up : graph.nodes()) {
       const Node& n = *up;
       switch (n.op()) {
         case NodeOp::Placeholder:
-          if (n.val.size() != 1) unsupported(n, "a non-tensor graph input");
+          if (n.constant) {  // a user input export specialized to a constant (return_dict=False)
+            ins.push_back(argument(n.constant, nullptr, n));
+            break;
+          }
+          if (n.sym_val) {  // a symbolic int (a subgraph's size operand)
+            sym_values_[n.name()] = sym_int_json(*n.sym_val);
+            ins.push_back(OJ{{"as_sym_int", OJ{{"as_name", n.name()}}}});
+            break;
+          }
+          if (n.val.size() != 1) unsupported(n, "a graph input that is neither a tensor, a symbolic int nor a constant");
           tensors_[n.name()] = tensor_meta_json(n.val[0]);
           ins.push_back(named("as_tensor", n.name()));
           break;
@@ -376,12 +426,19 @@ class Writer {
           const char* names[] = {"a", "b"};
           for (size_t i = 0; i < n.args().size() && i < 2; ++i)
             in.push_back(OJ{{"name", names[i]}, {"arg", argument(n.args()[i], nullptr, n)}, {"kind", 1}});
-          if (!n.sym_val) unsupported(n, "a symbolic comparison (SymBool values are not written yet)");
-          sym_values_[n.name()] = sym_int_json(*n.sym_val);
+          const bool comparison = is_comparison(n);
+          if (comparison) {
+            OJ b = sym_bool_json(n);
+            if (b.is_null()) unsupported(n, "a symbolic comparison of non-int operands");
+            sym_bool_values_[n.name()] = std::move(b);
+          } else {
+            if (!n.sym_val) unsupported(n, "a symbolic value that is neither an int nor a comparison");
+            sym_values_[n.name()] = sym_int_json(*n.sym_val);
+          }
           OJ node;
           node["target"] = std::string(py_target(n.py_op()));
           node["inputs"] = std::move(in);
-          node["outputs"] = OJ::array({OJ{{"as_sym_int", OJ{{"as_name", n.name()}}}}});
+          node["outputs"] = OJ::array({OJ{{comparison ? "as_sym_bool" : "as_sym_int", OJ{{"as_name", n.name()}}}}});
           node["metadata"] = metadata(n);
           node["is_hop_single_tensor_return"] = nullptr;
           node["name"] = n.name();
@@ -402,7 +459,7 @@ class Writer {
         }
         case NodeOp::GetAttr: break;  // written where a higher-order call takes it (as_graph)
         case NodeOp::CallOther:
-          if (!n.callable()->higher_order()) unsupported(n, n.callable()->target + " calls are not written yet");
+          // Higher-order calls and the Python callables export records (functorch's vmap steps).
           nodes.push_back(hop_node(graph, n));
           break;
       }
@@ -412,20 +469,37 @@ class Writer {
     g["nodes"] = std::move(nodes);
     g["tensor_values"] = std::move(tensors_);
     g["sym_int_values"] = std::move(sym_values_);
-    g["sym_bool_values"] = OJ::object();
+    g["sym_bool_values"] = std::move(sym_bool_values_);
     g["is_single_tensor_return"] = graph.single_return;
     g["custom_obj_values"] = OJ::object();
     g["sym_float_values"] = OJ::object();
     tensors_ = std::move(saved_tensors);
     sym_values_ = std::move(saved_syms);
+    sym_bool_values_ = std::move(saved_bools);
     return g;
+  }
+
+  const Node* placeholder_named(const std::string& name) const {
+    for (const Node* p : ep_.graph.placeholders())
+      if (p->name() == name) return p;
+    return nullptr;
   }
 
   OJ signature() {
     OJ ins = OJ::array(), outs = OJ::array();
     for (const InputSpec& s : ep_.signature.inputs) {
       switch (s.kind) {
-        case InputKind::UserInput: ins.push_back(OJ{{"user_input", OJ{{"arg", named("as_tensor", s.name)}}}}); break;
+        case InputKind::UserInput: {
+          const Node* ph = placeholder_named(s.name);
+          if (s.constant) {
+            ins.push_back(OJ{{"constant_input", OJ{{"name", s.name}, {"value", argument(s.constant, nullptr, *ep_.graph.output_node())}}}});
+          } else if (ph && ph->sym_val) {
+            ins.push_back(OJ{{"user_input", OJ{{"arg", OJ{{"as_sym_int", OJ{{"as_name", s.name}}}}}}}});
+          } else {
+            ins.push_back(OJ{{"user_input", OJ{{"arg", named("as_tensor", s.name)}}}});
+          }
+          break;
+        }
         case InputKind::Parameter:
           ins.push_back(OJ{{"parameter", OJ{{"arg", OJ{{"name", s.name}}}, {"parameter_name", s.target}}}});
           break;
@@ -435,6 +509,7 @@ class Writer {
         case InputKind::ConstantTensor:
           ins.push_back(OJ{{"tensor_constant", OJ{{"arg", OJ{{"name", s.name}}}, {"tensor_constant_name", s.target}}}});
           break;
+        case InputKind::Token: ins.push_back(OJ{{"token", OJ{{"arg", OJ{{"name", s.name}}}}}}); break;
         default: throw ValueError("program_to_json: input '" + s.name + "' of kind " + std::string(input_kind_name(s.kind)) + " is not written yet");
       }
     }
@@ -457,7 +532,7 @@ class Writer {
         case OutputKind::GradientToParameter: with("gradient_to_parameter", "parameter_name"); break;
         case OutputKind::GradientToUserInput: with("gradient_to_user_input", "user_input_name"); break;
         case OutputKind::UserInputMutation: with("user_input_mutation", "user_input_name"); break;
-        case OutputKind::Token: throw ValueError("program_to_json: token outputs are not written yet");
+        case OutputKind::Token: with("token", nullptr); break;
       }
     }
     return OJ{{"input_specs", std::move(ins)}, {"output_specs", std::move(outs)}};
@@ -505,7 +580,7 @@ class Writer {
 
   const ExportedProgram& ep_;
   const Pt2WriteOptions& opts_;
-  OJ tensors_ = OJ::object(), sym_values_ = OJ::object();
+  OJ tensors_ = OJ::object(), sym_values_ = OJ::object(), sym_bool_values_ = OJ::object();
   std::unordered_map<std::string, std::vector<std::string>> sources_;
 };
 

@@ -299,6 +299,12 @@ std::optional<bool> ShapeEnv::static_eval(Rel rel, const Expr& lhs, const Expr& 
 std::optional<bool> ShapeEnv::static_eval_uncached(Rel rel, const Expr& lhs, const Expr& rhs) const {
   const Expr d = replace(lhs - rhs);
   if (d.is_constant()) return rel_holds(rel, d.constant(), 0);
+  // d differs from an assumed-zero difference by a constant: d is that constant.
+  for (const Expr& ax : axioms_) {
+    const Expr a = replace(ax);
+    for (const Expr& k : {replace(d - a), replace(d + a)})
+      if (k.is_constant()) return rel_holds(rel, k.constant(), 0);
+  }
   const ValueRange b = bound(d);
   const bool pos = b.lo > 0, neg = b.hi < 0, nonneg = b.lo >= 0, nonpos = b.hi <= 0;
   switch (rel) {
@@ -334,6 +340,14 @@ void ShapeEnv::equate(const Expr& a, const Expr& b, std::source_location where) 
   guards_.push_back({Rel::Eq, l, r, {}, std::nullopt, where});
   refine_ranges(Rel::Eq, l, r);
   maybe_replace(l, r);
+}
+
+void ShapeEnv::assume_equal(const Expr& a, const Expr& b) {
+  const Expr l = replace(a), r = replace(b);
+  if (auto known = static_eval(Rel::Eq, l, r); known && *known) return;
+  axioms_.push_back(l - r);
+  ++version_;  // static answers may change
+  refine_ranges(Rel::Eq, l, r);
 }
 
 void ShapeEnv::intersect_range(const std::string& sym, ValueRange r) {

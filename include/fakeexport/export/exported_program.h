@@ -75,6 +75,9 @@ struct ExportedProgram {
   /// Owns the symbolic sizes in the graph's metadata; null for a static program.
   std::shared_ptr<sym::ShapeEnv> shape_env;
   std::vector<ModuleCallEntry> module_call_graph;
+  /// The IR dialect (ExportedProgram.verifiers): "TRAINING" from export, "ATEN" once decomposed.
+  /// ep.module() unlifts effect tokens only for the dialect they were recorded in.
+  std::string dialect = "TRAINING";
   /// OpDefs of a loaded program's ops that our registry lacks (opaque nodes: no meta function;
   /// their recorded output metadata is kept and the verifier does not re-run them).
   std::vector<std::unique_ptr<OpDef>> opaque_ops;

@@ -48,8 +48,8 @@ ExportedProgram program_from_json_text(std::string_view text, const Pt2ReadOptio
 struct Pt2WriteOptions {
   std::string torch_version = "2.14.1";
   int schema_major = 8, schema_minor = 20;
-  /// ExportedProgram::verifiers: torch.export.export's dialect.
-  std::string verifier = "TRAINING";
+  /// ExportedProgram::verifiers; empty: the program's own dialect.
+  std::string verifier;
   /// Read source files for the code line of synthesized stack traces.
   bool read_source = true;
 };

@@ -147,6 +147,10 @@ class ShapeEnv {
   void set_replacement(const std::string& sym, const Expr& value, bool check_range = true);
   /// Applies the guard Eq(a, b) as if user code had asked it (produce_guards' source equalities).
   void equate(const Expr& a, const Expr& b, std::source_location where = std::source_location::current());
+  /// Takes Eq(a, b) over values read from data as a fact (torch._check's deferred runtime
+  /// assert): static evaluation uses it and ranges narrow, but no symbol is replaced, so `u3`
+  /// stays u3 and the pieces' sum stays u0 + u1 + u2 + u3, as PyTorch's axioms behave.
+  void assume_equal(const Expr& a, const Expr& b);
 
  private:
   int64_t hint_of(const std::string& sym) const;
@@ -173,6 +177,7 @@ class ShapeEnv {
   std::map<std::string, size_t, std::less<>> by_name_;
   std::map<std::string, Expr, std::less<>> replacements_;
   std::vector<Guard> guards_;
+  std::vector<Expr> axioms_;  ///< assume_equal's facts, each as lhs - rhs == 0
   SymbolIds ids_;
   uint64_t version_ = 0;
   OpContext ctx_;

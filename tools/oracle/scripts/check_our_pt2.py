@@ -118,4 +118,123 @@ for path in sorted(glob.glob(os.path.join(OUT, "zoo_tiny_*.pt2")) + glob.glob(os
     err = max((got[i] - io[k]).abs().max().item() for i, k in enumerate(outs))
     print("%s: loaded and run by PyTorch, max |ours - HF eager| = %.3g" % (os.path.basename(path)[:-4], err))
     ok &= err <= 1e-4
+
+# The real-program corpus written again by us (tests/test_corpus.cpp): each archive PyTorch loads
+# prints exactly as the original does and runs, on the original's example inputs, to its outputs.
+import copy  # noqa: E402
+import importlib  # noqa: E402
+import re as _re  # noqa: E402
+
+import torch.utils._pytree as pytree  # noqa: E402
+
+
+import logging  # noqa: E402
+
+
+class _Seen(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.text = ""
+
+    def emit(self, record):
+        self.text += logging.Formatter().format(record) + "\n"  # with the traceback it logs
+
+
+def load_resolving(path):
+    """torch.export.load, importing the module of a pytree class an out_spec names (transformers'
+    ModelOutput subclasses register themselves when their module is imported; PyTorch logs the
+    class it missed as a warning and raises a generic error)."""
+    for _ in range(4):
+        seen = _Seen()
+        logging.getLogger("torch.export").addHandler(seen)
+        try:
+            return torch.export.load(path)
+        except Exception as e:  # noqa: BLE001
+            m = _re.search(r"Deserializing ([\w.]+) in pytree is not registered", str(e) + seen.text)
+            if not m:
+                raise
+            importlib.import_module(m.group(1).rsplit(".", 1)[0])
+        finally:
+            logging.getLogger("torch.export").removeHandler(seen)
+    return torch.export.load(path)
+
+
+def leaf_diff(got, want):
+    """max |got - want| over two programs' output leaves (inf where a non-float leaf differs)."""
+    err = 0.0
+    for g, w in zip(pytree.tree_leaves(got), pytree.tree_leaves(want)):
+        if isinstance(w, torch.Tensor) and w.is_floating_point():
+            err = max(err, (g - w).abs().max().item() if w.numel() else 0.0)
+        elif isinstance(w, torch.Tensor):
+            err = max(err, 0.0 if torch.equal(g, w) else float("inf"))
+        elif g != w:
+            err = float("inf")
+    return err
+
+
+def run_both(ref, ep):
+    """Both programs on copies of ref's example inputs (a program may write to its inputs)."""
+    args, kwargs = ref.example_inputs
+    want = ref.module()(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+    return leaf_diff(ep.module()(*copy.deepcopy(args), **copy.deepcopy(kwargs)), want)
+
+
+def load_pair(kind, path, make_ref):
+    """(ours, PyTorch's reference, max output difference) for one archive we wrote; None when the
+    reference itself cannot be made in this process (not ours to judge); ours None when PyTorch
+    cannot load it."""
+    name = os.path.basename(path)[:-4]
+    try:
+        ref = make_ref(load_resolving("tests/fixtures/corpus/%s.pt2" % name))
+    except Exception:  # noqa: BLE001 - the original needs what this process lacks
+        return None
+    try:
+        ep = load_resolving(path)
+    except Exception as e:  # noqa: BLE001
+        print("%s %s: PyTorch cannot load ours: %s: %s" % (kind, name, type(e).__name__, str(e).splitlines()[0][:200]))
+        return None, ref, float("inf")
+    err = 0.0
+    if ref.example_inputs is not None:
+        try:
+            err = run_both(ref, ep)
+        except Exception as e:  # noqa: BLE001 - the reference does not run here either
+            print("%s %s: not run: %s" % (kind, name, str(e).splitlines()[0][:150] if str(e) else type(e).__name__))
+    return ep, ref, err
+
+
+corpus_ok = corpus_all = 0
+for path in sorted(glob.glob(os.path.join(OUT, "corpus", "*.pt2"))):
+    pair = load_pair("corpus", path, lambda ref: ref)
+    if pair is None:
+        continue
+    ep, ref, err = pair
+    corpus_all += 1
+    same = ep is not None and str(ep) == str(ref)
+    good = same and err == 0.0
+    corpus_ok += good
+    if not good:
+        print("corpus %s: print %s the original's, max |ours - original| = %.3g"
+              % (os.path.basename(path)[:-4], "equals" if same else "DIFFERS from", err))
+    ok &= good
+# The corpus decomposed by us (tests/test_decompose.cpp, which compares prints): PyTorch loads each
+# as the ATEN dialect and runs it to what its own run_decompositions() of the original computes.
+dec_ok = dec_all = 0
+for path in sorted(glob.glob(os.path.join(OUT, "decomposed", "*.pt2"))):
+    pair = load_pair("decomposed", path, lambda ref: ref.run_decompositions())
+    if pair is None:
+        continue
+    ep, ref, err = pair
+    dec_all += 1
+    good = ep is not None and err <= 1e-4 and ep.dialect == "ATEN"
+    dec_ok += good
+    if not good:
+        print("decomposed %s: dialect %s, max |ours - PyTorch's decomposition| = %.3g"
+              % (os.path.basename(path)[:-4], ep.dialect if ep is not None else "-", err))
+    ok &= good
+if dec_all:
+    print("decomposed: %d of %d of our decompositions load in PyTorch and run to its own decomposition's outputs"
+          % (dec_ok, dec_all))
+if corpus_all:
+    print("corpus: %d of %d re-saved programs load in PyTorch, print as the originals and run to their outputs"
+          % (corpus_ok, corpus_all))
 sys.exit(0 if ok else 1)
