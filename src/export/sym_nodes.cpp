@@ -165,9 +165,15 @@ class Folder {
           const auto& [t, c] = *e.terms().begin();
           if (c != 1) return product(c, t, e, before);
         }
+        // sympy's Add lists its number first: (c + t1) + t2 ... (`-1 + floordiv_6`).
         NodeArg acc;
         sym::Expr acc_e(0);
         bool first = true;
+        if (e.add_constant() != 0) {
+          acc = SymInt(e.add_constant());
+          acc_e = sym::Expr(e.add_constant());
+          first = false;
+        }
         for (const auto& [t, c] : e.terms()) {
           sym::Expr te = sym::Expr(c) * t;
           NodeArg tv = c == 1 ? reify(t, before) : binary(PyOp::Mul, reify(t, before), SymInt(c), te, before);
@@ -180,7 +186,6 @@ class Folder {
             acc = binary(PyOp::Add, acc, tv, acc_e, before);
           }
         }
-        if (e.add_constant() != 0) acc = binary(PyOp::Add, acc, SymInt(e.add_constant()), e, before);
         return acc;
       }
       case sym::Kind::Mul: {

@@ -503,8 +503,12 @@ std::vector<Tensor> decomp_reshape(std::span<const IValue> a, const SrcLocArg& l
   // viewable one with the inferred sizes; otherwise the contiguous copy is _unsafe_view'ed with the
   // inferred sizes too.
   if (x.meta().is_contiguous()) return {fe::view(x, shape, loc)};
+  // infer_size: the given sizes themselves (the same symbolic values, so the graph reads the
+  // node that computed them), the one -1 replaced by what the meta inferred.
   const DimVector& sizes = mo.outs.at(0).sizes;
-  const std::vector<SymInt> inferred(sizes.begin(), sizes.end());
+  std::vector<SymInt> inferred(shape.begin(), shape.end());
+  for (size_t i = 0; i < inferred.size() && i < sizes.size(); ++i)
+    if (inferred[i].maybe_int() == -1) inferred[i] = sizes[i];
   if (mo.alias_input0) return {fe::view(x, inferred, loc)};
   const Tensor c = fe::clone(x, MemoryFormat::Contiguous, loc);
   return {dispatch1(*op_unsafe_view, {c, inferred}, loc)};

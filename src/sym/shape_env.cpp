@@ -308,8 +308,8 @@ std::optional<bool> ShapeEnv::static_eval_uncached(Rel rel, const Expr& lhs, con
   const ValueRange b = bound(d);
   const bool pos = b.lo > 0, neg = b.hi < 0, nonneg = b.lo >= 0, nonpos = b.hi <= 0;
   switch (rel) {
-    case Rel::Eq: if (pos || neg) return false; break;
-    case Rel::Ne: if (pos || neg) return true; break;
+    case Rel::Eq: if (pos || neg) return false; if (nonneg && nonpos) return true; break;
+    case Rel::Ne: if (pos || neg) return true; if (nonneg && nonpos) return false; break;
     case Rel::Lt: if (neg) return true; if (nonneg) return false; break;
     case Rel::Le: if (nonpos) return true; if (pos) return false; break;
     case Rel::Gt: if (pos) return true; if (nonpos) return false; break;
