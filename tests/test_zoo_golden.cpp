@@ -67,10 +67,8 @@ TEST_P(ZooGolden, PrintsAsPyTorchExportsTransformers) {
   const std::string ours = without_comments(fe::to_string(ep, {.read_source = false}));
   const std::string torch = without_comments(fe_test::read_file(base + ".txt"));
   EXPECT_EQ(ours, torch);
-  // Every node's nn_module_stack: the module calls that were on the stack, paths and classes. Known
-  // difference (BERT only): PyTorch records no frame for `encoder` (BertEncoder) and one for
-  // `embeddings.dropout` (an nn.Dropout); ours the reverse.
-  if (fs::exists(base + ".module_stack.txt") && GetParam() != "bert")
+  // Every node's nn_module_stack: the module calls that were on the stack, paths and classes.
+  if (fs::exists(base + ".module_stack.txt"))
     EXPECT_EQ(module_stacks(ep), fe_test::read_file(base + ".module_stack.txt"));
   // Lowered to Core ATen, it prints as PyTorch's ep.run_decompositions() of its export (issue 14), or
   // fails as PyTorch's does (GPT-2: the view of a sdpa output whose no-op .contiguous() was dropped).
@@ -121,7 +119,8 @@ TEST_P(ZooGoldenDynamic, PrintsAsPyTorchExportsTransformersUpToNodeNames) {
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooGoldenDynamic,
                          ::testing::Values("llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe",
-                                           "qwen2_moe", "phi3", "gemma2", "gpt2", "bert", "gpt_neox"));
+                                           "qwen2_moe", "phi3", "gemma2", "gpt2", "bert", "gpt_neox", "vit", "ved",
+                                           "blenderbot"));
 
 // model(input_ids, attention_mask) (`--attention-mask`, an all-ones mask): the mask becomes a
 // padding mask function instead of the packed-sequence check. Static: equal; dynamic: up to names.

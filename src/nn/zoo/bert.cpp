@@ -19,7 +19,7 @@ struct Dims {
   int64_t vocab, hidden, layers, heads, inter, max_pos, type_vocab;
   double eps;
   std::optional<int64_t> pad;
-  double dropout;  // hidden_dropout_prob: F.dropout calls as HF makes them (identity in eval)
+  double dropout;  // hidden_dropout_prob: nn.Dropout modules as HF's (identity in eval)
 };
 
 class BertEmbeddings : public nn::Module {
@@ -29,8 +29,8 @@ class BertEmbeddings : public nn::Module {
         position_embeddings(register_module("position_embeddings", std::make_shared<nn::Embedding>(d.max_pos, d.hidden))),
         token_type_embeddings(register_module("token_type_embeddings", std::make_shared<nn::Embedding>(d.type_vocab, d.hidden))),
         LayerNorm(register_module("LayerNorm", std::make_shared<nn::LayerNorm>(d.hidden, d.eps))),
+        dropout(register_module("dropout", std::make_shared<nn::Dropout>(d.dropout))),
         // Both int64 [1, max_position_embeddings], non-persistent, as HF registers them.
-        p(d.dropout),
         position_ids(register_buffer("position_ids", known_buffer([&] { return arange(d.max_pos).unsqueeze(0); }), false)),
         token_type_ids(register_buffer(
             "token_type_ids", known_buffer([&] { return zeros({1, d.max_pos}, {.dtype = DType::Int64}); }), false)) {}
@@ -46,13 +46,13 @@ class BertEmbeddings : public nn::Module {
     Tensor x = (*word_embeddings)(input_ids);
     x = x + (*token_type_embeddings)(tt);
     x = x + (*position_embeddings)(pos);
-    return fe::dropout((*LayerNorm)(x), p, is_training());
+    return (*dropout)((*LayerNorm)(x));
   }
 
   std::shared_ptr<hf::PaddedEmbedding> word_embeddings;
   std::shared_ptr<nn::Embedding> position_embeddings, token_type_embeddings;
   std::shared_ptr<nn::LayerNorm> LayerNorm;
-  const double p;
+  std::shared_ptr<nn::Dropout> dropout;
   Tensor &position_ids, &token_type_ids;
 };
 
@@ -87,16 +87,16 @@ class BertDenseNorm : public nn::Module {
   BertDenseNorm(int64_t in, const Dims& d, const char* cls)
       : dense(register_module("dense", std::make_shared<nn::Linear>(in, d.hidden))),
         LayerNorm(register_module("LayerNorm", std::make_shared<nn::LayerNorm>(d.hidden, d.eps))),
-        p(d.dropout),
+        dropout(register_module("dropout", std::make_shared<nn::Dropout>(d.dropout))),
         cls_(cls) {}
   std::string type_name() const override { return std::string(kPrefix) + cls_; }
   Tensor operator()(const Tensor& h, const Tensor& residual) {
     nn::ModuleCallScope scope(*this);
-    return (*LayerNorm)(fe::dropout((*dense)(h), p, is_training()) + residual);
+    return (*LayerNorm)((*dropout)((*dense)(h)) + residual);
   }
   std::shared_ptr<nn::Linear> dense;
   std::shared_ptr<nn::LayerNorm> LayerNorm;
-  const double p;
+  std::shared_ptr<nn::Dropout> dropout;
 
  private:
   const char* cls_;
@@ -154,6 +154,18 @@ class BertEncoder : public nn::Module {
       layer->push_back(std::make_shared<BertLayer>(d, hf::Activation::from_config(c, "hidden_act", "gelu")));
   }
   std::string type_name() const override { return std::string(kPrefix) + "BertEncoder"; }
+  /// The layers in turn, each fed on its own device (pipeline placement).
+  Tensor operator()(Tensor h, Tensor mask) {
+    nn::ModuleCallScope scope(*this);
+    for (size_t i = 0; i < layer->size(); ++i) {
+      // The layer's inputs in its argument order (hidden_states, attention_mask).
+      auto& l = layer->at<BertLayer>(i);
+      h = to_module_device(h, l);
+      mask = to_module_device(mask, l);
+      h = l(h, mask);
+    }
+    return h;
+  }
   std::shared_ptr<nn::ModuleList> layer;
 };
 
@@ -212,13 +224,7 @@ class BertModel : public Model {
     Tensor h = (*embeddings)(to_module_device(args[0], *embeddings));
     // create_bidirectional_mask(config, embedding_output, attention_mask=None)
     Tensor mask = masks::create_bidirectional_mask(h, Tensor());
-    for (size_t i = 0; i < encoder->layer->size(); ++i) {
-      // The layer's inputs in its argument order (hidden_states, attention_mask).
-      auto& layer = encoder->layer->at<BertLayer>(i);
-      h = to_module_device(h, layer);
-      mask = to_module_device(mask, layer);
-      h = layer(h, mask);
-    }
+    h = (*encoder)(h, mask);
     // The encoder's output is last_hidden_state; the pooler reads it on its own device.
     return {h, (*pooler)(to_module_device(h, *pooler))};
   }

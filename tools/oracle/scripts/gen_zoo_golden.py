@@ -11,6 +11,8 @@ Per case NAME, in DIR (default tests/fixtures/zoo_golden):
                     shape [2, 8] (the zoo's example input); NAME_dyn.txt (the same config) with
                     dynamic_shapes {0: Dim("batch", min=1, max=1024), 1: Dim("seq", min=2,
                     max=max_position_embeddings)}, what `fakeexport export --dynamic batch,seq` uses
+                    (ViT: the batch of pixel_values; vision-encoder-decoder: one batch, the decoder's
+                    tokens as seq; Blenderbot: one batch, encoder and decoder lengths apart)
   NAME.module_stack.txt  every node's nn_module_stack (module paths and classes), graph by graph
   NAME.decomposed.txt  str(ep.run_decompositions()) of the static export (issue 14's zoo criterion), or
                     NAME.decompose_error.txt, the first line of the error it raises (GPT-2: a view of
@@ -97,7 +99,8 @@ CASES = {
                                                                     partial_rotary_factor=1.0)),
 }
 
-DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gpt2", "bert", "gpt_neox"}
+DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gpt2", "bert", "gpt_neox",
+           "vit", "ved", "blenderbot"}
 MASKED = {"llama", "mistral", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2"}
 
 
@@ -179,8 +182,21 @@ def main():
         print(name, "ok", len(ep.graph.nodes), "nodes")
         if name in DYNAMIC:
             from torch.export import Dim
-            ds = ({0: Dim("batch", min=1, max=1024), 1: Dim("seq", min=2, max=cfg.max_position_embeddings)},)
-            ep = torch.export.export(model, (ids,), dynamic_shapes=ds, strict=False)
+            batch = Dim("batch", min=1, max=1024)
+            if mt == "vit":  # pixel_values: the batch only
+                ep = torch.export.export(model, args, dynamic_shapes=({0: batch},), strict=False)
+            elif mt == "vision-encoder-decoder":  # one batch; the decoder's tokens are the seq
+                dec = cfg.decoder.max_position_embeddings
+                ds = ({0: batch}, {0: batch, 1: Dim("seq", min=2, max=dec)})
+                ep = torch.export.export(model, args, dynamic_shapes=ds, strict=False)
+            elif mt == "blenderbot":  # one batch; encoder and decoder lengths apart
+                m = cfg.max_position_embeddings
+                ds = {"input_ids": {0: batch, 1: Dim("seq", min=2, max=m)},
+                      "decoder_input_ids": {0: batch, 1: Dim("decoder_seq", min=2, max=m)}}
+                ep = torch.export.export(model, args, kwargs, dynamic_shapes=ds, strict=False)
+            else:
+                ds = ({0: batch, 1: Dim("seq", min=2, max=cfg.max_position_embeddings)},)
+                ep = torch.export.export(model, (ids,), dynamic_shapes=ds, strict=False)
             with open(os.path.join(a.out, name + "_dyn.txt"), "w") as f:
                 f.write(stable(str(ep)))
             print(name + "_dyn", "ok", len(ep.graph.nodes), "nodes")
