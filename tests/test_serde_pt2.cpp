@@ -11,6 +11,7 @@
 
 #include "fakeexport/fakeexport.h"
 #include "fakeexport/serde/pt2.h"
+#include "fakeexport/serde/sample_inputs.h"
 #include "fakeexport/serde/zip.h"
 #include "seed_mlp_model.h"
 
@@ -144,6 +145,40 @@ TEST(Pt2Save, RoundTripsThroughOurReader) {
   SafetensorsFile in(pt2("seed_mlp.inputs.safetensors")), out(pt2("seed_mlp.outputs.safetensors"));
   Tensor got = run(lp.ep, {in.load("input_0")})[0], want = out.load("output_0");
   for (int64_t i = 0; i < want.numel(); ++i) EXPECT_NEAR(got.data<float>()[i], want.data<float>()[i], 1e-5) << i;
+}
+
+// The example inputs are pickled as the root's in_spec nests them ((args, kwargs)), so PyTorch's
+// ep.module() can bind them; a spec nested absurdly deep (a crafted program) takes the flat form
+// instead of recursing without bound.
+TEST(Pt2Save, SampleInputsFollowTheInSpecWithinDepth) {
+  RealMlp r;
+  ExportedProgram& ep = r.ep;
+  const std::vector<int64_t> x_sizes = fe_test::ints(ep.graph.placeholders().back()->val[0].sizes);
+  const auto leaf = std::string(R"({"type": null, "context": null, "children_spec": []})");
+  const auto tuple = [](const std::string& kids) {
+    return R"({"type": "builtins.tuple", "context": "null", "children_spec": [)" + kids + "]}";
+  };
+  const std::string kwargs = R"({"type": "builtins.dict", "context": "[\"x\"]", "children_spec": [)" + leaf + "]}";
+  ModuleCallEntry root{.fqn = ""};
+  root.signature = ModuleCallEntry::Signature{.in_spec = "[1, " + tuple(tuple("") + ", " + kwargs) + "]",
+                                              .out_spec = "[1, " + leaf + "]"};
+  ep.module_call_graph = {root};
+  const std::string kw = out_path("seed_mlp_kwargs.pt2");
+  serde::save(ep, kw);
+  const auto by_kw = serde::read_sample_inputs(kw, serde::load(kw).ep);
+  ASSERT_EQ(by_kw.size(), 1u);
+  EXPECT_EQ(fe_test::ints(by_kw[0].second.sizes()), x_sizes);
+  std::string deep;
+  const int levels = 100000;
+  for (int i = 0; i < levels; ++i) deep += R"({"type": "builtins.tuple", "context": "null", "children_spec": [)";
+  deep += leaf;
+  for (int i = 0; i < levels; ++i) deep += "]}";
+  ep.module_call_graph[0].signature->in_spec = "[1, " + deep + "]";
+  const std::string flat = out_path("seed_mlp_deep_spec.pt2");
+  serde::save(ep, flat);  // written (flat example inputs), not a stack overflow
+  // The archive loads; reading its example inputs by that spec fails typed, naming the field.
+  const serde::LoadedProgram back = serde::load(flat);
+  EXPECT_NE(fe_test::what_of([&] { serde::read_sample_inputs(flat, back.ep); }).find("in_spec node"), std::string::npos);
 }
 
 TEST(Pt2Save, WeightsPolicies) {

@@ -330,10 +330,14 @@ void python_constant(PickleOut& p, const OpaqueValue& c) {
 /// user inputs), so ep.module() can bind them to forward's signature; false (nothing written)
 /// where the spec holds another container or does not match the inputs.
 bool emit_by_spec(PickleOut& p, const nlohmann::json& spec, size_t& next, size_t leaves,
-                  const std::function<void(size_t)>& leaf) {
-  if (!spec.is_object()) return false;
-  const auto& type = spec.value("type", nlohmann::json());
-  const auto& children = spec.value("children_spec", nlohmann::json::array());
+                  const std::function<void(size_t)>& leaf, int depth = 0) {
+  // A spec nested deeper than any real signature (a crafted archive) takes the flat form.
+  if (!spec.is_object() || depth > 64) return false;
+  // By reference: json::value() would copy the whole subtree.
+  const auto type_it = spec.find("type"), kids_it = spec.find("children_spec");
+  static const nlohmann::json none, no_kids = nlohmann::json::array();
+  const nlohmann::json& type = type_it == spec.end() ? none : *type_it;
+  const nlohmann::json& children = kids_it == spec.end() || !kids_it->is_array() ? no_kids : *kids_it;
   if (type.is_null()) {
     if (next >= leaves) return false;
     leaf(next++);
@@ -343,7 +347,7 @@ bool emit_by_spec(PickleOut& p, const nlohmann::json& spec, size_t& next, size_t
   if (t == "builtins.tuple" || t == "builtins.list") {
     p.b += t == "builtins.tuple" ? "(" : "](";
     for (const auto& c : children)
-      if (!emit_by_spec(p, c, next, leaves, leaf)) return false;
+      if (!emit_by_spec(p, c, next, leaves, leaf, depth + 1)) return false;
     p.b += t == "builtins.tuple" ? 't' : 'e';
     return true;
   }
@@ -355,7 +359,7 @@ bool emit_by_spec(PickleOut& p, const nlohmann::json& spec, size_t& next, size_t
       if (keys[k].is_string()) p.str(keys[k].get<std::string>());
       else if (keys[k].is_number_integer()) p.integer(keys[k].get<int64_t>());
       else return false;
-      if (!emit_by_spec(p, children[k], next, leaves, leaf)) return false;
+      if (!emit_by_spec(p, children[k], next, leaves, leaf, depth + 1)) return false;
     }
     p.b += 'u';
     return true;
