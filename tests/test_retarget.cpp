@@ -129,6 +129,33 @@ TEST(Retarget, Seed002DecoderHasNoDeviceSiteLeftAndLoadsInPyTorch) {
   EXPECT_EQ(to_string(back.ep).find("type='cpu'"), std::string::npos);
 }
 
+// Every corpus program moved to cuda:0 verifies, writes and reads back as we print it;
+// check_our_pt2.py has PyTorch load each (build/pt2_out/retarget/) and print it as we do.
+TEST(Retarget, EveryCorpusProgramRetargetsVerifiesAndSaves) {
+  const fs::path corpus = fs::path(FE_FIXTURES_DIR) / "corpus";
+  if (!fs::is_directory(corpus)) GTEST_SKIP() << "no corpus";
+  const fs::path dir = fs::path(FE_BUILD_DIR) / "pt2_out" / "retarget";
+  fs::create_directories(dir);
+  int done = 0;
+  for (const auto& e : fs::directory_iterator(corpus)) {
+    if (e.path().extension() != ".pt2") continue;
+    const std::string name = e.path().stem().string();
+    SCOPED_TRACE(name);
+    serde::LoadedProgram lp = serde::load(e.path().string(), {.materialize_weights = true});
+    retarget(lp.ep, {.all = kCuda});
+    const CheckReport cr = check_program(lp.ep);
+    EXPECT_TRUE(cr.ok()) << (cr.graph_errors.empty() ? (cr.mismatches.empty() ? std::string() : cr.mismatches[0].node->name() + ": " + cr.mismatches[0].field) : cr.graph_errors[0]);
+    const std::string out = (dir / (name + ".pt2")).string();
+    serde::save(lp.ep, out,
+                {.weights = lp.weights_present ? serde::WeightsPolicy::Tensors : serde::WeightsPolicy::None,
+                 .torch_version = lp.torch_version});
+    std::ofstream((dir / (name + ".txt")).string()) << to_string(lp.ep, {.read_source = false});
+    EXPECT_EQ(to_string(serde::load(out).ep, {.read_source = false}), to_string(lp.ep, {.read_source = false}));
+    ++done;
+  }
+  EXPECT_GE(done, 100);
+}
+
 TEST(RetargetCli, WritesTheProgramAndReportsWhatMoved) {
   const std::string in = std::string(FE_FIXTURES_DIR) + "/corpus/seed002_decoder.pt2";
   const std::string out = (fs::path(FE_BUILD_DIR) / "retarget_cli.pt2").string();

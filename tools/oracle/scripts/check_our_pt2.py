@@ -231,6 +231,42 @@ for path in sorted(glob.glob(os.path.join(OUT, "decomposed", "*.pt2"))):
         print("decomposed %s: dialect %s, max |ours - PyTorch's decomposition| = %.3g"
               % (os.path.basename(path)[:-4], ep.dialect if ep is not None else "-", err))
     ok &= good
+# Every corpus program retargeted to cuda:0 by us (tests/test_retarget.cpp): PyTorch loads it (cuda
+# weights as meta tensors on this CPU build, as above) and prints it as we do.
+_to = torch.Tensor.to
+
+
+def _cuda_as_meta(self, *args, **kwargs):
+    if args and isinstance(args[0], torch.device) and args[0].type == "cuda":
+        return _to(self, "meta")
+    return _to(self, *args, **kwargs)
+
+
+rt_ok = rt_all = 0
+for path in sorted(glob.glob(os.path.join(OUT, "retarget", "*.pt2"))):
+    name = os.path.basename(path)[:-4]
+    try:  # only where this process can load the original (its imports, its custom ops)
+        load_resolving("tests/fixtures/corpus/%s.pt2" % name)
+    except Exception:  # noqa: BLE001
+        continue
+    rt_all += 1
+    torch.Tensor.to = _cuda_as_meta
+    try:
+        ep = load_resolving(path)
+    except Exception as e:  # noqa: BLE001
+        print("retarget %s: PyTorch cannot load ours: %s: %s" % (name, type(e).__name__, str(e).splitlines()[0][:200]))
+        ok = False
+        continue
+    finally:
+        torch.Tensor.to = _to
+    same = blank(str(ep)) == blank(open(path[:-4] + ".txt").read())
+    rt_ok += same
+    if not same:
+        print("retarget %s: PyTorch's print of ours DIFFERS from our print" % name)
+    ok &= same
+if rt_all:
+    print("retarget: %d of %d corpus programs retargeted to cuda:0 load in PyTorch and print as we print them"
+          % (rt_ok, rt_all))
 if dec_all:
     print("decomposed: %d of %d of our decompositions load in PyTorch and run to its own decomposition's outputs"
           % (dec_ok, dec_all))
