@@ -199,12 +199,14 @@ TEST(Corpus, EveryProgramLoadsChecksPrintsAndRuns) {
 // Every program PyTorch wrote, written again by us (with its weights) and read back, prints as
 // PyTorch printed it: the writer covers what the reader does (SymBool comparisons and runtime
 // assertions, constant and symbolic inputs, effect tokens, higher-order ops and functorch's vmap
-// steps, custom ops). check_our_pt2.py has PyTorch load these archives (build/pt2_out/corpus/)
-// and run them against the originals.
+// steps, custom ops). check_our_pt2.py has PyTorch load these archives (build/pt2_out/corpus/, and
+// corpus_variant/ for check-fixtures' regenerated variant) and run them against the originals.
 TEST(Corpus, EveryProgramSavesAndReadsBackToPyTorchsPrint) {
   const auto names = cases();
   if (names.empty()) GTEST_SKIP() << "no corpus at " << kCorpus;
-  const fs::path dir = fs::path(FE_BUILD_DIR) / "pt2_out" / "corpus";
+  // One folder per corpus (check-fixtures also runs this on a regenerated variant), so each
+  // archive is compared with the original it came from.
+  const fs::path dir = fs::path(FE_BUILD_DIR) / "pt2_out" / (std::getenv("FE_CORPUS_DIR") ? "corpus_variant" : "corpus");
   fs::create_directories(dir);
   int saved = 0;
   for (const std::string& name : names) {

@@ -179,13 +179,13 @@ def run_both(ref, ep):
     return leaf_diff(ep.module()(*copy.deepcopy(args), **copy.deepcopy(kwargs)), want)
 
 
-def load_pair(kind, path, make_ref):
-    """(ours, PyTorch's reference, max output difference) for one archive we wrote; None when the
-    reference itself cannot be made in this process (not ours to judge); ours None when PyTorch
-    cannot load it."""
+def load_pair(kind, path, make_ref, originals="tests/fixtures/corpus"):
+    """(ours, PyTorch's reference, max output difference) for one archive we wrote from the
+    original of the same name in `originals`; None when the reference itself cannot be made in this
+    process (not ours to judge); ours None when PyTorch cannot load it."""
     name = os.path.basename(path)[:-4]
     try:
-        ref = make_ref(load_resolving("tests/fixtures/corpus/%s.pt2" % name))
+        ref = make_ref(load_resolving(os.path.join(originals, name + ".pt2")))
     except Exception:  # noqa: BLE001 - the original needs what this process lacks
         return None
     try:
@@ -202,9 +202,12 @@ def load_pair(kind, path, make_ref):
     return ep, ref, err
 
 
+# The committed corpus, and check-fixtures' regenerated variant of it (build/corpus_variant).
 corpus_ok = corpus_all = 0
-for path in sorted(glob.glob(os.path.join(OUT, "corpus", "*.pt2"))):
-    pair = load_pair("corpus", path, lambda ref: ref)
+resaved = [(p, "tests/fixtures/corpus") for p in sorted(glob.glob(os.path.join(OUT, "corpus", "*.pt2")))]
+resaved += [(p, "build/corpus_variant") for p in sorted(glob.glob(os.path.join(OUT, "corpus_variant", "*.pt2")))]
+for path, originals in resaved:
+    pair = load_pair("corpus", path, lambda ref: ref, originals)
     if pair is None:
         continue
     ep, ref, err = pair
