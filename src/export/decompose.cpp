@@ -220,9 +220,7 @@ class Retracer {
           args.emplace_back(b->node);
           continue;
         }
-      NodeArg mapped = map_tensors<Node*>(arg_value(a), [&](const Tensor& t) { return tracer_->node_of(t); });
-      tracer_->symbolic_operands(mapped);
-      args.push_back(std::move(mapped));
+      args.push_back(graph_arg(a));
     }
     std::vector<std::string> names;
     for (auto& [i, sub] : subgraphs) names.push_back(retrace_subgraph(*std::get<Node*>(n.args()[i]), *sub, scopes, report));
@@ -231,9 +229,7 @@ class Retracer {
       tracer_->stamp_node(attr);
       args[subgraphs[k].first] = attr;
     }
-    uint32_t tuples = 0;
-    for (size_t i = 0; i < n.args().size() && i < 32; ++i)
-      if (n.arg_is_tuple(i)) tuples |= 1u << i;
+    uint32_t tuples = tuple_mask(n);
     // make_fx records scan's additional inputs as the tuple it passes.
     if (n.callable()->kind == CallableKind::Scan && n.args().size() > 3) tuples |= 1u << 3;
     Node* hop = g_->call_other(*n.callable(), std::move(args), n.kwarg_names(), tuples, n.multi_output(), n.val);
@@ -251,20 +247,27 @@ class Retracer {
     return outs;
   }
 
+  /// A retraced argument of a higher-order call: tensors as their nodes, symbolic sizes as sym nodes.
+  NodeArg graph_arg(const NodeArg& a) {
+    NodeArg mapped = map_tensors<Node*>(arg_value(a), [&](const Tensor& t) { return tracer_->node_of(t); });
+    tracer_->symbolic_operands(mapped);
+    return mapped;
+  }
+  /// Which of `n`'s arguments (the first 32) were recorded as tuples.
+  static uint32_t tuple_mask(const Node& n) {
+    uint32_t tuples = 0;
+    for (size_t i = 0; i < n.args().size() && i < 32; ++i)
+      if (n.arg_is_tuple(i)) tuples |= 1u << i;
+    return tuples;
+  }
+
   /// with_effects(token, op, *args): the effectful call stays as it is (its op is not decomposed,
   /// as PyTorch's retrace keeps it); the new token and any tensors the op returns are read through
   /// getitems, and a None result gets none.
   Value retrace_effects(const Node& n) {
     std::vector<NodeArg> args;
-    for (const NodeArg& a : n.args()) {
-      NodeArg mapped = map_tensors<Node*>(arg_value(a), [&](const Tensor& t) { return tracer_->node_of(t); });
-      tracer_->symbolic_operands(mapped);
-      args.push_back(std::move(mapped));
-    }
-    uint32_t tuples = 0;
-    for (size_t i = 0; i < n.args().size() && i < 32; ++i)
-      if (n.arg_is_tuple(i)) tuples |= 1u << i;
-    Node* call = g_->call_other(*n.callable(), std::move(args), n.kwarg_names(), tuples, n.multi_output(), n.val);
+    for (const NodeArg& a : n.args()) args.push_back(graph_arg(a));
+    Node* call = g_->call_other(*n.callable(), std::move(args), n.kwarg_names(), tuple_mask(n), n.multi_output(), n.val);
     tracer_->stamp_node(call);
     FE_CHECK(n.multi_output() && !n.val.empty(), UnknownOpError, "decompose: with_effects node '", n.name(),
              "' returns no token");
@@ -429,7 +432,7 @@ class Retracer {
     bool differs = false;
     for (size_t d = 0; d < m.sizes.size(); ++d) {
       if (m.sizes[d].same_as(recorded.sizes[d])) continue;
-      if (!unbacked_symbol(recorded.sizes[d]) || !reads_data(m.sizes[d])) return;
+      if (!sym::is_unbacked_symbol(recorded.sizes[d]) || !sym::has_unbacked(m.sizes[d])) return;
       differs = true;
     }
     if (!differs) return;
@@ -440,16 +443,6 @@ class Retracer {
       if (node->val.size() == 1) node->val[0] = m;
     }
   }
-  static bool unbacked_symbol(const SymInt& s) {
-    return s.is_symbolic() && s.expr().is_symbol() && s.str().starts_with("u");
-  }
-  static bool reads_data(const SymInt& s) {
-    if (!s.is_symbolic()) return false;
-    for (const std::string& f : s.expr().free_symbols())
-      if (f.starts_with("u")) return true;
-    return false;
-  }
-
   static bool reads_scalar(const OpDef& op) {
     static const OpDef& item = registry().get("aten::item");
     static const OpDef& dense = registry().get("aten::_local_scalar_dense");

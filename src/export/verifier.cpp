@@ -56,28 +56,13 @@ std::string dims_str(const DimVector& v) {
 /// Equal dims; with `env`, also symbolic ones equal once Max(1, e) is folded where the program's
 /// ranges prove e >= 1 (PyTorch folds it only from the ranges known when the op ran, so a
 /// recorded stride may keep a Max ours drops, or the reverse).
-/// A bare unbacked symbol (`u1`): what PyTorch gives a size it cannot compute from its inputs.
-bool is_unbacked_symbol(const SymInt& s) {
-  if (!s.is_symbolic()) return false;
-  const std::string t = s.str();
-  return t.size() > 1 && t[0] == 'u' && t.find_first_not_of("0123456789", 1) == std::string::npos;
-}
-
-/// Whether an expression involves an unbacked symbol (a value read from data).
-bool has_unbacked(const SymInt& s) {
-  if (!s.is_symbolic()) return false;
-  for (const std::string& f : s.expr().free_symbols())
-    if (!f.empty() && f[0] == 'u') return true;
-  return false;
-}
-
 bool same_dims(const DimVector& a, const DimVector& b, const sym::ShapeEnv* env = nullptr, bool sizes = false) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i].same_as(b[i])) continue;
     // A data-dependent size (slice to an item() end): PyTorch allocates a fresh unbacked symbol
     // for it where we keep the expression; the recorded symbol stands for ours.
-    if (sizes && is_unbacked_symbol(a[i]) && has_unbacked(b[i])) continue;
+    if (sizes && sym::is_unbacked_symbol(a[i]) && sym::has_unbacked(b[i])) continue;
     if (!env || !a[i].is_symbolic() || !b[i].is_symbolic()) return false;
     if (!(env->replace(ops::strip_max1(*env, a[i].expr())) == env->replace(ops::strip_max1(*env, b[i].expr()))))
       return false;

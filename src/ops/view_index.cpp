@@ -246,9 +246,7 @@ void split_with_sizes_into(const MetaArgs& a, MetaOut& out, const TensorMeta& se
   // Sizes read from data (MoE routing: split by per-expert token counts): torch._check defers a
   // runtime assert, which later checks take as a fact (u0 + u1 + u2 + u3 == 32).
   if (const sym::SymNode* n = sum.node(); n && n->env && !view_static(py_rel(Rel::Eq, sum, dim_size))) {
-    bool unbacked = false;
-    for (const std::string& f : sum.expr().free_symbols()) unbacked = unbacked || (!f.empty() && f[0] == 'u');
-    if (unbacked) {
+    if (sym::has_unbacked(sum)) {
       n->env->assume_equal(sum.expr(), dim_size.expr());
       push_splits(out, self, d, sizes);
       return;

@@ -342,6 +342,19 @@ void ShapeEnv::equate(const Expr& a, const Expr& b, std::source_location where) 
   maybe_replace(l, r);
 }
 
+bool is_unbacked_symbol(const SymInt& s) {
+  if (!s.is_symbolic()) return false;
+  const std::string t = s.str();
+  return t.size() > 1 && t[0] == 'u' && t.find_first_not_of("0123456789", 1) == std::string::npos;
+}
+
+bool has_unbacked(const SymInt& s) {
+  if (!s.is_symbolic()) return false;
+  for (const std::string& f : s.expr().free_symbols())
+    if (!f.empty() && f[0] == 'u') return true;
+  return false;
+}
+
 void ShapeEnv::assume_equal(const Expr& a, const Expr& b) {
   const Expr l = replace(a), r = replace(b);
   if (auto known = static_eval(Rel::Eq, l, r); known && *known) return;

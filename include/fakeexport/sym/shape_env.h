@@ -77,6 +77,12 @@ struct Guard {
   std::string str() const;       ///< sympy's print: "Eq(s15, s77 + 2)", "s15 <= 512"
 };
 
+/// A bare unbacked symbol (`u1`): what PyTorch gives a value read from data, or a size it cannot
+/// compute from its inputs.
+bool is_unbacked_symbol(const SymInt& s);
+/// Whether a value involves an unbacked symbol (`u0 + 3`: something read from data).
+bool has_unbacked(const SymInt& s);
+
 /// sympy's print of a relation: "Eq(a, b)", "Ne(a, b)", "a < b".
 std::string rel_str(Rel rel, const Expr& lhs, const Expr& rhs);
 Rel negate(Rel r);
