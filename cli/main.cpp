@@ -21,6 +21,8 @@ constexpr fe::cli::Command kCommands[] = {
      fe::cli::add_retarget},
     {"decompose", "Lower a .pt2 program or MODEL to Core ATen, as ep.run_decompositions() does",
      fe::cli::add_decompose},
+    {"memory", "Will it fit? Per-device memory by liveness: weights, inputs, KV cache, activation peak, verdicts",
+     fe::cli::add_memory},
 };
 
 }  // namespace

@@ -330,6 +330,26 @@ void cpu_flash_cpu(const OpDef&, std::span<const IValue> args, std::span<Tensor>
 }
 
 
+// What eager scaled_dot_product_attention allocates besides its output (aten/src/ATen/native/
+// transformers/attention.cpp): a bool mask becomes a float one of its shape (convert_boolean_attn_mask:
+// where(mask, 0, -inf) in the query's dtype); the fused kernel also returns its logsumexp [B, H, L]
+// in float, dropped once the op returns; the math path holds the scaled query and key, the scores
+// and their softmax [B, H, L, S] at once. Measured against MemTracker (tests/fixtures/memory).
+SymInt scratch_sdpa(const MetaArgs& a) {
+  const TensorMeta& q = a.tensor(0);
+  const TensorMeta& k = a.tensor(1);
+  const TensorMeta& v = a.tensor(2);
+  const TensorMeta* mask = a.opt_tensor(3);
+  SymInt bytes = 0;
+  if (mask && mask->dtype == DType::Bool) bytes = mask->numel() * itemsize(q.dtype);
+  if (q.dim() < 2) return bytes;
+  SymInt rows = 1;  // batch x heads x query length
+  for (int64_t d = 0; d + 1 < q.dim(); ++d) rows = rows * q.sizes[static_cast<size_t>(d)];
+  if (use_flash_cpu(a, q, k, v, mask, a.to_double(4), a.to_bool(7))) return bytes + rows * itemsize(DType::Float32);
+  const SymInt scores = rows * k.sizes[static_cast<size_t>(k.dim() - 2)];
+  return bytes + (q.numel() + k.numel() + scores * 2) * itemsize(q.dtype);
+}
+
 // ---- Decomposition (PyTorch 2.14 on CPU): scaled_dot_product_attention converts a bool mask to an
 // additive one, then takes the fused CPU flash kernel for 4-D inputs, which torch._decomp lowers to
 // _scaled_dot_product_attention_math followed by permute(2, 0, 1, 3).contiguous().permute(1, 2, 0, 3)
@@ -431,7 +451,7 @@ std::vector<Tensor> decomp_flash_cpu(std::span<const IValue> a, const SrcLocArg&
 void register_attention_ops(Registry& r) {
   op_scaled_dot_product_attention = r.add({.schema = "aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
          "float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
-         .meta = meta_sdpa, .cpu = cpu_sdpa, .decomp = decomp_sdpa});
+         .meta = meta_sdpa, .cpu = cpu_sdpa, .decomp = decomp_sdpa, .scratch = scratch_sdpa});
   op_flash_cpu = r.add({.schema = "aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, "
          "float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> "
          "(Tensor output, Tensor logsumexp)",

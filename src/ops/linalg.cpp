@@ -195,6 +195,59 @@ TensorMeta matmul_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta&
   return make_contiguous(out_shape, r.dtype, r.device);
 }
 
+// What eager matmul copies (LinearAlgebra.cpp _matmul_impl): the folded path reshapes the
+// batched operand to 2-D, the batched path expands both operands to the broadcast batch and
+// reshapes them to 3-D; a reshape that cannot view copies (.contiguous()), and the copies live
+// until the product is computed. Measured against MemTracker (T5 and MPNet attention scores).
+SymInt matmul_scratch(const TensorMeta& x, const TensorMeta& y) {
+  const int64_t d1 = x.dim(), d2 = y.dim();
+  if (d1 <= 2 && d2 <= 2) return 0;
+  auto copy_bytes = [](const TensorMeta& t, IntSpan shape) -> SymInt {
+    return view_strides(t, shape) ? SymInt(0) : prod(shape) * itemsize(t.dtype);
+  };
+  if (should_fold(x, y)) {
+    const bool transpose = d2 > d1;
+    const TensorMeta t1 = transpose ? mT(y) : x;
+    DimVector lead(t1.sizes.begin(), t1.sizes.end() - 1);
+    SymInt fs[2] = {prod(lead), t1.sizes.back()};
+    return copy_bytes(t1, fs);
+  }
+  if (d1 < 2 || d2 < 2) return 0;
+  const IntSpan batch1(x.sizes.data(), static_cast<size_t>(d1 - 2));
+  const IntSpan batch2(y.sizes.data(), static_cast<size_t>(d2 - 2));
+  DimVector batch;
+  // Broadcast batch (right-aligned); a size-1 or missing dim broadcasts with stride 0.
+  const size_t nb = std::max(batch1.size(), batch2.size());
+  for (size_t i = 0; i < nb; ++i) {
+    const SymInt* p = i + batch1.size() >= nb ? &batch1[i + batch1.size() - nb] : nullptr;
+    const SymInt* q = i + batch2.size() >= nb ? &batch2[i + batch2.size() - nb] : nullptr;
+    batch.push_back(!p ? *q : !q ? *p : (p->maybe_int() == 1 ? *q : *p));
+  }
+  auto expanded = [&](const TensorMeta& t) {
+    TensorMeta e = t;
+    const size_t tb = static_cast<size_t>(t.dim() - 2);
+    e.sizes.clear();
+    e.strides.clear();
+    for (size_t i = 0; i < nb; ++i) {
+      const bool has = i + tb >= nb;
+      const size_t j = i + tb - nb;
+      e.sizes.push_back(batch[i]);
+      e.strides.push_back(has && !(t.sizes[j].maybe_int() == 1 && batch[i].maybe_int() != 1) ? t.strides[j] : SymInt(0));
+    }
+    for (int64_t k = t.dim() - 2; k < t.dim(); ++k) {
+      e.sizes.push_back(t.sizes[static_cast<size_t>(k)]);
+      e.strides.push_back(t.strides[static_cast<size_t>(k)]);
+    }
+    return e;
+  };
+  const SymInt bp = prod(batch);
+  SymInt s1[3] = {bp, x.sizes[static_cast<size_t>(d1 - 2)], x.sizes[static_cast<size_t>(d1 - 1)]};
+  SymInt s2[3] = {bp, y.sizes[static_cast<size_t>(d2 - 2)], y.sizes[static_cast<size_t>(d2 - 1)]};
+  return copy_bytes(expanded(x), s1) + copy_bytes(expanded(y), s2);
+}
+
+SymInt scratch_matmul(const MetaArgs& a) { return matmul_scratch(a.tensor(0), a.tensor(1)); }
+
 void meta_matmul(const MetaArgs& a, MetaOut& out) { out.push(matmul_meta(a, a.tensor(0), a.tensor(1))); }
 
 // ATen's linear (Linear.cpp): addmm for 2-D input with bias, the flattened addmm for contiguous
@@ -430,7 +483,7 @@ void register_linalg_ops(Registry& r) {
   op_baddbmm = r.add({.schema = "aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
                       .meta = meta_baddbmm, .cpu = cpu_addmm, .decomp = decomp_baddbmm});
   op_matmul = r.add({.schema = "aten::matmul(Tensor self, Tensor other) -> Tensor", .meta = meta_matmul,
-                     .cpu = cpu_matmul, .decomp = decomp_matmul});
+                     .cpu = cpu_matmul, .decomp = decomp_matmul, .scratch = scratch_matmul});
   op_outer = r.add({"aten::outer(Tensor self, Tensor vec2) -> Tensor", meta_outer, cpu_outer});
   op_dot = r.add({"aten::dot(Tensor self, Tensor tensor) -> Tensor", meta_dot, cpu_matmul});
   op_mv = r.add({"aten::mv(Tensor self, Tensor vec) -> Tensor", meta_mv, cpu_matmul});

@@ -83,6 +83,7 @@ const OpDef& Registry::add(const OpDecl& d) {
   op->may_return_self = d.may_return_self;
   op->max_positional = d.max_positional;
   op->decomp = d.decomp;
+  op->scratch = d.scratch;
   // Ops returning nothing exist for their effect (asserts): dead-code elimination keeps them.
   op->side_effect = op->schema.returns.empty();
   const auto& sa = op->schema.arguments;

@@ -73,6 +73,11 @@ using KernelFn = void (*)(const OpDef& op, std::span<const IValue> args, std::sp
 /// order; returns the op's tensor outputs. Runs only inside a DecomposeScope that lists the op.
 using DecompFn = std::vector<Tensor> (*)(std::span<const IValue> args, const SrcLocArg& loc);
 
+/// Bytes the eager kernel allocates on its device beyond its outputs while it runs, as PyTorch's
+/// dispatch shows them (a CompositeImplicit op's intermediate results, such as sdpa's converted
+/// mask and the fused kernel's logsumexp); what memory analysis adds at the op's step.
+using ScratchFn = SymInt (*)(const MetaArgs& args);
+
 /// How the dispatcher checks devices before meta runs.
 enum class DeviceRule : uint8_t {
   SameDevice,  ///< PyTorch's rule: one device for all tensors, 0-dim cpu tensors exempt
@@ -98,6 +103,8 @@ struct OpDef {
   /// How PyTorch 2.14 decomposes the op (its decomposition table or CompositeImplicitAutograd
   /// body); null when the op is Core ATen or has none.
   DecompFn decomp = nullptr;
+  /// Memory the eager kernel holds beyond its outputs while it runs; null when none.
+  ScratchFn scratch = nullptr;
 };
 
 /// Declaration record used by the family files: `{schema text, meta, cpu kernel, device rule}`.
@@ -110,6 +117,7 @@ struct OpDecl {
   const char* node_name = nullptr;  ///< FX node name base when not the op's name
   int max_positional = -1;          ///< see OpDef::max_positional
   DecompFn decomp = nullptr;        ///< see OpDef::decomp (declare with designated initializers)
+  ScratchFn scratch = nullptr;      ///< see OpDef::scratch
 };
 
 class Registry {

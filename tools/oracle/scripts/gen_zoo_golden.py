@@ -125,6 +125,56 @@ def stable(text):
     return re.sub(r"<eval_with_key>\.\d+", "<eval_with_key>.N", text)
 
 
+def build_model(name):
+    """(config, model in eval mode, dtype name) of case NAME, seeded (torch.manual_seed(0)) and built
+    under the case's default dtype, as from_config(dtype=...) builds it."""
+    mt, cls, fields = CASES[name]
+    torch.manual_seed(0)
+    fields = dict(fields)
+    dtype = fields.pop("_fe_dtype", "float32")
+    if mt == "vision-encoder-decoder":
+        sub = {k: transformers.AutoConfig.for_model(f.pop("model_type"), **f)
+               for k, f in ((k, dict(fields[k])) for k in ("encoder", "decoder"))}
+        cfg = transformers.VisionEncoderDecoderConfig.from_encoder_decoder_configs(sub["encoder"], sub["decoder"])
+    else:
+        cfg = transformers.AutoConfig.for_model(mt, **fields)
+    # as from_config(dtype=...) builds it: under that default dtype
+    torch.set_default_dtype(getattr(torch, dtype))
+    model = getattr(transformers, cls)(cfg).eval()
+    torch.set_default_dtype(torch.float32)
+    return cfg, model, dtype
+
+
+def example_inputs(name, cfg, batch=B, seq=S):
+    """(args, kwargs) of the static export of case NAME (from a generator seeded 0): input_ids
+    [batch, seq]; ViT: pixel_values [batch, C, H, W] (the config's image size; seq unused);
+    vision-encoder-decoder: (pixel_values, decoder_input_ids [batch, seq]); Blenderbot: input_ids and
+    decoder_input_ids (by name), both [batch, seq]."""
+    mt = CASES[name][0]
+    g = torch.Generator().manual_seed(0)
+    vision = cfg.encoder if mt == "vision-encoder-decoder" else cfg
+    pixels = lambda: torch.randn(batch, vision.num_channels, vision.image_size, vision.image_size, generator=g)
+    if mt == "vit":  # pixel_values [2, C, H, W] (`fakeexport export --batch 2`)
+        args = (pixels(),)
+    elif mt == "vision-encoder-decoder":  # (pixel_values, decoder_input_ids [2, 8])
+        args = (pixels(), torch.randint(3, V, (batch, seq), generator=g))
+    else:
+        args = (torch.randint(3, V, (batch, seq), generator=g),)
+    kwargs = {}
+    if mt == "blenderbot":  # forward(input_ids, attention_mask, decoder_input_ids, ...): by name
+        kwargs["decoder_input_ids"] = torch.randint(3, V, (batch, seq), generator=g)
+    return args, kwargs
+
+
+def config_dict(name, cfg, dtype):
+    """NAME.config.json's content (before json.dump(..., default=str)): config.to_dict() with the
+    architecture and the dtype the model was built under."""
+    d = cfg.to_dict()
+    d["architectures"] = [CASES[name][1]]
+    d["dtype"] = dtype
+    return d
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="tests/fixtures/zoo_golden")
@@ -134,38 +184,12 @@ def main():
     for name, (mt, cls, fields) in CASES.items():
         if a.only and name not in a.only.split(","):
             continue
-        torch.manual_seed(0)
-        fields = dict(fields)
-        dtype = fields.pop("_fe_dtype", "float32")
-        if mt == "vision-encoder-decoder":
-            sub = {k: transformers.AutoConfig.for_model(f.pop("model_type"), **f)
-                   for k, f in ((k, dict(fields[k])) for k in ("encoder", "decoder"))}
-            cfg = transformers.VisionEncoderDecoderConfig.from_encoder_decoder_configs(sub["encoder"], sub["decoder"])
-        else:
-            cfg = transformers.AutoConfig.for_model(mt, **fields)
-        # as from_config(dtype=...) builds it: under that default dtype
-        torch.set_default_dtype(getattr(torch, dtype))
-        model = getattr(transformers, cls)(cfg).eval()
-        torch.set_default_dtype(torch.float32)
-        g = torch.Generator().manual_seed(0)
-        vision = cfg.encoder if mt == "vision-encoder-decoder" else cfg
-        pixels = lambda: torch.randn(B, vision.num_channels, vision.image_size, vision.image_size, generator=g)
-        if mt == "vit":  # pixel_values [2, C, H, W] (`fakeexport export --batch 2`)
-            args = (pixels(),)
-        elif mt == "vision-encoder-decoder":  # (pixel_values, decoder_input_ids [2, 8])
-            args = (pixels(), torch.randint(3, V, (B, S), generator=g))
-        else:
-            args = (torch.randint(3, V, (B, S), generator=g),)
+        cfg, model, dtype = build_model(name)
+        args, kwargs = example_inputs(name, cfg)
         ids = args[0]
-        kwargs = {}
-        if mt == "blenderbot":  # forward(input_ids, attention_mask, decoder_input_ids, ...): by name
-            kwargs["decoder_input_ids"] = torch.randint(3, V, (B, S), generator=g)
         ep = torch.export.export(model, args, kwargs, strict=False)
-        d = cfg.to_dict()
-        d["architectures"] = [cls]
-        d["dtype"] = dtype
         with open(os.path.join(a.out, name + ".config.json"), "w") as f:
-            json.dump(d, f, indent=1, sort_keys=True, default=str)
+            json.dump(config_dict(name, cfg, dtype), f, indent=1, sort_keys=True, default=str)
             f.write("\n")
         with open(os.path.join(a.out, name + ".txt"), "w") as f:
             f.write(stable(str(ep)))

@@ -1,0 +1,159 @@
+// The MODEL side of export and memory (cli/model_export.h).
+#include "cli/model_export.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include "fakeexport/core/error.h"
+#include "fakeexport/core/scopes.h"
+
+namespace fe::cli {
+namespace {
+
+DType parse_dtype(const std::string& s, const std::string& where) {
+  if (s == "float32" || s == "float") return DType::Float32;
+  if (s == "bfloat16") return DType::BFloat16;
+  if (s == "float16" || s == "half") return DType::Float16;
+  throw ValueError(detail::cat(where, ": unsupported dtype '", s, "' (float32, bfloat16 or float16)"));
+}
+
+Device parse_device(const std::string& s, const std::string& where) {
+  try {
+    return Device::parse(s);
+  } catch (const UserError& e) {
+    throw ValueError(detail::cat(where, ": ", e.what()));
+  }
+}
+
+int64_t parse_int(const std::string& s, const std::string& where) {
+  size_t pos = 0;
+  int64_t v = 0;
+  try {
+    v = std::stoll(s, &pos);
+  } catch (const std::exception&) {
+    pos = 0;
+  }
+  FE_CHECK(pos == s.size() && !s.empty(), ValueError, where, ": expected an integer, got '", s, "'");
+  return v;
+}
+
+zoo::InputOptions input_options(const ExportArgs& a) {
+  zoo::InputOptions o;
+  o.batch = a.batch;
+  o.seq = a.seq;
+  o.attention_mask = a.attention_mask;
+  FE_CHECK(a.batch == -1 || a.batch >= 1, ValueError, "--batch must be >= 1, got ", a.batch);
+  FE_CHECK(a.seq == -1 || a.seq >= 1, ValueError, "--seq must be >= 1, got ", a.seq);
+  if (!a.dynamic.empty())
+    for (const std::string& d : split(a.dynamic, ',')) {
+      if (d == "batch") o.dynamic_batch = true;
+      else if (d == "seq") o.dynamic_seq = true;
+      else throw ValueError(detail::cat("--dynamic: unknown dimension '", d, "' (batch, seq)"));
+    }
+  for (const std::string& r : a.dynamic_range) {
+    const auto eq = r.find('='), colon = r.find(':');
+    FE_CHECK(eq != std::string::npos && colon != std::string::npos && colon > eq, ValueError,
+             "--dynamic-range: expected NAME=MIN:MAX (e.g. seq=2:4096), got '", r, "'");
+    const std::string name = r.substr(0, eq);
+    const int64_t lo = parse_int(r.substr(eq + 1, colon - eq - 1), "--dynamic-range " + r);
+    const int64_t hi = parse_int(r.substr(colon + 1), "--dynamic-range " + r);
+    FE_CHECK(lo >= 0 && lo <= hi, ValueError, "--dynamic-range ", r, ": need 0 <= MIN <= MAX");
+    if (name == "batch") o.batch_min = lo, o.batch_max = hi, o.dynamic_batch = true;
+    else if (name == "seq") o.seq_min = lo, o.seq_max = hi, o.dynamic_seq = true;
+    else throw ValueError(detail::cat("--dynamic-range: unknown dimension '", name, "' (batch, seq)"));
+  }
+  // PyTorch specializes size-0/1 example dims (0/1 specialization): say so instead of its
+  // multi-line constraint report.
+  FE_CHECK(!o.dynamic_batch || a.batch != 1, ValueError,
+           "--dynamic batch needs an example --batch of at least 2 (export specializes a size-1 dim), got 1");
+  FE_CHECK(!o.dynamic_seq || a.seq == -1 || a.seq >= 2, ValueError,
+           "--dynamic seq needs an example --seq of at least 2 (export specializes a size-1 dim), got ", a.seq);
+  return o;
+}
+
+}  // namespace
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, sep);) out.push_back(item);
+  return out;
+}
+
+DType model_dtype(const ExportArgs& a, const zoo::Config& c) {
+  if (!a.dtype.empty()) return parse_dtype(a.dtype, "--dtype");
+  for (const char* key : {"torch_dtype", "dtype"})
+    if (!c.is_null(key)) return parse_dtype(c.get_string(key), c.origin() + ": field '" + key + "'");
+  return DType::Float32;
+}
+
+zoo::Config load_config(const std::string& model) {
+  std::error_code ec;
+  if (std::filesystem::exists(model, ec)) return zoo::Config::from_file(model);
+  if (model.find('/') != std::string::npos || model.ends_with(".json"))
+    throw ValueError(detail::cat(model, ": no such file or directory"));
+  return zoo::builtin_config(model);
+}
+
+std::string human_bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) b /= 1024, ++u;
+  std::ostringstream os;
+  os.precision(u == 0 ? 0 : 2);
+  os << std::fixed << b << " " << units[u];
+  return os.str();
+}
+
+std::string grouped(int64_t v) {
+  std::string s = std::to_string(v), out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i && (s.size() - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  return out;
+}
+
+Exported export_model(const ExportArgs& a, const zoo::Config& cfg, DType dtype) {
+  const Device device = parse_device(a.device, "--device");
+  const zoo::InputOptions io = input_options(a);
+  FakeTensorMode fake;
+  DTypeScope dscope(dtype);
+  DeviceScope devscope(device);
+  std::unique_ptr<zoo::Model> model = zoo::build(cfg);
+  zoo::Placement placement(device);
+  if (!a.pipeline.empty()) {
+    std::vector<Device> devs;
+    for (const std::string& d : split(a.pipeline, ',')) devs.push_back(parse_device(d, "--pipeline"));
+    placement = zoo::Placement::pipeline(model->units(), devs);
+  }
+  for (const std::string& p : a.place) {
+    const auto eq = p.rfind('=');
+    FE_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < p.size(), ValueError,
+             "--place: expected PREFIX=DEVICE (e.g. model.layers.0-39=cuda:0), got '", p, "'");
+    placement.add(p.substr(0, eq), parse_device(p.substr(eq + 1), "--place " + p));
+  }
+  if (!placement.empty()) zoo::place(*model, placement);
+  zoo::ExampleInputs in = model->example_inputs(io);
+  // The process ends right after this command: model and program are deliberately never freed
+  // (tearing down a 126-layer program costs more than exporting half of it; compilers do the same).
+  ExportedProgram* ep = new ExportedProgram(export_program(*model, in.args, {.dynamic_shapes = in.dynamic_shapes}));
+  return {ep, model.release()};
+}
+
+void add_model_options(CLI::App& cmd, ExportArgs& a) {
+  cmd.add_option("--device", a.device, "device of the whole model (default cpu)");
+  cmd.add_option("--place", a.place, "PREFIX=DEV, repeatable; ranges like model.layers.0-39=cuda:0")
+      ->allow_extra_args(false);
+  cmd.add_option("--pipeline", a.pipeline, "DEV1,DEV2,...: repeated layers split evenly, embeddings first, head last");
+  cmd.add_option("--dtype", a.dtype, "float32|bfloat16|float16 (default: the config's torch_dtype, else float32)");
+  cmd.add_option("--batch", a.batch, "example batch size");
+  cmd.add_option("--seq", a.seq, "example sequence length");
+  cmd.add_option("--dynamic", a.dynamic, "batch,seq: dynamic dims (batch in [1, 1024], seq in [2, max positions])");
+  cmd.add_option("--dynamic-range", a.dynamic_range, "NAME=MIN:MAX, repeatable (e.g. seq=2:4096)")
+      ->allow_extra_args(false);
+  cmd.add_flag("--attention-mask", a.attention_mask,
+               "decoder LMs: also take attention_mask [batch, seq] (an all-ones example), as model(input_ids, attention_mask)");
+}
+
+}  // namespace fe::cli

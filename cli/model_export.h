@@ -1,0 +1,52 @@
+// The model side of the commands that take MODEL (export, memory): its options (placement, dtype,
+// example shapes, dynamic dims), their flags, and the zoo model exported under FakeTensorMode.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "fakeexport/core/dtype.h"
+#include "fakeexport/export/exported_program.h"
+#include "fakeexport/nn/zoo.h"
+
+namespace fe::cli {
+
+struct ExportArgs {
+  std::string model;                  ///< built-in name, config.json, or a directory holding one
+  std::string device = "cpu";
+  std::vector<std::string> place;     ///< PREFIX=DEV
+  std::string pipeline;               ///< DEV1,DEV2,...
+  std::string dtype;                  ///< empty: the config's torch_dtype, else float32
+  int64_t batch = -1, seq = -1;
+  std::string dynamic;                ///< "batch", "seq", "batch,seq"
+  std::vector<std::string> dynamic_range;  ///< NAME=MIN:MAX
+  bool attention_mask = false;        ///< --attention-mask
+  /// Whether any placement flag was given (--device other than cpu, --place, --pipeline).
+  bool placed() const { return device != "cpu" || !place.empty() || !pipeline.empty(); }
+};
+
+/// Adds the MODEL-side flags (--device, --place, --pipeline, --dtype, --batch, --seq, --dynamic,
+/// --dynamic-range, --attention-mask) bound to `a`; the positional MODEL is the caller's.
+void add_model_options(CLI::App& cmd, ExportArgs& a);
+
+/// MODEL (a built-in name, a config.json or a directory holding one) as a zoo::Config.
+zoo::Config load_config(const std::string& model);
+/// --dtype, else the config's torch_dtype (transformers 5 writes `dtype`), else float32.
+DType model_dtype(const ExportArgs& a, const zoo::Config& c);
+
+/// The model of `a` built, placed and exported (never freed: the process ends after the command;
+/// tearing down a 126-layer program costs more than exporting half of it).
+struct Exported {
+  ExportedProgram* ep;
+  zoo::Model* model;
+};
+Exported export_model(const ExportArgs& a, const zoo::Config& cfg, DType dtype);
+
+/// "1.50 GiB"
+std::string human_bytes(double b);
+/// "8,030,261,248"
+std::string grouped(int64_t v);
+/// "a,b,c" -> {"a", "b", "c"}
+std::vector<std::string> split(const std::string& s, char sep);
+
+}  // namespace fe::cli

@@ -1,0 +1,128 @@
+// Memory ledger: will the program fit? Per device, the bytes of parameters, buffers, constants and
+// inputs, and the peak of activation bytes by liveness over the program's node order, as
+// ep.module()(*inputs) holds them when it runs (FX's generated code drops each value after its last
+// use). Storage-aware: views and in-place results share their base's storage; a storage is freed
+// after the last use of any tensor on it; program outputs live to the end. Pure: reads the program.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fakeexport/core/device.h"
+#include "fakeexport/export/exported_program.h"
+#include "fakeexport/sym/expr.h"
+
+namespace fe::analysis {
+
+/// One activation storage: who created it, where, how big, and the top-graph steps it lives
+/// [first, last] (node positions in ep.graph; last = kEnd for program outputs).
+struct Lifetime {
+  static constexpr int kEnd = 1 << 30;
+  const Node* node = nullptr;  ///< the node whose output it is (a higher-order op for its body's peak)
+  int out = 0;                 ///< which output of the node
+  Device device;
+  int64_t bytes = 0;           ///< at the evaluation point
+  int first = 0, last = 0;
+  bool body = false;           ///< the transient peak of a higher-order op's subgraphs, at one step
+};
+
+/// An activation live at a device's peak.
+struct LiveTensor {
+  const Node* node = nullptr;
+  int64_t bytes = 0;
+  std::string annotation;  ///< "f32[2, 8, 128]"
+  std::string module;      ///< innermost nn_module_stack path
+};
+
+/// The ledger of one device. Bytes are at the evaluation point (MemoryOptions::values, else the
+/// example the program was exported with); the *_formula fields hold them as expressions in the
+/// program's symbols (constants for static programs).
+struct DeviceMemory {
+  Device device;
+  int64_t parameter_bytes = 0, buffer_bytes = 0, constant_bytes = 0, input_bytes = 0;
+  int64_t activation_peak_bytes = 0;
+  int64_t kv_cache_bytes = 0;
+  /// Everything live on the device at its peak: weights, inputs, KV cache and activations.
+  int64_t peak_bytes() const {
+    return parameter_bytes + buffer_bytes + constant_bytes + input_bytes + kv_cache_bytes + activation_peak_bytes;
+  }
+  const Node* peak_node = nullptr;   ///< null when no activation lives on the device
+  std::string peak_source, peak_module;
+  std::vector<LiveTensor> largest_live;  ///< the ten largest activations live at the peak, largest first
+  sym::Expr input_formula = 0, activation_peak_formula = 0;
+  /// The KV cache as an expression (it grows with a dynamic batch); set with kv_cache_bytes.
+  sym::Expr kv_cache_formula = 0;
+  /// Activation peak with every allocation rounded as PyTorch's CUDA caching allocator rounds a
+  /// request (up to a multiple of 512 bytes, at least 512); equals the raw peak on cpu.
+  int64_t activation_peak_allocated_bytes = 0;
+  /// weights + inputs + KV cache + activation_peak_formula, in the program's symbols.
+  sym::Expr peak_formula() const;
+};
+
+struct MemoryLedger {
+  std::vector<DeviceMemory> devices;  ///< in order of first appearance (weights, inputs, then nodes)
+  int64_t transfer_bytes = 0;         ///< bytes moved between devices by transfer nodes
+  std::vector<Lifetime> lifetimes;    ///< every activation of the top graph, in allocation order
+  /// Program symbols by the name users know them ("s77" -> "batch"), for printing formulas.
+  std::map<std::string, std::string, std::less<>> symbol_names;
+  DeviceMemory* find(const Device& d);
+  const DeviceMemory* find(const Device& d) const;
+};
+
+struct MemoryOptions {
+  /// Values of the program's symbols ("s77" -> 8) to evaluate at; others take their example value.
+  std::map<std::string, int64_t, std::less<>> values;
+  /// Compute the *_formula fields (symbolic programs only; static ones get constants).
+  bool formulas = true;
+};
+
+/// The memory ledger of `ep` (inference: ep.module() under no_grad, as torch.export's program
+/// runs). Higher-order ops add their subgraphs' peak at their step (cond: the larger branch).
+MemoryLedger memory_ledger(const ExportedProgram& ep, const MemoryOptions& opts = {});
+
+/// The key/value cache a generation loop of `length` tokens holds at `batch`, per device: for each
+/// attention layer (found by its key/value projection parameters: `k_proj`/`v_proj`, GPT-2's
+/// `c_attn`, GPT-NeoX's `query_key_value`), 2 x batch x length x kv width x itemsize, on the
+/// device of that layer's weights. `kv_width` overrides the per-layer width (the config's
+/// num_key_value_heads * head_dim) for fused projections that do not show it.
+std::vector<std::pair<Device, int64_t>> kv_cache_bytes(const ExportedProgram& ep, int64_t length, int64_t batch,
+                                                       std::optional<int64_t> kv_width = std::nullopt);
+
+/// Key plus value elements per token that the parameter `name` (a key/value projection weight of
+/// metadata `m`, as kv_cache_bytes recognizes them) adds to the cache; 0 for other parameters.
+int64_t kv_cache_width(std::string_view name, const TensorMeta& m, std::optional<int64_t> kv_width = std::nullopt);
+
+/// The program's batch and sequence symbols, named as users know them: the first user input's
+/// dim 0 ("batch") and dim 1 ("seq") when symbolic. Empty names for static programs.
+std::map<std::string, std::string, std::less<>> user_symbol_names(const ExportedProgram& ep);
+
+/// The example value of symbol `sym` ("s77"): what the program was exported with; 0 when unknown.
+int64_t example_value(const ExportedProgram& ep, std::string_view sym);
+
+/// `e` with the program's symbols renamed ("s77" -> "batch").
+std::string formula_str(const sym::Expr& e, const std::map<std::string, std::string, std::less<>>& names);
+
+/// PyTorch's CUDA caching allocator's request rounding (c10/cuda/CUDACachingAllocator.cpp
+/// round_size: kMinBlockSize = 512).
+int64_t cuda_round(int64_t bytes);
+
+/// A static memory plan (ExecuTorch's memory planning: one arena per device, every activation at
+/// an offset, lifetimes from the ledger): greedy by size, each tensor at the lowest offset that no
+/// tensor with an overlapping lifetime occupies.
+struct ArenaSlot {
+  const Node* node = nullptr;
+  int out = 0;
+  int64_t offset = 0, bytes = 0;
+  int first = 0, last = 0;
+};
+struct Arena {
+  Device device;
+  int64_t size = 0;  ///< bytes of the arena (>= the liveness peak)
+  std::vector<ArenaSlot> slots;
+};
+std::vector<Arena> plan_arenas(const MemoryLedger& ledger, int64_t alignment = 16);
+
+}  // namespace fe::analysis
