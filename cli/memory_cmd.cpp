@@ -36,6 +36,7 @@ struct Subject {
   const ExportedProgram* ep = nullptr;
   std::optional<zoo::Config> config;
   std::string title;
+  bool archive = false;
 };
 
 Subject load_subject(MemoryArgs& a, const std::vector<analysis::DeviceCap>& caps) {
@@ -52,6 +53,7 @@ Subject load_subject(MemoryArgs& a, const std::vector<analysis::DeviceCap>& caps
     // Never freed: the process ends right after the report (see inspect_cmd.cpp).
     s.ep = &(new serde::LoadedProgram(serde::load(m)))->ep;
     s.title = m;
+    s.archive = true;
     return s;
   }
   // --devices/--cap without placement: one device takes the whole model, several split its layers
@@ -181,7 +183,21 @@ int run_memory(MemoryArgs a) {
   const Subject s = load_subject(a, caps);
   const ExportedProgram& ep = *s.ep;
 
-  analysis::MemoryLedger l = ledger_with_kv(ep, a.kv_cache, kv_width(s.config));
+  // An archive's dynamic dims are evaluated at --batch/--seq (its example otherwise).
+  analysis::MemoryOptions mo;
+  if (s.archive) {
+    const auto names = analysis::user_symbol_names(ep);
+    for (const auto& [flag, v] : {std::pair<const char*, int64_t>{"batch", a.model.batch}, {"seq", a.model.seq}}) {
+      if (v < 0) continue;
+      std::string sym;
+      for (const auto& [sy, n] : names)
+        if (n == flag) sym = sy;
+      FE_CHECK(!sym.empty(), ValueError, "memory ", a.model.model, ": --", flag, " ", v, " but the program's ", flag,
+               " is static (export it with that dim dynamic, or at that size)");
+      mo.values[sym] = v;
+    }
+  }
+  analysis::MemoryLedger l = ledger_with_kv(ep, a.kv_cache, kv_width(s.config), mo);
   std::optional<int64_t> max_value;
   std::string max_name;
   if (a.max_batch || a.max_seq) {
@@ -192,6 +208,11 @@ int run_memory(MemoryArgs a) {
     for (const auto& [expr, range] : ep.range_constraints)
       if (expr == sym && range.hi < hi) hi = range.hi;
     max_value = solve_max(a, *s.config, ep, l, max_name, sym, hi, caps, reserve);
+    // The ledger at the answer: what the largest batch (or sequence) holds on each device.
+    if (*max_value >= 1) {
+      mo.values[sym] = *max_value;
+      l = ledger_with_kv(ep, a.kv_cache, kv_width(s.config), mo);
+    }
   }
 
   std::vector<std::pair<const analysis::DeviceMemory*, Verdict>> verdicts;
@@ -204,6 +225,12 @@ int run_memory(MemoryArgs a) {
     verdicts.emplace_back(&d, v);
   }
   const bool symbolic = !l.symbol_names.empty();
+  const std::vector<std::pair<Device, int64_t>> reserved = analysis::cuda_reserved(ep, l);
+  auto reserved_on = [&](const Device& d) -> int64_t {
+    for (const auto& [dev, b] : reserved)
+      if (dev == d.normalized()) return b;
+    return -1;
+  };
 
   if (a.json) {
     nlohmann::ordered_json j;
@@ -219,6 +246,7 @@ int run_memory(MemoryArgs a) {
       o["peak_bytes"] = d->peak_bytes();
       o["activation_peak_allocated_bytes"] = d->activation_peak_allocated_bytes;
       o["reserve_bytes"] = reserve;
+      if (const int64_t r = reserved_on(d->device); r >= 0) o["allocator_reserved_bytes"] = r;
       o["required_bytes"] = v.need;
       o["peak_node"] = d->peak_node ? nlohmann::ordered_json(d->peak_node->name()) : nlohmann::ordered_json();
       o["peak_source"] = d->peak_source;
@@ -269,6 +297,9 @@ int run_memory(MemoryArgs a) {
               << human_bytes(static_cast<double>(d->input_bytes));
     if (d->kv_cache_bytes) std::cout << " + kv cache " << human_bytes(static_cast<double>(d->kv_cache_bytes));
     std::cout << " + activations " << human_bytes(static_cast<double>(d->activation_peak_bytes)) << "\n";
+    if (const int64_t r = reserved_on(d->device); r >= 0)
+      std::cout << "    CUDA caching allocator: " << human_bytes(static_cast<double>(required_bytes(*d, 0))) << " allocated at the peak, "
+                << human_bytes(static_cast<double>(r)) << " reserved after the run\n";
     if (d->peak_node) {
       std::cout << "    peaks at " << d->peak_node->name();
       if (!d->peak_module.empty()) std::cout << " in " << d->peak_module;
@@ -289,7 +320,8 @@ int run_memory(MemoryArgs a) {
   if (l.transfer_bytes) std::cout << "  transfers: " << human_bytes(static_cast<double>(l.transfer_bytes)) << " between devices\n";
   if (max_value) {
     if (*max_value == 0) std::cout << "  max " << max_name << ": none fits (not even 1)\n";
-    else std::cout << "  max " << max_name << ": " << *max_value << "\n";
+    else std::cout << "  max " << max_name << ": " << *max_value << " (the ledger above is at " << max_name << " "
+                   << *max_value << ")\n";
   }
   if (a.arena)
     for (const analysis::Arena& arena : analysis::plan_arenas(l)) {

@@ -221,3 +221,30 @@ TEST(Memory, ArenaPlanNeverOverlapsLiveTensorsAndHoldsThePeak) {
   EXPECT_GE(arenas[0].size, l.devices[0].activation_peak_bytes);
   EXPECT_LE(arenas[0].size, l.devices[0].activation_peak_bytes * 3 / 2);
 }
+
+// The CUDA caching allocator's reservation: a 100-byte input takes a 2 MiB small-pool segment; a
+// 5 MiB activation a 20 MiB segment (split, the 15 MiB rest cached); 16 MiB does not fit the rest and
+// takes its own 16 MiB segment; once the 5 MiB block is freed it merges with the rest, and a 3 MiB
+// request reuses that block: 38 MiB reserved in all.
+TEST(Memory, CudaCachingAllocatorReservesSegmentsAndReusesFreedBlocks) {
+  const Device g = Device::parse("cuda:0");
+  Builder b;
+  Node* x = b.input("x", f32({25}, g));
+  Node* a = b.call("aten::relu", {x}, {f32({5 << 18}, g)});
+  Node* c = b.call("aten::relu", {a}, {f32({4 << 20}, g)});
+  Node* d = b.call("aten::relu", {c}, {f32({3 << 18}, g)});
+  b.output({d});
+  const analysis::MemoryLedger l = analysis::memory_ledger(b.ep);
+  const auto r = analysis::cuda_reserved(b.ep, l);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].first, g);
+  EXPECT_EQ(r[0].second, (2 + 20 + 16) << 20);
+  // 12 MiB instead takes the cached 15 MiB rest: no new segment.
+  c->val = {f32({3 << 20}, g)};
+  EXPECT_EQ(analysis::cuda_reserved(b.ep, analysis::memory_ledger(b.ep))[0].second, (2 + 20) << 20);
+  // A program on cpu reserves nothing through it.
+  Builder cpu;
+  Node* y = cpu.input("y", f32({25}));
+  cpu.output({cpu.call("aten::relu", {y}, {f32({25})})});
+  EXPECT_TRUE(analysis::cuda_reserved(cpu.ep, analysis::memory_ledger(cpu.ep)).empty());
+}

@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "fakeexport/analysis/memory.h"
 #include "fakeexport/core/error.h"
+#include "fakeexport/export/retarget.h"
 #include "fakeexport/serde/pt2.h"
 #include "test_util.h"
 
@@ -130,6 +132,20 @@ TEST(MemoryCli, JsonFieldsVerdictsAndExitCodes) {
   EXPECT_EQ(r.rc, 2) << r.out;
   r = fe_test::run_cli("memory " + kFixtures + "/corpus/hf_llama.pt2 --max-batch --cap cpu=1GB");
   EXPECT_EQ(r.rc, 2) << r.out;
+  // An archive: static dims cannot move; dynamic ones are evaluated where asked (the formula's value).
+  r = fe_test::run_cli("memory " + kFixtures + "/corpus/hf_llama.pt2 --batch 3");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("static"), std::string::npos) << r.out;
+  r = fe_test::run_cli("memory " + kFixtures + "/corpus/hf_llama_dyn.pt2 --batch 3 --seq 20 --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  j = json::parse(r.out);
+  serde::LoadedProgram lp = serde::load(kFixtures + "/corpus/hf_llama_dyn.pt2");
+  const analysis::MemoryLedger l = analysis::memory_ledger(lp.ep);
+  std::map<std::string, int64_t> at;
+  for (const auto& [sym, name] : l.symbol_names) at[sym] = name == "batch" ? 3 : 20;
+  EXPECT_EQ(j["devices"]["cpu"]["activation_peak_bytes"].get<int64_t>(),
+            l.devices[0].activation_peak_formula.evaluate([&](std::string_view s) { return at.at(std::string(s)); }));
+  EXPECT_EQ(j["symbols"].size(), 2u);
 }
 
 // --max-batch: the answer fits when exported at it, and answer + 1 does not (static exports).
@@ -180,4 +196,28 @@ TEST(MemoryCli, PlanFor405BFitsWhereItCanAndSaysWhatIsMissing) {
     EXPECT_NE(r.out.find("does not fit"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("missing"), std::string::npos) << r.out;
   }
+}
+
+// The CUDA side (tools/device/measure_cuda_memory.py, run on a lent GPU): each corpus program
+// retargeted to cuda:0 against torch.cuda.max_memory_allocated over its run. Skipped until a GPU
+// machine has produced the fixture.
+TEST(MemoryCalibration, CudaPeaksAgainstMaxMemoryAllocated) {
+  const std::string path = kFixtures + "/memory/cuda.json";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "skipped: no " << path << " (run tools/device/measure_cuda_memory.py on a GPU machine)";
+  const json fx = read_json(path)["programs"];
+  size_t n = 0, ok = 0;
+  for (const auto& [name, e] : fx.items()) {
+    if (e.contains("error")) continue;
+    serde::LoadedProgram lp = serde::load(kFixtures + "/corpus/" + name + ".pt2");
+    retarget(lp.ep, {.all = Device::parse("cuda:0")});
+    const analysis::MemoryLedger l = analysis::memory_ledger(lp.ep);
+    const analysis::DeviceMemory* d = l.find(Device::parse("cuda:0"));
+    const int64_t ours = d ? d->activation_peak_allocated_bytes : 0;
+    const int64_t measured = e["activation_peak_allocated_bytes"].get<int64_t>();
+    ++n;
+    if (within(ours, measured, 0.10)) ++ok;
+    else std::cout << "[ memory   ] cuda outlier " << name << ": ours " << ours << ", measured " << measured << "\n";
+  }
+  ASSERT_GT(n, 0u);
+  EXPECT_GE(static_cast<double>(ok), 0.9 * static_cast<double>(n)) << ok << " of " << n;
 }

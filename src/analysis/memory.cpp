@@ -59,6 +59,85 @@ bool nonneg(const sym::Expr& e) {
   return false;
 }
 
+// Polynomials over sizes, for deciding which candidate peaks can never be the largest once each
+// size is at least its lower bound (batch >= 1, seq >= 2): p(x) >= 0 for all x >= lb when p(y + lb)
+// expands to non-negative coefficients.
+using Mono = std::vector<std::pair<std::string, int64_t>>;  // sorted (symbol, power)
+using Poly = std::map<Mono, __int128>;
+
+Poly poly_mul(const Poly& a, const Poly& b) {
+  Poly r;
+  for (const auto& [ma, ca] : a)
+    for (const auto& [mb, cb] : b) {
+      Mono m = ma;
+      for (const auto& [sym, pw] : mb) {
+        auto it = std::find_if(m.begin(), m.end(), [&](const auto& x) { return x.first == sym; });
+        if (it == m.end()) m.emplace_back(sym, pw);
+        else it->second += pw;
+      }
+      std::sort(m.begin(), m.end());
+      r[m] += ca * cb;
+    }
+  return r;
+}
+
+std::optional<Poly> to_poly(const sym::Expr& e) {
+  switch (e.kind()) {
+    case sym::Kind::Const: return Poly{{Mono{}, e.constant()}};
+    case sym::Kind::Symbol: return Poly{{Mono{{e.name(), 1}}, 1}};
+    case sym::Kind::Add: {
+      Poly r{{Mono{}, e.add_constant()}};
+      for (const auto& [t, c] : e.terms()) {
+        auto p = to_poly(t);
+        if (!p) return std::nullopt;
+        for (const auto& [m, k] : *p) r[m] += k * c;
+      }
+      return r;
+    }
+    case sym::Kind::Mul: {
+      Poly r{{Mono{}, 1}};
+      for (const auto& [b, pw] : e.terms()) {
+        auto p = to_poly(b);
+        if (!p || pw < 0 || pw > 8) return std::nullopt;
+        for (int64_t i = 0; i < pw; ++i) r = poly_mul(r, *p);
+      }
+      return r;
+    }
+    default: return std::nullopt;
+  }
+}
+
+/// Whether `e` >= 0 whenever every symbol is at least its lower bound in `lb` (0 when absent).
+bool nonneg_above(const sym::Expr& e, const std::map<std::string, int64_t, std::less<>>& lb) {
+  if (nonneg(e)) return true;
+  const std::optional<Poly> p = to_poly(e);
+  if (!p) return false;
+  Poly shifted;
+  for (const auto& [m, c] : *p) {
+    Poly term{{Mono{}, c}};
+    for (const auto& [sym, pw] : m) {
+      auto it = lb.find(sym);
+      const Poly base = it == lb.end() || it->second == 0 ? Poly{{Mono{{sym, 1}}, 1}}
+                                                          : Poly{{Mono{{sym, 1}}, 1}, {Mono{}, it->second}};
+      for (int64_t i = 0; i < pw; ++i) term = poly_mul(term, base);
+    }
+    for (const auto& [mm, cc] : term) shifted[mm] += cc;
+  }
+  return std::all_of(shifted.begin(), shifted.end(), [](const auto& t) { return t.second >= 0; });
+}
+
+/// The candidates that may be largest for some sizes above their lower bounds, in their order.
+std::vector<sym::Expr> prune_above(const std::vector<sym::Expr>& c, const std::map<std::string, int64_t, std::less<>>& lb) {
+  std::vector<bool> drop(c.size(), false);
+  for (size_t i = 0; i < c.size(); ++i)
+    for (size_t j = 0; j < c.size() && !drop[i]; ++j)
+      if (i != j && !drop[j] && nonneg_above(c[j] - c[i], lb)) drop[i] = true;
+  std::vector<sym::Expr> out;
+  for (size_t i = 0; i < c.size(); ++i)
+    if (!drop[i]) out.push_back(c[i]);
+  return out;
+}
+
 /// Keeps `c` the set of sums not dominated by another (a >= b for all symbol values).
 void add_candidate(std::vector<sym::Expr>& c, const sym::Expr& e) {
   for (const sym::Expr& x : c)
@@ -446,8 +525,9 @@ class Analyzer {
       d.activation_peak_bytes = p.peak;
       d.activation_peak_allocated_bytes = p.peak_alloc;
       if (symbolic_ && opts_.formulas && !p.cands.empty()) {
-        sym::Expr f = p.cands[0];
-        for (size_t i = 1; i < p.cands.size(); ++i) f = sym::max(f, p.cands[i]);
+        const std::vector<sym::Expr> cands = prune_above(p.cands, lower_bounds());
+        sym::Expr f = cands[0];
+        for (size_t i = 1; i < cands.size(); ++i) f = sym::max(f, cands[i]);
         d.activation_peak_formula = f;
       } else {
         d.activation_peak_formula = sym::Expr(p.peak);
@@ -465,6 +545,14 @@ class Analyzer {
         d.largest_live.push_back({live[i]->node, live[i]->bytes, live[i]->node->val[static_cast<size_t>(live[i]->out)].annotation(),
                                   node_module(*live[i]->node)});
     }
+  }
+
+  /// Each symbol's smallest value (its range's lower bound; sizes are never negative).
+  std::map<std::string, int64_t, std::less<>> lower_bounds() const {
+    std::map<std::string, int64_t, std::less<>> lb;
+    if (ep_.shape_env)
+      for (const sym::SymbolInfo& info : ep_.shape_env->symbols()) lb[info.name] = std::max<int64_t>(info.range.lo, 0);
+    return lb;
   }
 
   const ExportedProgram& ep_;

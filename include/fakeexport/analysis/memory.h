@@ -109,6 +109,12 @@ std::string formula_str(const sym::Expr& e, const std::map<std::string, std::str
 /// round_size: kMinBlockSize = 512).
 int64_t cuda_round(int64_t bytes);
 
+/// What PyTorch's CUDA caching allocator reserves (torch.cuda.memory_reserved()) on each cuda
+/// device after one run: the weights and inputs allocated first, then every activation of the
+/// ledger's lifetimes in step order, through a simulation of its pools, segment sizes, best-fit
+/// splitting and merging (src/analysis/allocator.cpp lists the rules and their source).
+std::vector<std::pair<Device, int64_t>> cuda_reserved(const ExportedProgram& ep, const MemoryLedger& ledger);
+
 /// A static memory plan (ExecuTorch's memory planning: one arena per device, every activation at
 /// an offset, lifetimes from the ledger): greedy by size, each tensor at the lowest offset that no
 /// tensor with an overlapping lifetime occupies.
