@@ -23,6 +23,8 @@ constexpr fe::cli::Command kCommands[] = {
      fe::cli::add_decompose},
     {"memory", "Will it fit? Per-device memory by liveness: weights, inputs, KV cache, activation peak, verdicts",
      fe::cli::add_memory},
+    {"cost", "How fast? FLOPs (FlopCounterMode's and ours), bytes and roofline time per node, op, module and device",
+     fe::cli::add_cost},
 };
 
 }  // namespace

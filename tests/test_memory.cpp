@@ -10,38 +10,17 @@
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/fakeexport.h"
 #include "fakeexport/nn/zoo.h"
+#include "program_builder.h"
 #include "test_util.h"
 
 using namespace fe;
+using fe_test::Builder;
+using fe_test::f32;
+using fe_test::syms;
 
 namespace {
 
 const std::string kConfigs = std::string(FE_FIXTURES_DIR) + "/../../configs";
-
-/// A program built node by node: user input x, then calls whose metadata the test gives.
-struct Builder {
-  ExportedProgram ep;
-  Node* input(const std::string& name, TensorMeta m) {
-    ep.signature.inputs.push_back({InputKind::UserInput, name, ""});
-    return ep.graph.placeholder(name, std::move(m));
-  }
-  Node* call(const char* op, std::vector<NodeArg> args, std::vector<TensorMeta> val) {
-    Node* n = ep.graph.call(fe::op(op), std::move(args));
-    n->val = std::move(val);
-    return n;
-  }
-  void output(std::vector<Node*> outs) {
-    for (Node* o : outs) ep.signature.outputs.push_back({OutputKind::UserOutput, o->name(), ""});
-    ep.graph.output(std::move(outs));
-  }
-};
-
-TensorMeta f32(std::vector<int64_t> sizes, Device d = kCPU) {
-  std::vector<SymInt> s(sizes.begin(), sizes.end());
-  return make_contiguous(s, DType::Float32, d);
-}
-
-std::vector<SymInt> syms(std::vector<int64_t> v) { return {v.begin(), v.end()}; }
 
 /// MODEL exported as `fakeexport export MODEL` does, at a shape (static) or with dims dynamic.
 ExportedProgram export_config(const std::string& path, zoo::InputOptions io, const std::string& pipeline = "") {

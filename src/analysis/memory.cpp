@@ -152,6 +152,40 @@ DevPeak& dev_at(std::vector<DevPeak>& v, const Device& d) {
   return v.emplace_back(DevPeak{d});
 }
 
+/// The node's arguments as metadata (false when one is not a single tensor or int).
+bool meta_args(const Node& n, std::vector<MetaValue>& margs) {
+  margs.reserve(n.args().size());
+  for (const NodeArg& a : n.args()) {
+    if (auto* p = std::get_if<Node*>(&a); p && *p && (*p)->val.empty() && !(*p)->multi_output()) {
+      if (!(*p)->sym_val) return false;
+      margs.push_back(*(*p)->sym_val);
+      continue;
+    }
+    bool usable = true;
+    margs.push_back(map_tensors<const TensorMeta*>(a, [&](Node* in) -> const TensorMeta* {
+      if (!in) return nullptr;
+      if (in->val.size() != 1) usable = false;
+      return in->val.empty() ? nullptr : &in->val[0];
+    }));
+    if (!usable) return false;
+  }
+  return true;
+}
+
+std::optional<MetaOut> rerun_meta(const Node& n) {
+  const OpDef& op = *n.target();
+  std::vector<MetaValue> margs;
+  if (!op.meta || !meta_args(n, margs)) return std::nullopt;
+  MetaOut mo;
+  try {
+    run_meta(op, margs, mo);
+  } catch (const UserError&) {
+    return std::nullopt;
+  }
+  return mo;
+}
+
+
 class Analyzer {
  public:
   Analyzer(const ExportedProgram& ep, const MemoryOptions& o) : ep_(ep), opts_(o) {
@@ -388,79 +422,15 @@ class Analyzer {
   }
 
   /// For each output of call `n`, the store of the argument it shares storage with (-1: new).
-  /// In-place outputs (`Tensor(a!)`) are their argument; view-like returns (`Tensor(a)`, and ops
-  /// that may return self, like eval-mode dropout) ask the op's meta function, which decides (reshape
-  /// copies when it cannot view; `to` returns self when nothing changes).
   void aliases(const Node& n, const std::unordered_map<const Node*, std::vector<int>>& of, std::vector<int>& ids) {
-    const OpDef* op = n.target();
-    if (!op || ids.empty()) return;
-    const auto& rets = op->schema.returns;
-    auto store_of_arg = [&](size_t arg) -> int {
-      if (arg >= n.args().size()) return -1;
-      const auto* p = std::get_if<Node*>(&n.args()[arg]);
-      if (!p || !*p) return -1;
+    const std::vector<int> args = aliased_args(n);
+    for (size_t k = 0; k < ids.size() && k < args.size(); ++k) {
+      if (args[k] < 0 || static_cast<size_t>(args[k]) >= n.args().size()) continue;
+      const auto* p = std::get_if<Node*>(&n.args()[static_cast<size_t>(args[k])]);
+      if (!p || !*p) continue;
       auto it = of.find(*p);
-      return it == of.end() || it->second.empty() ? -1 : it->second[0];
-    };
-    auto arg_with_set = [&](char set) -> int {
-      for (size_t a = 0; a < op->schema.arguments.size(); ++a)
-        if (op->schema.arguments[a].type.alias_set == set) return static_cast<int>(a);
-      return -1;
-    };
-    bool may_view = op->may_return_self;
-    for (size_t k = 0; k < ids.size(); ++k) {
-      const Argument* r = k < rets.size() ? &rets[k] : (rets.size() == 1 && rets[0].type.is_list ? &rets[0] : nullptr);
-      if (!r || !r->type.alias_set) continue;
-      const int a = arg_with_set(r->type.alias_set);
-      if (a < 0) continue;
-      if (r->type.is_write) ids[k] = store_of_arg(static_cast<size_t>(a));
-      else may_view = true;
+      if (it != of.end() && !it->second.empty()) ids[k] = it->second[0];
     }
-    if (!may_view) return;
-    const std::optional<MetaOut> mo = rerun_meta(n);
-    if (!mo) {  // no meta function: trust the schema's annotation
-      for (size_t k = 0; k < ids.size(); ++k) {
-        const Argument* r = k < rets.size() ? &rets[k] : (rets.size() == 1 && rets[0].type.is_list ? &rets[0] : nullptr);
-        if (r && r->type.alias_set && !r->type.is_write)
-          if (const int a = arg_with_set(r->type.alias_set); a >= 0) ids[k] = store_of_arg(static_cast<size_t>(a));
-      }
-      return;
-    }
-    for (size_t k = 0; k < ids.size(); ++k)
-      if (ids[k] < 0 && (mo->alias_input0 || mo->self_output == static_cast<int>(k))) ids[k] = store_of_arg(0);
-  }
-
-  /// The node's arguments as metadata (false when one is not a single tensor or int).
-  static bool meta_args(const Node& n, std::vector<MetaValue>& margs) {
-    margs.reserve(n.args().size());
-    for (const NodeArg& a : n.args()) {
-      if (auto* p = std::get_if<Node*>(&a); p && *p && (*p)->val.empty() && !(*p)->multi_output()) {
-        if (!(*p)->sym_val) return false;
-        margs.push_back(*(*p)->sym_val);
-        continue;
-      }
-      bool usable = true;
-      margs.push_back(map_tensors<const TensorMeta*>(a, [&](Node* in) -> const TensorMeta* {
-        if (!in) return nullptr;
-        if (in->val.size() != 1) usable = false;
-        return in->val.empty() ? nullptr : &in->val[0];
-      }));
-      if (!usable) return false;
-    }
-    return true;
-  }
-
-  std::optional<MetaOut> rerun_meta(const Node& n) const {
-    const OpDef& op = *n.target();
-    std::vector<MetaValue> margs;
-    if (!op.meta || !meta_args(n, margs)) return std::nullopt;
-    MetaOut mo;
-    try {
-      run_meta(op, margs, mo);
-    } catch (const UserError&) {
-      return std::nullopt;
-    }
-    return mo;
   }
 
   /// What the eager kernel holds beyond the node's outputs while it runs (OpDef::scratch).
@@ -563,6 +533,45 @@ class Analyzer {
 };
 
 }  // namespace
+
+std::vector<int> aliased_args(const Node& n) {
+  std::vector<int> out(n.val.size(), -1);
+  const OpDef* op = n.target();
+  if (!op || out.empty()) return out;
+  const auto& rets = op->schema.returns;
+  auto ret = [&](size_t k) -> const Argument* {
+    return k < rets.size() ? &rets[k] : (rets.size() == 1 && rets[0].type.is_list ? &rets[0] : nullptr);
+  };
+  auto arg_with_set = [&](char set) -> int {
+    for (size_t a = 0; a < op->schema.arguments.size(); ++a)
+      if (op->schema.arguments[a].type.alias_set == set) return static_cast<int>(a);
+    return -1;
+  };
+  bool may_view = op->may_return_self;
+  for (size_t k = 0; k < out.size(); ++k) {
+    const Argument* r = ret(k);
+    if (!r || !r->type.alias_set) continue;
+    const int a = arg_with_set(r->type.alias_set);
+    if (a < 0) continue;
+    if (r->type.is_write) out[k] = a;
+    else may_view = true;
+  }
+  if (!may_view) return out;
+  // View-like returns (`Tensor(a)`, and ops that may return self, like eval-mode dropout) ask the
+  // op's meta function, which decides (reshape copies when it cannot view; `to` returns self when
+  // nothing changes); without one, the schema's annotation stands.
+  const std::optional<MetaOut> mo = rerun_meta(n);
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (out[k] >= 0) continue;
+    if (!mo) {
+      const Argument* r = ret(k);
+      if (r && r->type.alias_set && !r->type.is_write) out[k] = arg_with_set(r->type.alias_set);
+    } else if (mo->alias_input0 || mo->self_output == static_cast<int>(k)) {
+      out[k] = 0;
+    }
+  }
+  return out;
+}
 
 sym::Expr DeviceMemory::peak_formula() const {
   return sym::Expr(parameter_bytes + buffer_bytes + constant_bytes) + input_formula + kv_cache_formula +

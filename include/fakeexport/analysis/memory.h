@@ -83,6 +83,11 @@ struct MemoryOptions {
 /// runs). Higher-order ops add their subgraphs' peak at their step (cond: the larger branch).
 MemoryLedger memory_ledger(const ExportedProgram& ep, const MemoryOptions& opts = {});
 
+/// For each output of call node `n`, the schema argument whose storage it shares (a view, an
+/// in-place result, an op returning its input), or -1 for a new storage: in-place `Tensor(a!)`
+/// returns are their argument; view-like returns ask the op's meta function.
+std::vector<int> aliased_args(const Node& n);
+
 /// The key/value cache a generation loop of `length` tokens holds at `batch`, per device: for each
 /// attention layer (found by its key/value projection parameters: `k_proj`/`v_proj`, GPT-2's
 /// `c_attn`, GPT-NeoX's `query_key_value`), 2 x batch x length x kv width x itemsize, on the

@@ -1,0 +1,162 @@
+// `fakeexport cost MODEL|FILE.pt2 [placement options of export] [--devices SPEC] [--top N] [--json]`:
+// how fast, and where does the time go? FLOPs per node (FlopCounterMode's formulas, plus the ops it
+// leaves out), bytes read and written, and a roofline time per node on its device from the
+// catalogue; per op, per module and per device totals, transfers over the link, and one forward
+// pass's latency through the pipeline (analysis/cost.h, docs/cost.md).
+#include <algorithm>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/model_export.h"
+#include "fakeexport/analysis/cost.h"
+#include "fakeexport/core/error.h"
+#include "fakeexport/export/check.h"
+#include "fakeexport/serde/pt2.h"
+
+namespace fe::cli {
+namespace {
+
+struct CostArgs {
+  ExportArgs model;
+  std::string devices;  ///< --devices 8xH100-80GB
+  int top = 10;
+  bool json = false;
+};
+
+/// "1.23 TFLOP"
+std::string human_flops(double f) {
+  const char* units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP"};
+  int u = 0;
+  while (f >= 1000 && u < 6) f /= 1000, ++u;
+  std::ostringstream os;
+  os.precision(u == 0 ? 0 : 2);
+  os << std::fixed << f << " " << units[u];
+  return os.str();
+}
+
+std::string human_seconds(double s) {
+  std::ostringstream os;
+  os.precision(3);
+  if (s >= 1) os << std::fixed << s << " s";
+  else if (s >= 1e-3) os << std::fixed << s * 1e3 << " ms";
+  else os << std::fixed << s * 1e6 << " us";
+  return os.str();
+}
+
+int run_cost(CostArgs a) {
+  FE_CHECK(a.top >= 0, ValueError, "--top must be >= 0, got ", a.top);
+  const std::vector<analysis::DeviceCap> caps =
+      a.devices.empty() ? std::vector<analysis::DeviceCap>{} : analysis::parse_device_list(a.devices);
+  const std::string& m = a.model.model;
+  const bool archive = m.ends_with(".pt2") || !is_model(m);
+  std::string title = m;
+  const ExportedProgram* ep = nullptr;
+  if (archive) {
+    FE_CHECK(!a.model.placed(), ValueError, "cost ", m,
+             ": placement options apply to MODEL; an archive keeps its devices (move it with `fakeexport retarget`)");
+    ep = &(new serde::LoadedProgram(serde::load(m)))->ep;  // never freed: the process ends after the report
+  } else {
+    // --devices without placement: one device takes the model, several split its layers.
+    if (!a.model.placed() && !caps.empty()) {
+      if (caps.size() == 1) a.model.device = caps[0].device.str();
+      else
+        for (const analysis::DeviceCap& c : caps) a.model.pipeline += (a.model.pipeline.empty() ? "" : ",") + c.device.str();
+    }
+    const zoo::Config cfg = load_config(m);
+    const DType dtype = model_dtype(a.model, cfg);
+    ep = export_model(a.model, cfg, dtype).ep;
+    title = cfg.model_type() + " (" + cfg.origin() + "), " + std::string(dtype_name(dtype));
+  }
+  const analysis::CostReport r = analysis::program_cost(*ep, caps);
+  // The most expensive nodes: by time where the roofline knows the device, else by FLOPs.
+  std::vector<const analysis::NodeCost*> hot;
+  for (const analysis::NodeCost& c : r.nodes) hot.push_back(&c);
+  std::stable_sort(hot.begin(), hot.end(), [](const auto* x, const auto* y) {
+    return x->time_s() != y->time_s() ? x->time_s() > y->time_s() : x->flops > y->flops;
+  });
+  if (hot.size() > static_cast<size_t>(a.top)) hot.resize(static_cast<size_t>(a.top));
+
+  if (a.json) {
+    nlohmann::ordered_json j;
+    j["flops"] = r.flops;
+    j["flop_counter_flops"] = r.flop_counter_flops;
+    j["bytes"] = r.bytes;
+    auto& ops = j["by_op"] = nlohmann::ordered_json::object();
+    for (const auto& [op, c] : r.by_op)
+      ops[op] = {{"count", c.count}, {"flops", c.flops}, {"flop_counter_flops", c.flop_counter_flops}, {"bytes", c.bytes},
+                 {"time_s", c.time_s}};
+    // What FlopCounterMode leaves out: every op with FLOPs of ours and none of its.
+    auto& left = j["not_counted_by_flop_counter"] = nlohmann::ordered_json::object();
+    for (const auto& [op, c] : r.by_op)
+      if (c.flops > c.flop_counter_flops) left[op] = {{"flops", c.flops - c.flop_counter_flops}, {"bytes", c.bytes}};
+    auto& devs = j["devices"] = nlohmann::ordered_json::object();
+    for (const analysis::DeviceCost& d : r.devices) {
+      auto& o = devs[d.device.str()];
+      o["flops"] = d.flops;
+      o["bytes"] = d.bytes;
+      o["spec"] = d.spec ? nlohmann::ordered_json(d.spec->name) : nlohmann::ordered_json();
+      o["time_s"] = d.spec ? nlohmann::ordered_json(d.time_s) : nlohmann::ordered_json();
+      o["bound"] = d.spec ? nlohmann::ordered_json(std::string(d.bound())) : nlohmann::ordered_json();
+    }
+    auto& mods = j["by_module"] = nlohmann::ordered_json::object();
+    for (const auto& [mod, c] : r.by_module) mods[mod] = {{"flops", c.flops}, {"bytes", c.bytes}, {"time_s", c.time_s}};
+    j["transfer_bytes"] = r.transfer_bytes;
+    j["transfer_s"] = r.transfer_s;
+    j["latency_s"] = caps.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.latency_s);
+    auto& h = j["hotspots"] = nlohmann::ordered_json::array();
+    for (const analysis::NodeCost* c : hot)
+      h.push_back({{"node", c->graph.empty() ? c->node->name() : c->graph + "/" + c->node->name()},
+                   {"target", c->target},
+                   {"kind", std::string(analysis::cost_kind_name(c->kind))},
+                   {"device", c->device.str()},
+                   {"flops", c->flops},
+                   {"bytes", c->bytes_read + c->bytes_written},
+                   {"time_s", c->time_s()},
+                   {"bound", c->time_s() == 0 ? "" : c->compute_bound() ? "compute" : "memory"},
+                   {"module", node_module(*c->node)},
+                   {"source", node_source(*c->node)}});
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  std::cout << title << ": " << human_flops(static_cast<double>(r.flops)) << " ("
+            << human_flops(static_cast<double>(r.flop_counter_flops)) << " as FlopCounterMode counts), "
+            << human_bytes(static_cast<double>(r.bytes)) << " read and written\n";
+  for (const analysis::DeviceCost& d : r.devices) {
+    std::cout << "  " << d.device.str() << ": " << human_flops(static_cast<double>(d.flops)) << ", "
+              << human_bytes(static_cast<double>(d.bytes));
+    if (d.spec) std::cout << "; on " << d.spec->name << " " << human_seconds(d.time_s) << " (" << d.bound() << "-bound)";
+    std::cout << "\n";
+  }
+  if (r.transfer_bytes)
+    std::cout << "  transfers: " << human_bytes(static_cast<double>(r.transfer_bytes))
+              << (r.transfer_s > 0 ? ", " + human_seconds(r.transfer_s) : std::string()) << "\n";
+  if (!caps.empty()) std::cout << "  one forward pass: " << human_seconds(r.latency_s) << "\n";
+  if (!hot.empty()) std::cout << "  hotspots:\n";
+  for (const analysis::NodeCost* c : hot) {
+    std::cout << "    " << c->node->name() << " " << c->target << " " << human_flops(static_cast<double>(c->flops)) << " "
+              << human_bytes(static_cast<double>(c->bytes_read + c->bytes_written));
+    if (c->time_s() > 0) std::cout << " " << human_seconds(c->time_s()) << (c->compute_bound() ? " compute" : " memory");
+    if (const std::string mod = node_module(*c->node); !mod.empty()) std::cout << " in " << mod;
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+RunFn add_cost(CLI::App& cmd) {
+  auto a = std::make_shared<CostArgs>();
+  cmd.add_option("MODEL", a->model.model, "a .pt2 archive, or MODEL: a config.json, a directory holding one, or a built-in")
+      ->required();
+  add_model_options(cmd, a->model);
+  cmd.add_option("--devices", a->devices, "accelerators by catalogue name for the roofline: 8xH100-80GB, 2xL4");
+  cmd.add_option("--top", a->top, "how many hotspots to list (default 10)");
+  cmd.add_flag("--json", a->json,
+               "print one JSON object: flops, flop_counter_flops, bytes, by_op, not_counted_by_flop_counter, devices, "
+               "by_module, transfer_bytes, transfer_s, latency_s, hotspots");
+  return [a] { return run_cost(*a); };
+}
+
+}  // namespace fe::cli

@@ -1,0 +1,126 @@
+// Cost (analysis/cost.h) on small programs with counts worked out by hand from torch.utils.flop_counter's
+// formulas, the roofline on catalogue devices, and the `cost` command's interface.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fakeexport/analysis/cost.h"
+#include "program_builder.h"
+#include "test_util.h"
+
+using namespace fe;
+using fe_test::Builder;
+using fe_test::f32;
+using fe_test::syms;
+
+namespace {
+
+const analysis::NodeCost* cost_of(const analysis::CostReport& r, const Node* n) {
+  for (const auto& c : r.nodes)
+    if (c.node == n) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+// linear [4, 8] x [16, 8]^T: 2*4*16*8; relu: one per element; a view: nothing; sum: one per input
+// element; softmax: five per element. FlopCounterMode counts only the matmul.
+TEST(Cost, FormulasPerKindAndWhatFlopCounterModeCounts) {
+  Builder b;
+  Node* x = b.input("x", f32({4, 8}));
+  Node* w = b.input("w", f32({16, 8}));
+  Node* lin = b.call("aten::linear", {x, w, None{}}, {f32({4, 16})});
+  Node* r = b.call("aten::relu", {lin}, {f32({4, 16})});
+  Node* v = b.call("aten::view", {r, syms({64})}, {f32({64})});
+  Node* sm = b.call("aten::softmax.int", {r, int64_t{-1}, None{}}, {f32({4, 16})});
+  Node* s = b.call("aten::sum", {v, None{}}, {f32({})});
+  b.output({sm, s});
+  const analysis::CostReport c = analysis::program_cost(b.ep);
+  ASSERT_NE(cost_of(c, lin), nullptr);
+  EXPECT_EQ(cost_of(c, lin)->flops, 2 * 4 * 16 * 8);
+  EXPECT_EQ(cost_of(c, lin)->flop_counter_flops, 2 * 4 * 16 * 8);
+  EXPECT_EQ(cost_of(c, lin)->bytes_read, (32 + 128) * 4);
+  EXPECT_EQ(cost_of(c, lin)->bytes_written, 64 * 4);
+  EXPECT_EQ(cost_of(c, r)->flops, 64);
+  EXPECT_EQ(cost_of(c, r)->flop_counter_flops, 0);
+  EXPECT_EQ(cost_of(c, v), nullptr);  // a view does no work
+  EXPECT_EQ(cost_of(c, s)->flops, 64);
+  EXPECT_EQ(cost_of(c, sm)->flops, 5 * 64);
+  EXPECT_EQ(c.flops, 1024 + 64 + 64 + 320);
+  EXPECT_EQ(c.flop_counter_flops, 1024);
+  EXPECT_EQ(c.by_op.at("aten.linear.default").count, 1);
+  EXPECT_EQ(c.by_op.at("aten.relu.default").flops, 64);
+}
+
+// Attention: two batched matmuls, 2*B*H*Sq*(D*Sk + Sk*Dv); on cpu the fused kernel FlopCounterMode
+// does not count, on cuda the one it does. Matmul of a matrix and a vector runs as mv: not counted.
+TEST(Cost, AttentionCountsDependOnTheDeviceAndMatrixVectorIsNotCounted) {
+  for (const char* dev : {"cpu", "cuda:0"}) {
+    const Device d = Device::parse(dev);
+    Builder b;
+    Node* q = b.input("q", f32({2, 4, 16, 8}, d));
+    Node* k = b.input("k", f32({2, 4, 32, 8}, d));
+    Node* v = b.input("v", f32({2, 4, 32, 8}, d));
+    Node* a = b.call("aten::scaled_dot_product_attention", {q, k, v, None{}, 0.0, false, None{}, false}, {f32({2, 4, 16, 8}, d)});
+    b.output({a});
+    const analysis::CostReport c = analysis::program_cost(b.ep);
+    const int64_t mm = 2 * (2 * 4) * 16 * 8 * 32 * 2;
+    EXPECT_EQ(cost_of(c, a)->flops, mm + 5 * (2 * 4 * 16 * 32)) << dev;
+    EXPECT_EQ(cost_of(c, a)->flop_counter_flops, d.is_cpu() ? 0 : mm) << dev;
+  }
+  Builder b;
+  Node* m = b.input("m", f32({8, 4}));
+  Node* x = b.input("x", f32({4}));
+  Node* mv = b.call("aten::matmul", {m, x}, {f32({8})});
+  b.output({mv});
+  const analysis::CostReport c = analysis::program_cost(b.ep);
+  EXPECT_EQ(cost_of(c, mv)->flops, 2 * 8 * 4);
+  EXPECT_EQ(cost_of(c, mv)->flop_counter_flops, 0);
+}
+
+// The roofline: each node's time is the larger of FLOPs over the device's peak for its dtype and
+// bytes over its bandwidth; a big matmul is compute-bound on an H100, an elementwise op memory-bound.
+TEST(Cost, RooflineOnACatalogueDevice) {
+  const Device g = Device::parse("cuda:0");
+  Builder b;
+  Node* x = b.input("x", f32({4096, 4096}, g));
+  Node* w = b.input("w", f32({4096, 4096}, g));
+  Node* mm = b.call("aten::mm", {x, w}, {f32({4096, 4096}, g)});
+  Node* r = b.call("aten::relu", {mm}, {f32({4096, 4096}, g)});
+  b.output({r});
+  const auto caps = analysis::parse_device_list("H100-80GB");
+  const analysis::CostReport c = analysis::program_cost(b.ep, caps);
+  const analysis::DeviceSpec& h100 = analysis::device_spec("H100-80GB");
+  const analysis::NodeCost* m = cost_of(c, mm);
+  EXPECT_DOUBLE_EQ(m->compute_s, 2.0 * 4096 * 4096 * 4096 / h100.peak_flops_for(DType::Float32));
+  EXPECT_DOUBLE_EQ(m->memory_s, 3.0 * 4096 * 4096 * 4 / h100.bandwidth_bytes_per_s);
+  EXPECT_TRUE(m->compute_bound());
+  EXPECT_FALSE(cost_of(c, r)->compute_bound());
+  ASSERT_EQ(c.devices.size(), 1u);
+  EXPECT_DOUBLE_EQ(c.devices[0].time_s, m->time_s() + cost_of(c, r)->time_s());
+  EXPECT_DOUBLE_EQ(c.latency_s, c.devices[0].time_s);
+  EXPECT_EQ(c.devices[0].bound(), "compute");
+}
+
+// The command: JSON fields the issue names, per device totals, and bad input exits 2.
+TEST(CostCli, JsonFieldsAndErrors) {
+  const std::string cfg = std::string(FE_FIXTURES_DIR) + "/../../configs/meta-llama-3-8b.json";
+  auto r = fe_test::run_cli("cost " + cfg + " --batch 1 --seq 128 --devices 2xH100-80GB --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  for (const char* f : {"flops", "flop_counter_flops", "by_op", "devices", "not_counted_by_flop_counter", "latency_s"})
+    EXPECT_TRUE(j.contains(f)) << f;
+  ASSERT_EQ(j["devices"].size(), 2u);
+  int64_t sum = 0;
+  for (const auto& [dev, d] : j["devices"].items()) {
+    for (const char* f : {"flops", "bytes", "time_s", "bound"}) EXPECT_TRUE(d.contains(f)) << dev << " " << f;
+    sum += d["flops"].get<int64_t>();
+  }
+  EXPECT_EQ(sum, j["flops"].get<int64_t>());
+  const auto& mm = j["by_op"]["aten.linear.default"];
+  EXPECT_EQ(mm["count"].get<int64_t>(), 32 * 7 + 1);
+  // Llama-3-8B's linears: 2 x tokens x (parameters of the projections and the head).
+  EXPECT_GT(mm["flops"].get<int64_t>(), 2 * 128 * int64_t{7'000'000'000});
+  EXPECT_EQ(fe_test::run_cli("cost " + cfg + " --devices 2xNoSuchGPU").rc, 2);
+  EXPECT_EQ(fe_test::run_cli("cost " + cfg + " --top -1").rc, 2);
+}
