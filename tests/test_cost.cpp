@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "fakeexport/analysis/cost.h"
+#include "fakeexport/serde/pt2.h"
 #include "program_builder.h"
 #include "test_util.h"
 
@@ -123,4 +125,34 @@ TEST(CostCli, JsonFieldsAndErrors) {
   EXPECT_GT(mm["flops"].get<int64_t>(), 2 * 128 * int64_t{7'000'000'000});
   EXPECT_EQ(fe_test::run_cli("cost " + cfg + " --devices 2xNoSuchGPU").rc, 2);
   EXPECT_EQ(fe_test::run_cli("cost " + cfg + " --top -1").rc, 2);
+}
+
+// Issue 17's criterion: flop_counter_flops equals FlopCounterMode's total for ep.module() run on
+// the sample inputs (tests/fixtures/cost, gen_flop_counts.py), on every corpus program and zoo
+// export, except where the count is data: granitemoe's expert split sizes (routing counts read
+// from data) and while_loop's iteration count.
+TEST(CostCalibration, FlopCounterFlopsEqualFlopCounterModesOnCorpusAndZoo) {
+  const std::string fixtures = std::string(FE_FIXTURES_DIR);
+  const std::set<std::string> data_dependent = {"hf_granitemoe", "hop_while_loop", "hop_while_loop_dynamic"};
+  const nlohmann::json corpus = nlohmann::json::parse(fe_test::read_file(fixtures + "/cost/corpus.json"))["programs"];
+  ASSERT_GE(corpus.size(), 100u);
+  size_t equal = 0;
+  for (const auto& [name, e] : corpus.items()) {
+    serde::LoadedProgram lp = serde::load(fixtures + "/corpus/" + name + ".pt2");
+    const analysis::CostReport c = analysis::program_cost(lp.ep);
+    if (data_dependent.count(name)) continue;
+    EXPECT_EQ(c.flop_counter_flops, e["total"].get<int64_t>()) << name << ": FlopCounterMode by op " << e["by_op"].dump();
+    equal += c.flop_counter_flops == e["total"].get<int64_t>();
+  }
+  EXPECT_EQ(equal, corpus.size() - data_dependent.size());
+  const nlohmann::json zoo = nlohmann::json::parse(fe_test::read_file(fixtures + "/cost/zoo.json"))["cases"];
+  ASSERT_GE(zoo.size(), 40u);
+  for (const auto& [key, e] : zoo.items()) {
+    std::string args = "cost " + fixtures + "/zoo_golden/" + key.substr(0, key.find('@')) + ".config.json --json --batch " +
+                       std::to_string(e["batch"].get<int64_t>());
+    if (!e["seq"].is_null()) args += " --seq " + std::to_string(e["seq"].get<int64_t>());
+    const auto r = fe_test::run_cli(args);
+    ASSERT_EQ(r.rc, 0) << args << "\n" << r.out;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["flop_counter_flops"].get<int64_t>(), e["total"].get<int64_t>()) << key;
+  }
 }

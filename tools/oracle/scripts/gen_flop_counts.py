@@ -45,6 +45,15 @@ line} where it does not load or run:
 and, per file, formulas: {op packet: name of its flop_registry formula} for the ops counted.
 Counts are exact integers; nothing depends on timing, so two runs write identical files.
 
+What 2.14 counts here, on CPU: only aten.mm (mm_flop), addmm, bmm, baddbmm and convolution (conv_flop)
+ever get a count; the graph's aten.linear, matmul, conv1d/conv2d reach FlopCounterMode already
+decomposed by autograd's CompositeImplicitAutograd kernels (linear as t + addmm, or mm with no bias;
+matmul as mm/bmm, or mv/dot, which have no formula: 0; conv2d as convolution), so its own
+func.decompose() fallback never fires (decomposed_by_counter is empty everywhere). CPU sdpa runs as
+_scaled_dot_product_flash_attention_for_cpu, which has no formula (0: the registry has the CUDA
+flash/efficient/cudnn variants only), and so do transformers.grouped_mm_fallback (the MoE experts; its
+kernel's own mm calls run with the modes popped) and aten._grouped_mm (bfloat16 experts): 0.
+
 FlopCounterMode's cond rule, as written in 2.14: it runs both branches and intends, per op, the larger
 of the two counts; the checkpoint it restores is a shallow copy, so where "Global" already holds a
 count before the cond (anything counted earlier in the same FlopCounterMode) both branches' counts
