@@ -5,6 +5,7 @@
 // pass's latency through the pipeline (analysis/cost.h, docs/cost.md).
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -22,6 +23,7 @@ struct CostArgs {
   ExportArgs model;
   std::string devices;  ///< --devices 8xH100-80GB
   int top = 10;
+  int64_t decode = -1;  ///< --decode LEN: one generation step with a cache of LEN tokens
   bool json = false;
 };
 
@@ -50,6 +52,7 @@ int run_cost(CostArgs a) {
   const std::vector<analysis::DeviceCap> caps =
       a.devices.empty() ? std::vector<analysis::DeviceCap>{} : analysis::parse_device_list(a.devices);
   const std::string& m = a.model.model;
+  std::optional<zoo::Config> config;
   const bool archive = m.ends_with(".pt2") || !is_model(m);
   std::string title = m;
   const ExportedProgram* ep = nullptr;
@@ -65,11 +68,37 @@ int run_cost(CostArgs a) {
         for (const analysis::DeviceCap& c : caps) a.model.pipeline += (a.model.pipeline.empty() ? "" : ",") + c.device.str();
     }
     const zoo::Config cfg = load_config(m);
+    if (a.decode >= 0) {
+      FE_CHECK(a.model.seq == -1 || a.model.seq == 1, ValueError, "cost --decode: a step takes one new token per sequence; drop --seq");
+      FE_CHECK(a.model.dynamic.empty(), ValueError, "cost --decode: export static shapes (drop --dynamic)");
+      a.model.seq = 1;
+    }
+    config = cfg;
     const DType dtype = model_dtype(a.model, cfg);
     ep = export_model(a.model, cfg, dtype).ep;
     title = cfg.model_type() + " (" + cfg.origin() + "), " + std::string(dtype_name(dtype));
   }
-  const analysis::CostReport r = analysis::program_cost(*ep, caps);
+  analysis::CostReport r = analysis::program_cost(*ep, caps);
+  int64_t batch = 1;
+  if (a.decode >= 0) {
+    FE_CHECK(!archive, ValueError, "cost --decode needs MODEL (a config.json or built-in): it exports the one-token step");
+    FE_CHECK(a.decode >= 1, ValueError, "--decode must be >= 1, got ", a.decode);
+    const auto phs = ep->graph.placeholders();
+    for (size_t i = 0; i < ep->signature.inputs.size() && i < phs.size(); ++i)
+      if (ep->signature.inputs[i].kind == InputKind::UserInput && phs[i]->val.size() == 1 && phs[i]->val[0].dim() >= 1) {
+        batch = phs[i]->val[0].sizes[0].hint();
+        break;
+      }
+    std::optional<int64_t> kv_width;
+    if (config && config->has("num_attention_heads") && config->has("hidden_size")) {
+      const int64_t heads = config->get_int("num_attention_heads");
+      const int64_t kv = config->is_null("num_key_value_heads") ? heads : config->get_int("num_key_value_heads", heads);
+      const int64_t hd = config->is_null("head_dim") ? config->get_int("hidden_size") / heads
+                                                     : config->get_int("head_dim", config->get_int("hidden_size") / heads);
+      kv_width = kv * hd;
+    }
+    analysis::add_decode_attention(r, *ep, a.decode, batch, caps, kv_width);
+  }
   // The most expensive nodes: by time where the roofline knows the device, else by FLOPs.
   std::vector<const analysis::NodeCost*> hot;
   for (const analysis::NodeCost& c : r.nodes) hot.push_back(&c);
@@ -105,6 +134,11 @@ int run_cost(CostArgs a) {
     j["transfer_bytes"] = r.transfer_bytes;
     j["transfer_s"] = r.transfer_s;
     j["latency_s"] = caps.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.latency_s);
+    if (a.decode >= 0) {
+      j["decode"] = {{"cache_length", a.decode}, {"batch", batch}, {"step_s", caps.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.latency_s)},
+                     {"tokens_per_s", caps.empty() || r.latency_s <= 0 ? nlohmann::ordered_json()
+                                                                       : nlohmann::ordered_json(static_cast<double>(batch) / r.latency_s)}};
+    }
     auto& h = j["hotspots"] = nlohmann::ordered_json::array();
     for (const analysis::NodeCost* c : hot)
       h.push_back({{"node", c->graph.empty() ? c->node->name() : c->graph + "/" + c->node->name()},
@@ -132,7 +166,10 @@ int run_cost(CostArgs a) {
   if (r.transfer_bytes)
     std::cout << "  transfers: " << human_bytes(static_cast<double>(r.transfer_bytes))
               << (r.transfer_s > 0 ? ", " + human_seconds(r.transfer_s) : std::string()) << "\n";
-  if (!caps.empty()) std::cout << "  one forward pass: " << human_seconds(r.latency_s) << "\n";
+  if (!caps.empty() && a.decode < 0) std::cout << "  one forward pass: " << human_seconds(r.latency_s) << "\n";
+  if (!caps.empty() && a.decode >= 0 && r.latency_s > 0)
+    std::cout << "  decode step (cache of " << a.decode << " tokens, batch " << batch << "): " << human_seconds(r.latency_s)
+              << ", " << static_cast<int64_t>(static_cast<double>(batch) / r.latency_s) << " tokens/s\n";
   if (!hot.empty()) std::cout << "  hotspots:\n";
   for (const analysis::NodeCost* c : hot) {
     std::cout << "    " << c->node->name() << " " << c->target << " " << human_flops(static_cast<double>(c->flops)) << " "
@@ -153,6 +190,9 @@ RunFn add_cost(CLI::App& cmd) {
   add_model_options(cmd, a->model);
   cmd.add_option("--devices", a->devices, "accelerators by catalogue name for the roofline: 8xH100-80GB, 2xL4");
   cmd.add_option("--top", a->top, "how many hotspots to list (default 10)");
+  cmd.add_option("--decode", a->decode,
+                 "LEN: one generation step with a KV cache of LEN tokens (MODEL exported at seq 1, plus reading the "
+                 "cache and attending over it): step time and tokens/s");
   cmd.add_flag("--json", a->json,
                "print one JSON object: flops, flop_counter_flops, bytes, by_op, not_counted_by_flop_counter, devices, "
                "by_module, transfer_bytes, transfer_s, latency_s, hotspots");

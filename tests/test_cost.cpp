@@ -156,3 +156,22 @@ TEST(CostCalibration, FlopCounterFlopsEqualFlopCounterModesOnCorpusAndZoo) {
     EXPECT_EQ(nlohmann::json::parse(r.out)["flop_counter_flops"].get<int64_t>(), e["total"].get<int64_t>()) << key;
   }
 }
+
+// --decode LEN: the one-token step plus every layer's cache read and attention over it; its bytes
+// are exactly the KV cache (2 x layers x batch x LEN x kv heads x head dim x 2 bytes for bf16).
+TEST(CostCli, DecodeStepReadsTheWholeKvCache) {
+  const std::string cfg = std::string(FE_FIXTURES_DIR) + "/../../configs/meta-llama-3-8b.json";
+  const auto r = fe_test::run_cli("cost " + cfg + " --decode 1024 --batch 3 --devices H100-80GB --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const int64_t kv = 2 * 32 * 3 * int64_t{1024} * 8 * 128 * 2;
+  EXPECT_EQ(j["by_op"]["kv_cache_attention"]["bytes"].get<int64_t>(), kv);
+  EXPECT_EQ(j["by_op"]["kv_cache_attention"]["count"].get<int64_t>(), 64);  // k_proj and v_proj of 32 layers
+  const double step = j["decode"]["step_s"].get<double>();
+  EXPECT_NEAR(j["decode"]["tokens_per_s"].get<double>() * step, 3.0, 1e-9);
+  EXPECT_DOUBLE_EQ(step, j["latency_s"].get<double>());
+  // A step reads every weight once (but only the embedding rows it gathers): at least 8.03e9 bf16
+  // parameters less the 128256 x 4096 embedding table, over the bandwidth.
+  EXPECT_GT(step, (8.03e9 - 128256.0 * 4096) * 2 / analysis::device_spec("H100-80GB").bandwidth_bytes_per_s);
+  EXPECT_EQ(fe_test::run_cli("cost " + cfg + " --decode 16 --seq 8").rc, 2);
+}

@@ -120,7 +120,7 @@ TEST(Memory, FormulaOfDynamicLlama3_8BEqualsStaticExportsAtFivePoints) {
   for (const auto& [s, name] : ld.symbol_names) (name == "batch" ? bsym : ssym) = s;
   ASSERT_FALSE(bsym.empty());
   ASSERT_FALSE(ssym.empty());
-  for (const auto [batch, seq] : {std::pair<int64_t, int64_t>{2, 16}, {3, 100}, {8, 512}, {5, 2048}, {16, 33}}) {
+  for (const auto& [batch, seq] : {std::pair<int64_t, int64_t>{2, 16}, {3, 100}, {8, 512}, {5, 2048}, {16, 33}}) {
     const ExportedProgram st = export_config(cfg, {.batch = batch, .seq = seq}, "cuda:0,cuda:1");
     const analysis::MemoryLedger ls = analysis::memory_ledger(st);
     ASSERT_EQ(ls.devices.size(), ld.devices.size());

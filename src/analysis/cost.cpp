@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "fakeexport/analysis/memory.h"
+#include "fakeexport/core/error.h"
 #include "fakeexport/export/check.h"
 
 namespace fe::analysis {
@@ -335,6 +336,57 @@ std::string_view cost_kind_name(CostKind k) {
     case CostKind::Subgraph: return "subgraph";
   }
   return "?";
+}
+
+void add_decode_attention(CostReport& r, const ExportedProgram& ep, int64_t length, int64_t batch,
+                          const std::vector<DeviceCap>& devices, std::optional<int64_t> kv_width) {
+  FE_CHECK(length >= 1 && batch >= 1, ValueError, "decode: need a cache length >= 1 and batch >= 1, got ", length,
+           " and ", batch);
+  const auto phs = ep.graph.placeholders();
+  std::map<std::string, int64_t> q_width;  // layer prefix -> q_proj's output features
+  for (size_t i = 0; i < ep.signature.inputs.size() && i < phs.size(); ++i) {
+    const std::string& t = ep.signature.inputs[i].target;
+    if (ep.signature.inputs[i].kind == InputKind::Parameter && t.ends_with("q_proj.weight") && phs[i]->val.size() == 1)
+      q_width[t.substr(0, t.size() - std::string_view("q_proj.weight").size())] = phs[i]->val[0].sizes[0].hint();
+  }
+  for (size_t i = 0; i < ep.signature.inputs.size() && i < phs.size(); ++i) {
+    const InputSpec& s = ep.signature.inputs[i];
+    if (s.kind != InputKind::Parameter || phs[i]->val.size() != 1) continue;
+    const TensorMeta& m = phs[i]->val[0];
+    const int64_t width = kv_cache_width(s.target, m, kv_width);
+    if (width == 0) continue;
+    // k_proj and v_proj each hold half of a layer's cache; a fused projection all of it.
+    const bool half = s.target.ends_with("k_proj.weight") || s.target.ends_with("v_proj.weight");
+    const std::string prefix = half ? s.target.substr(0, s.target.size() - std::string_view("k_proj.weight").size()) : "";
+    const int64_t qw = half && q_width.count(prefix) ? q_width[prefix] : (half ? width : width / 2);
+    const int64_t bytes = checked_mul(checked_mul(batch, length, "decode bytes"), width * itemsize(m.dtype), "decode bytes");
+    const int64_t flops = 2 * 2 * batch * length * qw / (half ? 2 : 1);
+    const Device d = m.device.normalized();
+    auto it = std::find_if(r.devices.begin(), r.devices.end(), [&](const DeviceCost& x) { return x.device == d; });
+    if (it == r.devices.end()) {
+      const DeviceSpec* spec = nullptr;
+      for (const DeviceCap& c : devices)
+        if (c.device.normalized() == d) spec = c.spec;
+      r.devices.push_back(DeviceCost{d, spec});
+      it = std::prev(r.devices.end());
+    }
+    double t = 0;
+    bool compute = false;
+    if (it->spec) {
+      const double peak = it->spec->peak_flops_for(m.dtype);
+      const double c = peak > 0 ? static_cast<double>(flops) / peak : 0;
+      const double mem = it->spec->bandwidth_bytes_per_s > 0 ? static_cast<double>(bytes) / it->spec->bandwidth_bytes_per_s : 0;
+      t = std::max(c, mem);
+      compute = c >= mem && c > 0;
+    }
+    it->flops += flops, it->bytes += bytes, it->time_s += t;
+    (compute ? it->compute_bound_s : it->memory_bound_s) += t;
+    r.flops += flops, r.bytes += bytes;
+    OpCost& o = r.by_op["kv_cache_attention"];
+    ++o.count, o.flops += flops, o.bytes += bytes, o.time_s += t;
+  }
+  r.latency_s = r.transfer_s;
+  for (const DeviceCost& d : r.devices) r.latency_s += d.time_s;
 }
 
 CostReport program_cost(const ExportedProgram& ep, const std::vector<DeviceCap>& devices) {

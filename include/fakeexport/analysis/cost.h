@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,5 +74,13 @@ struct CostReport {
 /// The cost of `ep` at its example sizes; `devices` gives each device its catalogue entry for the
 /// roofline (devices without one get FLOPs and bytes but no time).
 CostReport program_cost(const ExportedProgram& ep, const std::vector<DeviceCap>& devices = {});
+
+/// One decode step with a key/value cache of `length` tokens. `r` is the cost of the program run
+/// on one new token per sequence (seq 1, `batch` sequences); this adds, on each attention layer's
+/// device (found by its key/value projections, as kv_cache_bytes finds them), reading that
+/// layer's cache and attending over it (2 x 2·batch·length·query width FLOPs; the query width is
+/// q_proj's, else the key/value width), then updates the device times and the latency.
+void add_decode_attention(CostReport& r, const ExportedProgram& ep, int64_t length, int64_t batch,
+                          const std::vector<DeviceCap>& devices, std::optional<int64_t> kv_width = std::nullopt);
 
 }  // namespace fe::analysis
