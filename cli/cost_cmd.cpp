@@ -4,6 +4,7 @@
 // catalogue; per op, per module and per device totals, transfers over the link, and one forward
 // pass's latency through the pipeline (analysis/cost.h, docs/cost.md).
 #include <algorithm>
+#include <iomanip>
 #include <iostream>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -82,7 +83,8 @@ int run_cost(CostArgs a) {
   int64_t batch = 1;
   if (a.decode >= 0) {
     FE_CHECK(!archive, ValueError, "cost --decode needs MODEL (a config.json or built-in): it exports the one-token step");
-    FE_CHECK(a.decode >= 1, ValueError, "--decode must be >= 1, got ", a.decode);
+    FE_CHECK(a.decode >= 1 && a.decode <= (int64_t{1} << 31), ValueError,
+             "--decode: expected a cache length in [1, 2147483648] tokens, got ", a.decode);
     const auto phs = ep->graph.placeholders();
     for (size_t i = 0; i < ep->signature.inputs.size() && i < phs.size(); ++i)
       if (ep->signature.inputs[i].kind == InputKind::UserInput && phs[i]->val.size() == 1 && phs[i]->val[0].dim() >= 1) {
@@ -169,7 +171,8 @@ int run_cost(CostArgs a) {
   if (!caps.empty() && a.decode < 0) std::cout << "  one forward pass: " << human_seconds(r.latency_s) << "\n";
   if (!caps.empty() && a.decode >= 0 && r.latency_s > 0)
     std::cout << "  decode step (cache of " << a.decode << " tokens, batch " << batch << "): " << human_seconds(r.latency_s)
-              << ", " << static_cast<int64_t>(static_cast<double>(batch) / r.latency_s) << " tokens/s\n";
+              << ", " << std::setprecision(batch / r.latency_s < 10 ? 3 : 0) << std::fixed
+              << static_cast<double>(batch) / r.latency_s << " tokens/s\n";
   if (!hot.empty()) std::cout << "  hotspots:\n";
   for (const analysis::NodeCost* c : hot) {
     std::cout << "    " << c->node->name() << " " << c->target << " " << human_flops(static_cast<double>(c->flops)) << " "

@@ -152,7 +152,9 @@ int run_memory(MemoryArgs a) {
   if (!a.devices.empty()) caps = analysis::parse_device_list(a.devices);
   if (!a.cap.empty()) caps = analysis::parse_caps(a.cap);
   const int64_t reserve = a.reserve.empty() ? 0 : analysis::parse_bytes(a.reserve, "--reserve");
-  FE_CHECK(a.kv_cache >= -1, ValueError, "--kv-cache must be >= 0, got ", a.kv_cache);
+  // A cache longer than 2^31 tokens is no model's context: refuse it before its bytes overflow.
+  FE_CHECK(a.kv_cache >= -1 && a.kv_cache <= (int64_t{1} << 31), ValueError,
+           "--kv-cache: expected a length in [0, 2147483648] tokens, got ", a.kv_cache);
   FE_CHECK(!((a.max_batch || a.max_seq) && caps.empty()), ValueError,
            "memory --max-batch/--max-seq: give the devices' capacities (--devices or --cap)");
   std::optional<Plan> plan;

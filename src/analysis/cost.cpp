@@ -50,6 +50,10 @@ const Names kMemory = {"_to_copy", "to", "clone", "contiguous", "copy", "copy_",
 const Names kGather = {"embedding", "index_select", "index", "gather"};
 
 int64_t numel(const TensorMeta& m) { return m.numel().hint(); }
+/// a += b, or a typed error when the total leaves int64 (absurd sizes).
+void add_to(int64_t& a, int64_t b, std::string_view what) {
+  FE_CHECK(!__builtin_add_overflow(a, b, &a), ValueError, "cost: the ", what, " total overflows int64");
+}
 int64_t nbytes(const TensorMeta& m) { return numel(m) * itemsize(m.dtype); }
 /// Bytes a kernel reads from an input view: its elements, but a broadcast (stride-0) view only
 /// what its storage span holds.
@@ -127,7 +131,7 @@ Flops matmul_flops(const Node& n, const std::string& name, const TensorMeta& out
   const TensorMeta* x = with_bias ? tensor_arg(n, 1) : a;
   if (!x || x->dim() == 0) return {};
   // Every matmul: 2 x output elements x the contracted size (x's last dim).
-  const int64_t f = 2 * numel(out) * dim(*x, -1);
+  const int64_t f = checked_mul(2 * numel(out), dim(*x, -1), "matmul FLOPs");
   // FlopCounterMode has no formula for dot/mv (nor addmv/outer); matmul of 1-D/2-D operands reaches them.
   const TensorMeta* y = tensor_arg(n, with_bias ? 2 : 1);
   const bool vector = name == "dot" || name == "mv" || name == "addmv" || name == "outer" ||
@@ -284,13 +288,13 @@ class Coster {
         c.memory_s = static_cast<double>(c.bytes_read + c.bytes_written) / d.spec->bandwidth_bytes_per_s;
     }
     const int64_t bytes = c.bytes_read + c.bytes_written;
-    d.flops += c.flops;
-    d.bytes += bytes;
+    add_to(d.flops, c.flops, "FLOP");
+    add_to(d.bytes, bytes, "byte");
     d.time_s += c.time_s();
     (c.compute_bound() ? d.compute_bound_s : d.memory_bound_s) += c.time_s();
-    r_.flops += c.flops;
-    r_.flop_counter_flops += c.flop_counter_flops;
-    r_.bytes += bytes;
+    add_to(r_.flops, c.flops, "FLOP");
+    add_to(r_.flop_counter_flops, c.flop_counter_flops, "FLOP");
+    add_to(r_.bytes, bytes, "byte");
     for (OpCost* o : {&r_.by_op[c.target], &r_.by_module[node_module(*c.node)]}) {
       ++o->count;
       o->flops += c.flops;
@@ -360,7 +364,7 @@ void add_decode_attention(CostReport& r, const ExportedProgram& ep, int64_t leng
     const std::string prefix = half ? s.target.substr(0, s.target.size() - std::string_view("k_proj.weight").size()) : "";
     const int64_t qw = half && q_width.count(prefix) ? q_width[prefix] : (half ? width : width / 2);
     const int64_t bytes = checked_mul(checked_mul(batch, length, "decode bytes"), width * itemsize(m.dtype), "decode bytes");
-    const int64_t flops = 2 * 2 * batch * length * qw / (half ? 2 : 1);
+    const int64_t flops = checked_mul(checked_mul(4 * batch, length, "decode FLOPs"), qw, "decode FLOPs") / (half ? 2 : 1);
     const Device d = m.device.normalized();
     auto it = std::find_if(r.devices.begin(), r.devices.end(), [&](const DeviceCost& x) { return x.device == d; });
     if (it == r.devices.end()) {
@@ -379,11 +383,11 @@ void add_decode_attention(CostReport& r, const ExportedProgram& ep, int64_t leng
       t = std::max(c, mem);
       compute = c >= mem && c > 0;
     }
-    it->flops += flops, it->bytes += bytes, it->time_s += t;
+    add_to(it->flops, flops, "FLOP"), add_to(it->bytes, bytes, "byte"), it->time_s += t;
     (compute ? it->compute_bound_s : it->memory_bound_s) += t;
-    r.flops += flops, r.bytes += bytes;
+    add_to(r.flops, flops, "FLOP"), add_to(r.bytes, bytes, "byte");
     OpCost& o = r.by_op["kv_cache_attention"];
-    ++o.count, o.flops += flops, o.bytes += bytes, o.time_s += t;
+    ++o.count, add_to(o.flops, flops, "FLOP"), add_to(o.bytes, bytes, "byte"), o.time_s += t;
   }
   r.latency_s = r.transfer_s;
   for (const DeviceCost& d : r.devices) r.latency_s += d.time_s;
