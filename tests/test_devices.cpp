@@ -1,4 +1,4 @@
-// The device catalogue (configs/devices.json, compiled in) and the --devices / --cap / byte-size
+// The device catalogue (data/devices.json, compiled in) and the --devices / --cap / byte-size
 // parsers of analysis/devices.h.
 #include <gtest/gtest.h>
 

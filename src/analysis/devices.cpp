@@ -1,4 +1,4 @@
-// The device catalogue (analysis/devices.h): configs/devices.json compiled in as a raw string
+// The device catalogue (analysis/devices.h): data/devices.json compiled in as a raw string
 // (CMake writes generated/device_catalogue.inc at configure time, so the CLI needs no file at run
 // time), read strictly with our JSON reader; and the --devices / --cap / byte-size parsers.
 #include "fakeexport/analysis/devices.h"
@@ -160,7 +160,7 @@ struct Catalogue {
 const Catalogue& catalogue() {
   static const Catalogue c = [] {
     Catalogue c;
-    c.specs = parse_device_catalogue(kCatalogueText, "configs/devices.json (compiled in)");
+    c.specs = parse_device_catalogue(kCatalogueText, "data/devices.json (compiled in)");
     for (size_t i = 0; i < c.specs.size(); ++i) {
       c.index.emplace(lower(c.specs[i].name), i);
       for (const auto& a : c.specs[i].aliases) c.index.emplace(lower(a), i);

@@ -1,4 +1,4 @@
-// The device catalogue (configs/devices.json, compiled in) and the parsing of the device lists and
+// The device catalogue (data/devices.json, compiled in) and the parsing of the device lists and
 // capacities a user names on the command line (`--devices 8xH100-80GB`, `--cap cuda:0=80GB`), so that
 // analyses can ask "does this program fit on those devices, and how fast could it run there?"
 // without any of that hardware. The catalogue's numbers, units and sources: docs/devices.md.
@@ -14,7 +14,7 @@
 
 namespace fe::analysis {
 
-/// One accelerator of the catalogue (configs/devices.json), as one PyTorch device sees it: for a
+/// One accelerator of the catalogue (data/devices.json), as one PyTorch device sees it: for a
 /// package PyTorch shows as several devices (MI250X: two GCDs), the package's datasheet figures
 /// divided by devices_per_package.
 struct DeviceSpec {
@@ -40,7 +40,7 @@ struct DeviceSpec {
 /// The compiled-in catalogue, in file order (parsed once, on first use).
 const std::vector<DeviceSpec>& device_catalogue();
 
-/// Parses a catalogue text (configs/devices.json's format); FormatError naming `source`, the entry
+/// Parses a catalogue text (data/devices.json's format); FormatError naming `source`, the entry
 /// and the field for anything missing, mistyped, unknown, or a name/alias used twice.
 std::vector<DeviceSpec> parse_device_catalogue(std::string_view json, std::string_view source);
 
