@@ -85,21 +85,8 @@ int run_cost(CostArgs a) {
     FE_CHECK(!archive, ValueError, "cost --decode needs MODEL (a config.json or built-in): it exports the one-token step");
     FE_CHECK(a.decode >= 1 && a.decode <= (int64_t{1} << 31), ValueError,
              "--decode: expected a cache length in [1, 2147483648] tokens, got ", a.decode);
-    const auto phs = ep->graph.placeholders();
-    for (size_t i = 0; i < ep->signature.inputs.size() && i < phs.size(); ++i)
-      if (ep->signature.inputs[i].kind == InputKind::UserInput && phs[i]->val.size() == 1 && phs[i]->val[0].dim() >= 1) {
-        batch = phs[i]->val[0].sizes[0].hint();
-        break;
-      }
-    std::optional<int64_t> kv_width;
-    if (config && config->has("num_attention_heads") && config->has("hidden_size")) {
-      const int64_t heads = config->get_int("num_attention_heads");
-      const int64_t kv = config->is_null("num_key_value_heads") ? heads : config->get_int("num_key_value_heads", heads);
-      const int64_t hd = config->is_null("head_dim") ? config->get_int("hidden_size") / heads
-                                                     : config->get_int("head_dim", config->get_int("hidden_size") / heads);
-      kv_width = kv * hd;
-    }
-    analysis::add_decode_attention(r, *ep, a.decode, batch, caps, kv_width);
+    batch = program_batch(*ep);
+    analysis::add_decode_attention(r, *ep, a.decode, batch, caps, config_kv_width(config));
   }
   // The most expensive nodes: by time where the roofline knows the device, else by FLOPs.
   std::vector<const analysis::NodeCost*> hot;

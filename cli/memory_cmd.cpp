@@ -82,16 +82,6 @@ Subject load_subject(MemoryArgs& a, const std::vector<analysis::DeviceCap>& caps
   return s;
 }
 
-/// num_key_value_heads * head_dim from a config, for fused qkv projections (Phi-3's qkv_proj).
-std::optional<int64_t> kv_width(const std::optional<zoo::Config>& c) {
-  if (!c || !c->has("num_attention_heads") || !c->has("hidden_size")) return std::nullopt;
-  const int64_t heads = c->get_int("num_attention_heads");
-  const int64_t kv = c->is_null("num_key_value_heads") ? heads : c->get_int("num_key_value_heads", heads);
-  const int64_t head_dim = c->is_null("head_dim") ? c->get_int("hidden_size") / heads
-                                                   : c->get_int("head_dim", c->get_int("hidden_size") / heads);
-  return kv * head_dim;
-}
-
 /// The symbol users call `name` ("batch"), or empty.
 std::string symbol_named(const analysis::MemoryLedger& l, std::string_view name) {
   for (const auto& [sym, n] : l.symbol_names)
@@ -139,7 +129,7 @@ int64_t solve_max(const MemoryArgs& a, const zoo::Config& cfg, const ExportedPro
     b.dynamic.clear();
     (name == "batch" ? b.batch : b.seq) = v;
     const Exported e = export_model(b, cfg, model_dtype(b, cfg));
-    return ledger_fits(ledger_with_kv(*e.ep, a.kv_cache, kv_width(cfg)), caps, reserve);
+    return ledger_fits(ledger_with_kv(*e.ep, a.kv_cache, config_kv_width(cfg)), caps, reserve);
   };
   for (int i = 0; i < 8 && lo >= 1 && !static_fits(lo); ++i) --lo;
   for (int i = 0; i < 8 && lo + 1 <= hi && static_fits(lo + 1); ++i) ++lo;
@@ -165,7 +155,7 @@ int run_memory(MemoryArgs a) {
     FE_CHECK(!a.model.placed(), ValueError, "memory --plan chooses the placement: drop --device/--place/--pipeline");
     FE_CHECK(!a.max_batch && !a.max_seq, ValueError, "memory --plan: give --batch/--seq, not --max-batch/--max-seq");
     const zoo::Config cfg = load_config(a.model.model);
-    plan = plan_placement({&a.model, &cfg, caps, reserve, a.kv_cache, kv_width(cfg)});
+    plan = plan_placement({&a.model, &cfg, caps, reserve, a.kv_cache, config_kv_width(cfg)});
     if (!plan->fits) {
       if (a.json) {
         nlohmann::ordered_json j;
@@ -199,7 +189,7 @@ int run_memory(MemoryArgs a) {
       mo.values[sym] = v;
     }
   }
-  analysis::MemoryLedger l = ledger_with_kv(ep, a.kv_cache, kv_width(s.config), mo);
+  analysis::MemoryLedger l = ledger_with_kv(ep, a.kv_cache, config_kv_width(s.config), mo);
   std::optional<int64_t> max_value;
   std::string max_name;
   if (a.max_batch || a.max_seq) {
@@ -213,7 +203,7 @@ int run_memory(MemoryArgs a) {
     // The ledger at the answer: what the largest batch (or sequence) holds on each device.
     if (*max_value >= 1) {
       mo.values[sym] = *max_value;
-      l = ledger_with_kv(ep, a.kv_cache, kv_width(s.config), mo);
+      l = ledger_with_kv(ep, a.kv_cache, config_kv_width(s.config), mo);
     }
   }
 

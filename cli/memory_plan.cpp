@@ -77,14 +77,6 @@ std::vector<std::string> place_entries(const std::vector<Item>& items, const std
 
 }  // namespace
 
-int64_t program_batch(const ExportedProgram& ep) {
-  const auto phs = ep.graph.placeholders();
-  for (size_t i = 0; i < ep.signature.inputs.size() && i < phs.size(); ++i)
-    if (ep.signature.inputs[i].kind == InputKind::UserInput && phs[i]->val.size() == 1 && phs[i]->val[0].dim() >= 1)
-      return phs[i]->val[0].sizes[0].hint();
-  return 1;
-}
-
 analysis::MemoryLedger ledger_with_kv(const ExportedProgram& ep, int64_t kv_len, std::optional<int64_t> kv_width,
                                       const analysis::MemoryOptions& opts) {
   analysis::MemoryLedger l = analysis::memory_ledger(ep, opts);
@@ -148,22 +140,10 @@ Plan plan_placement(const PlanRequest& r) {
         best = static_cast<int>(u);
     return best;
   };
-  std::set<const void*> seen;
-  std::map<std::string, const Tensor*> state;
-  for (const auto& [k, t] : ep.state_dict) state.emplace(k, &t);
-  for (const auto& [k, t] : ep.constants) state.emplace(k, &t);
-  const auto phs = ep.graph.placeholders();
-  for (size_t i = 0; i < ep.signature.inputs.size() && i < phs.size(); ++i) {
-    const InputSpec& s = ep.signature.inputs[i];
-    if ((s.kind != InputKind::Parameter && s.kind != InputKind::Buffer && s.kind != InputKind::ConstantTensor) ||
-        phs[i]->val.size() != 1)
-      continue;
-    auto it = state.find(s.target);
-    const void* key = it != state.end() && it->second->impl() && it->second->impl()->storage
-                          ? static_cast<const void*>(it->second->impl()->storage.get())
-                          : static_cast<const void*>(&s);
-    if (!seen.insert(key).second) continue;
-    const TensorMeta& m = phs[i]->val[0];
+  for (const analysis::TensorInput& t : analysis::tensor_inputs(ep)) {
+    const InputSpec& s = *t.spec;
+    if (s.kind == InputKind::UserInput || t.tied) continue;
+    const TensorMeta& m = *t.meta;
     const int u = unit_of(s.target);
     if (u < 0) continue;
     int64_t b = m.numel().hint() * itemsize(m.dtype);

@@ -26,9 +26,6 @@ struct Plan {
   std::string why;                 ///< when it does not fit: what is missing, plainly
 };
 
-/// The batch of the program's first user input (dim 0 at its example; 1 when none).
-int64_t program_batch(const ExportedProgram& ep);
-
 /// The ledger of `ep` plus the KV cache of `kv_len` tokens (none when < 0) at the program's batch,
 /// its formula growing with a dynamic batch. ValueError when no attention layer is recognized.
 analysis::MemoryLedger ledger_with_kv(const ExportedProgram& ep, int64_t kv_len, std::optional<int64_t> kv_width,

@@ -115,23 +115,9 @@ std::vector<std::pair<Device, int64_t>> cuda_reserved(const ExportedProgram& ep,
     return &alloc[key];
   };
   // Weights as the module holds them (loaded before the run, tied ones once), then the inputs.
-  std::set<const void*> seen;
-  std::map<std::string, const Tensor*> state;
-  for (const auto& [k, t] : ep.state_dict) state.emplace(k, &t);
-  for (const auto& [k, t] : ep.constants) state.emplace(k, &t);
-  const auto phs = ep.graph.placeholders();
-  for (size_t i = 0; i < ep.signature.inputs.size() && i < phs.size(); ++i) {
-    if (phs[i]->val.size() != 1) continue;
-    const InputSpec& s = ep.signature.inputs[i];
-    if (s.kind != InputKind::UserInput) {
-      auto it = state.find(s.target);
-      if (it != state.end() && it->second->impl() && it->second->impl()->storage &&
-          !seen.insert(it->second->impl()->storage.get()).second)
-        continue;
-    }
-    const TensorMeta& m = phs[i]->val[0];
-    if (CachingAllocator* a = on(m.device)) a->malloc(m.storage_nbytes());
-  }
+  for (const TensorInput& t : tensor_inputs(ep))
+    if (!t.tied)
+      if (CachingAllocator* a = on(t.meta->device)) a->malloc(t.meta->storage_nbytes());
   // Activations in step order: a step's allocations, then its frees.
   std::vector<std::pair<int, const Lifetime*>> events;  // (step * 2 + 0 alloc / + 1 free)
   for (const Lifetime& l : ledger.lifetimes) {

@@ -346,19 +346,16 @@ void add_decode_attention(CostReport& r, const ExportedProgram& ep, int64_t leng
                           const std::vector<DeviceCap>& devices, std::optional<int64_t> kv_width) {
   FE_CHECK(length >= 1 && batch >= 1, ValueError, "decode: need a cache length >= 1 and batch >= 1, got ", length,
            " and ", batch);
-  const auto phs = ep.graph.placeholders();
   std::map<std::string, int64_t> q_width;  // layer prefix -> q_proj's output features
-  for (size_t i = 0; i < ep.signature.inputs.size() && i < phs.size(); ++i) {
-    const std::string& t = ep.signature.inputs[i].target;
-    if (ep.signature.inputs[i].kind == InputKind::Parameter && t.ends_with("q_proj.weight") && phs[i]->val.size() == 1)
-      q_width[t.substr(0, t.size() - std::string_view("q_proj.weight").size())] = phs[i]->val[0].sizes[0].hint();
+  for (const TensorInput& t : tensor_inputs(ep)) {
+    const std::string& name = t.spec->target;
+    if (t.spec->kind == InputKind::Parameter && name.ends_with("q_proj.weight") && t.meta->dim() == 2)
+      q_width[name.substr(0, name.size() - std::string_view("q_proj.weight").size())] = t.meta->sizes[0].hint();
   }
-  for (size_t i = 0; i < ep.signature.inputs.size() && i < phs.size(); ++i) {
-    const InputSpec& s = ep.signature.inputs[i];
-    if (s.kind != InputKind::Parameter || phs[i]->val.size() != 1) continue;
-    const TensorMeta& m = phs[i]->val[0];
-    const int64_t width = kv_cache_width(s.target, m, kv_width);
-    if (width == 0) continue;
+  for (const KvProjection& p : kv_projections(ep, kv_width)) {
+    const InputSpec& s = *p.spec;
+    const TensorMeta& m = *p.meta;
+    const int64_t width = p.width;
     // k_proj and v_proj each hold half of a layer's cache; a fused projection all of it.
     const bool half = s.target.ends_with("k_proj.weight") || s.target.ends_with("v_proj.weight");
     const std::string prefix = half ? s.target.substr(0, s.target.size() - std::string_view("k_proj.weight").size()) : "";

@@ -456,23 +456,17 @@ class Analyzer {
 
   void account_input(MemoryLedger& ledger, const Node& n, const InputSpec* spec, const Store& s) {
     if (!spec) return;
+    if (tied_.empty()) {
+      for (const TensorInput& t : tensor_inputs(ep_)) if (t.tied) tied_.insert(t.spec);
+      tied_.insert(nullptr);  // computed
+    }
+    if (tied_.count(spec)) return;  // tied weights share one storage: counted once (as the export summary)
     DeviceMemory& d = device(ledger, s.device);
     switch (spec->kind) {
       case InputKind::Parameter:
-      case InputKind::Buffer: {
-        // Tied weights share one storage: counted once (as the export summary counts them).
-        if (state_.empty()) {
-          for (const auto& [k, t] : ep_.state_dict) state_.emplace(k, &t);
-          for (const auto& [k, t] : ep_.constants) state_.emplace(k, &t);
-        }
-        const void* key = spec;
-        if (auto it = state_.find(spec->target); it != state_.end() && it->second->impl())
-          key = it->second->impl()->storage ? static_cast<const void*>(it->second->impl()->storage.get())
-                                            : static_cast<const void*>(it->second->impl());
-        if (!seen_weights_.insert(key).second) return;
+      case InputKind::Buffer:
         (spec->kind == InputKind::Parameter ? d.parameter_bytes : d.buffer_bytes) += n.val[0].numel().hint() * itemsize(n.val[0].dtype);
         return;
-      }
       case InputKind::ConstantTensor: d.constant_bytes += s.bytes; return;
       case InputKind::UserInput:
         d.input_bytes += s.bytes;
@@ -528,8 +522,7 @@ class Analyzer {
   const ExportedProgram& ep_;
   const MemoryOptions& opts_;
   bool symbolic_ = false;
-  std::set<const void*> seen_weights_;
-  std::unordered_map<std::string, const Tensor*> state_;
+  std::set<const InputSpec*> tied_;
 };
 
 }  // namespace
@@ -644,21 +637,47 @@ int64_t kv_cache_width(std::string_view t, const TensorMeta& m, std::optional<in
   return 0;
 }
 
+std::vector<TensorInput> tensor_inputs(const ExportedProgram& ep) {
+  std::vector<TensorInput> out;
+  std::unordered_map<std::string_view, const Tensor*> state;
+  for (const auto& [k, t] : ep.state_dict) state.emplace(k, &t);
+  for (const auto& [k, t] : ep.constants) state.emplace(k, &t);
+  std::set<const void*> seen;
+  const auto phs = ep.graph.placeholders();
+  for (size_t i = 0; i < ep.signature.inputs.size() && i < phs.size(); ++i) {
+    if (phs[i]->val.size() != 1) continue;
+    const InputSpec& s = ep.signature.inputs[i];
+    TensorInput t{&s, &phs[i]->val[0]};
+    if (s.kind == InputKind::Parameter || s.kind == InputKind::Buffer || s.kind == InputKind::ConstantTensor) {
+      auto it = state.find(s.target);
+      const void* key = &s;
+      if (it != state.end() && it->second->impl())
+        key = it->second->impl()->storage ? static_cast<const void*>(it->second->impl()->storage.get())
+                                          : static_cast<const void*>(it->second->impl());
+      t.tied = !seen.insert(key).second;
+    }
+    out.push_back(t);
+  }
+  return out;
+}
+
+std::vector<KvProjection> kv_projections(const ExportedProgram& ep, std::optional<int64_t> kv_width) {
+  std::vector<KvProjection> out;
+  for (const TensorInput& t : tensor_inputs(ep))
+    if (t.spec->kind == InputKind::Parameter)
+      if (const int64_t w = kv_cache_width(t.spec->target, *t.meta, kv_width)) out.push_back({t.spec, t.meta, w});
+  return out;
+}
+
 std::vector<std::pair<Device, int64_t>> kv_cache_bytes(const ExportedProgram& ep, int64_t length, int64_t batch,
                                                        std::optional<int64_t> kv_width) {
   FE_CHECK(length >= 0 && batch >= 1, ValueError, "kv cache: need length >= 0 and batch >= 1, got length ", length,
            " and batch ", batch);
   std::vector<std::pair<Device, int64_t>> out;
-  const auto phs = ep.graph.placeholders();
-  for (size_t i = 0; i < ep.signature.inputs.size() && i < phs.size(); ++i) {
-    const InputSpec& s = ep.signature.inputs[i];
-    if (s.kind != InputKind::Parameter || phs[i]->val.size() != 1) continue;
-    const TensorMeta& m = phs[i]->val[0];
-    const int64_t width = kv_cache_width(s.target, m, kv_width);
-    if (width == 0) continue;
-    const int64_t bytes = checked_mul(checked_mul(checked_mul(batch, length, "kv cache bytes"), width, "kv cache bytes"),
-                                      itemsize(m.dtype), "kv cache bytes");
-    const Device d = m.device.normalized();
+  for (const KvProjection& p : kv_projections(ep, kv_width)) {
+    const int64_t bytes = checked_mul(checked_mul(checked_mul(batch, length, "kv cache bytes"), p.width, "kv cache bytes"),
+                                      itemsize(p.meta->dtype), "kv cache bytes");
+    const Device d = p.meta->device.normalized();
     auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == d; });
     if (it == out.end()) out.emplace_back(d, bytes);
     else it->second += bytes;

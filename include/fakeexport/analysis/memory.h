@@ -88,6 +88,25 @@ MemoryLedger memory_ledger(const ExportedProgram& ep, const MemoryOptions& opts 
 /// returns are their argument; view-like returns ask the op's meta function.
 std::vector<int> aliased_args(const Node& n);
 
+/// A tensor input of the program (a placeholder holding one tensor), in signature order.
+struct TensorInput {
+  const InputSpec* spec = nullptr;
+  const TensorMeta* meta = nullptr;
+  /// A weight sharing its storage with an earlier one (tied embeddings): its bytes count there.
+  bool tied = false;
+};
+/// The program's tensor inputs: user inputs, parameters, buffers and constants, tied weights marked.
+std::vector<TensorInput> tensor_inputs(const ExportedProgram& ep);
+
+/// A key/value projection parameter (as kv_cache_bytes recognizes them) and the cache elements
+/// per token of one sequence it stands for.
+struct KvProjection {
+  const InputSpec* spec = nullptr;
+  const TensorMeta* meta = nullptr;
+  int64_t width = 0;
+};
+std::vector<KvProjection> kv_projections(const ExportedProgram& ep, std::optional<int64_t> kv_width = std::nullopt);
+
 /// The key/value cache a generation loop of `length` tokens holds at `batch`, per device: for each
 /// attention layer (found by its key/value projection parameters: `k_proj`/`v_proj`, GPT-2's
 /// `c_attn`, GPT-NeoX's `query_key_value`), 2 x batch x length x kv width x itemsize, on the
