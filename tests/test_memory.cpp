@@ -127,7 +127,8 @@ TEST(Memory, FormulaOfDynamicLlama3_8BEqualsStaticExportsAtFivePoints) {
     for (const analysis::DeviceMemory& s : ls.devices) {
       const analysis::DeviceMemory* d = ld.find(s.device);
       ASSERT_NE(d, nullptr) << s.device;
-      auto at = [&](std::string_view sym) { return sym == bsym ? batch : sym == ssym ? seq : analysis::example_value(dyn, sym); };
+      const int64_t b = batch, q = seq;  // lambdas cannot capture structured bindings before clang 16
+      auto at = [&](std::string_view sym) { return sym == bsym ? b : sym == ssym ? q : analysis::example_value(dyn, sym); };
       EXPECT_EQ(d->peak_formula().evaluate(at), s.peak_bytes()) << s.device << " at batch " << batch << " seq " << seq
                                                                << ": " << analysis::formula_str(d->peak_formula(), ld.symbol_names);
       // The same point through MemoryOptions::values: the ledger evaluated there.

@@ -70,10 +70,10 @@ Poly poly_mul(const Poly& a, const Poly& b) {
   for (const auto& [ma, ca] : a)
     for (const auto& [mb, cb] : b) {
       Mono m = ma;
-      for (const auto& [sym, pw] : mb) {
-        auto it = std::find_if(m.begin(), m.end(), [&](const auto& x) { return x.first == sym; });
-        if (it == m.end()) m.emplace_back(sym, pw);
-        else it->second += pw;
+      for (const auto& factor : mb) {
+        auto it = std::find_if(m.begin(), m.end(), [&](const auto& x) { return x.first == factor.first; });
+        if (it == m.end()) m.push_back(factor);
+        else it->second += factor.second;
       }
       std::sort(m.begin(), m.end());
       r[m] += ca * cb;
