@@ -62,12 +62,7 @@ int run_cost(CostArgs a) {
              ": placement options apply to MODEL; an archive keeps its devices (move it with `fakeexport retarget`)");
     ep = &(new serde::LoadedProgram(serde::load(m)))->ep;  // never freed: the process ends after the report
   } else {
-    // --devices without placement: one device takes the model, several split its layers.
-    if (!a.model.placed() && !caps.empty()) {
-      if (caps.size() == 1) a.model.device = caps[0].device.str();
-      else
-        for (const analysis::DeviceCap& c : caps) a.model.pipeline += (a.model.pipeline.empty() ? "" : ",") + c.device.str();
-    }
+    place_on(a.model, caps);
     const zoo::Config cfg = load_config(m);
     if (a.decode >= 0) {
       FE_CHECK(a.model.seq == -1 || a.model.seq == 1, ValueError, "cost --decode: a step takes one new token per sequence; drop --seq");

@@ -56,15 +56,7 @@ Subject load_subject(MemoryArgs& a, const std::vector<analysis::DeviceCap>& caps
     s.archive = true;
     return s;
   }
-  // --devices/--cap without placement: one device takes the whole model, several split its layers
-  // as --pipeline does (say so; --plan chooses a split that fits).
-  if (!a.model.placed() && !caps.empty()) {
-    if (caps.size() == 1) {
-      a.model.device = caps[0].device.str();
-    } else {
-      for (const analysis::DeviceCap& c : caps) a.model.pipeline += (a.model.pipeline.empty() ? "" : ",") + c.device.str();
-    }
-  }
+  place_on(a.model, caps);
   if (a.max_batch) {
     FE_CHECK(!a.max_seq, ValueError, "memory: give --max-batch or --max-seq, not both");
     FE_CHECK(a.model.batch == -1, ValueError, "memory --max-batch: --batch is what it solves for; give --seq");

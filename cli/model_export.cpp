@@ -141,6 +141,13 @@ Exported export_model(const ExportArgs& a, const zoo::Config& cfg, DType dtype) 
   return {ep, model.release()};
 }
 
+void place_on(ExportArgs& a, const std::vector<analysis::DeviceCap>& caps) {
+  if (a.placed() || caps.empty()) return;
+  if (caps.size() == 1) a.device = caps[0].device.str();
+  else
+    for (const analysis::DeviceCap& c : caps) a.pipeline += (a.pipeline.empty() ? "" : ",") + c.device.str();
+}
+
 int64_t program_batch(const ExportedProgram& ep) {
   const auto phs = ep.graph.placeholders();
   for (size_t i = 0; i < ep.signature.inputs.size() && i < phs.size(); ++i)

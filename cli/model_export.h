@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "fakeexport/analysis/devices.h"
 #include "fakeexport/core/dtype.h"
 #include "fakeexport/export/exported_program.h"
 #include "fakeexport/nn/zoo.h"
@@ -29,6 +30,10 @@ struct ExportArgs {
 /// Adds the MODEL-side flags (--device, --place, --pipeline, --dtype, --batch, --seq, --dynamic,
 /// --dynamic-range, --attention-mask) bound to `a`; the positional MODEL is the caller's.
 void add_model_options(CLI::App& cmd, ExportArgs& a);
+
+/// Devices named by --devices/--cap and no placement flag: one device takes the whole model,
+/// several split its layers as --pipeline does (memory --plan chooses a split that fits).
+void place_on(ExportArgs& a, const std::vector<analysis::DeviceCap>& caps);
 
 /// MODEL (a built-in name, a config.json or a directory holding one) as a zoo::Config.
 zoo::Config load_config(const std::string& model);

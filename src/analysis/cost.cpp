@@ -309,14 +309,10 @@ class Coster {
   /// A copy from one device to another crosses the link: half of the catalogue's bidirectional
   /// figure each way.
   void transfer(const NodeCost& c) {
-    if (c.kind != CostKind::Memory) return;
-    const std::string& name = c.node->target()->schema.name;
-    if (name != "_to_copy" && name != "to" && name != "copy_" && name != "copy") return;
-    const bool is_copy = name == "copy_" || name == "copy";
-    const TensorMeta* src = tensor_arg(*c.node, is_copy ? 1 : 0);
-    if (!src || src->device.normalized() == c.device) return;
+    const std::optional<Device> from = transfer_source(*c.node);
+    if (!from) return;
     r_.transfer_bytes += c.bytes_written;
-    const DeviceSpec* s = spec_of(src->device.normalized());
+    const DeviceSpec* s = spec_of(*from);
     if (!s) s = spec_of(c.device);
     if (s && s->link_bytes_per_s > 0) r_.transfer_s += static_cast<double>(c.bytes_written) / (s->link_bytes_per_s / 2);
   }

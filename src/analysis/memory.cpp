@@ -365,18 +365,8 @@ class Analyzer {
   }
 
   void transfers(const Graph& g, MemoryLedger& ledger) {
-    for (const auto& up : g.nodes()) {
-      const Node& n = *up;
-      if (n.op() != NodeOp::CallFunction || !n.target() || n.val.size() != 1 || n.args().empty()) continue;
-      const std::string& name = n.target()->schema.name;
-      if (name != "to" && name != "_to_copy" && name != "copy" && name != "copy_" && name != "_copy_from") continue;
-      // to/_to_copy(src, device): the source is argument 0; copy(_)(dst, src): argument 1.
-      const bool is_copy = name == "copy" || name == "copy_" || name == "_copy_from";
-      const Device* from = arg_device(n.args()[is_copy && n.args().size() > 1 ? 1 : 0]);
-      const TensorMeta& out = n.val[0];
-      const bool cross = from && from->normalized() != out.device.normalized();
-      if (cross) ledger.transfer_bytes += bytes_of(out);
-    }
+    for (const auto& up : g.nodes())
+      if (transfer_source(*up)) ledger.transfer_bytes += bytes_of(up->val[0]);
     for (const auto& [name, sub] : g.subgraphs()) transfers(*sub, ledger);
   }
 
@@ -385,11 +375,6 @@ class Analyzer {
     for (const auto& [n, sub] : g.subgraphs())
       if (n == name) return sub.get();
     return nullptr;
-  }
-
-  static const Device* arg_device(const NodeArg& a) {
-    const auto* p = std::get_if<Node*>(&a);
-    return p && *p && (*p)->val.size() == 1 ? &(*p)->val[0].device : nullptr;
   }
 
   int64_t bytes_of(const TensorMeta& m) const {
@@ -526,6 +511,18 @@ class Analyzer {
 };
 
 }  // namespace
+
+std::optional<Device> transfer_source(const Node& n) {
+  if (n.op() != NodeOp::CallFunction || !n.target() || n.val.size() != 1 || n.args().empty()) return std::nullopt;
+  const std::string& name = n.target()->schema.name;
+  const bool is_copy = name == "copy" || name == "copy_" || name == "_copy_from";
+  if (!is_copy && name != "to" && name != "_to_copy") return std::nullopt;
+  const auto* p = std::get_if<Node*>(&n.args()[is_copy && n.args().size() > 1 ? 1 : 0]);
+  if (!p || !*p || (*p)->val.size() != 1) return std::nullopt;
+  const Device from = (*p)->val[0].device.normalized();
+  if (from == n.val[0].device.normalized()) return std::nullopt;
+  return from;
+}
 
 std::vector<int> aliased_args(const Node& n) {
   std::vector<int> out(n.val.size(), -1);

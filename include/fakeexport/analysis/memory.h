@@ -107,6 +107,10 @@ struct KvProjection {
 };
 std::vector<KvProjection> kv_projections(const ExportedProgram& ep, std::optional<int64_t> kv_width = std::nullopt);
 
+/// The device a copy node moves its result from (to/_to_copy: argument 0; copy/copy_/_copy_from:
+/// argument 1), when that is another device than the result's; nullopt for every other node.
+std::optional<Device> transfer_source(const Node& n);
+
 /// The key/value cache a generation loop of `length` tokens holds at `batch`, per device: for each
 /// attention layer (found by its key/value projection parameters: `k_proj`/`v_proj`, GPT-2's
 /// `c_attn`, GPT-NeoX's `query_key_value`), 2 x batch x length x kv width x itemsize, on the
