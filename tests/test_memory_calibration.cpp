@@ -199,8 +199,9 @@ TEST(MemoryCli, PlanFor405BFitsWhereItCanAndSaysWhatIsMissing) {
 }
 
 // The CUDA side (tools/device/measure_cuda_memory.py, run on a lent GPU): each corpus program
-// retargeted to cuda:0 against torch.cuda.max_memory_allocated over its run. Skipped until a GPU
-// machine has produced the fixture.
+// retargeted to cuda:0 against torch.cuda.max_memory_allocated over its second run (PyTorch 2.11's CUDA
+// build on an H100; 44 programs run there, the others pin cpu in their graphs, which is issue 14's lint).
+// Skipped when the fixture is absent.
 TEST(MemoryCalibration, CudaPeaksAgainstMaxMemoryAllocated) {
   const std::string path = kFixtures + "/memory/cuda.json";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "skipped: no " << path << " (run tools/device/measure_cuda_memory.py on a GPU machine)";
@@ -215,7 +216,9 @@ TEST(MemoryCalibration, CudaPeaksAgainstMaxMemoryAllocated) {
     const int64_t ours = d ? d->activation_peak_allocated_bytes : 0;
     const int64_t measured = e["activation_peak_allocated_bytes"].get<int64_t>();
     ++n;
-    if (within(ours, measured, 0.10)) ++ok;
+    // Two 512-byte blocks of slack: the smallest programs' peaks are a block or two, where a scalar
+    // PyTorch keeps on the host or a kernel's tiny scratch decides the answer.
+    if (within(ours, measured, 0.10) || std::llabs(ours - measured) <= 1024) ++ok;
     else std::cout << "[ memory   ] cuda outlier " << name << ": ours " << ours << ", measured " << measured << "\n";
   }
   ASSERT_GT(n, 0u);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <tuple>
 
 #include "seed_mlp_model.h"
 
@@ -83,6 +84,22 @@ INSTANTIATE_TEST_SUITE_P(
                              "device(type='cuda', index=0)"},
                       Config{"cpu_cuda", "cpu", "cuda", 2, "device(type='cpu')", "device(type='cuda', index=0)"}),
     [](const auto& info) { return std::string(info.param.name); });
+
+// PyTorch's own fake-cuda exports (tools/device/capture_cuda_fixtures.py on a lent H100, with the CUDA
+// build of PyTorch named in seed_mlp_cuda_torch_version.txt): our cuda programs line for line, with
+// source paths blanked (that build lives elsewhere) and trailing blanks ignored.
+TEST(SeedMlpCudaFixtures, PrintsAsPyTorchCudaBuild) {
+  for (const auto& [name, fc1, fc2] : {std::tuple{"cuda_cuda", "cuda", "cuda"}, std::tuple{"cpu_cuda", "cpu", "cuda"}}) {
+    const std::string path = std::string(FE_FIXTURES_DIR) + "/seed_mlp_" + name + ".txt";
+    fe::ExportedProgram ep = seed::fake_export(fe::Device::parse(fc1), fe::Device::parse(fc2));
+    auto a = lines_of(blank_file_lines(fe::to_string(ep))), b = lines_of(blank_file_lines(read_file(path)));
+    ASSERT_EQ(a.size(), b.size()) << name;
+    for (size_t i = 0; i < a.size(); ++i) {
+      auto rstrip = [](std::string l) { while (!l.empty() && l.back() == ' ') l.pop_back(); return l; };
+      EXPECT_EQ(rstrip(a[i]), rstrip(b[i])) << name << " line " << i + 1;
+    }
+  }
+}
 
 TEST(SeedMlpDevices, HybridTransferNodes) {
   fe::ExportedProgram ep = seed::fake_export(fe::kCPU, fe::Device::parse("cuda"));

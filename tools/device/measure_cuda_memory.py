@@ -5,7 +5,8 @@ environment): every program of the real-program corpus (tests/fixtures/corpus/NA
 inputs NAME.inputs.safetensors, bound as gen_memory_peaks.py binds them) is loaded, moved to cuda:0 with
 `ep.module().to("cuda")` (programs that pin cpu in the graph fail there and are recorded as such), and
 run once under torch.no_grad(). Per program: the torch version, the bytes the weights and inputs take
-once moved (torch.cuda.memory_allocated before the run), and over the run
+once moved (torch.cuda.memory_allocated before the run), and over a second run (the first allocates
+cuBLAS's workspace, 33 MiB through the caching allocator, which is not an activation)
 torch.cuda.max_memory_allocated() minus that (the activation peak as the caching allocator allocates
 it: 512-byte rounding included) and torch.cuda.memory_reserved(). tests/test_memory_calibration.cpp
 compares `fakeexport memory` of the same program retargeted to cuda:0 (activation_peak_allocated_bytes)
@@ -42,6 +43,8 @@ def measure(name):
     move = lambda t: t.to("cuda") if isinstance(t, torch.Tensor) else t  # noqa: E731
     args = tuple(move(a) for a in args)
     kwargs = {k: move(v) for k, v in kwargs.items()}
+    with torch.no_grad():  # a first, unmeasured run: kernels' lazily allocated workspaces are not activations
+        m(*args, **kwargs)
     torch.cuda.synchronize()
     base = torch.cuda.memory_allocated()
     torch.cuda.reset_peak_memory_stats()
@@ -67,6 +70,8 @@ def main():
     res = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0),
            "total_memory": torch.cuda.get_device_properties(0).total_memory, "programs": {}}
     for name in names:
+        import gc
+        gc.collect()
         torch.cuda.empty_cache()
         try:
             res["programs"][name] = measure(name)
