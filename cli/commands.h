@@ -23,6 +23,7 @@ RunFn add_retarget(CLI::App& cmd); ///< retarget FILE.pt2: the program exported 
 RunFn add_decompose(CLI::App& cmd); ///< decompose FILE.pt2|MODEL: lowered to Core ATen (decompose_cmd.cpp)
 RunFn add_memory(CLI::App& cmd);   ///< memory FILE.pt2|MODEL: per-device ledger and verdicts (memory_cmd.cpp)
 RunFn add_cost(CLI::App& cmd);     ///< cost FILE.pt2|MODEL: FLOPs, bytes and roofline time (cost_cmd.cpp)
+RunFn add_report(CLI::App& cmd);   ///< report FILE.pt2|MODEL -o page.html: the HTML report (report_cmd.cpp)
 
 /// MODEL (a built-in name, a config.json or a directory holding one) exported as `fakeexport export
 /// MODEL` does by default: on cpu, the way users export before they own the GPU (export_cmd.cpp).

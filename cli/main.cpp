@@ -25,6 +25,8 @@ constexpr fe::cli::Command kCommands[] = {
      fe::cli::add_memory},
     {"cost", "How fast? FLOPs (FlopCounterMode's and ours), bytes and roofline time per node, op, module and device",
      fe::cli::add_cost},
+    {"report", "Show me: one self-contained HTML page (verdict, module graph, memory timeline, roofline, hotspots)",
+     fe::cli::add_report},
 };
 
 }  // namespace

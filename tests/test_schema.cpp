@@ -80,26 +80,22 @@ TEST(SchemaParse, RoundTripsPyTorchSchemas) {
   }
 }
 
-// PyTorch schemas using constructs fe's parser does not model yet. The test passes once they all
-// round-trip; until then it reports which fail.
-const char* const kUnsupported[] = {
+// PyTorch schemas with rarer constructs: an untyped Storage argument, a dtype default written as
+// c10::ScalarType's number, a float default written "0.". Each parses and prints back as written.
+const char* const kRare[] = {
     "aten::set_.source_Storage_storage_offset(Tensor(a!) self, Storage source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)",
     "aten::randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
     "aten::uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)",
 };
 
-TEST(SchemaParse, ConstructsNotYetSupported) {
-  std::string failing;
-  for (const char* text : kUnsupported) {
-    std::string got;
-    try {
-      got = fe::parse_schema(text).str();
-    } catch (const fe::ValueError& e) {
-      got = std::string("ValueError: ") + e.what();
-    }
-    if (got != text) failing += std::string("\n  ") + text + "\n    -> " + got;
-  }
-  if (!failing.empty()) GTEST_SKIP() << "known parser gaps (schemas that do not round-trip):" << failing;
+TEST(SchemaParse, RareConstructsRoundTrip) {
+  for (const char* text : kRare) EXPECT_EQ(fe::parse_schema(text).str(), text);
+  const fe::FunctionSchema randint = fe::parse_schema(kRare[1]);
+  EXPECT_EQ(std::get<fe::DType>(*randint.arguments[3].default_value), fe::DType::Int64);  // c10's 4 is Long
+  EXPECT_EQ(randint.arguments[3].type.base, fe::ArgBase::ScalarType);
+  EXPECT_EQ(fe::parse_schema(kRare[0]).arguments[1].type.base, fe::ArgBase::Storage);
+  EXPECT_DOUBLE_EQ(std::get<double>(*fe::parse_schema(kRare[2]).arguments[1].default_value), 0.0);
+  EXPECT_THROW(fe::parse_schema("aten::f(ScalarType dtype=99) -> Tensor"), fe::ValueError);
 }
 
 TEST(SchemaParse, StructureOfArguments) {

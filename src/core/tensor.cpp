@@ -1,6 +1,8 @@
 #include "fakeexport/core/tensor.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -55,6 +57,60 @@ double Tensor::item(SrcLocArg loc) const {
   return detail::load(data_ptr(), dtype());
 }
 
+namespace {
+
+/// torch/_tensor_str.py's _Formatter: one width for all elements; floats print as "3." when every
+/// finite nonzero value is integral, else with 4 decimals, and in scientific notation when the
+/// finite nonzero magnitudes span more than 1000x, exceed 1e8 or (non-integral) go below 1e-4.
+class ValueFormatter {
+ public:
+  ValueFormatter(const std::vector<double>& vals, DType dtype) : floating_(is_floating(dtype)), bool_(dtype == DType::Bool) {
+    if (!floating_) {
+      for (double v : vals) width_ = std::max(width_, plain(v).size());
+      return;
+    }
+    double lo = 0, hi = 0;
+    bool any = false;
+    for (double v : vals) {
+      if (!std::isfinite(v) || v == 0) continue;
+      const double a = std::fabs(v);
+      lo = any ? std::min(lo, a) : a;
+      hi = any ? std::max(hi, a) : a;
+      any = true;
+      if (v != std::ceil(v)) int_ = false;
+    }
+    if (any) sci_ = hi / lo > 1000 || hi > 1e8 || (!int_ && lo < 1e-4);
+    for (double v : vals)
+      if (std::isfinite(v) && v != 0) width_ = std::max(width_, format(v).size());
+  }
+  std::string operator()(double v) const {
+    std::string s = floating_ ? format(v) : plain(v);
+    return s.size() < width_ ? std::string(width_ - s.size(), ' ') + s : s;
+  }
+
+ private:
+  std::string plain(double v) const {
+    if (bool_) return v ? "True" : "False";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+    return buf;
+  }
+  std::string format(double v) const {
+    char buf[64];
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    if (sci_) std::snprintf(buf, sizeof buf, "%.4e", v);
+    else if (int_) std::snprintf(buf, sizeof buf, "%.0f.", v);
+    else std::snprintf(buf, sizeof buf, "%.4f", v);
+    return buf;
+  }
+  bool floating_, bool_;
+  bool int_ = true, sci_ = false;
+  size_t width_ = 1;
+};
+
+}  // namespace
+
 std::string Tensor::values_string() const {
   if (!has_storage()) throw_fake_access(*this, "aten::_local_scalar_dense (printing values)");
   const TensorMeta& m = meta();
@@ -62,27 +118,39 @@ std::string Tensor::values_string() const {
   const std::byte* base = impl_->storage->data();
   const int64_t isz = itemsize(m.dtype);
   detail::for_each_offset(m, [&](int64_t off) { vals.push_back(detail::load(base + off * isz, m.dtype)); });
+  const ValueFormatter fmt(vals, m.dtype);
+  const size_t ndim = m.sizes.size();
   std::ostringstream os;
   size_t k = 0;
-  // Nested brackets per dimension, 4 decimals for floats (close to, not exactly, torch's printer).
+  // Nested brackets per dimension; rows of a dim above the last are separated by a newline per
+  // remaining dim and indented under "tensor(" (as torch/_tensor_str.py). No summarization: every
+  // element is printed (PyTorch elides beyond 1000).
   auto rec = [&](auto&& self, size_t d) -> void {
-    if (d == m.sizes.size()) {
-      char buf[64];
-      if (is_floating(m.dtype)) std::snprintf(buf, sizeof buf, "%.4f", vals[k++]);
-      else if (m.dtype == DType::Bool) std::snprintf(buf, sizeof buf, "%s", vals[k++] ? "True" : "False");
-      else std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(vals[k++]));
-      os << buf;
+    if (d == ndim) {
+      os << fmt(vals[k++]);
       return;
     }
     os << '[';
+    const std::string sep = d + 1 < ndim ? "," + std::string(ndim - 1 - d, '\n') + std::string(8 + d, ' ') : ", ";
     for (int64_t i = 0; i < m.sizes[d].expect_int(); ++i) {
-      if (i) os << ", ";
+      if (i) os << sep;
       self(self, d + 1);
     }
     os << ']';
   };
   os << "tensor(";
-  rec(rec, 0);
+  const bool empty = vals.empty();
+  if (empty) os << "[]";
+  else rec(rec, 0);
+  // Suffixes: an empty tensor's shape unless 1-D, and the dtype unless it is the default float
+  // (float32) or, for non-empty tensors, int64 or bool.
+  if (empty && ndim != 1) {
+    os << ", size=(";
+    for (size_t i = 0; i < ndim; ++i) os << (i ? ", " : "") << m.sizes[i].expect_int();
+    os << (ndim == 1 ? ",)" : ")");
+  }
+  const bool default_dtype = m.dtype == DType::Float32 || (!empty && (m.dtype == DType::Int64 || m.dtype == DType::Bool));
+  if (!default_dtype) os << ", dtype=torch." << dtype_name(m.dtype);
   os << ')';
   return os.str();
 }

@@ -14,6 +14,14 @@ constexpr std::pair<std::string_view, ArgBase> kBases[] = {
     {"Scalar", ArgBase::Scalar},         {"ScalarType", ArgBase::ScalarType},
     {"Layout", ArgBase::Layout},         {"Device", ArgBase::Device},
     {"MemoryFormat", ArgBase::MemoryFormat}, {"Generator", ArgBase::Generator},
+    {"Storage", ArgBase::Storage},
+};
+
+/// c10::ScalarType's enum values, as schemas write dtype defaults (`ScalarType? dtype=4`: int64).
+constexpr std::pair<int, std::string_view> kScalarTypeCodes[] = {
+    {0, "uint8"},      {1, "int8"},      {2, "int16"},       {3, "int32"},      {4, "int64"},
+    {5, "float16"},    {6, "float32"},   {7, "float64"},     {8, "complex32"},  {9, "complex64"},
+    {10, "complex128"}, {11, "bool"},    {15, "bfloat16"},
 };
 
 std::string_view trim(std::string_view s) {
@@ -129,9 +137,15 @@ Constant parse_default(const ArgType& ty, std::string_view d, std::string_view t
     case ArgBase::Str:
       if (d.size() >= 2 && (d.front() == '"' || d.front() == '\'')) return std::string(d.substr(1, d.size() - 2));
       fail(text, "bad string default");
-    case ArgBase::ScalarType:
+    case ArgBase::ScalarType: {
       if (auto t = parse_dtype(d)) return *t;
-      fail(text, "bad dtype default");
+      int code = -1;
+      if (auto [p, ec] = std::from_chars(d.data(), d.data() + d.size(), code); ec == std::errc() && p == d.data() + d.size())
+        for (auto [c, name] : kScalarTypeCodes)
+          if (c == code)
+            if (auto t = parse_dtype(name)) return *t;
+      fail(text, detail::cat("bad dtype default '", d, "'"));
+    }
     case ArgBase::Layout:
       if (d == "strided") return Layout::Strided;
       fail(text, "bad layout default");

@@ -12,7 +12,8 @@ namespace fe {
 
 /// Base type of a schema argument or return.
 enum class ArgBase : uint8_t {
-  Tensor, Int, SymInt, Float, Bool, Str, Scalar, ScalarType, Layout, Device, MemoryFormat, Generator
+  Tensor, Int, SymInt, Float, Bool, Str, Scalar, ScalarType, Layout, Device, MemoryFormat, Generator,
+  Storage  ///< an untyped storage (aten::set_.source_Storage): parsed and printed, never a value of ours
 };
 
 /// Type of one argument: base, list-ness (`int[2]`), optional-ness (`?`), alias set (`Tensor(a!)`).

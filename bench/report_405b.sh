@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# `fakeexport report` of Llama-3.1-405B over 8 fake H100s (9,065 nodes) next to `export --json` of the
+# same program: wall time and peak RSS over N runs each (default 10), then the page's size. Where
+# Debian's chromium is installed, also the page's own time to interactive (its #selftest) once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N="${1:-10}"
+ARGS=(configs/meta-llama-3.1-405b.json --seq 2048 --devices 8xH100-80GB)
+OUT="$(mktemp -d)"
+trap 'rm -rf "$OUT"' EXIT
+echo "export --json:"
+build/fe_proc_stats -n "$N" -- build/fakeexport export "${ARGS[@]}" --json
+echo "report -o page.html:"
+build/fe_proc_stats -n "$N" -- build/fakeexport report "${ARGS[@]}" -o "$OUT/report.html"
+echo "page: $(stat -c %s "$OUT/report.html") bytes"
+if command -v chromium >/dev/null; then
+  chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$OUT/profile" \
+    --dump-dom "file://$OUT/report.html#selftest" 2>/dev/null | grep -o '<pre id="fe-selftest">[^<]*' | sed 's/.*>//; s/&quot;/"/g'
+fi
