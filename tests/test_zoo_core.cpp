@@ -170,8 +170,7 @@ TEST(ZooCli, ExportMlpHybridJsonAndSummary) {
   EXPECT_EQ(j["ops"]["aten.to.dtype_layout"], 1);
   EXPECT_EQ(j["devices"]["cpu"]["parameter_bytes"], (256 * 128 + 256) * 4);
   EXPECT_EQ(j["devices"]["cuda:0"]["parameter_bytes"], (10 * 256 + 10) * 4);
-  EXPECT_GT(j["export_seconds"].get<double>(), 0.0);
-  EXPECT_LT(j["export_seconds"].get<double>(), 1.0);
+  EXPECT_GT(j["export_seconds"].get<double>(), 0.0);  // reported; how fast is bench/'s question
   r = run_cli("export mlp --device cuda:1 --batch 3 --dynamic batch");
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_NE(r.out.find("  input x: float32[\"s"), std::string::npos) << r.out;
