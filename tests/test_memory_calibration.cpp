@@ -200,7 +200,8 @@ TEST(MemoryCli, PlanFor405BFitsWhereItCanAndSaysWhatIsMissing) {
 
 // The CUDA side (tools/device/measure_cuda_memory.py, run on a lent GPU): each corpus program
 // retargeted to cuda:0 against torch.cuda.max_memory_allocated over its second run (PyTorch 2.11's CUDA
-// build on an H100; 44 programs run there, the others pin cpu in their graphs, which is issue 14's lint).
+// build on an H100; 45 programs run there; the others pin cpu in their graphs, which is issue 14's lint, or
+// cannot be read by 2.11).
 // Skipped when the fixture is absent.
 TEST(MemoryCalibration, CudaPeaksAgainstMaxMemoryAllocated) {
   const std::string path = kFixtures + "/memory/cuda.json";

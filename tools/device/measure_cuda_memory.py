@@ -39,10 +39,11 @@ def load(name):
 
 def measure(name):
     ep, args, kwargs = load(name)
+    import torch.utils._pytree as pytree
+
     m = ep.module().to("cuda")
-    move = lambda t: t.to("cuda") if isinstance(t, torch.Tensor) else t  # noqa: E731
-    args = tuple(move(a) for a in args)
-    kwargs = {k: move(v) for k, v in kwargs.items()}
+    # Every tensor of the (possibly nested) inputs moves: tuples, lists and dicts of tensors too.
+    args, kwargs = pytree.tree_map(lambda t: t.to("cuda") if isinstance(t, torch.Tensor) else t, (args, kwargs))
     with torch.no_grad():  # a first, unmeasured run: kernels' lazily allocated workspaces are not activations
         m(*args, **kwargs)
     torch.cuda.synchronize()
