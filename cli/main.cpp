@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/model_export.h"
 #include "fakeexport/core/error.h"
 #include "fakeexport/library.h"
 
@@ -39,6 +40,13 @@ int main(int argc, char** argv) {
                  "LIB.so (repeatable, any command): load a shared library whose static initializers define "
                  "custom ops with fe::library::define, as torch.ops.load_library does")
       ->allow_extra_args(false);  // one path per --load-library: FILE may follow it
+  // Resource limits (any command): refused before memory grows, the message naming the flag.
+  fe::cli::CliLimits& limits = fe::cli::cli_limits();
+  app.add_option("--max-layers", limits.build.max_layers,
+                 "most repeated layers a config may ask for (default 1024; Llama-3.1-405B has 126)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-json-bytes", limits.max_json_bytes, "largest config.json read, in bytes (default 16 MiB)")
+      ->check(CLI::PositiveNumber);
   std::map<const CLI::App*, fe::cli::RunFn> runs;
   for (const auto& c : kCommands) {
     CLI::App* sub = app.add_subcommand(c.name, c.summary);

@@ -87,9 +87,14 @@ DType model_dtype(const ExportArgs& a, const zoo::Config& c) {
   return DType::Float32;
 }
 
+CliLimits& cli_limits() {
+  static CliLimits limits;
+  return limits;
+}
+
 zoo::Config load_config(const std::string& model) {
   std::error_code ec;
-  if (std::filesystem::exists(model, ec)) return zoo::Config::from_file(model);
+  if (std::filesystem::exists(model, ec)) return zoo::Config::from_file(model, cli_limits().max_json_bytes);
   if (model.find('/') != std::string::npos || model.ends_with(".json"))
     throw ValueError(detail::cat(model, ": no such file or directory"));
   return zoo::builtin_config(model);
@@ -120,7 +125,7 @@ Exported export_model(const ExportArgs& a, const zoo::Config& cfg, DType dtype) 
   FakeTensorMode fake;
   DTypeScope dscope(dtype);
   DeviceScope devscope(device);
-  std::unique_ptr<zoo::Model> model = zoo::build(cfg);
+  std::unique_ptr<zoo::Model> model = zoo::build(cfg, cli_limits().build);
   zoo::Placement placement(device);
   if (!a.pipeline.empty()) {
     std::vector<Device> devs;

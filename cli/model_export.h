@@ -37,6 +37,14 @@ void place_on(ExportArgs& a, const std::vector<analysis::DeviceCap>& caps);
 
 /// MODEL (a built-in name, a config.json or a directory holding one) as a zoo::Config.
 zoo::Config load_config(const std::string& model);
+
+/// The resource limits every command applies (global flags --max-layers, --max-json-bytes; their
+/// defaults are the library's). Set once by main() after parsing.
+struct CliLimits {
+  zoo::BuildLimits build;
+  int64_t max_json_bytes = zoo::Config::kDefaultMaxJsonBytes;
+};
+CliLimits& cli_limits();
 /// --dtype, else the config's torch_dtype (transformers 5 writes `dtype`), else float32.
 DType model_dtype(const ExportArgs& a, const zoo::Config& c);
 

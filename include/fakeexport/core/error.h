@@ -44,6 +44,9 @@ class DeviceUnavailableError : public UserError { using UserError::UserError; };
 class FormatError : public UserError { using UserError::UserError; };
 /// A file that cannot be opened, mapped, read or written (the message carries strerror).
 class FileIOError : public UserError { using UserError::UserError; };
+/// An input asks for more than a resource limit allows (layers, bytes of JSON): the message names
+/// the field, its value, the limit and the flag that raises it. Checked before memory grows.
+class LimitError : public UserError { using UserError::UserError; };
 
 /// A broken invariant inside fakeexport: always a bug of ours, never the user's.
 class InternalError : public Error {

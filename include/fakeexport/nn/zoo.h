@@ -28,8 +28,10 @@ class Config {
  public:
   /// Parses JSON text; `origin` names it in errors (a path, or "built-in gpt2").
   static Config parse(std::string_view text, std::string origin);
-  /// Reads `path`, a config.json or a directory holding one.
-  static Config from_file(const std::string& path);
+  /// Reads `path`, a config.json or a directory holding one; a file over `max_bytes` is a
+  /// LimitError (read nothing: real configs are a few KB).
+  static Config from_file(const std::string& path, int64_t max_bytes = kDefaultMaxJsonBytes);
+  static constexpr int64_t kDefaultMaxJsonBytes = int64_t{16} << 20;  ///< --max-json-bytes
 
   const std::string& origin() const;
   /// The `model_type` field (required).
@@ -98,9 +100,16 @@ class Model : public nn::Module {
   virtual Tensor checkpoint_tensor(std::string_view name, const SafetensorsFile& file) const { return Tensor(); }
 };
 
+/// What a config may ask to be built, checked before anything is: the defaults leave 405B-class
+/// models (126 layers) far inside.
+struct BuildLimits {
+  int64_t max_layers = 1024;  ///< repeated blocks of one stack (num_hidden_layers, ...): --max-layers
+};
+
 /// Builds the model for `config` under the caller's scopes (FakeTensorMode, DeviceScope, DTypeScope),
-/// in eval mode. Unknown model_type or a missing field: ValueError naming it.
-std::unique_ptr<Model> build(const Config& config);
+/// in eval mode. Unknown model_type or a missing field: ValueError naming it; a layer count over
+/// the limit: LimitError naming the field and the flag.
+std::unique_ptr<Model> build(const Config& config, const BuildLimits& limits = {});
 
 /// Built-in names (`fakeexport export NAME`), each with a small documented default config.
 std::vector<std::string> builtin_names();

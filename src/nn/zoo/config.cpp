@@ -56,11 +56,14 @@ Config Config::parse(std::string_view text, std::string origin) {
   return Config(std::move(impl));
 }
 
-Config Config::from_file(const std::string& path) {
+Config Config::from_file(const std::string& path, int64_t max_bytes) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path p(path);
   if (fs::is_directory(p, ec)) p /= "config.json";
+  if (const auto size = fs::file_size(p, ec); !ec && static_cast<int64_t>(size) > max_bytes)
+    throw LimitError(detail::cat(p.string(), ": ", size, " bytes is over the limit of ", max_bytes,
+                                 " bytes for a config.json (raise it with --max-json-bytes)"));
   std::ifstream in(p, std::ios::binary);
   FE_CHECK(in.good(), ValueError, p.string(), ": cannot read (", fs::exists(p, ec) ? "unreadable" : "no such file", ")");
   std::ostringstream ss;

@@ -1,5 +1,6 @@
 // The zoo's table: model_type -> builder, built-in name -> default config.
 #include <algorithm>
+#include <optional>
 
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
@@ -43,7 +44,38 @@ std::string known_types() {
 
 }  // namespace
 
-std::unique_ptr<Model> build(const Config& config) {
+namespace {
+
+/// Every layer count of the config and of the sub-configs models read (encoder/decoder, text and
+/// vision towers) against the limit: a config asking for 10^8 layers is refused before it is built.
+void check_layer_counts(const Config& c, const BuildLimits& limits, int depth = 0) {
+  static constexpr const char* kCounts[] = {"num_hidden_layers", "n_layer",       "num_layers",
+                                            "n_layers",          "encoder_layers", "decoder_layers",
+                                            "num_decoder_layers"};
+  for (const char* key : kCounts) {
+    if (c.is_null(key)) continue;
+    const int64_t n = c.get_int(key);
+    if (n > limits.max_layers)
+      throw LimitError(detail::cat(c.origin(), ": ", key, " = ", n, " is over the limit of ", limits.max_layers,
+                                   " layers (raise it with --max-layers)"));
+  }
+  if (depth >= 2) return;
+  for (const char* sub : {"text_config", "vision_config", "audio_config", "encoder", "decoder"}) {
+    if (c.is_null(sub)) continue;
+    std::optional<Config> s;
+    try {
+      s = c.sub(sub);
+    } catch (const ValueError&) {
+      continue;  // not an object: the family's own reading rejects it, with its message
+    }
+    check_layer_counts(*s, limits, depth + 1);
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Model> build(const Config& config, const BuildLimits& limits) {
+  check_layer_counts(config, limits);
   const std::string mt = config.model_type();
   for (const Family& f : kFamilies)
     if (f.model_type == mt) {
