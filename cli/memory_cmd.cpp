@@ -22,10 +22,7 @@ namespace {
 
 struct MemoryArgs {
   ExportArgs model;
-  std::string devices;  ///< --devices 8xH100-80GB
-  std::string cap;      ///< --cap cuda:0=80GB,...
-  std::string reserve;  ///< --reserve BYTES per device (CUDA context, workspaces)
-  int64_t kv_cache = -1;
+  CapacityArgs capacity;  ///< --devices/--cap/--reserve/--kv-cache
   bool max_batch = false, max_seq = false;
   bool plan = false;
   bool arena = false, json = false;
@@ -121,7 +118,7 @@ int64_t solve_max(const MemoryArgs& a, const zoo::Config& cfg, const ExportedPro
     b.dynamic.clear();
     (name == "batch" ? b.batch : b.seq) = v;
     const Exported e = export_model(b, cfg, model_dtype(b, cfg));
-    return ledger_fits(ledger_with_kv(*e.ep, a.kv_cache, config_kv_width(cfg)), caps, reserve);
+    return ledger_fits(ledger_with_kv(*e.ep, a.capacity.kv_cache, config_kv_width(cfg)), caps, reserve);
   };
   for (int i = 0; i < 8 && lo >= 1 && !static_fits(lo); ++i) --lo;
   for (int i = 0; i < 8 && lo + 1 <= hi && static_fits(lo + 1); ++i) ++lo;
@@ -129,14 +126,9 @@ int64_t solve_max(const MemoryArgs& a, const zoo::Config& cfg, const ExportedPro
 }
 
 int run_memory(MemoryArgs a) {
-  FE_CHECK(a.devices.empty() || a.cap.empty(), ValueError, "memory: give --devices or --cap, not both");
-  std::vector<analysis::DeviceCap> caps;
-  if (!a.devices.empty()) caps = analysis::parse_device_list(a.devices);
-  if (!a.cap.empty()) caps = analysis::parse_caps(a.cap);
-  const int64_t reserve = a.reserve.empty() ? 0 : analysis::parse_bytes(a.reserve, "--reserve");
-  // A cache longer than 2^31 tokens is no model's context: refuse it before its bytes overflow.
-  FE_CHECK(a.kv_cache >= -1 && a.kv_cache <= (int64_t{1} << 31), ValueError,
-           "--kv-cache: expected a length in [0, 2147483648] tokens, got ", a.kv_cache);
+  const Capacities capacities = parse_capacities(a.capacity, "memory");
+  const std::vector<analysis::DeviceCap>& caps = capacities.caps;
+  const int64_t reserve = capacities.reserve;
   FE_CHECK(!((a.max_batch || a.max_seq) && caps.empty()), ValueError,
            "memory --max-batch/--max-seq: give the devices' capacities (--devices or --cap)");
   std::optional<Plan> plan;
@@ -147,7 +139,7 @@ int run_memory(MemoryArgs a) {
     FE_CHECK(!a.model.placed(), ValueError, "memory --plan chooses the placement: drop --device/--place/--pipeline");
     FE_CHECK(!a.max_batch && !a.max_seq, ValueError, "memory --plan: give --batch/--seq, not --max-batch/--max-seq");
     const zoo::Config cfg = load_config(a.model.model);
-    plan = plan_placement({&a.model, &cfg, caps, reserve, a.kv_cache, config_kv_width(cfg)});
+    plan = plan_placement({&a.model, &cfg, caps, reserve, a.capacity.kv_cache, config_kv_width(cfg)});
     if (!plan->fits) {
       if (a.json) {
         nlohmann::ordered_json j;
@@ -181,7 +173,7 @@ int run_memory(MemoryArgs a) {
       mo.values[sym] = v;
     }
   }
-  analysis::MemoryLedger l = ledger_with_kv(ep, a.kv_cache, config_kv_width(s.config), mo);
+  analysis::MemoryLedger l = ledger_with_kv(ep, a.capacity.kv_cache, config_kv_width(s.config), mo);
   std::optional<int64_t> max_value;
   std::string max_name;
   if (a.max_batch || a.max_seq) {
@@ -195,7 +187,7 @@ int run_memory(MemoryArgs a) {
     // The ledger at the answer: what the largest batch (or sequence) holds on each device.
     if (*max_value >= 1) {
       mo.values[sym] = *max_value;
-      l = ledger_with_kv(ep, a.kv_cache, config_kv_width(s.config), mo);
+      l = ledger_with_kv(ep, a.capacity.kv_cache, config_kv_width(s.config), mo);
     }
   }
 
@@ -324,10 +316,7 @@ RunFn add_memory(CLI::App& cmd) {
   cmd.add_option("MODEL", a->model.model, "a .pt2 archive, or MODEL: a config.json, a directory holding one, or a built-in")
       ->required();
   add_model_options(cmd, a->model);
-  cmd.add_option("--devices", a->devices, "accelerators by catalogue name: 8xH100-80GB, 2xA100-80GB,2xL4 (cuda:0, cuda:1, ...)");
-  cmd.add_option("--cap", a->cap, "capacities by device: cuda:0=80GB,cuda:1=40GiB,cpu=512GiB");
-  cmd.add_option("--reserve", a->reserve, "bytes per device outside the program (CUDA context, workspaces), e.g. 1GiB");
-  cmd.add_option("--kv-cache", a->kv_cache, "LEN: add the key/value cache a generation of LEN tokens holds (decoders)");
+  add_capacity_options(cmd, a->capacity);
   cmd.add_flag("--max-batch", a->max_batch, "the largest batch that fits every device (MODEL, at --seq)");
   cmd.add_flag("--max-seq", a->max_seq, "the largest sequence length that fits every device (MODEL, at --batch)");
   cmd.add_flag("--plan", a->plan,

@@ -87,6 +87,25 @@ DType model_dtype(const ExportArgs& a, const zoo::Config& c) {
   return DType::Float32;
 }
 
+void add_capacity_options(CLI::App& cmd, CapacityArgs& a) {
+  cmd.add_option("--devices", a.devices, "accelerators by catalogue name: 8xH100-80GB, 2xA100-80GB,2xL4 (cuda:0, cuda:1, ...)");
+  cmd.add_option("--cap", a.cap, "capacities by device: cuda:0=80GB,cuda:1=40GiB,cpu=512GiB");
+  cmd.add_option("--reserve", a.reserve, "bytes per device outside the program (CUDA context, workspaces), e.g. 1GiB");
+  cmd.add_option("--kv-cache", a.kv_cache, "LEN: add the key/value cache a generation of LEN tokens holds (decoders)");
+}
+
+Capacities parse_capacities(const CapacityArgs& a, std::string_view cmd) {
+  FE_CHECK(a.devices.empty() || a.cap.empty(), ValueError, cmd, ": give --devices or --cap, not both");
+  Capacities c;
+  if (!a.devices.empty()) c.caps = analysis::parse_device_list(a.devices);
+  if (!a.cap.empty()) c.caps = analysis::parse_caps(a.cap);
+  c.reserve = a.reserve.empty() ? 0 : analysis::parse_bytes(a.reserve, "--reserve");
+  // A cache longer than 2^31 tokens is no model's context: refuse it before its bytes overflow.
+  FE_CHECK(a.kv_cache >= -1 && a.kv_cache <= (int64_t{1} << 31), ValueError,
+           "--kv-cache: expected a length in [0, 2147483648] tokens, got ", a.kv_cache);
+  return c;
+}
+
 CliLimits& cli_limits() {
   static CliLimits limits;
   return limits;

@@ -31,6 +31,24 @@ struct ExportArgs {
 /// --dynamic-range, --attention-mask) bound to `a`; the positional MODEL is the caller's.
 void add_model_options(CLI::App& cmd, ExportArgs& a);
 
+/// --devices / --cap / --reserve / --kv-cache: the devices a program must fit, shared by memory and
+/// report.
+struct CapacityArgs {
+  std::string devices;    ///< --devices 8xH100-80GB
+  std::string cap;        ///< --cap cuda:0=80GB,...
+  std::string reserve;    ///< --reserve BYTES per device (CUDA context, workspaces)
+  int64_t kv_cache = -1;  ///< --kv-cache LEN; -1: none
+};
+void add_capacity_options(CLI::App& cmd, CapacityArgs& a);
+/// The devices with their capacities and the reserve per device, the flags checked (`cmd` names
+/// the command in errors): ValueError for both --devices and --cap, a malformed size or a
+/// --kv-cache outside [0, 2^31].
+struct Capacities {
+  std::vector<analysis::DeviceCap> caps;
+  int64_t reserve = 0;
+};
+Capacities parse_capacities(const CapacityArgs& a, std::string_view cmd);
+
 /// Devices named by --devices/--cap and no placement flag: one device takes the whole model,
 /// several split its layers as --pipeline does (memory --plan chooses a split that fits).
 void place_on(ExportArgs& a, const std::vector<analysis::DeviceCap>& caps);

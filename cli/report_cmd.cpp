@@ -22,10 +22,7 @@ namespace {
 
 struct ReportArgs {
   ExportArgs model;
-  std::string devices;  ///< --devices 8xH100-80GB
-  std::string cap;      ///< --cap cuda:0=80GB,...
-  std::string reserve;  ///< --reserve BYTES per device
-  int64_t kv_cache = -1;
+  CapacityArgs capacity;  ///< --devices/--cap/--reserve/--kv-cache
   std::string targets;  ///< --target: the devices the lint checks against (default: the program's)
   std::string out;      ///< -o report.html
   bool json = false;
@@ -42,8 +39,8 @@ std::vector<std::string> assumptions(const ReportArgs& a, const ExportedProgram&
               "their subgraphs' peak at their step. Weights tied to each other are counted once.");
   s.push_back("CUDA devices: every allocation rounded up to 512 bytes, as the caching allocator does; reserve per device "
               "outside the program (CUDA context, workspaces): " + human_bytes(static_cast<double>(reserve)) + ".");
-  if (a.kv_cache >= 0)
-    s.push_back("KV cache: " + std::to_string(a.kv_cache) + " tokens at the program's batch, on each attention layer's device.");
+  if (a.capacity.kv_cache >= 0)
+    s.push_back("KV cache: " + std::to_string(a.capacity.kv_cache) + " tokens at the program's batch, on each attention layer's device.");
   s.push_back("Time per node is a roofline: max(FLOPs / dense peak FLOP/s for its dtype, bytes / memory bandwidth) on "
               "its device's catalogue entry. No kernel reaches peak, launches and synchronization are free: an "
               "upper bound on speed.");
@@ -70,13 +67,9 @@ std::vector<std::string> assumptions(const ReportArgs& a, const ExportedProgram&
 
 int run_report(ReportArgs a) {
   FE_CHECK(!a.out.empty(), ValueError, "report: give -o FILE.html");
-  FE_CHECK(a.devices.empty() || a.cap.empty(), ValueError, "report: give --devices or --cap, not both");
-  std::vector<analysis::DeviceCap> caps;
-  if (!a.devices.empty()) caps = analysis::parse_device_list(a.devices);
-  if (!a.cap.empty()) caps = analysis::parse_caps(a.cap);
-  const int64_t reserve = a.reserve.empty() ? 0 : analysis::parse_bytes(a.reserve, "--reserve");
-  FE_CHECK(a.kv_cache >= -1 && a.kv_cache <= (int64_t{1} << 31), ValueError,
-           "--kv-cache: expected a length in [0, 2147483648] tokens, got ", a.kv_cache);
+  const Capacities capacities = parse_capacities(a.capacity, "report");
+  const std::vector<analysis::DeviceCap>& caps = capacities.caps;
+  const int64_t reserve = capacities.reserve;
 
   const std::string& m = a.model.model;
   const bool archive = m.ends_with(".pt2") || !is_model(m);
@@ -96,7 +89,7 @@ int run_report(ReportArgs a) {
     title = cfg.model_type() + " (" + cfg.origin() + "), " + std::string(dtype_name(dtype));
   }
   const CheckReport check = check_program(*ep);
-  const analysis::MemoryLedger ledger = a.kv_cache >= 0 ? ledger_with_kv(*ep, a.kv_cache, config_kv_width(config))
+  const analysis::MemoryLedger ledger = a.capacity.kv_cache >= 0 ? ledger_with_kv(*ep, a.capacity.kv_cache, config_kv_width(config))
                                                         : analysis::memory_ledger(*ep);
   const analysis::CostReport cost = analysis::program_cost(*ep, caps);
 
@@ -159,10 +152,7 @@ RunFn add_report(CLI::App& cmd) {
   cmd.add_option("MODEL", a->model.model, "a .pt2 archive, or MODEL: a config.json, a directory holding one, or a built-in")
       ->required();
   add_model_options(cmd, a->model);
-  cmd.add_option("--devices", a->devices, "accelerators by catalogue name: 8xH100-80GB, 2xA100-80GB,2xL4 (cuda:0, cuda:1, ...)");
-  cmd.add_option("--cap", a->cap, "capacities by device: cuda:0=80GB,cuda:1=40GiB,cpu=512GiB");
-  cmd.add_option("--reserve", a->reserve, "bytes per device outside the program (CUDA context, workspaces), e.g. 1GiB");
-  cmd.add_option("--kv-cache", a->kv_cache, "LEN: add the key/value cache a generation of LEN tokens holds (decoders)");
+  add_capacity_options(cmd, a->capacity);
   cmd.add_option("--target", a->targets, "devices the lint checks against (default: the program's own devices)");
   cmd.add_option("-o,--out", a->out, "the HTML file to write")->required();
   cmd.add_flag("--json", a->json, "print one JSON object: out, bytes, nodes, verifies, device_sites, missing_kernels, fits");
