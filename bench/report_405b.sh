@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# `fakeexport report` of Llama-3.1-405B over 8 fake H100s (9,065 nodes) next to `export --json` of the
-# same program: wall time and peak RSS over N runs each (default 10), then the page's size. Where
+# `fakeexport report` of Llama-3.1-405B over 8 fake H100s (9,065 nodes; --devices splits the layers
+# as --pipeline does) next to `export --json` of the same program: wall time and peak RSS over N runs each (default 10), then the page's size. Where
 # Debian's chromium is installed, also the page's own time to interactive (its #selftest) once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-10}"
-ARGS=(configs/meta-llama-3.1-405b.json --seq 2048 --devices 8xH100-80GB)
+ARGS=(configs/meta-llama-3.1-405b.json --seq 2048)
+DEVS=cuda:0,cuda:1,cuda:2,cuda:3,cuda:4,cuda:5,cuda:6,cuda:7
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
 echo "export --json:"
-build/fe_proc_stats -n "$N" -- build/fakeexport export "${ARGS[@]}" --json
+build/fe_proc_stats -n "$N" -- build/fakeexport export "${ARGS[@]}" --pipeline "$DEVS" --json
 echo "report -o page.html:"
-build/fe_proc_stats -n "$N" -- build/fakeexport report "${ARGS[@]}" -o "$OUT/report.html"
+build/fe_proc_stats -n "$N" -- build/fakeexport report "${ARGS[@]}" --devices 8xH100-80GB -o "$OUT/report.html"
 echo "page: $(stat -c %s "$OUT/report.html") bytes"
 if command -v chromium >/dev/null; then
   chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$OUT/profile" \
