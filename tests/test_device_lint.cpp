@@ -89,11 +89,11 @@ TEST(DeviceLint, CorpusSitesAreExactlyPyTorchsExplicitDevices) {
 namespace {
 
 // The judge on a GPU: tools/device/measure_cuda_memory.py moved every corpus program PyTorch 2.11
-// could load onto cuda:0 and ran it (tests/fixtures/memory/cuda.json, an H100). Every program that
+// could load onto cuda:0 and ran it (tests/fixtures/cuda/memory.json, an H100). Every program that
 // failed there (a cpu tensor meeting cuda ones, a CPU-only kernel) is one `check --target cuda:0`
 // flags, with a device site or a missing kernel: no false negative.
 TEST(DeviceLintOnCuda, EveryProgramThatFailedOnCudaIsFlagged) {
-  const std::string path = std::string(FE_FIXTURES_DIR) + "/memory/cuda.json";
+  const std::string path = std::string(FE_FIXTURES_DIR) + "/cuda/memory.json";
   if (!fs::exists(path)) GTEST_SKIP() << "skipped: no " << path << " (run tools/device/measure_cuda_memory.py on a GPU machine)";
   const nlohmann::json fx = nlohmann::json::parse(fe_test::read_file(path))["programs"];
   size_t failed = 0, ran = 0, ran_flagged = 0;

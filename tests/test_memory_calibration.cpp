@@ -204,7 +204,7 @@ TEST(MemoryCli, PlanFor405BFitsWhereItCanAndSaysWhatIsMissing) {
 // cannot be read by 2.11).
 // Skipped when the fixture is absent.
 TEST(MemoryCalibration, CudaPeaksAgainstMaxMemoryAllocated) {
-  const std::string path = kFixtures + "/memory/cuda.json";
+  const std::string path = kFixtures + "/cuda/memory.json";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "skipped: no " << path << " (run tools/device/measure_cuda_memory.py on a GPU machine)";
   const json fx = read_json(path)["programs"];
   size_t n = 0, ok = 0;

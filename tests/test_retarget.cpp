@@ -189,11 +189,11 @@ bool has_autocast(const Graph& g) {
 
 // The judge on a GPU (tools/device/run_retargeted_cuda.py on an H100, PyTorch 2.11): our retarget of
 // each corpus program that failed on cuda as PyTorch exported it, saved, loaded by PyTorch and run on
-// cuda:0, against the original on cpu (tests/fixtures/retarget_cuda.json). Every program our lint
+// cuda:0, against the original on cpu (tests/fixtures/cuda/retarget.json). Every program our lint
 // passes after retarget loaded and ran there with the original's values; the ones it still flags
 // (the CPU-only flash attention kernel, not re-lowered yet) are exactly the ones that failed.
 TEST(RetargetOnCuda, RetargetedProgramsRunOnCudaWithTheOriginalValues) {
-  const std::string path = std::string(FE_FIXTURES_DIR) + "/retarget_cuda.json";
+  const std::string path = std::string(FE_FIXTURES_DIR) + "/cuda/retarget.json";
   if (!fs::exists(path)) GTEST_SKIP() << "skipped: no " << path << " (run tools/device/run_retargeted_cuda.py on a GPU machine)";
   const nlohmann::json fx = nlohmann::json::parse(fe_test::read_file(path))["programs"];
   ASSERT_GE(fx.size(), 30u);

@@ -1,5 +1,5 @@
 """Run on a lent GPU machine (its python3 has a CUDA build of PyTorch), from the repository root:
-    python3 tools/device/measure_cuda_memory.py [--out tests/fixtures/memory/cuda.json] [--only NAME,...]
+    python3 tools/device/measure_cuda_memory.py [--out tests/fixtures/cuda/memory.json] [--only NAME,...]
 The CUDA side of issue 16's calibration (tests/fixtures/memory holds the CPU side, from the reference
 environment): every program of the real-program corpus (tests/fixtures/corpus/NAME.pt2 with its sample
 inputs NAME.inputs.safetensors, bound as gen_memory_peaks.py binds them) is loaded, moved to cuda:0 with
@@ -60,7 +60,7 @@ def measure(name):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=os.path.join(REPO, "tests/fixtures/memory/cuda.json"))
+    ap.add_argument("--out", default=os.path.join(REPO, "tests/fixtures/cuda/memory.json"))
     ap.add_argument("--only", default="")
     a = ap.parse_args()
     assert torch.cuda.is_available(), "needs a CUDA build of PyTorch and a GPU"

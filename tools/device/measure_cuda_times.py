@@ -1,6 +1,6 @@
 """Run on a lent GPU machine (its python3 has a CUDA build of PyTorch and transformers), from the
 repository root:
-    python3 tools/device/measure_cuda_times.py [--out tests/fixtures/cost/cuda_times.json] [--budget-s 420]
+    python3 tools/device/measure_cuda_times.py [--out tests/fixtures/cuda/times.json] [--budget-s 420]
 The measured side of issue 17's roofline (docs/cost.md tabulates predicted vs measured). For each
 config.json below, transformers builds the model on cuda:0 in the config's dtype with random weights
 (attention: SDPA, transformers' default) and the script times, with CUDA events:
@@ -177,7 +177,7 @@ def measure_model(cfg_name, prefill, decode, compile_too, res, save, deadline):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=os.path.join(REPO, "tests/fixtures/cost/cuda_times.json"))
+    ap.add_argument("--out", default=os.path.join(REPO, "tests/fixtures/cuda/times.json"))
     ap.add_argument("--budget-s", type=float, default=420)
     ap.add_argument("--only", default="", help="comma-separated config names")
     ap.add_argument("--dry-run-cpu", action="store_true", help="run on cpu (tries the script; times mean nothing)")

@@ -1,8 +1,8 @@
 """Run on a lent GPU machine (its python3 has a CUDA build of PyTorch), from the repository root:
-    python3 tools/device/run_retargeted_cuda.py --dir DIR [--out tests/fixtures/retarget_cuda.json]
+    python3 tools/device/run_retargeted_cuda.py --dir DIR [--out tests/fixtures/cuda/retarget.json]
 Issue 14's retarget, judged on a GPU. DIR holds `fakeexport retarget tests/fixtures/corpus/NAME.pt2
 --device cuda:0 -o DIR/NAME.pt2` for the corpus programs that fail on cuda as PyTorch exported them
-(tests/fixtures/memory/cuda.json). Each retargeted archive is loaded with torch.export.load and run
+(tests/fixtures/cuda/memory.json). Each retargeted archive is loaded with torch.export.load and run
 on cuda:0 with its sample inputs (moved there), and its outputs are compared with the original
 program run on cpu (TF32 off, so float32 means float32). Per program: loaded, ran, max_abs_diff,
 allclose (rtol=atol=1e-4 for float32 outputs; 2e-2 when an output is lower precision), error."""
@@ -67,7 +67,7 @@ def one(path, name):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
-    ap.add_argument("--out", default=os.path.join(REPO, "tests/fixtures/retarget_cuda.json"))
+    ap.add_argument("--out", default=os.path.join(REPO, "tests/fixtures/cuda/retarget.json"))
     a = ap.parse_args()
     assert torch.cuda.is_available(), "needs a CUDA build of PyTorch and a GPU"
     torch.backends.cuda.matmul.allow_tf32 = False
