@@ -188,7 +188,11 @@
     }));
     const targets = arr(v.targets);
     root.append(h('div', { class: 'fe-cards' },
-      card('Export', exports ? 'yes' : 'no', exports ? 'good' : 'bad', h('div', { class: 'fe-card-sub', text: `${fmtInt(v.nodes ?? N)} nodes in the top graph` })),
+      card('Export', exports ? (v.verifies === false ? 'yes, does not verify' : 'yes') : 'no',
+        exports && v.verifies !== false ? 'good' : 'bad',
+        h('div', { class: 'fe-card-sub', text: `${fmtInt(v.nodes ?? N)} nodes in the top graph` +
+          (v.verifies === false ? '; recorded metadata differ from what their ops compute (fakeexport check)'
+            : v.verifies === true ? `; every node's metadata re-derived${v.unverified ? ` except ${plural(v.unverified, 'opaque node')}` : ''}` : '') })),
       card('Device lint', sites.length ? plural(sites.length, 'site') : 'none', sites.length ? 'bad' : 'good',
         h('div', { class: 'fe-card-sub', text: targets.length ? `checked against ${targets.join(', ')}` : 'no targets checked' })),
       card('Kernels', miss.length ? `${fmtInt(miss.length)} missing` : 'all present', miss.length ? 'bad' : 'good',
