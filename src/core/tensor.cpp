@@ -147,7 +147,7 @@ std::string Tensor::values_string() const {
   if (empty && ndim != 1) {
     os << ", size=(";
     for (size_t i = 0; i < ndim; ++i) os << (i ? ", " : "") << m.sizes[i].expect_int();
-    os << (ndim == 1 ? ",)" : ")");
+    os << ')';
   }
   const bool default_dtype = m.dtype == DType::Float32 || (!empty && (m.dtype == DType::Int64 || m.dtype == DType::Bool));
   if (!default_dtype) os << ", dtype=torch." << dtype_name(m.dtype);

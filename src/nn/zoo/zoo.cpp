@@ -42,10 +42,6 @@ std::string known_types() {
   return s;
 }
 
-}  // namespace
-
-namespace {
-
 /// Every layer count of the config and of the sub-configs models read (encoder/decoder, text and
 /// vision towers) against the limit: a config asking for 10^8 layers is refused before it is built.
 void check_layer_counts(const Config& c, const BuildLimits& limits, int depth = 0) {
