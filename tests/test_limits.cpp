@@ -76,3 +76,21 @@ TEST(Limits, RealModelsPassWithRoom) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by fuzz/fuzz_config.cpp: a whole-number float beyond int64 was cast to int64 (undefined
+// behaviour, UBSan) and an unsigned beyond int64 wrapped; both are a ValueError naming the field.
+TEST(Limits, IntegersBeyondInt64AreRefused) {
+  for (const char* v : {"2e48", "-9.3e18", "18446744073709551615"}) {
+    const fe::zoo::Config c =
+        fe::zoo::Config::parse(std::string(R"({"model_type": "gpt2", "n_layer": )") + v + "}", "big.json");
+    const std::string msg = fe_test::error_of<fe::ValueError>([&] { (void)c.get_int("n_layer"); });
+    EXPECT_NE(msg.find("n_layer"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("out of the int64 range"), std::string::npos) << v << ": " << msg;
+  }
+  const fe::zoo::Config ok = fe::zoo::Config::parse(R"({"model_type": "gpt2", "n_layer": 12.0})", "ok.json");
+  EXPECT_EQ(ok.get_int("n_layer"), 12);
+}
+
+}  // namespace

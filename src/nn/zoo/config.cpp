@@ -1,4 +1,6 @@
 // zoo::Config: a config.json behind typed getters that name the file and field on any error.
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -81,10 +83,16 @@ bool Config::is_null(std::string_view key) const {
 
 int64_t Config::get_int(std::string_view key) const {
   const json& v = need(*impl_, key);
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+    fail(*impl_, key, "is out of the int64 range, got " + v.dump());
   if (v.is_number_integer()) return v.get<int64_t>();
-  // 1e4-style floats that are whole numbers are accepted (some configs write rope_theta = 10000.0).
-  if (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<int64_t>(v.get<double>())))
-    return static_cast<int64_t>(v.get<double>());
+  // 1e4-style floats that are whole numbers are accepted (some configs write rope_theta = 10000.0);
+  // the range is checked first (casting 2e48 to int64 is undefined behaviour).
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (!(std::fabs(d) < 9.2e18)) fail(*impl_, key, "is out of the int64 range, got " + v.dump());
+    if (d == std::trunc(d)) return static_cast<int64_t>(d);
+  }
   fail(*impl_, key, "must be an integer, got " + v.dump());
 }
 int64_t Config::get_int(std::string_view key, int64_t dflt) const { return is_null(key) ? dflt : get_int(key); }
