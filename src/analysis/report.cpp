@@ -77,12 +77,13 @@ class ModuleTable {
   std::vector<int> parents_;
 };
 
-std::string node_kind(const Node& n, const NodeCost* c) {
+/// The node's cost kind; a higher-order op is a "subgraph" when its subgraphs do work.
+std::string node_kind(const Node& n, const NodeCost* c, bool subgraph_work) {
+  if (n.op() == NodeOp::CallOther) return subgraph_work ? "subgraph" : c ? std::string(cost_kind_name(c->kind)) : "none";
   if (c) return std::string(cost_kind_name(c->kind));
   switch (n.op()) {
     case NodeOp::Placeholder: return "placeholder";
     case NodeOp::Output: return "output";
-    case NodeOp::CallOther: return "subgraph";
     default: return "none";
   }
 }
@@ -94,8 +95,6 @@ std::string meta_of(const Node& n) {
   for (size_t i = 0; i < n.val.size(); ++i) s += (i ? ", " : "") + n.val[i].annotation();
   return s + ")";
 }
-
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(); }
 
 }  // namespace
 
@@ -161,11 +160,7 @@ std::string report_json(const ReportInputs& in) {
     const bool call = nd.op() == NodeOp::CallFunction || nd.op() == NodeOp::CallOther || nd.op() == NodeOp::GetItem ||
                       nd.op() == NodeOp::SymOp;
     op.push_back(call ? strings.of(node_target(nd)) : -1);
-    const NodeCost* kc = a.own;
-    std::string k = node_kind(nd, kc);
-    if (!kc && nd.op() == NodeOp::CallOther && a.flops == 0 && a.bytes == 0) k = "none";
-    if (nd.op() == NodeOp::CallOther && (a.flops || a.bytes)) k = "subgraph";
-    kind.push_back(strings.of(k));
+    kind.push_back(strings.of(node_kind(nd, a.own, a.flops || a.bytes)));
     mod.push_back(modules.of(nd.module_stack.get()));
     dev.push_back(nd.val.empty() ? -1 : device_index(nd.val[0].device));
     meta.push_back(meta_of(nd));
@@ -300,7 +295,7 @@ std::string report_json(const ReportInputs& in) {
   j["verdict"] = std::move(verdict);
   j["devices"] = std::move(devs);
   j["roof_dtype"] = std::string(dtype_name(dtype));
-  j["latency_s"] = timed ? opt(in.cost->latency_s) : json();
+  j["latency_s"] = timed ? json(in.cost->latency_s) : json();
   j["transfer_bytes"] = in.ledger->transfer_bytes;
   j["transfer_s"] = in.cost->transfer_s;
   std::string root_type = "GraphModule";

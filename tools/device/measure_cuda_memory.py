@@ -18,32 +18,20 @@ import os
 import sys
 
 import torch
-
-REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+from corpus_io import CORPUS, REPO, first_line, sample_inputs, to_cuda
 
 
 def load(name):
-    """The program and its sample inputs, bound as gen_memory_peaks.py binds them (the corpus json's
-    flat user inputs, unflattened with the program's in_spec)."""
-    import torch.utils._pytree as pytree
-    from safetensors.torch import load_file
-
-    corpus = os.path.join(REPO, "tests/fixtures/corpus")
-    ep = torch.export.load(os.path.join(corpus, name + ".pt2"))
-    meta = json.load(open(os.path.join(corpus, name + ".json")))
-    tensors = load_file(os.path.join(corpus, name + ".inputs.safetensors"))
-    flat = [tensors[u["name"]] if u["kind"] == "tensor" else u["value"] for u in meta["user_inputs"]]
-    args, kwargs = pytree.tree_unflatten(flat, ep.call_spec.in_spec)
-    return ep, tuple(args), dict(kwargs)
+    """The program and its sample inputs, bound as gen_memory_peaks.py binds them."""
+    ep = torch.export.load(os.path.join(CORPUS, name + ".pt2"))
+    args, kwargs = sample_inputs(ep, name)
+    return ep, args, kwargs
 
 
 def measure(name):
     ep, args, kwargs = load(name)
-    import torch.utils._pytree as pytree
-
     m = ep.module().to("cuda")
-    # Every tensor of the (possibly nested) inputs moves: tuples, lists and dicts of tensors too.
-    args, kwargs = pytree.tree_map(lambda t: t.to("cuda") if isinstance(t, torch.Tensor) else t, (args, kwargs))
+    args, kwargs = to_cuda((args, kwargs))
     with torch.no_grad():  # a first, unmeasured run: kernels' lazily allocated workspaces are not activations
         m(*args, **kwargs)
     torch.cuda.synchronize()
@@ -77,7 +65,7 @@ def main():
         try:
             res["programs"][name] = measure(name)
         except Exception as e:  # recorded, never fatal: a cpu-pinned program cannot run on cuda
-            res["programs"][name] = {"error": (str(e).strip().splitlines() or [type(e).__name__])[0][:300]}
+            res["programs"][name] = {"error": first_line(e)}
         print(name, res["programs"][name], flush=True)
     with open(a.out, "w") as f:
         json.dump(res, f, indent=1, sort_keys=True)

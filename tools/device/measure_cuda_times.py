@@ -21,8 +21,7 @@ import sys
 import time
 
 import torch
-
-REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+from corpus_io import REPO, first_line
 MODELS = [  # config, prefill settings (batch, seq), decode (cache length, batches)
     ("meta-llama-3-8b.json", [(1, 2048), (1, 512), (4, 2048)], (2048, [1, 8])),
     ("phi-3-mini-4k-instruct.json", [(1, 2048)], (2048, [1])),
@@ -122,7 +121,7 @@ def measure_model(cfg_name, prefill, decode, compile_too, res, save, deadline):
                 out[f"prefill_b{b}_s{s}_compile_ms"] = ms
                 print(cfg_name, "prefill", b, s, "compile", ms, "ms", flush=True)
             except Exception as e:  # recorded: decode is still measured
-                out["compile_error"] = (str(e).strip().splitlines() or [type(e).__name__])[0][:300]
+                out["compile_error"] = first_line(e)
             save()
         if decode:
             from transformers import StaticCache
@@ -167,7 +166,7 @@ def measure_model(cfg_name, prefill, decode, compile_too, res, save, deadline):
                         out[f"decode_b{b}_cache{length}_compile_ms"] = ms
                         print(cfg_name, "decode", b, length, "compile", ms, "ms", flush=True)
                     except Exception as e:  # recorded: the eager number stands
-                        out[f"decode_b{b}_compile_error"] = (str(e).strip().splitlines() or [type(e).__name__])[0][:300]
+                        out[f"decode_b{b}_compile_error"] = first_line(e)
                     save()
                 del cache
     del model
@@ -203,7 +202,7 @@ def main():
         try:
             measure_model(cfg_name, prefill, decode, cfg_name == MODELS[0][0], res["models"], save, deadline)
         except Exception as e:  # recorded, never fatal: the next model still gets measured
-            res["models"].setdefault(cfg_name, {})["error"] = (str(e).strip().splitlines() or [type(e).__name__])[0][:300]
+            res["models"].setdefault(cfg_name, {})["error"] = first_line(e)
             print(cfg_name, "error", res["models"][cfg_name]["error"], flush=True)
         save()
     print("wrote", a.out)

@@ -14,19 +14,7 @@ import sys
 
 import torch
 import torch.utils._pytree as pytree
-
-REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-CORPUS = os.path.join(REPO, "tests/fixtures/corpus")
-
-
-def inputs(ep, name):
-    from safetensors.torch import load_file
-
-    meta = json.load(open(os.path.join(CORPUS, name + ".json")))
-    tensors = load_file(os.path.join(CORPUS, name + ".inputs.safetensors"))
-    flat = [tensors[u["name"]] if u["kind"] == "tensor" else u["value"] for u in meta["user_inputs"]]
-    args, kwargs = pytree.tree_unflatten(flat, ep.call_spec.in_spec)
-    return tuple(args), dict(kwargs)
+from corpus_io import CORPUS, REPO, first_line, sample_inputs, to_cuda
 
 
 def leaves(out):
@@ -36,12 +24,12 @@ def leaves(out):
 def one(path, name):
     r = {"loaded": False, "ran": False}
     ref_ep = torch.export.load(os.path.join(CORPUS, name + ".pt2"))
-    args, kwargs = inputs(ref_ep, name)
+    args, kwargs = sample_inputs(ref_ep, name)
     with torch.no_grad():
         want = leaves(ref_ep.module()(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
     ep = torch.export.load(path)
     r["loaded"] = True
-    args, kwargs = pytree.tree_map(lambda t: t.to("cuda") if isinstance(t, torch.Tensor) else t, (args, kwargs))
+    args, kwargs = to_cuda((args, kwargs))
     with torch.no_grad():
         got = leaves(ep.module()(*args, **kwargs))
     torch.cuda.synchronize()
@@ -80,7 +68,7 @@ def main():
         try:
             res["programs"][name] = one(os.path.join(a.dir, f), name)
         except Exception as e:  # recorded, never fatal
-            res["programs"][name] = {"error": (str(e).strip().splitlines() or [type(e).__name__])[0][:300]}
+            res["programs"][name] = {"error": first_line(e)}
         print(name, res["programs"][name], flush=True)
     with open(a.out, "w") as fh:
         json.dump(res, fh, indent=1, sort_keys=True)
