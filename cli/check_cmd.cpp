@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/model_export.h"
 #include "fakeexport/analysis/device_lint.h"
 #include "fakeexport/analysis/kernels.h"
 #include "fakeexport/core/error.h"
@@ -35,7 +36,11 @@ std::vector<Device> parse_devices(const std::string& s, const char* flag) {
     const size_t end = std::min(s.find(',', start), s.size());
     const std::string item = s.substr(start, end - start);
     FE_CHECK(!item.empty(), ValueError, flag, ": empty device in '", s, "'");
-    out.push_back(Device::parse(item));
+    try {
+      out.push_back(Device::parse(item));
+    } catch (const UserError& e) {
+      rethrow_with_prefix(e, detail::cat(flag, ": "));
+    }
     start = end + 1;
   }
   return out;
@@ -57,7 +62,7 @@ int run_check(const CheckOptions& o) {
   // the process ends right after the report (see inspect_cmd.cpp).
   const bool archive = o.file.ends_with(".pt2") || !is_model(o.file);
   const ExportedProgram& ep =
-      archive ? (new serde::LoadedProgram(serde::load(o.file)))->ep : export_model_on_cpu(o.file);
+      archive ? (new serde::LoadedProgram(serde::load(o.file, load_options())))->ep : export_model_on_cpu(o.file);
   const std::vector<Device> targets = o.targets.empty() ? std::vector<Device>{} : parse_devices(o.targets, "--target");
   const CheckReport r = check_program(ep);
   const std::vector<analysis::DeviceSite> sites =
@@ -137,11 +142,14 @@ RunFn add_check(CLI::App& cmd) {
                  "the .pt2 archive, or a MODEL (built-in name, config.json or its directory) exported on cpu as "
                  "`fakeexport export MODEL` does")
       ->required();
+  // Given, it names at least one device (an empty value would silently check nothing).
   cmd.add_option("--target", o->targets,
                  "DEV[,DEV...]: the devices the program must run on (its inputs on the first); lists every node "
                  "pinning another device (factories, transfers, device assertions, constants, mixed operands) "
                  "with its source line, module and fix, and every op with no kernel on the backend it will run on "
-                 "(PyTorch 2.14's dispatch table); exit 1 when any");
+                 "(PyTorch 2.14's dispatch table); exit 1 when any")
+      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("names no device") : std::string(); },
+                             "DEV[,DEV...]"));
   cmd.add_flag("--json", o->json,
                "print one JSON object: nodes, verified, mismatches [{node, target, field, recorded, computed, source, "
                "module}], unverified [{node, target, reason}], graph_errors; with --target also device_sites "

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/model_export.h"
 #include "fakeexport/core/error.h"
 #include "fakeexport/export/check.h"
 #include "fakeexport/export/decompose.h"
@@ -41,7 +42,7 @@ int run_decompose(const DecomposeOptions& o) {
   // Never freed: the process ends right after the report (see inspect_cmd.cpp).
   const bool archive = o.file.ends_with(".pt2") || !is_model(o.file);
   serde::LoadedProgram* lp =
-      archive ? new serde::LoadedProgram(serde::load(o.file, {.materialize_weights = !o.out.empty()})) : nullptr;
+      archive ? new serde::LoadedProgram(serde::load(o.file, load_options(!o.out.empty()))) : nullptr;
   const ExportedProgram& ep = lp ? lp->ep : export_model_on_cpu(o.file);
   DecomposeReport r;
   const ExportedProgram& out = *new ExportedProgram(run_decompositions(ep, table, &r));

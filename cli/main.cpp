@@ -1,6 +1,12 @@
 // The fakeexport command line: the command table, parsing, and the one error policy (bad input:
 // one line on stderr, exit 2; our own bugs: exit 3).
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,6 +36,22 @@ constexpr fe::cli::Command kCommands[] = {
      fe::cli::add_report},
 };
 
+/// The --max-seconds limit: a command still running when it expires ends with one line and exit 2
+/// (a CI pipeline gets a clear "no" instead of a hang). Only async-signal-safe calls in the handler.
+void arm_time_limit(unsigned seconds) {
+  static char msg[160];
+  std::snprintf(msg, sizeof msg,
+                "fakeexport: error: the command ran past its time limit of %u s (raise it with --max-seconds, 0 for none)\n",
+                seconds);
+  struct sigaction sa {};
+  sa.sa_handler = [](int) {
+    [[maybe_unused]] ssize_t n = ::write(2, msg, std::strlen(msg));
+    ::_exit(2);
+  };
+  ::sigaction(SIGALRM, &sa, nullptr);
+  ::alarm(seconds);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -42,11 +64,20 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);  // one path per --load-library: FILE may follow it
   // Resource limits (any command): refused before memory grows, the message naming the flag.
   fe::cli::CliLimits& limits = fe::cli::cli_limits();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   app.add_option("--max-layers", limits.build.max_layers,
                  "most repeated layers a config may ask for (default 1024; Llama-3.1-405B has 126)")
-      ->check(CLI::PositiveNumber);
+      ->check(fe::cli::int_range(1, kMax));
   app.add_option("--max-json-bytes", limits.max_json_bytes, "largest config.json read, in bytes (default 16 MiB)")
-      ->check(CLI::PositiveNumber);
+      ->check(fe::cli::int_range(1, kMax));
+  app.add_option("--max-record-bytes", limits.read.max_record_bytes,
+                 "largest JSON record of a .pt2 archive read, in bytes (default 256 MiB; 405B's model.json is 9.6 MB)")
+      ->check(fe::cli::int_range(1, kMax));
+  app.add_option("--max-nodes", limits.read.max_nodes,
+                 "most nodes a .pt2 program may hold, subgraphs included (default 1,000,000; 405B has 9,065)")
+      ->check(fe::cli::int_range(1, kMax));
+  app.add_option("--max-seconds", limits.max_seconds, "wall-clock limit of the whole command (default 600; 0: none)")
+      ->check(fe::cli::int_range(0, 1 << 30));
   std::map<const CLI::App*, fe::cli::RunFn> runs;
   for (const auto& c : kCommands) {
     CLI::App* sub = app.add_subcommand(c.name, c.summary);
@@ -55,10 +86,14 @@ int main(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    // Bad flags are bad input like any other: one line, exit 2.
+    std::cerr << "fakeexport: error: " << e.what() << " (see --help)\n";
+    return 2;
   }
+  if (limits.max_seconds > 0) arm_time_limit(static_cast<unsigned>(limits.max_seconds));
   try {
     for (const std::string& lib : libraries) fe::library::load(lib);
     for (const auto& [sub, run] : runs)

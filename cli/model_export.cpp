@@ -111,6 +111,26 @@ CliLimits& cli_limits() {
   return limits;
 }
 
+serde::LoadOptions load_options(bool materialize_weights) {
+  return {.materialize_weights = materialize_weights, .limits = cli_limits().read};
+}
+
+CLI::Validator int_range(int64_t lo, int64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& s) -> std::string {
+        size_t pos = 0;
+        int64_t v = 0;
+        try {
+          v = std::stoll(s, &pos);
+        } catch (const std::exception&) {
+          pos = 0;
+        }
+        if (pos == s.size() && !s.empty() && v >= lo && v <= hi) return "";
+        return detail::cat("expected an integer in [", lo, ", ", hi, "], got '", s, "'");
+      },
+      detail::cat("INT in [", lo, ", ", hi, "]"));
+}
+
 zoo::Config load_config(const std::string& model) {
   std::error_code ec;
   if (std::filesystem::exists(model, ec)) return zoo::Config::from_file(model, cli_limits().max_json_bytes);
@@ -195,8 +215,9 @@ void add_model_options(CLI::App& cmd, ExportArgs& a) {
       ->allow_extra_args(false);
   cmd.add_option("--pipeline", a.pipeline, "DEV1,DEV2,...: repeated layers split evenly, embeddings first, head last");
   cmd.add_option("--dtype", a.dtype, "float32|bfloat16|float16 (default: the config's torch_dtype, else float32)");
-  cmd.add_option("--batch", a.batch, "example batch size");
-  cmd.add_option("--seq", a.seq, "example sequence length");
+  // Example sizes beyond 2^31 are no model's input: refused here, before strides overflow.
+  cmd.add_option("--batch", a.batch, "example batch size")->check(int_range(1, int64_t{1} << 31));
+  cmd.add_option("--seq", a.seq, "example sequence length")->check(int_range(1, int64_t{1} << 31));
   cmd.add_option("--dynamic", a.dynamic, "batch,seq: dynamic dims (batch in [1, 1024], seq in [2, max positions])");
   cmd.add_option("--dynamic-range", a.dynamic_range, "NAME=MIN:MAX, repeatable (e.g. seq=2:4096)")
       ->allow_extra_args(false);

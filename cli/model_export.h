@@ -10,6 +10,7 @@
 #include "fakeexport/core/dtype.h"
 #include "fakeexport/export/exported_program.h"
 #include "fakeexport/nn/zoo.h"
+#include "fakeexport/serde/pt2.h"
 
 namespace fe::cli {
 
@@ -61,8 +62,14 @@ zoo::Config load_config(const std::string& model);
 struct CliLimits {
   zoo::BuildLimits build;
   int64_t max_json_bytes = zoo::Config::kDefaultMaxJsonBytes;
+  serde::ReadLimits read;   ///< --max-record-bytes, --max-nodes
+  int64_t max_seconds = 600;  ///< --max-seconds: the whole command's wall time (0: none)
 };
 CliLimits& cli_limits();
+/// serde::load's options with the CLI's read limits.
+serde::LoadOptions load_options(bool materialize_weights = false);
+/// A validator for an integer flag in [lo, hi] whose message says so in one line.
+CLI::Validator int_range(int64_t lo, int64_t hi);
 /// --dtype, else the config's torch_dtype (transformers 5 writes `dtype`), else float32.
 DType model_dtype(const ExportArgs& a, const zoo::Config& c);
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/model_export.h"
 #include "fakeexport/analysis/device_lint.h"
 #include "fakeexport/analysis/kernels.h"
 #include "fakeexport/core/error.h"
@@ -39,7 +40,7 @@ int run_retarget(const RetargetOptions& o) {
     targets.insert(targets.begin(), map.all->normalized());
 
   // Never freed: the process ends right after the report (see inspect_cmd.cpp).
-  serde::LoadedProgram& lp = *new serde::LoadedProgram(serde::load(o.file, {.materialize_weights = !o.out.empty()}));
+  serde::LoadedProgram& lp = *new serde::LoadedProgram(serde::load(o.file, load_options(!o.out.empty())));
   const RetargetReport rr = retarget(lp.ep, map);
   const CheckReport cr = check_program(lp.ep);
   const auto sites = analysis::lint_devices(lp.ep, targets);

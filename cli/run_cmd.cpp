@@ -6,6 +6,7 @@
 #include <map>
 
 #include "cli/commands.h"
+#include "cli/model_export.h"
 #include "fakeexport/core/error.h"
 #include "fakeexport/export/run.h"
 #include "fakeexport/serde/pt2.h"
@@ -23,7 +24,7 @@ struct RunOptions {
 };
 
 int run_run(const RunOptions& o) {
-  serde::LoadedProgram lp = serde::load(o.file, {.materialize_weights = true});
+  serde::LoadedProgram lp = serde::load(o.file, load_options(true));
   FE_CHECK(lp.weights_present, ValueError, o.file, ": the program has no weights (", lp.weights_note,
            "); run needs real weights: export it with weights, or save them with `fakeexport export -o F.pt2 "
            "--weights FILE.safetensors`");

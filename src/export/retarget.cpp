@@ -26,7 +26,11 @@ std::vector<std::pair<Device, Device>> DeviceMap::parse_pairs(std::string_view s
     const size_t eq = item.find('=');
     FE_CHECK(eq != std::string_view::npos && eq > 0 && eq + 1 < item.size(), ValueError, "--map: expected FROM=TO, got '",
              item, "' in '", s, "'");
-    out.emplace_back(Device::parse(item.substr(0, eq)), Device::parse(item.substr(eq + 1)));
+    try {
+      out.emplace_back(Device::parse(item.substr(0, eq)), Device::parse(item.substr(eq + 1)));
+    } catch (const UserError& e) {
+      rethrow_with_prefix(e, "--map: ");
+    }
     start = end + 1;
   }
   return out;

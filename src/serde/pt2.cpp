@@ -70,6 +70,32 @@ int64_t required_bytes(const json::Value* meta, const EntryName& where) {
   return bytes;
 }
 
+/// The config's tensor_meta records the dtype and sizes the program's placeholder has.
+void check_meta_agrees(const json::Value* meta, const TensorMeta& m, const EntryName& where) {
+  const auto dt = dtype_from_serialized(json_int(*meta->find("dtype"), where, ".tensor_meta.dtype"));
+  const json::Value& sizes = *meta->find("sizes");
+  bool same = dt == m.dtype && sizes.size() == m.sizes.size();
+  for (size_t i = 0; same && i < sizes.size(); ++i) {
+    const SymInt& d = m.sizes[i];
+    same = d.is_symbolic() || d.hint() == json_int(sizes[i], where, ".tensor_meta.sizes");
+  }
+  if (same) return;
+  std::string rec = dt ? std::string(dtype_short_name(*dt)) : "dtype " + std::string(meta->find("dtype")->raw());
+  for (size_t i = 0; i < sizes.size(); ++i)
+    rec += fe::detail::cat(i ? ", " : "[", json_int(sizes[i], where, ".tensor_meta.sizes"));
+  throw FormatError(where(".tensor_meta") + ": records " + rec + (sizes.size() ? "]" : "[]") +
+                    " but the program's placeholder is " + m.annotation());
+}
+
+/// A JSON record's text, refused over the limit before it is parsed.
+std::string_view json_record(const ZipReader& zip, const std::string& name, const ReadLimits& limits) {
+  const ZipEntry& e = zip.entry(name);
+  if (static_cast<int64_t>(e.size) > limits.max_record_bytes)
+    throw LimitError(fe::detail::cat(zip.path(), ":", name, ": ", e.size, " bytes is over the limit of ",
+                                     limits.max_record_bytes, " bytes for a JSON record (raise it with --max-record-bytes)"));
+  return zip.view(e.name);
+}
+
 /// A boolean field, false when absent; mistyped, an error naming it.
 bool json_flag(const json::Value& item, std::string_view key, const EntryName& where) {
   const json::Value* v = item.find(key);
@@ -92,12 +118,14 @@ std::shared_ptr<std::byte> map_private(const std::string& path, size_t size) {
 
 /// One payload config (weights or constants): checks every entry, optionally maps the tensors.
 void read_payloads(const ZipReader& zip, const std::string& dir, std::vector<std::pair<std::string, Tensor>>& slots,
-                   bool materialize, LoadedProgram& out, std::shared_ptr<std::byte>& mapping) {
-  const std::string cfg_name = dir + (dir.ends_with("weights/") ? "model_weights_config.json" : "model_constants_config.json");
+                   const LoadOptions& opts, LoadedProgram& out, std::shared_ptr<std::byte>& mapping) {
+  const bool materialize = opts.materialize_weights;
+  const bool weights = dir.ends_with("weights/");
+  const std::string cfg_name = dir + (weights ? "model_weights_config.json" : "model_constants_config.json");
   if (!zip.contains(cfg_name)) return;
   json::Document doc;
   try {
-    doc = json::Document::parse(zip.view(cfg_name), "");
+    doc = json::Document::parse(json_record(zip, cfg_name, opts.limits), "");
   } catch (const FormatError& e) {
     throw FormatError(zip.path() + ":" + cfg_name + ": invalid JSON: " + e.what());
   }
@@ -109,6 +137,7 @@ void read_payloads(const ZipReader& zip, const std::string& dir, std::vector<std
   slot_of.reserve(slots.size());
   for (size_t i = 0; i < slots.size(); ++i) slot_of.emplace(slots[i].first, i);  // the first of equal names
   std::string entry;
+  std::vector<bool> seen(slots.size());
   for (const auto& [fqn, item] : cfg->members()) {
     const EntryName where{zip.path(), cfg_name, fqn};
     const json::Value* pn = item.find("path_name");
@@ -136,6 +165,10 @@ void read_payloads(const ZipReader& zip, const std::string& dir, std::vector<std
     auto slot = slot_of.find(fqn);
     if (slot == slot_of.end()) continue;
     Tensor& t = slots[slot->second].second;
+    seen[slot->second] = true;
+    // The payload is read with the program's metadata: it must be the one the config recorded,
+    // or a tensor would address bytes its payload does not have.
+    check_meta_agrees(item.find("tensor_meta"), t.meta(), where);
     // Tied names (one payload) become one tensor, as in the saved module.
     auto it = by_payload.find(entry);
     if (it != by_payload.end() && it->second.meta() == t.meta()) {
@@ -155,6 +188,10 @@ void read_payloads(const ZipReader& zip, const std::string& dir, std::vector<std
     t = Tensor(std::move(impl));
     by_payload.emplace(entry, t);
   }
+  // PyTorch's verifier refuses a signature naming state the archive does not hold.
+  for (size_t i = 0; i < slots.size(); ++i)
+    FE_CHECK(seen[i] || !out.weights_present, FormatError, zip.path(), ":", cfg_name, ": the program's ",
+             weights ? "parameter or buffer" : "constant", " '", slots[i].first, "' has no entry (the signature names it)");
 }
 
 /// Copies tensors read from a torch.save pickle into the program's slots, checking their metadata.
@@ -174,9 +211,10 @@ void bind_pickled(std::vector<TorchSaveTensor> tensors, std::vector<std::pair<st
 /// dict / constants as nested torch.save archives (read by the restricted reader).
 LoadedProgram load_legacy(const ZipReader& zip, const LoadOptions& opts) {
   LoadedProgram out;
-  const std::string_view text = zip.view("serialized_exported_program.json");
+  const std::string_view text = json_record(zip, "serialized_exported_program.json", opts.limits);
   Pt2Versions v;
-  out.ep = program_from_json_text(text, {.source = zip.path() + ":serialized_exported_program.json", .versions = &v});
+  out.ep = program_from_json_text(text, {.source = zip.path() + ":serialized_exported_program.json", .versions = &v,
+                                         .max_nodes = opts.limits.max_nodes});
   out.schema_version = v.schema, out.torch_version = v.torch;
   if (out.schema_version.empty() && zip.contains("version")) out.schema_version = zip.text("version");
   out.weights_present = true;
@@ -203,9 +241,10 @@ LoadedProgram load(const std::string& path, const LoadOptions& opts) {
   if (zip.contains(root + "archive_format"))
     FE_CHECK(zip.text(root + "archive_format") == "pt2", FormatError, path, ":", root,
              "archive_format: expected 'pt2', got '", zip.text(root + "archive_format"), "'");
-  const std::string_view text = zip.view(model_entry);  // parsed in place: the mapping outlives the parse
+  // Parsed in place: the mapping outlives the parse.
+  const std::string_view text = json_record(zip, model_entry, opts.limits);
   Pt2Versions v;
-  out.ep = program_from_json_text(text, {.source = path + ":" + model_entry, .versions = &v});
+  out.ep = program_from_json_text(text, {.source = path + ":" + model_entry, .versions = &v, .max_nodes = opts.limits.max_nodes});
   out.schema_version = v.schema, out.torch_version = v.torch;
   out.weights_present = true;
   if (is_graph_only(zip)) {
@@ -226,8 +265,8 @@ LoadedProgram load(const std::string& path, const LoadOptions& opts) {
     return out;
   }
   std::shared_ptr<std::byte> mapping;
-  read_payloads(zip, root + "data/weights/", out.ep.state_dict, opts.materialize_weights, out, mapping);
-  read_payloads(zip, root + "data/constants/", out.ep.constants, opts.materialize_weights, out, mapping);
+  read_payloads(zip, root + "data/weights/", out.ep.state_dict, opts, out, mapping);
+  read_payloads(zip, root + "data/constants/", out.ep.constants, opts, out, mapping);
   return out;
 }
 

@@ -238,7 +238,9 @@ TensorMeta Reader::tensor_meta(std::string_view name, const Path& user) {
   if (!d) fail(pdt, fe::detail::cat("unknown or unsupported ScalarType ", dt));
   m.dtype = *d;
   const Path psz = p / "sizes", pst = p / "strides";
-  const auto sizes = arr(req(v, "sizes", p), psz);
+  const OJ& sizes_json = req(v, "sizes", p);
+  const auto sizes = arr(sizes_json, psz);
+  int64_t bytes = itemsize(m.dtype);
   const auto strides = arr(req(v, "strides", p), pst);
   if (sizes.size() != strides.size()) fail(p, fe::detail::cat(sizes.size(), " sizes but ", strides.size(), " strides"));
   // {"as_int": n} is read in place; anything else (a symbol, a malformed value) goes through sym_int.
@@ -252,6 +254,10 @@ TensorMeta Reader::tensor_meta(std::string_view name, const Path& user) {
     const std::optional<int64_t> si = plain(sizes[i]);
     SymInt s = si ? SymInt(*si) : sym_int(sizes[i], psz[i]);
     if (!s.is_symbolic() && s.hint() < 0) fail(psz[i], fe::detail::cat("negative size ", s.hint()));
+    // A tensor whose bytes overflow int64 exists nowhere; every later computation would overflow.
+    if (!s.is_symbolic() && __builtin_mul_overflow(bytes, s.hint(), &bytes))
+      fail(psz, fe::detail::cat(std::string_view(sizes_json.raw()), " of ", dtype_name(m.dtype),
+                                ": numel * itemsize overflows int64"));
     m.sizes.push_back(s);
     const std::optional<int64_t> st = plain(strides[i]);
     m.strides.push_back(st ? SymInt(*st) : sym_int(strides[i], pst[i]));

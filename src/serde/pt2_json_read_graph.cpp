@@ -113,6 +113,10 @@ void Reader::read_graph(const OJ& graph, Graph& g, const Path& path, const OJ* s
   }
   const Path pnodes = path / "nodes";
   const auto nodes = arr(req(graph, "nodes", path), pnodes);
+  nodes_read_ += static_cast<int64_t>(nodes.size());
+  if (nodes_read_ > opts_.max_nodes)
+    throw LimitError(fe::detail::cat(opts_.source, ": ", pnodes.str(), ": ", nodes_read_, " nodes is over the limit of ",
+                                     opts_.max_nodes, " nodes (raise it with --max-nodes)"));
   cur().nodes.reserve(cur().nodes.size() + nodes.size() * 2);
   i = 0;
   for (const auto& sn : nodes) read_node(sn, pnodes[i++]);

@@ -165,6 +165,7 @@ class Reader {
 
   const Pt2ReadOptions& opts_;
   bool keys_sorted_;
+  int64_t nodes_read_ = 0;  ///< every graph's nodes so far, against opts_.max_nodes
   ExportedProgram ep_;
   std::shared_ptr<sym::ShapeEnv> env_;
   std::vector<std::pair<std::string, sym::ValueRange>> ranges_;

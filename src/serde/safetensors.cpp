@@ -106,6 +106,10 @@ SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)), map
     ::close(fd);
     throw FileIOError(detail::cat(where, ": cannot stat: ", err));
   }
+  if (!S_ISREG(st.st_mode)) {  // a directory or a device: not a file we could map
+    ::close(fd);
+    throw FileIOError(detail::cat(where, ": not a regular file (", S_ISDIR(st.st_mode) ? "a directory" : "a device, pipe or socket", ")"));
+  }
   const auto file_size = static_cast<uint64_t>(st.st_size);
   if (file_size < 8) {
     ::close(fd);

@@ -95,6 +95,10 @@ ZipReader::ZipReader(std::string path, Options options) : path_(std::move(path))
     ::close(fd);
     throw FileIOError(detail::cat(where(), ": cannot stat: ", err));
   }
+  if (!S_ISREG(st.st_mode)) {  // a directory or a device: not a file we could map
+    ::close(fd);
+    throw FileIOError(detail::cat(where(), ": not a regular file (", S_ISDIR(st.st_mode) ? "a directory" : "a device, pipe or socket", ")"));
+  }
   const auto size = static_cast<uint64_t>(st.st_size);
   if (size < kEocdSize) {
     ::close(fd);

@@ -9,11 +9,20 @@
 
 namespace fe::serde {
 
+/// Caps on what an archive may ask the reader for; exceeding one is a LimitError naming the flag.
+struct ReadLimits {
+  /// Bytes of one JSON record (model.json: 9.6 MB for Llama-3.1-405B over 8 devices): --max-record-bytes.
+  int64_t max_record_bytes = int64_t{256} << 20;
+  /// Nodes of one program, subgraphs included (405B: 9,065): --max-nodes.
+  int64_t max_nodes = 1'000'000;
+};
+
 struct LoadOptions {
   /// Make the weights real tensors (ep.state_dict / constants), tied names sharing storage: the
   /// archive is memory-mapped copy-on-write, so a weight is read when first touched and writes (a
   /// mutated buffer) never reach the file. Otherwise they stay fake and the archive is only checked.
   bool materialize_weights = false;
+  ReadLimits limits;
 };
 
 struct LoadedProgram {

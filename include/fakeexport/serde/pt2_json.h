@@ -32,6 +32,8 @@ struct Pt2ReadOptions {
   bool fake_state = true;
   /// When set, receives the file's schema and torch versions (read from the same parse).
   Pt2Versions* versions = nullptr;
+  /// Nodes of the program, subgraphs included, before a LimitError (--max-nodes).
+  int64_t max_nodes = 1'000'000;
 };
 
 /// Builds an ExportedProgram from a model.json document. Key order matters (range_constraints

@@ -51,9 +51,27 @@ void check_layer_counts(const Config& c, const BuildLimits& limits, int depth = 
   for (const char* key : kCounts) {
     if (c.is_null(key)) continue;
     const int64_t n = c.get_int(key);
+    FE_CHECK(n >= 0, ValueError, c.origin(), ": field '", key, "' = ", n, " must be >= 0");
     if (n > limits.max_layers)
       throw LimitError(detail::cat(c.origin(), ": ", key, " = ", n, " is over the limit of ", limits.max_layers,
                                    " layers (raise it with --max-layers)"));
+  }
+  // Widths, head counts and vocabularies are positive: a zero or negative one would surface as a
+  // misleading divisibility or tensor-creation error far from the field.
+  static constexpr const char* kSizes[] = {
+      "hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads", "head_dim", "vocab_size",
+      "max_position_embeddings", "n_embd", "n_head", "n_inner", "n_positions", "d_model", "encoder_attention_heads",
+      "decoder_attention_heads", "encoder_ffn_dim", "decoder_ffn_dim", "num_local_experts", "num_experts_per_tok",
+      "moe_intermediate_size", "image_size", "patch_size", "num_channels"};
+  for (const char* key : kSizes) {
+    if (c.is_null(key)) continue;
+    int64_t n = 0;
+    try {
+      n = c.get_int(key);
+    } catch (const ValueError&) {
+      continue;  // not an integer (some configs give [h, w]): the family's own reading decides
+    }
+    FE_CHECK(n >= 1, ValueError, c.origin(), ": field '", key, "' = ", n, " must be >= 1");
   }
   if (depth >= 2) return;
   for (const char* sub : {"text_config", "vision_config", "audio_config", "encoder", "decoder"}) {
@@ -75,7 +93,14 @@ std::unique_ptr<Model> build(const Config& config, const BuildLimits& limits) {
   const std::string mt = config.model_type();
   for (const Family& f : kFamilies)
     if (f.model_type == mt) {
-      std::unique_ptr<Model> m = f.build(config);
+      std::unique_ptr<Model> m;
+      try {
+        m = f.build(config);
+      } catch (const UserError& e) {
+        // A size no tensor can have (an overflowing vocabulary...) surfaces in a tensor op: name the config.
+        if (std::string_view(e.what()).starts_with(config.origin())) throw;
+        rethrow_with_prefix(e, detail::cat(config.origin(), ": building the ", mt, " model: "));
+      }
       m->eval();
       return m;
     }
