@@ -181,7 +181,11 @@ Exported export_model(const ExportArgs& a, const zoo::Config& cfg, DType dtype) 
   zoo::ExampleInputs in = model->example_inputs(io);
   // The process ends right after this command: model and program are deliberately never freed
   // (tearing down a 126-layer program costs more than exporting half of it; compilers do the same).
-  ExportedProgram* ep = new ExportedProgram(export_program(*model, in.args, {.dynamic_shapes = in.dynamic_shapes}));
+  // PyTorch's export verifies structure, not every fake-tensor propagation again; --verify (and
+  // `check MODEL`) re-run each node's meta as well.
+  ExportedProgram* ep = new ExportedProgram(export_program(
+      *model, in.args,
+      {.dynamic_shapes = in.dynamic_shapes, .verify = a.verify_full ? VerifyLevel::Full : VerifyLevel::Structure}));
   return {ep, model.release()};
 }
 
@@ -221,6 +225,9 @@ void add_model_options(CLI::App& cmd, ExportArgs& a) {
   cmd.add_option("--dynamic", a.dynamic, "batch,seq: dynamic dims (batch in [1, 1024], seq in [2, max positions])");
   cmd.add_option("--dynamic-range", a.dynamic_range, "NAME=MIN:MAX, repeatable (e.g. seq=2:4096)")
       ->allow_extra_args(false);
+  cmd.add_flag("--verify", a.verify_full,
+               "after the trace, re-run every node's meta function on its recorded inputs (as `check` does); "
+               "by default the program's structure is verified, as torch.export does");
   cmd.add_flag("--attention-mask", a.attention_mask,
                "decoder LMs: also take attention_mask [batch, seq] (an all-ones example), as model(input_ids, attention_mask)");
 }

@@ -164,7 +164,7 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
     if (s.kind == InputKind::UserInput) root.inputs.push_back(s.name);
   for (const auto& s : ep.signature.outputs) root.outputs.push_back(s.name);
   ep.module_call_graph.push_back(std::move(root));
-  if (options.verify) verify(ep);
+  if (options.verify != VerifyLevel::None) verify(ep, options.verify);
   return ep;
 }
 

@@ -180,10 +180,19 @@ void outline_grad_regions(Graph& g, const std::vector<GradRegion>& regions) {
   // the get_attr nodes, which FX therefore names submod_<2R+1>, ... (torch.export.load names them
   // after the attribute again).
   const size_t parts = 2 * regions.size() + 1;
-  const size_t items = split_getitems(g, regions);
+  // Inlining renames a node only after one takes a name split_module's namespace already holds
+  // (submod_<k>, getitem_<k>); a graph with no node of those bases keeps every name, and the
+  // two whole-graph passes are skipped (most models: 126 layers of Llama have no getitem).
+  bool may_rename = false;
+  for (const auto& up : g.nodes())
+    if (up->name().starts_with("getitem") || up->name().starts_with("submod")) {
+      may_rename = true;
+      break;
+    }
+  const size_t items = may_rename ? split_getitems(g, regions) : 0;
   for (size_t k = 0; k < regions.size(); ++k)
     outline(g, regions[k], "submod_" + std::to_string(2 * k + 1), "submod_" + std::to_string(parts + k));
-  rename_as_inlined(g, parts, items);
+  if (may_rename) rename_as_inlined(g, parts, items);
 }
 
 }  // namespace fe::detail

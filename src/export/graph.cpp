@@ -1,6 +1,7 @@
 #include "fakeexport/export/graph.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <charconv>
 
@@ -54,38 +55,45 @@ std::string Graph::unique_name(std::string_view cand) {
   // Each run of characters illegal in identifiers becomes one '_' (FX's regex substitution); a
   // name that is already an identifier (every name of a loaded program) is used as is.
   auto legal = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
-  std::string c;
-  if (cand.empty() || !std::all_of(cand.begin(), cand.end(), legal)) {
+  std::string sanitized;
+  std::string_view c = cand;
+  if (cand.empty() || !std::all_of(cand.begin(), cand.end(), legal) || std::isdigit(static_cast<unsigned char>(cand[0]))) {
     bool in_illegal_run = false;
     for (char ch : cand) {
       if (legal(ch)) {
-        c += ch;
+        sanitized += ch;
         in_illegal_run = false;
       } else if (!in_illegal_run) {
-        c += '_';
+        sanitized += '_';
         in_illegal_run = true;
       }
     }
-    if (c.empty()) c = "_unnamed";
-  } else {
-    c = cand;
+    if (sanitized.empty()) sanitized = "_unnamed";
+    if (std::isdigit(static_cast<unsigned char>(sanitized[0]))) sanitized.insert(0, 1, '_');
+    c = sanitized;
   }
-  if (std::isdigit(static_cast<unsigned char>(c[0]))) c = "_" + c;
   // Split a trailing _<digits> into base and number ("mul_5": "mul", 5).
   std::string_view base = c;
-  std::string name = c;
   int64_t num = 0;
+  bool renumbered = false;  // "x_007" is asked for as "x_7"
   const size_t us = c.rfind('_');
-  if (us != std::string::npos && us + 1 < c.size() && c.size() - us < 19 &&
+  if (us != std::string_view::npos && us + 1 < c.size() && c.size() - us < 19 &&
       std::all_of(c.begin() + static_cast<long>(us) + 1, c.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
-    base = std::string_view(c).substr(0, us);
+    base = c.substr(0, us);
     std::from_chars(c.data() + us + 1, c.data() + c.size(), num);
-    if (c[us + 1] == '0') name = std::string(base) + "_" + std::to_string(num);  // "x_007" -> "x_7"
+    renumbered = c[us + 1] == '0';
   }
-  auto count = base_count_.try_emplace(std::string(base), 0).first;
+  auto count = base_count_.find(base);
+  if (count == base_count_.end()) count = base_count_.emplace(std::string(base), 0).first;
+  const std::string& stem = count->first;  // `base` may view `sanitized`; the map's key is the same text
+  std::string name;
+  auto spell = [&](int64_t k) { name.assign(stem).append("_").append(std::to_string(k)); };
+  if (renumbered) spell(num);
+  else name.assign(c);
   if (!num) num = count->second;
-  const std::string_view stem = count->first;  // `base` views `c`, which the loop below may not outlive
-  while (used_names_.count(name) || illegal_names().count(name)) name = std::string(stem) + "_" + std::to_string(++num);
+  // Python keywords and builtins end in a letter or '_': a numbered name is never one of them.
+  auto illegal = [&] { return !std::isdigit(static_cast<unsigned char>(name.back())) && illegal_names().count(name); };
+  while (used_names_.contains(name) || illegal()) spell(++num);
   used_names_.insert(name);
   count->second = num;
   return name;
@@ -266,7 +274,7 @@ void Graph::replace_all_uses_with(Node* from, Node* to) {
 
 void Graph::set_name(Node* n, std::string_view name) {
   if (n->name_ == name) return;
-  FE_INTERNAL_ASSERT(!used_names_.count(std::string(name)), "set_name: '", name, "' is already taken");
+  FE_INTERNAL_ASSERT(!used_names_.contains(name), "set_name: '", name, "' is already taken");
   used_names_.erase(n->name_);
   if (n->op_ == NodeOp::Placeholder && n->target_name_.empty()) n->target_name_ = n->name_;
   n->name_ = std::string(name);
@@ -294,9 +302,13 @@ Node* Graph::output_node() const {
 
 void Graph::lint() const {
   // One inputs() per node; a user's arguments are scanned in place instead of building its input list.
-  std::unordered_set<const Node*> seen;
+  static std::atomic<uint64_t> passes{0};
+  const uint64_t pass = (passes.fetch_add(1, std::memory_order_relaxed) + 1) << 32;
+  FE_INTERNAL_ASSERT(nodes_.size() < (uint64_t{1} << 32) - 1, "lint: too many nodes");
+  for (size_t i = 0; i < nodes_.size(); ++i) nodes_[i]->lint_mark_ = pass | (i + 1);
+  // Defined earlier in this graph: marked by this pass, at a smaller position.
+  auto before = [&](const Node* in, size_t i) { return (in->lint_mark_ >> 32) == (pass >> 32) && (in->lint_mark_ & 0xffffffffu) <= i; };
   std::unordered_set<std::string_view> names;
-  seen.reserve(nodes_.size());
   names.reserve(nodes_.size());
   bool past_placeholders = false;
   for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -316,7 +328,7 @@ void Graph::lint() const {
     for (const Node* in : ins) {
       FE_INTERNAL_ASSERT(n->op() == NodeOp::GetItem || !in->multi_output(), "lint: '", n->name(),
                          "' uses multi-output '", in->name(), "' directly instead of through getitem");
-      FE_INTERNAL_ASSERT(seen.count(in), "lint: node '", n->name(), "' uses '", in->name(), "' before its definition");
+      FE_INTERNAL_ASSERT(before(in, i), "lint: node '", n->name(), "' uses '", in->name(), "' before its definition");
       FE_INTERNAL_ASSERT(std::count(in->users().begin(), in->users().end(), n) == 1, "lint: '", in->name(),
                          "' does not list user '", n->name(), "' exactly once");
     }
@@ -325,7 +337,6 @@ void Graph::lint() const {
       for (const NodeArg& a : u->args()) for_each_node(a, [&](const Node* x) { uses = uses || x == n; });
       FE_INTERNAL_ASSERT(uses, "lint: '", n->name(), "' lists user '", u->name(), "' which does not use it");
     }
-    seen.insert(n);
   }
   FE_INTERNAL_ASSERT(output_node(), "lint: graph has no output node");
 }

@@ -86,13 +86,18 @@ struct ExportedProgram {
   std::vector<std::unique_ptr<Callable>> opaque_callables;
 };
 
+/// What verify() checks. Structure is what PyTorch's export verifier checks (graph soundness,
+/// signature, range constraints); Full also re-runs every node's meta function on its recorded
+/// inputs, which costs as much as the trace did (`fakeexport check` always does it).
+enum class VerifyLevel : uint8_t { None, Structure, Full };
+
 struct ExportOptions {
   /// Placeholder names of user inputs; default: the module's forward_arg_names(), else args_0, ...
   std::vector<std::string> input_names;
   /// Which input dims are dynamic, by forward argument name (torch.export's dynamic_shapes).
   DynamicShapes dynamic_shapes;
-  /// Run the verifier (re-runs every node's meta) before returning.
-  bool verify = true;
+  /// How much of the verifier runs before returning (VerifyLevel).
+  VerifyLevel verify = VerifyLevel::Full;
 };
 
 /// Traces `module.forward_dyn(args)` under FakeTensorMode into an ExportedProgram. Real parameters
@@ -114,8 +119,8 @@ std::string to_string(const ExportedProgram& ep, const PrintOptions& opts = {});
 /// "Guard failed: x.size()[0] >= 4 ..." naming the input and dim; DTypeError for dtype/device.
 void check_inputs(const ExportedProgram& ep, const std::vector<Tensor>& inputs);
 
-/// Checks the program: graph lint, signature consistency with placeholders/outputs, and every
-/// call_function node's metadata equal to its meta function's re-run. Throws InternalError.
-void verify(const ExportedProgram& ep);
+/// Checks the program: graph lint, signature consistency with placeholders/outputs, range
+/// constraints, and (Full) every node's metadata equal to its meta function's re-run. Throws InternalError.
+void verify(const ExportedProgram& ep, VerifyLevel level = VerifyLevel::Full);
 
 }  // namespace fe

@@ -126,6 +126,9 @@ class Node {
   bool returns_tuple_ = false;
   std::vector<NodeArg> args_;
   std::vector<Node*> users_;
+  /// lint()'s scratch: (pass << 32) | position + 1 while a lint pass runs over this node's graph,
+  /// so def-before-use is a compare, not a hash-set lookup per input.
+  mutable uint64_t lint_mark_ = 0;
 };
 
 /// The sym node a symbolic int argument refers to (set by the tracer); null for constants.
@@ -216,8 +219,13 @@ class Graph {
 
   std::vector<std::unique_ptr<Node>> nodes_;
   std::vector<std::pair<std::string, std::unique_ptr<Graph>>> subgraphs_;
-  std::unordered_set<std::string> used_names_;
-  std::unordered_map<std::string, int64_t> base_count_;
+  /// Lookups by string_view without building a std::string (names are looked up per node).
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_set<std::string, NameHash, std::equal_to<>> used_names_;
+  std::unordered_map<std::string, int64_t, NameHash, std::equal_to<>> base_count_;
 };
 
 }  // namespace fe
