@@ -62,7 +62,7 @@ int run_check(const CheckOptions& o) {
   // the process ends right after the report (see inspect_cmd.cpp).
   const bool archive = o.file.ends_with(".pt2") || !is_model(o.file);
   const ExportedProgram& ep =
-      archive ? (new serde::LoadedProgram(serde::load(o.file, load_options())))->ep : export_model_on_cpu(o.file);
+      archive ? kept(new serde::LoadedProgram(serde::load(o.file, load_options())))->ep : export_model_on_cpu(o.file);
   const std::vector<Device> targets = o.targets.empty() ? std::vector<Device>{} : parse_devices(o.targets, "--target");
   const CheckReport r = check_program(ep);
   const std::vector<analysis::DeviceSite> sites =

@@ -35,6 +35,16 @@ bool is_model(const std::string& s);
 /// "cuda:0,cpu" -> devices; ValueError naming `flag` for an empty or malformed item.
 std::vector<Device> parse_devices(const std::string& s, const char* flag);
 
+/// `p`, deliberately never freed: the process ends after its command, and tearing down a 126-layer
+/// program costs more than exporting half of it. Held from a global so that leak checkers
+/// (LeakSanitizer, scripts/sanitize) see it reachable rather than lost.
+void keep_alive(const void* p);
+template <class T>
+T* kept(T* p) {
+  keep_alive(p);
+  return p;
+}
+
 /// One row of the command table.
 struct Command {
   const char* name;

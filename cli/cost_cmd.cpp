@@ -60,7 +60,7 @@ int run_cost(CostArgs a) {
   if (archive) {
     FE_CHECK(!a.model.placed(), ValueError, "cost ", m,
              ": placement options apply to MODEL; an archive keeps its devices (move it with `fakeexport retarget`)");
-    ep = &(new serde::LoadedProgram(serde::load(m, load_options())))->ep;  // never freed: the process ends after the report
+    ep = &kept(new serde::LoadedProgram(serde::load(m, load_options())))->ep;
   } else {
     place_on(a.model, caps);
     const zoo::Config cfg = load_config(m);

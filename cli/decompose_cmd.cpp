@@ -42,10 +42,10 @@ int run_decompose(const DecomposeOptions& o) {
   // Never freed: the process ends right after the report (see inspect_cmd.cpp).
   const bool archive = o.file.ends_with(".pt2") || !is_model(o.file);
   serde::LoadedProgram* lp =
-      archive ? new serde::LoadedProgram(serde::load(o.file, load_options(!o.out.empty()))) : nullptr;
+      archive ? kept(new serde::LoadedProgram(serde::load(o.file, load_options(!o.out.empty())))) : nullptr;
   const ExportedProgram& ep = lp ? lp->ep : export_model_on_cpu(o.file);
   DecomposeReport r;
-  const ExportedProgram& out = *new ExportedProgram(run_decompositions(ep, table, &r));
+  const ExportedProgram& out = *kept(new ExportedProgram(run_decompositions(ep, table, &r)));
   const bool weights = lp && lp->weights_present;
   if (!o.out.empty())
     serde::save(out, o.out, {.weights = weights ? serde::WeightsPolicy::Tensors : serde::WeightsPolicy::None});

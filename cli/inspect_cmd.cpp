@@ -20,7 +20,7 @@ struct InspectOptions {
 int run_inspect(const InspectOptions& o) {
   // Never freed: the process ends right after printing, and tearing down a 9,000-node graph
   // costs more than describing it (the OS reclaims the memory at once).
-  const serde::LoadedProgram& lp = *new serde::LoadedProgram(serde::load(o.file, load_options()));
+  const serde::LoadedProgram& lp = *kept(new serde::LoadedProgram(serde::load(o.file, load_options())));
   if (o.print) print_program(std::cout, lp.ep, {.read_source = false});
   const std::string summary =
       program_summary_json(lp.ep, {.schema_version = lp.schema_version, .torch_version = lp.torch_version});

@@ -48,7 +48,7 @@ Subject load_subject(MemoryArgs& a, const std::vector<analysis::DeviceCap>& caps
     FE_CHECK(!a.max_batch && !a.max_seq, ValueError, "memory ", m,
              ": --max-batch/--max-seq need MODEL (a config.json or built-in), exported with that dim dynamic");
     // Never freed: the process ends right after the report (see inspect_cmd.cpp).
-    s.ep = &(new serde::LoadedProgram(serde::load(m, load_options())))->ep;
+    s.ep = &kept(new serde::LoadedProgram(serde::load(m, load_options())))->ep;
     s.title = m;
     s.archive = true;
     return s;

@@ -1,6 +1,8 @@
 // The MODEL side of export and memory (cli/model_export.h).
 #include "cli/model_export.h"
 
+#include "cli/commands.h"
+
 #include <filesystem>
 #include <sstream>
 
@@ -106,6 +108,12 @@ Capacities parse_capacities(const CapacityArgs& a, std::string_view cmd) {
   return c;
 }
 
+void keep_alive(const void* p) {
+  // A global pointer to a never-freed vector: everything it lists stays reachable at exit.
+  static std::vector<const void*>* const kept_objects = new std::vector<const void*>;
+  kept_objects->push_back(p);
+}
+
 CliLimits& cli_limits() {
   static CliLimits limits;
   return limits;
@@ -183,10 +191,10 @@ Exported export_model(const ExportArgs& a, const zoo::Config& cfg, DType dtype) 
   // (tearing down a 126-layer program costs more than exporting half of it; compilers do the same).
   // PyTorch's export verifies structure, not every fake-tensor propagation again; --verify (and
   // `check MODEL`) re-run each node's meta as well.
-  ExportedProgram* ep = new ExportedProgram(export_program(
+  ExportedProgram* ep = kept(new ExportedProgram(export_program(
       *model, in.args,
-      {.dynamic_shapes = in.dynamic_shapes, .verify = a.verify_full ? VerifyLevel::Full : VerifyLevel::Structure}));
-  return {ep, model.release()};
+      {.dynamic_shapes = in.dynamic_shapes, .verify = a.verify_full ? VerifyLevel::Full : VerifyLevel::Structure})));
+  return {ep, kept(model.release())};
 }
 
 void place_on(ExportArgs& a, const std::vector<analysis::DeviceCap>& caps) {

@@ -40,7 +40,7 @@ int run_retarget(const RetargetOptions& o) {
     targets.insert(targets.begin(), map.all->normalized());
 
   // Never freed: the process ends right after the report (see inspect_cmd.cpp).
-  serde::LoadedProgram& lp = *new serde::LoadedProgram(serde::load(o.file, load_options(!o.out.empty())));
+  serde::LoadedProgram& lp = *kept(new serde::LoadedProgram(serde::load(o.file, load_options(!o.out.empty()))));
   const RetargetReport rr = retarget(lp.ep, map);
   const CheckReport cr = check_program(lp.ep);
   const auto sites = analysis::lint_devices(lp.ep, targets);

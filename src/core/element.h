@@ -85,14 +85,26 @@ inline double load(const void* p, DType t) {
   throw DTypeError(cat("reference CPU kernels do not support dtype ", dtype_name(t)));
 }
 
-/// Writes double `v` as dtype `t` at `p` (C casts, as PyTorch's static_cast).
+/// double -> int64 as x86's cvttsd2si does for PyTorch's static_cast: NaN and values outside int64
+/// give INT64_MIN (in C++ such a cast is undefined behaviour, so it is spelled out).
+inline int64_t truncate_to_i64(double v) {
+  if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return INT64_MIN;
+  return static_cast<int64_t>(v);
+}
+/// double -> int32 likewise (cvttsd2si, 32-bit): NaN and values outside int32 give INT32_MIN.
+inline int32_t truncate_to_i32(double v) {
+  if (!(v >= -2147483648.0 && v < 2147483648.0)) return INT32_MIN;
+  return static_cast<int32_t>(v);
+}
+
+/// Writes double `v` as dtype `t` at `p` (C casts, as PyTorch's static_cast compiles on x86).
 inline void store(void* p, DType t, double v) {
   switch (t) {
-    case DType::UInt8: *static_cast<uint8_t*>(p) = static_cast<uint8_t>(static_cast<int64_t>(v)); return;
-    case DType::Int8: *static_cast<int8_t*>(p) = static_cast<int8_t>(v); return;
-    case DType::Int16: *static_cast<int16_t*>(p) = static_cast<int16_t>(v); return;
-    case DType::Int32: *static_cast<int32_t*>(p) = static_cast<int32_t>(v); return;
-    case DType::Int64: *static_cast<int64_t*>(p) = static_cast<int64_t>(v); return;
+    case DType::UInt8: *static_cast<uint8_t*>(p) = static_cast<uint8_t>(truncate_to_i64(v)); return;
+    case DType::Int8: *static_cast<int8_t*>(p) = static_cast<int8_t>(truncate_to_i32(v)); return;
+    case DType::Int16: *static_cast<int16_t*>(p) = static_cast<int16_t>(truncate_to_i32(v)); return;
+    case DType::Int32: *static_cast<int32_t*>(p) = truncate_to_i32(v); return;
+    case DType::Int64: *static_cast<int64_t*>(p) = truncate_to_i64(v); return;
     case DType::Float16: *static_cast<uint16_t*>(p) = float_to_half(static_cast<float>(v)); return;
     case DType::BFloat16: *static_cast<uint16_t*>(p) = float_to_bf16(static_cast<float>(v)); return;
     case DType::Float32: *static_cast<float*>(p) = static_cast<float>(v); return;

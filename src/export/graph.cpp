@@ -282,6 +282,23 @@ void Graph::set_name(Node* n, std::string_view name) {
   if (n->target_name_ == n->name_) n->target_name_.clear();
 }
 
+size_t Graph::erase_unused(const std::function<bool(const Node&)>& dead) {
+  std::vector<bool> gone(nodes_.size());
+  size_t erased = 0;
+  for (size_t i = nodes_.size(); i-- > 0;) {
+    Node* n = nodes_[i].get();
+    if (!n->users_.empty() || !dead(*n)) continue;
+    drop_uses(n);  // its inputs may become unused in turn: they come earlier in this pass
+    used_names_.erase(n->name_);
+    gone[i] = true;
+    ++erased;
+  }
+  if (!erased) return 0;
+  size_t k = 0;
+  std::erase_if(nodes_, [&](const auto&) { return gone[k++]; });
+  return erased;
+}
+
 void Graph::erase(Node* n) {
   FE_INTERNAL_ASSERT(n->users_.empty(), "erasing node '", n->name_, "' which still has ", n->users_.size(), " users");
   drop_uses(n);
@@ -310,6 +327,7 @@ void Graph::lint() const {
   auto before = [&](const Node* in, size_t i) { return (in->lint_mark_ >> 32) == (pass >> 32) && (in->lint_mark_ & 0xffffffffu) <= i; };
   std::unordered_set<std::string_view> names;
   names.reserve(nodes_.size());
+  std::vector<size_t> using_nodes(nodes_.size());  // by position: how many nodes use each
   bool past_placeholders = false;
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const Node* n = nodes_[i].get();
@@ -329,14 +347,26 @@ void Graph::lint() const {
       FE_INTERNAL_ASSERT(n->op() == NodeOp::GetItem || !in->multi_output(), "lint: '", n->name(),
                          "' uses multi-output '", in->name(), "' directly instead of through getitem");
       FE_INTERNAL_ASSERT(before(in, i), "lint: node '", n->name(), "' uses '", in->name(), "' before its definition");
-      FE_INTERNAL_ASSERT(std::count(in->users().begin(), in->users().end(), n) == 1, "lint: '", in->name(),
-                         "' does not list user '", n->name(), "' exactly once");
+      ++using_nodes[(in->lint_mark_ & 0xffffffffu) - 1];
     }
     for (const Node* u : n->users()) {
       bool uses = false;
       for (const NodeArg& a : u->args()) for_each_node(a, [&](const Node* x) { uses = uses || x == n; });
       FE_INTERNAL_ASSERT(uses, "lint: '", n->name(), "' lists user '", u->name(), "' which does not use it");
     }
+  }
+  // Each use-list holds exactly the nodes using it: every listed user uses it (above), none is
+  // listed twice, and there are as many as nodes naming it. Sorting a copy keeps this O(E log E):
+  // a size node read by every layer has thousands of users.
+  std::vector<const Node*> users;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const Node* n = nodes_[i].get();
+    users.assign(n->users().begin(), n->users().end());
+    std::sort(users.begin(), users.end());
+    const auto dup = std::adjacent_find(users.begin(), users.end());
+    FE_INTERNAL_ASSERT(dup == users.end(), "lint: '", n->name(), "' lists user '", (dup == users.end() ? n : *dup)->name(), "' twice");
+    FE_INTERNAL_ASSERT(users.size() == using_nodes[i], "lint: '", n->name(), "' lists ", users.size(), " users but ",
+                       using_nodes[i], " nodes use it");
   }
   FE_INTERNAL_ASSERT(output_node(), "lint: graph has no output node");
 }

@@ -77,17 +77,7 @@ class Folder {
       }
     }
     // Drop sym nodes without users (last to first, so chains go too).
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (auto it = g_.nodes().rbegin(); it != g_.nodes().rend(); ++it) {
-        Node* n = it->get();
-        if (is_sym_node(*n) && n->users().empty()) {
-          g_.erase(n);
-          changed = true;
-          break;
-        }
-      }
-    }
+    g_.erase_unused(is_sym_node);
   }
 
  private:

@@ -4,6 +4,7 @@
 // elementwise_api.cpp.
 #include <cmath>
 
+#include "core/element.h"
 #include "fakeexport/ops/api.h"
 #include "ops/elementwise.h"
 #include "ops/families.h"
@@ -99,11 +100,11 @@ double round_to(DType t, double v) {
   }
   switch (t) {
     case DType::Bool: return v != 0;
-    case DType::UInt8: return static_cast<uint8_t>(static_cast<int64_t>(v));
-    case DType::Int8: return static_cast<int8_t>(static_cast<int64_t>(v));
-    case DType::Int16: return static_cast<int16_t>(static_cast<int64_t>(v));
-    case DType::Int32: return static_cast<int32_t>(static_cast<int64_t>(v));
-    case DType::Int64: return static_cast<double>(static_cast<int64_t>(v));
+    case DType::UInt8: return static_cast<uint8_t>(detail::truncate_to_i64(v));
+    case DType::Int8: return static_cast<int8_t>(detail::truncate_to_i64(v));
+    case DType::Int16: return static_cast<int16_t>(detail::truncate_to_i64(v));
+    case DType::Int32: return static_cast<int32_t>(detail::truncate_to_i64(v));
+    case DType::Int64: return static_cast<double>(detail::truncate_to_i64(v));
     case DType::Float32: return static_cast<float>(v);
     case DType::Float16: return detail::half_to_float(detail::float_to_half(static_cast<float>(v)));
     case DType::BFloat16: return detail::bf16_to_float(detail::float_to_bf16(static_cast<float>(v)));
@@ -209,8 +210,8 @@ double floor_div(const OpDef& op, double x, double y, bool integral) {
 double remainder(const OpDef& op, double x, double y, bool integral) {
   if (integral) {
     if (y == 0) throw_zero_division(op);
-    const int64_t xi = static_cast<int64_t>(x), yi = static_cast<int64_t>(y);
-    int64_t r = xi % yi;
+    const int64_t xi = detail::truncate_to_i64(x), yi = detail::truncate_to_i64(y);
+    int64_t r = yi == -1 ? 0 : xi % yi;  // INT64_MIN % -1 overflows
     if (r != 0 && ((r < 0) != (yi < 0))) r += yi;
     return static_cast<double>(r);
   }

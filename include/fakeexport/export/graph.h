@@ -1,6 +1,7 @@
 // Graph IR: an ordered list of nodes (placeholder / call_function / output) in FX's model.
 // The graph keeps use-lists itself; every mutation goes through Graph so they stay exact.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -199,6 +200,10 @@ class Graph {
   void set_name(Node* n, std::string_view name);
   /// Removes a node that has no users (InternalError otherwise).
   void erase(Node* n);
+  /// Erases, last to first, every node `dead` holds for which nothing is left using it once the
+  /// later ones are gone (chains go in one pass); one compaction of the node list, not one per node.
+  /// Returns how many were erased.
+  size_t erase_unused(const std::function<bool(const Node&)>& dead);
 
   const std::vector<std::unique_ptr<Node>>& nodes() const { return nodes_; }
   std::vector<Node*> placeholders() const;
