@@ -11,16 +11,6 @@
 namespace fe {
 namespace {
 
-/// "forward" from a std::source_location::function_name() such as
-/// "virtual fe::Tensor fe::nn::Linear::forward(const fe::Tensor&)".
-std::string short_function_name(std::string_view f) {
-  size_t paren = f.find("operator()");
-  paren = paren != std::string_view::npos ? paren + 8 : f.find('(');
-  std::string_view head = f.substr(0, paren);
-  size_t cut = head.find_last_of(": ");
-  return std::string(cut == std::string_view::npos ? head : head.substr(cut + 1));
-}
-
 /// Source lines, read once per file per print.
 class SourceCache {
  public:

@@ -298,13 +298,6 @@ class Writer {
     return l;
   }
 
-  static std::string short_function_name(std::string_view f) {
-    size_t paren = f.find("operator()");
-    paren = paren != std::string_view::npos ? paren + 8 : f.find('(');
-    std::string_view head = f.substr(0, paren);
-    size_t cut = head.find_last_of(": ");
-    return std::string(cut == std::string_view::npos ? head : head.substr(cut + 1));
-  }
 
   OJ metadata(const Node& n) {
     static const OpDef& sym_size = op("aten::sym_size.int");
