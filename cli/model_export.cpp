@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "fakeexport/core/error.h"
@@ -27,16 +28,23 @@ Device parse_device(const std::string& s, const std::string& where) {
   }
 }
 
-int64_t parse_int(const std::string& s, const std::string& where) {
+/// The whole of `s` as an int64; nullopt for anything else (trailing text, overflow, empty).
+std::optional<int64_t> whole_int(const std::string& s) {
   size_t pos = 0;
   int64_t v = 0;
   try {
     v = std::stoll(s, &pos);
   } catch (const std::exception&) {
-    pos = 0;
+    return std::nullopt;
   }
-  FE_CHECK(pos == s.size() && !s.empty(), ValueError, where, ": expected an integer, got '", s, "'");
+  if (pos != s.size() || s.empty()) return std::nullopt;
   return v;
+}
+
+int64_t parse_int(const std::string& s, const std::string& where) {
+  const std::optional<int64_t> v = whole_int(s);
+  FE_CHECK(v, ValueError, where, ": expected an integer, got '", s, "'");
+  return *v;
 }
 
 zoo::InputOptions input_options(const ExportArgs& a) {
@@ -126,14 +134,8 @@ serde::LoadOptions load_options(bool materialize_weights) {
 CLI::Validator int_range(int64_t lo, int64_t hi) {
   return CLI::Validator(
       [lo, hi](std::string& s) -> std::string {
-        size_t pos = 0;
-        int64_t v = 0;
-        try {
-          v = std::stoll(s, &pos);
-        } catch (const std::exception&) {
-          pos = 0;
-        }
-        if (pos == s.size() && !s.empty() && v >= lo && v <= hi) return "";
+        const std::optional<int64_t> v = whole_int(s);
+        if (v && *v >= lo && *v <= hi) return "";
         return detail::cat("expected an integer in [", lo, ", ", hi, "], got '", s, "'");
       },
       detail::cat("INT in [", lo, ", ", hi, "]"));

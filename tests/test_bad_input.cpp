@@ -106,6 +106,11 @@ std::string safetensors(const Scratch& s, const std::string& name, const std::st
   return s.write(name, b + header + std::string(data_bytes, '\0'));
 }
 
+/// `run` of the small program with a safetensors file of this header as its inputs.
+std::string run_inputs(const Scratch& s, const std::string& name, const std::string& header, size_t data_bytes) {
+  return "run " + kSmall + " --inputs " + safetensors(s, name, header, data_bytes);
+}
+
 std::string config(const Scratch& s, const std::string& name, const std::function<void(ordered_json&)>& f) {
   ordered_json j = ordered_json::parse(bytes_of(kBert));
   j["num_hidden_layers"] = 2;
@@ -264,30 +269,22 @@ std::vector<BadInput> catalogue() {
       {"st-header-too-large", [](S s) { return "run " + kSmall + " --inputs " + s.write("h.safetensors", std::string("\0\0\0\0\0\0\0\x80{}", 10)); },
        "exceeds safetensors' limit of 100000000 bytes"},
       {"st-header-not-json", [](S s) { return "run " + kSmall + " --inputs " + safetensors(s, "nj.safetensors", "{nope"); }, "header is not valid JSON"},
-      {"st-offsets-out-of-range", [](S s) {
-         return "run " + kSmall + " --inputs " + safetensors(s, "off.safetensors", R"({"x": {"dtype": "F32", "shape": [4], "data_offsets": [0, 1000]}})", 16);
-       }, "runs past the end of the data buffer (16 bytes)"},
-      {"st-unknown-dtype", [](S s) {
-         return "run " + kSmall + " --inputs " + safetensors(s, "dt.safetensors", R"({"x": {"dtype": "Q7", "shape": [4], "data_offsets": [0, 16]}})", 16);
-       }, "unknown or unsupported dtype \"Q7\""},
-      {"st-shape-overflow", [](S s) {
-         return "run " + kSmall + " --inputs " +
-                safetensors(s, "so.safetensors", R"({"x": {"dtype": "F32", "shape": [1099511627776, 1099511627776], "data_offsets": [0, 16]}})", 16);
-       }, "has numel * itemsize beyond int64"},
-      {"st-negative-shape", [](S s) {
-         return "run " + kSmall + " --inputs " + safetensors(s, "ns.safetensors", R"({"x": {"dtype": "F32", "shape": [-1, -24], "data_offsets": [0, 24]}})", 24);
-       }, "not a non-negative integer"},
+      {"st-offsets-out-of-range", [](S s) { return run_inputs(s, "off.safetensors", R"({"x": {"dtype": "F32", "shape": [4], "data_offsets": [0, 1000]}})", 16); },
+       "runs past the end of the data buffer (16 bytes)"},
+      {"st-unknown-dtype", [](S s) { return run_inputs(s, "dt.safetensors", R"({"x": {"dtype": "Q7", "shape": [4], "data_offsets": [0, 16]}})", 16); },
+       "unknown or unsupported dtype \"Q7\""},
+      {"st-shape-overflow", [](S s) { return run_inputs(s, "so.safetensors", R"({"x": {"dtype": "F32", "shape": [1099511627776, 1099511627776], "data_offsets": [0, 16]}})", 16); },
+       "has numel * itemsize beyond int64"},
+      {"st-negative-shape", [](S s) { return run_inputs(s, "ns.safetensors", R"({"x": {"dtype": "F32", "shape": [-1, -24], "data_offsets": [0, 24]}})", 24); },
+       "not a non-negative integer"},
       {"st-deep-nesting", [](S s) { return "run " + kSmall + " --inputs " + safetensors(s, "deep.safetensors", nested(100000, "{\"a\":", "1", "}")); },
        "tensor \"a\": missing field 'dtype'"},
-      {"st-missing-input", [](S s) {
-         return "run " + kSmall + " --inputs " + safetensors(s, "wn.safetensors", R"({"zzz": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}})", 16);
-       }, "no tensor named 'x' (the program's input 'x')"},
-      {"st-input-wrong-shape", [](S s) {
-         return "run " + kSmall + " --inputs " + safetensors(s, "ws.safetensors", R"({"x": {"dtype": "F32", "shape": [7], "data_offsets": [0, 28]}})", 28);
-       }, "input 'x' has 1 dims (f32[7]) but the program takes f32[3, 2]"},
-      {"st-input-wrong-dtype", [](S s) {
-         return "run " + kSmall + " --inputs " + safetensors(s, "wd.safetensors", R"({"x": {"dtype": "I32", "shape": [3, 2], "data_offsets": [0, 24]}})", 24);
-       }, "input 'x' is i32[3, 2] on cpu but the program takes f32[3, 2] on cpu"},
+      {"st-missing-input", [](S s) { return run_inputs(s, "wn.safetensors", R"({"zzz": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}})", 16); },
+       "no tensor named 'x' (the program's input 'x')"},
+      {"st-input-wrong-shape", [](S s) { return run_inputs(s, "ws.safetensors", R"({"x": {"dtype": "F32", "shape": [7], "data_offsets": [0, 28]}})", 28); },
+       "input 'x' has 1 dims (f32[7]) but the program takes f32[3, 2]"},
+      {"st-input-wrong-dtype", [](S s) { return run_inputs(s, "wd.safetensors", R"({"x": {"dtype": "I32", "shape": [3, 2], "data_offsets": [0, 24]}})", 24); },
+       "input 'x' is i32[3, 2] on cpu but the program takes f32[3, 2] on cpu"},
       // ---- config.json
       {"cfg-not-json", [](S s) { return "export " + s.write("c1.json", "{oops"); }, "not valid JSON"},
       {"cfg-not-an-object", [](S s) { return "export " + s.write("c2.json", "[1, 2]"); }, "a config must be a JSON object, got array"},
