@@ -1,4 +1,4 @@
-// The zoo's llama family (model_type llama, mistral, qwen2, qwen3, gemma, gemma2): state_dict names/shapes/dtypes,
+// The zoo's llama family (model_type llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text): state_dict names/shapes/dtypes,
 // non-persistent buffers and parameter counts equal to transformers 5.12's (fixtures from
 // tools/oracle/scripts/gen_zoo.py), export on cpu / cuda:0 / a two-device pipeline with transfers
 // only at the cut, dynamic batch and seq, and ep.run equal to HF's eager logits on tiny configs.
@@ -16,7 +16,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values("tiny_llama", "tiny_mistral", "tiny_qwen2", "tiny_qwen3", "tiny_gemma", "tiny_gemma2", "llama_2_mha", "llama_3_gqa", "llama_31_rope",
                       "llama_bias_headdim", "llama_bf16", "mistral_small", "mistral_no_window", "qwen2_small",
                       "qwen2_sliding_tied", "meta-llama-3-8b", "meta-llama-3-70b", "meta-llama-3.1-405b",
-                      "gemma-2-2b"),
+                      "gemma-2-2b", "tiny_gemma3_text", "gemma3_text_layer_types_bf16", "gemma-3-1b-it"),
     [](const auto& info) { return test_name(info.param); });
 
 TEST(ZooLlamaParams, PublishedCounts) {
@@ -25,6 +25,7 @@ TEST(ZooLlamaParams, PublishedCounts) {
   EXPECT_EQ(num_parameters(*build_named("meta-llama-3-70b")), 70553706496);
   EXPECT_EQ(num_parameters(*build_named("meta-llama-3.1-405b")), 405853388800);
   EXPECT_EQ(num_parameters(*build_named("gemma-2-2b")), 2614341888);
+  EXPECT_EQ(num_parameters(*build_named("gemma-3-1b-it")), 999885952);
 }
 
 TEST(ZooLlamaParams, Bf16KeepsInvFreqFloat32) {
@@ -45,7 +46,7 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooLlamaExport,
                                            ExportCase{"llama_bias_headdim", 4, true},
                                            ExportCase{"mistral_no_window", 4, false},
                                            ExportCase{"qwen2_small", 4, false}, ExportCase{"llama_bf16", 4, false},
-                                           ExportCase{"tiny_gemma2", 4, true}),
+                                           ExportCase{"tiny_gemma2", 4, true}, ExportCase{"tiny_gemma3_text", 4, true}),
                          [](const auto& info) { return test_name(info.param.name); });
 
 TEST(ZooLlamaExport, Llama31_405bPipelineIsFast) {
@@ -71,6 +72,7 @@ TEST(ZooLlamaEager, TinyQwen2) { expect_matches_eager("tiny_qwen2"); }
 TEST(ZooLlamaEager, TinyQwen3) { expect_matches_eager("tiny_qwen3"); }
 TEST(ZooLlamaEager, TinyGemma) { expect_matches_eager("tiny_gemma"); }
 TEST(ZooLlamaEager, TinyGemma2SandwichNormsWindowsSoftcap) { expect_matches_eager("tiny_gemma2"); }
+TEST(ZooLlamaEager, TinyGemma3TextRotaryPerLayerTypeQkNorms) { expect_matches_eager("tiny_gemma3_text"); }
 
 TEST(ZooLlamaErrors, MissingAndUnsupportedFields) {
   const std::string base =
@@ -93,7 +95,7 @@ TEST(ZooLlamaErrors, MissingAndUnsupportedFields) {
 
 TEST(ZooLlamaBuiltins, DefaultConfigsExport) {
   fe::FakeTensorMode mode;
-  for (const char* name : {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3"}) {
+  for (const char* name : {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text", "phi3"}) {
     SCOPED_TRACE(name);
     auto m = fe::zoo::build(fe::zoo::builtin_config(name));
     EXPECT_EQ(m->model_type(), name);

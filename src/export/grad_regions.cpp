@@ -49,7 +49,9 @@ void copy_meta(const Node& from, Node& to) {
   to.serialized_meta = from.serialized_meta;
 }
 
-void outline(Graph& g, const GradRegion& r, const std::string& name, const std::string& attr_node_name) {
+/// Outlines region `r`; returns the node now where its last node was (the call's last getitem, or
+/// the call), null when the region was empty.
+Node* outline(Graph& g, const GradRegion& r, const std::string& name, const std::string& attr_node_name) {
   std::vector<Node*> range;
   bool inside = r.before == nullptr;
   for (const auto& up : g.nodes()) {
@@ -58,7 +60,7 @@ void outline(Graph& g, const GradRegion& r, const std::string& name, const std::
     if (n == r.before) inside = true;
     if (n == r.last) break;
   }
-  if (range.empty()) return;
+  if (range.empty()) return nullptr;
   const std::unordered_set<Node*> in(range.begin(), range.end());
   std::vector<Node*> operands, outputs;
   for (Node* n : range) {
@@ -122,6 +124,7 @@ void outline(Graph& g, const GradRegion& r, const std::string& name, const std::
   for (auto it = range.rbegin(); it != range.rend(); ++it) g.erase(*it);
   // The getitems take the names of the values they return (their nodes are gone from here).
   for (size_t k = 0; k < outputs.size(); ++k) g.set_name(items[k], outs[k]->name());
+  return items.empty() ? call : items.back();
 }
 
 /// How many getitem nodes split_module makes: one per output of each part that has several
@@ -190,8 +193,13 @@ void outline_grad_regions(Graph& g, const std::vector<GradRegion>& regions) {
       break;
     }
   const size_t items = may_rename ? split_getitems(g, regions) : 0;
-  for (size_t k = 0; k < regions.size(); ++k)
-    outline(g, regions[k], "submod_" + std::to_string(2 * k + 1), "submod_" + std::to_string(parts + k));
+  std::vector<GradRegion> rs = regions;
+  for (size_t k = 0; k < rs.size(); ++k) {
+    Node* replaced = outline(g, rs[k], "submod_" + std::to_string(2 * k + 1), "submod_" + std::to_string(parts + k));
+    // A region opened right after this one ended (two no_grad calls in a row, Gemma 3's rotary
+    // pairs) starts after the node that took this one's last node's place.
+    if (replaced && k + 1 < rs.size() && rs[k + 1].before == rs[k].last) rs[k + 1].before = replaced;
+  }
   if (may_rename) rename_as_inlined(g, parts, items);
 }
 

@@ -18,22 +18,23 @@ namespace fe::zoo::lm {
 // ---- config helpers
 
 Rope parse_rope(const Config& c, double default_theta, int64_t max_positions) {
-  Rope r;
   // HF: `rope_scaling or rope_parameters`; rope_theta from that dict, else the top-level field.
   const char* key = nullptr;
   if (!c.is_null("rope_scaling") && c.size_of("rope_scaling", 0) > 0) key = "rope_scaling";
   else if (!c.is_null("rope_parameters") && c.size_of("rope_parameters", 0) > 0) key = "rope_parameters";
-  const double top_theta = c.get_double("rope_theta", default_theta);
+  Rope r;
+  r.theta = c.get_double("rope_theta", default_theta);
   r.partial_rotary_factor = c.get_double("partial_rotary_factor", 1.0);
-  if (key == nullptr) {
-    r.theta = top_theta;
-    return r;
-  }
+  if (key == nullptr) return r;
   const Config rp = c.sub(key);
   FE_CHECK(!rp.has("full_attention") && !rp.has("sliding_attention"), ValueError, c.origin(), ": field '", key,
-           "' holds per-layer-type RoPE parameters, which are not supported");
+           "' holds per-layer-type RoPE parameters, which only gemma3_text supports");
+  return parse_rope_dict(c, rp, key, r, max_positions);
+}
+
+Rope parse_rope_dict(const Config& c, const Config& rp, std::string_view key, Rope r, int64_t max_positions) {
   r.type = rp.get_string("rope_type", rp.get_string("type", "default"));
-  r.theta = rp.get_double("rope_theta", top_theta);
+  r.theta = rp.get_double("rope_theta", r.theta);
   r.partial_rotary_factor = rp.get_double("partial_rotary_factor", r.partial_rotary_factor);
   if (r.type == "default") return r;
   if (r.type == "linear") {
@@ -57,7 +58,7 @@ Rope parse_rope(const Config& c, double default_theta, int64_t max_positions) {
 
 std::string parse_act(const Config& c) {
   // Gemma 2 names the MLP's activation hidden_activation.
-  const char* key = c.model_type() == "gemma2" ? "hidden_activation" : "hidden_act";
+  const char* key = c.model_type() == "gemma2" || c.model_type() == "gemma3_text" ? "hidden_activation" : "hidden_act";
   std::string act = c.get_string(key, c.model_type().starts_with("gemma") ? "gelu_pytorch_tanh" : "silu");
   FE_CHECK(act == "silu" || act == "gelu_pytorch_tanh", ValueError, c.origin(), ": field '", key, "' value '", act,
            "' is not supported (supported: silu, gelu_pytorch_tanh)");
@@ -194,15 +195,21 @@ Tensor ScaledWordEmbedding::forward(const Tensor& ids) {
 
 // dim = int(head_dim * partial_rotary_factor): the rotated part of each head.
 RotaryEmbedding::RotaryEmbedding(const Naming& n, const Rope& rope, int64_t head_dim)
-    : inv_freq(register_buffer(
-          "inv_freq", float_buffer(rope_inv_freq(rope, static_cast<int64_t>(head_dim * rope.partial_rotary_factor))),
-          false)),
-      original_inv_freq(register_buffer(
-          "original_inv_freq",
-          float_buffer(rope_inv_freq(rope, static_cast<int64_t>(head_dim * rope.partial_rotary_factor))), false)),
-      type_(n.cls("RotaryEmbedding")) {}
+    : RotaryEmbedding(n, {{"", rope}}, head_dim) {}
 
-std::pair<Tensor, Tensor> RotaryEmbedding::operator()(const Tensor& x, const Tensor& position_ids) {
+RotaryEmbedding::RotaryEmbedding(const Naming& n, const std::vector<std::pair<std::string, Rope>>& by_type,
+                                 int64_t head_dim)
+    : type_(n.cls("RotaryEmbedding")) {
+  for (const auto& [layer_type, rope] : by_type) {
+    const std::string prefix = layer_type.empty() ? "" : layer_type + "_";
+    const std::vector<float> inv = rope_inv_freq(rope, static_cast<int64_t>(head_dim * rope.partial_rotary_factor));
+    inv_freqs_.push_back(&register_buffer(prefix + "inv_freq", float_buffer(inv), false));
+    register_buffer(prefix + "original_inv_freq", float_buffer(inv), false);
+  }
+}
+
+std::pair<Tensor, Tensor> RotaryEmbedding::operator()(const Tensor& x, const Tensor& position_ids, size_t type) {
+  const Tensor& inv_freq = *inv_freqs_.at(type);
   // forward is decorated with @torch.no_grad(): export records it as a wrap_with_set_grad_enabled
   // subgraph. attention_scaling is 1.0 for default, linear and llama3 rope.
   NoGradScope no_grad;
@@ -256,7 +263,8 @@ Attention::Attention(const Arch& a)
       head_dim_(a.head_dim),
       groups_(a.heads / a.kv_heads),
       scaling_(a.attn_scaling ? *a.attn_scaling : std::pow(static_cast<double>(a.head_dim), -0.5)),
-      rotary_slices_(a.rotary_slices) {
+      rotary_slices_(a.rotary_slices),
+      qk_norm_after_transpose_(a.qk_norm && a.qk_norm_after_transpose) {
   if (a.fused_qkv) {
     // Phi3Attention registers o_proj before qkv_proj.
     o_proj = register_module("o_proj", std::make_shared<nn::Linear>(a.heads * a.head_dim, a.hidden, a.o_bias));
@@ -334,6 +342,13 @@ Tensor Attention::operator()(const Tensor& h, const Tensor& cos_in, const Tensor
     q = q.view({b, s, -1, head_dim_}).transpose(1, 2);
     k = k.view({b, s, -1, head_dim_}).transpose(1, 2);
     v = v.view({b, s, -1, head_dim_}).transpose(1, 2);
+  } else if (qk_norm_after_transpose_) {
+    // Gemma 3: the three projections, then the norms on [b, heads, s, d].
+    q = (*q_proj)(h).view({b, s, -1, head_dim_}).transpose(1, 2);
+    k = (*k_proj)(h).view({b, s, -1, head_dim_}).transpose(1, 2);
+    v = (*v_proj)(h).view({b, s, -1, head_dim_}).transpose(1, 2);
+    q = (*q_norm)(q);
+    k = (*k_norm)(k);
   } else {
     q = (*q_proj)(h).view({b, s, -1, head_dim_});
     if (q_norm) q = (*q_norm)(q);
@@ -414,7 +429,7 @@ BaseModel::BaseModel(const Arch& a, const MlpFactory& make_mlp)
                                                   a.naming, a.vocab, a.hidden, a.pad_token_id, a.embed_scale))
                                             : std::make_shared<nn::Embedding>(a.vocab, a.hidden, a.pad_token_id))),
       layers(register_module("layers", std::make_shared<nn::ModuleList>())),
-      type_(a.naming.cls("Model")),
+      type_(a.naming.cls(a.base_model_suffix)),
       sliding_window_(a.sliding_window),
       any_sliding_(false),
       both_masks_(a.both_masks) {
@@ -427,7 +442,17 @@ BaseModel::BaseModel(const Arch& a, const MlpFactory& make_mlp)
     layer_ptrs.push_back(std::move(layer));
   }
   norm = register_module("norm", std::make_shared<RMSNorm>(a.naming, a.hidden, a.rms_eps, a.gemma_norm));
-  rotary_emb = register_module("rotary_emb", std::make_shared<RotaryEmbedding>(a.naming, a.rope, a.head_dim));
+  rotary_emb = register_module("rotary_emb", a.rope_by_type.empty()
+                                                 ? std::make_shared<RotaryEmbedding>(a.naming, a.rope, a.head_dim)
+                                                 : std::make_shared<RotaryEmbedding>(a.naming, a.rope_by_type, a.head_dim));
+  // Gemma 3: each layer takes the rotary pair of its type.
+  for (const auto& [layer_type, rope] : a.rope_by_type) rope_is_sliding_.push_back(layer_type == "sliding_attention");
+}
+
+size_t BaseModel::pair_of(bool sliding) const {
+  for (size_t t = 0; t < rope_is_sliding_.size(); ++t)
+    if (rope_is_sliding_[t] == sliding) return t;
+  return 0;
 }
 
 Tensor BaseModel::operator()(const Tensor& input_ids, const Tensor& attention_mask) {
@@ -442,19 +467,22 @@ Tensor BaseModel::operator()(const Tensor& input_ids, const Tensor& attention_ma
   if (!all_sliding_ || both_masks_) full = masks::create_causal_mask(h, attention_mask, position_ids);
   if (any_sliding_ || both_masks_)
     sliding = masks::create_causal_mask(h, attention_mask, position_ids, masks::sliding_window_overlay(sliding_window_));
-  auto [cos, sin] = (*rotary_emb)(h, position_ids);
+  // One (cos, sin) per rotary pair (Gemma 3: per layer type, in its order).
+  std::vector<std::pair<Tensor, Tensor>> rotary;
+  for (size_t t = 0; t < rotary_emb->types(); ++t) rotary.push_back((*rotary_emb)(h, position_ids, t));
   for (const auto& layer : layer_ptrs) {
+    auto& [cos, sin] = rotary[pair_of(layer->sliding)];
     // Layer inputs follow the layer's device, in the order accelerate's hooks move the layer's
     // arguments (hidden_states, attention_mask, position_embeddings): one transfer each at a cut.
     const Device d = layer->input_layernorm->weight.device();
     Tensor& mask = layer->sliding ? sliding : full;
     if (d != dev) h = h.to(d);
     if (mask.device() != d) mask = mask.to(d);
-    if (d != dev) {
+    if (cos.device() != d) {
       cos = cos.to(d);
       sin = sin.to(d);
-      dev = d;
     }
+    dev = d;
     h = (*layer)(h, cos, sin, mask);
   }
   h = move_to(h, norm->weight.device());

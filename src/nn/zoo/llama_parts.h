@@ -53,6 +53,11 @@ struct Arch {
   bool sandwich_norms = false;  ///< Gemma 2: post_attention_layernorm before the residual add, pre/post_feedforward_layernorm
   std::optional<double> attn_scaling;  ///< Gemma 2: query_pre_attn_scalar ** -0.5; else head_dim ** -0.5
   std::optional<double> final_logit_softcap;  ///< Gemma 2: logits = tanh(logits / cap) * cap
+  bool qk_norm_after_transpose = false;  ///< Gemma 3: q/k norms on [b, heads, s, d] after all three projections
+  /// Gemma 3: one rotary pair per layer type ("full_attention", "sliding_attention"), in the order
+  /// Gemma3RotaryEmbedding registers and calls them; empty: one pair from `rope` for every layer.
+  std::vector<std::pair<std::string, Rope>> rope_by_type;
+  std::string base_model_suffix = "Model";  ///< Gemma 3: Gemma3TextModel
 };
 
 /// The Arch of a llama-style config (llama, mistral, qwen2, qwen3, gemma, qwen3_moe), with the
@@ -60,6 +65,9 @@ struct Arch {
 Arch llama_arch(const Config& c);
 /// Config-reading helpers shared by the families (errors name the field).
 Rope parse_rope(const Config& c, double default_theta, int64_t max_positions);
+/// One RoPE dict `rp` (field `key` of `c`, for errors) over `base` (its theta and partial factor are
+/// the defaults).
+Rope parse_rope_dict(const Config& c, const Config& rp, std::string_view key, Rope base, int64_t max_positions);
 /// `hidden_act`: only silu (HF's SiLUActivation) is implemented.
 std::string parse_act(const Config& c);
 /// num_key_value_heads: absent -> `absent_default` (HF's dataclass default), null -> heads.
@@ -119,18 +127,22 @@ class RMSNorm : public nn::UnaryModule {
   bool gemma_;
 };
 
-/// <Prefix>RotaryEmbedding: non-persistent float32 buffers inv_freq and original_inv_freq.
+/// <Prefix>RotaryEmbedding: non-persistent float32 buffers inv_freq and original_inv_freq, or with
+/// per-layer-type parameters (Gemma 3) `<type>_inv_freq` and `<type>_original_inv_freq` per type.
 class RotaryEmbedding : public nn::Module {
  public:
   RotaryEmbedding(const Naming& n, const Rope& rope, int64_t head_dim);
+  /// One buffer pair per (layer type, rope), registered in this order.
+  RotaryEmbedding(const Naming& n, const std::vector<std::pair<std::string, Rope>>& by_type, int64_t head_dim);
   std::string type_name() const override { return type_; }
-  /// (cos, sin) of shape [1, seq, head_dim] in x's dtype for position_ids [1, seq].
-  std::pair<Tensor, Tensor> operator()(const Tensor& x, const Tensor& position_ids);
-  Tensor& inv_freq;
-  Tensor& original_inv_freq;
+  /// (cos, sin) of shape [1, seq, head_dim] in x's dtype for position_ids [1, seq], from the buffers of
+  /// layer type `type` (0: the only pair).
+  std::pair<Tensor, Tensor> operator()(const Tensor& x, const Tensor& position_ids, size_t type = 0);
+  size_t types() const { return inv_freqs_.size(); }
 
  private:
   std::string type_;
+  std::vector<Tensor*> inv_freqs_;
 };
 
 /// <Prefix>MLP: down_proj(act(gate_proj(x)) * up_proj(x)).
@@ -182,6 +194,7 @@ class Attention : public nn::Module {
   int64_t heads_, kv_heads_, head_dim_, groups_;
   double scaling_;
   bool rotary_slices_;
+  bool qk_norm_after_transpose_;
 };
 
 /// The feed-forward block of layer `idx` (MoE families mix dense and sparse layers).
@@ -219,8 +232,11 @@ class BaseModel : public nn::Module {
 
  private:
   std::string type_;
+  /// The rotary pair a layer takes: Gemma 3's of its type, else the only one.
+  size_t pair_of(bool sliding) const;
   int64_t sliding_window_;
   bool any_sliding_, all_sliding_ = false, both_masks_;
+  std::vector<bool> rope_is_sliding_;  ///< per rotary pair (Gemma 3): whether it is the sliding layers'
 };
 
 /// <Prefix>ForCausalLM: the zoo model (input_ids -> logits).

@@ -25,6 +25,7 @@ constexpr Family kFamilies[] = {
     {"qwen3", build_llama, default_config_qwen3},
     {"gemma", build_llama, default_config_gemma},
     {"gemma2", build_llama, default_config_gemma2},
+    {"gemma3_text", build_llama, default_config_gemma3_text},
     {"mixtral", build_mixtral, default_config_mixtral},
     {"phi3", build_phi3, default_config_phi3},
     {"gpt_neox", build_gpt_neox, default_config_gpt_neox},

@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import re
+import sys
 
 import torch
 import transformers
@@ -74,6 +75,15 @@ CASES = {
     "gemma2_bf16": ("gemma2", "Gemma2ForCausalLM", llm(head_dim=16, num_hidden_layers=3, sliding_window=4,
                                                       query_pre_attn_scalar=24, final_logit_softcapping=None,
                                                       _fe_dtype="bfloat16")),
+    # Gemma 3 (text): windows on layers 0 and 2 (sliding_window_pattern 2), q/k norms, a rotary pair per
+    # layer type (local base 10000, global 1e6)
+    "gemma3_text": ("gemma3_text", "Gemma3ForCausalLM", llm(head_dim=16, num_hidden_layers=3, sliding_window=4,
+                                                           sliding_window_pattern=2, query_pre_attn_scalar=16)),
+    # Gemma 3 4B's linear rope scaling on the global layers, soft-capped logits, bfloat16
+    "gemma3_text_bf16": ("gemma3_text", "Gemma3ForCausalLM",
+                         llm(head_dim=16, num_hidden_layers=4, sliding_window=4, sliding_window_pattern=3,
+                             rope_scaling={"rope_type": "linear", "factor": 8.0}, final_logit_softcapping=30.0,
+                             num_attention_heads=4, num_key_value_heads=2, _fe_dtype="bfloat16")),
     "gpt2": ("gpt2", "GPT2LMHeadModel", dict(vocab_size=V, n_embd=32, n_layer=2, n_head=2, n_positions=64,
                                              use_cache=False)),
     "bert": ("bert", "BertModel", dict(vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
@@ -99,9 +109,9 @@ CASES = {
                                                                     partial_rotary_factor=1.0)),
 }
 
-DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gpt2", "bert", "gpt_neox",
+DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text", "gpt2", "bert", "gpt_neox",
            "vit", "ved", "blenderbot"}
-MASKED = {"llama", "mistral", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2"}
+MASKED = {"llama", "mistral", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text"}
 
 
 def module_stacks(ep):
@@ -176,6 +186,10 @@ def config_dict(name, cfg, dtype):
 
 
 def main():
+    # Gemma 3 registers and calls its rotary pairs in the order of a Python set of strings, which
+    # depends on the process's hash seed: fix it, so the golden files do not flap between runs.
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, PYTHONHASHSEED="0"))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="tests/fixtures/zoo_golden")
     ap.add_argument("--only", default="", help="comma-separated case names (default: all)")
