@@ -41,6 +41,20 @@ class Folder {
         if (m.sizes[d].is_symbolic() && m.sizes[d].expr().is_symbol())
           source.try_emplace(m.sizes[d].expr().str(), ph, d);
     };
+    // A symbol that several inputs share (one Dim) is read from the input whose own symbol survived
+    // the equating of its dims (CLIP's batch: input_ids, not pixel_values; a vision encoder-decoder's:
+    // decoder_input_ids), else from the first (or last) input that has it.
+    for (Node* ph : phs) {
+      if (ph->val.empty()) continue;
+      const TensorMeta& m = ph->val[0];
+      for (size_t d = 0; d < m.sizes.size(); ++d) {
+        if (!m.sizes[d].is_symbolic() || !m.sizes[d].expr().is_symbol()) continue;
+        const std::string key = m.sizes[d].expr().str();
+        const sym::SymbolInfo* info = env_.symbol(key);
+        if (info && info->source == sym::size_source(ph->name(), static_cast<int64_t>(d)))
+          source.try_emplace(key, ph, d);
+      }
+    }
     if (last_wins_) std::for_each(phs.rbegin(), phs.rend(), consider);
     else std::for_each(phs.begin(), phs.end(), consider);
     for (Node* ph : phs) {

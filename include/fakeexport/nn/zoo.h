@@ -50,6 +50,8 @@ class Config {
   std::vector<int64_t> get_int_list(std::string_view key) const;
   /// A nested object (rope_scaling, encoder, decoder); errors name it as "encoder.hidden_size".
   Config sub(std::string_view key) const;
+  /// `key` as errors name it: with the path of a nested config ("vision_config.patch_size").
+  std::string field_name(std::string_view key) const;
   /// Number of entries of an object or array field (id2label), or dflt when absent.
   int64_t size_of(std::string_view key, int64_t dflt) const;
   /// The JSON text of the whole config (for fixtures and messages).

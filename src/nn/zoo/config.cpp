@@ -139,6 +139,8 @@ Config Config::sub(std::string_view key) const {
   return Config(std::move(impl));
 }
 
+std::string Config::field_name(std::string_view key) const { return impl_->path + std::string(key); }
+
 int64_t Config::size_of(std::string_view key, int64_t dflt) const {
   if (is_null(key)) return dflt;
   const json& v = need(*impl_, key);

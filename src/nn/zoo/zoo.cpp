@@ -26,6 +26,7 @@ constexpr Family kFamilies[] = {
     {"gemma", build_llama, default_config_gemma},
     {"gemma2", build_llama, default_config_gemma2},
     {"gemma3_text", build_llama, default_config_gemma3_text},
+    {"clip", build_clip, default_config_clip},
     {"mixtral", build_mixtral, default_config_mixtral},
     {"phi3", build_phi3, default_config_phi3},
     {"gpt_neox", build_gpt_neox, default_config_gpt_neox},
@@ -52,9 +53,9 @@ void check_layer_counts(const Config& c, const BuildLimits& limits, int depth = 
   for (const char* key : kCounts) {
     if (c.is_null(key)) continue;
     const int64_t n = c.get_int(key);
-    FE_CHECK(n >= 0, ValueError, c.origin(), ": field '", key, "' = ", n, " must be >= 0");
+    FE_CHECK(n >= 0, ValueError, c.origin(), ": field '", c.field_name(key), "' = ", n, " must be >= 0");
     if (n > limits.max_layers)
-      throw LimitError(detail::cat(c.origin(), ": ", key, " = ", n, " is over the limit of ", limits.max_layers,
+      throw LimitError(detail::cat(c.origin(), ": ", c.field_name(key), " = ", n, " is over the limit of ", limits.max_layers,
                                    " layers (raise it with --max-layers)"));
   }
   // Widths, head counts and vocabularies are positive: a zero or negative one would surface as a
@@ -72,7 +73,7 @@ void check_layer_counts(const Config& c, const BuildLimits& limits, int depth = 
     } catch (const ValueError&) {
       continue;  // not an integer (some configs give [h, w]): the family's own reading decides
     }
-    FE_CHECK(n >= 1, ValueError, c.origin(), ": field '", key, "' = ", n, " must be >= 1");
+    FE_CHECK(n >= 1, ValueError, c.origin(), ": field '", c.field_name(key), "' = ", n, " must be >= 1");
   }
   if (depth >= 2) return;
   for (const char* sub : {"text_config", "vision_config", "audio_config", "encoder", "decoder"}) {

@@ -30,6 +30,7 @@ CLASSES = {
     "gemma": "GemmaForCausalLM",
     "gemma2": "Gemma2ForCausalLM",
     "gemma3_text": "Gemma3ForCausalLM",
+    "clip": "CLIPModel",
     "mixtral": "MixtralForCausalLM",
     "phi3": "Phi3ForCausalLM",
     "gpt_neox": "GPTNeoXForCausalLM",
@@ -96,6 +97,12 @@ def example_inputs(mt, cfg, g):
                 "decoder_input_ids": ids(2, 7, cfg.decoder.vocab_size)}
     if mt == "blenderbot":
         return {"input_ids": ids(2, 7, cfg.vocab_size), "decoder_input_ids": ids(2, 5, cfg.vocab_size)}
+    if mt == "clip":  # texts ending with the eos token (pooled there), then images
+        t, v = cfg.text_config, cfg.vision_config
+        input_ids = ids(2, 7, t.eos_token_id)
+        input_ids[:, -1] = t.eos_token_id
+        return {"input_ids": input_ids,
+                "pixel_values": torch.randn(2, v.num_channels, v.image_size, v.image_size, generator=g)}
     return {"input_ids": ids(2, 7, cfg.vocab_size)}
 
 
@@ -110,10 +117,17 @@ def eager_fixture(name, path, out_dir):
             p.copy_(torch.randn(p.shape, generator=g) * 0.2)
         inputs = example_inputs(mt, cfg, g)
         kwargs = dict(inputs)
-        if mt != "vit" and mt != "bert":
+        if mt not in ("vit", "bert", "clip"):
             kwargs["use_cache"] = False
         outs = m(**kwargs)
-    outs = [o for o in outs.to_tuple() if isinstance(o, torch.Tensor)]
+
+    def tensors(output):  # nested outputs (CLIP's text_model_output, a tuple) flattened, as export returns them
+        for o in output:
+            if isinstance(o, torch.Tensor):
+                yield o
+            elif isinstance(o, tuple):
+                yield from tensors(o)
+    outs = list(tensors(outs.to_tuple()))
     os.makedirs(out_dir, exist_ok=True)
     m.save_pretrained(out_dir, safe_serialization=True)
     for f in os.listdir(out_dir):

@@ -84,6 +84,23 @@ CASES = {
                          llm(head_dim=16, num_hidden_layers=4, sliding_window=4, sliding_window_pattern=3,
                              rope_scaling={"rope_type": "linear", "factor": 8.0}, final_logit_softcapping=30.0,
                              num_attention_heads=4, num_key_value_heads=2, _fe_dtype="bfloat16")),
+    # CLIP: a causal text tower pooled at the first eos token, a ViT-like vision tower pooled at its
+    # class token, both projected and compared (quick_gelu)
+    "clip": ("clip", "CLIPModel", dict(text_config=dict(vocab_size=V, hidden_size=32, intermediate_size=64,
+                                                        num_hidden_layers=2, num_attention_heads=2,
+                                                        max_position_embeddings=16, eos_token_id=V - 1),
+                                       vision_config=dict(hidden_size=48, intermediate_size=64, num_hidden_layers=2,
+                                                          num_attention_heads=4, image_size=32, patch_size=8),
+                                       projection_dim=16)),
+    # openai/clip-vit-base-patch32's text config: eos_token_id 2, pooled at the largest token id; gelu
+    "clip_eos2": ("clip", "CLIPModel", dict(text_config=dict(vocab_size=V, hidden_size=32, intermediate_size=64,
+                                                             num_hidden_layers=1, num_attention_heads=2,
+                                                             max_position_embeddings=16, eos_token_id=2,
+                                                             hidden_act="gelu"),
+                                            vision_config=dict(hidden_size=32, intermediate_size=64,
+                                                               num_hidden_layers=1, num_attention_heads=2,
+                                                               image_size=16, patch_size=4, num_channels=1),
+                                            projection_dim=8)),
     "gpt2": ("gpt2", "GPT2LMHeadModel", dict(vocab_size=V, n_embd=32, n_layer=2, n_head=2, n_positions=64,
                                              use_cache=False)),
     "bert": ("bert", "BertModel", dict(vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
@@ -109,7 +126,7 @@ CASES = {
                                                                     partial_rotary_factor=1.0)),
 }
 
-DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text", "gpt2", "bert", "gpt_neox",
+DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text", "gpt2", "bert", "gpt_neox", "clip",
            "vit", "ved", "blenderbot"}
 MASKED = {"llama", "mistral", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text"}
 
@@ -166,6 +183,11 @@ def example_inputs(name, cfg, batch=B, seq=S):
     pixels = lambda: torch.randn(batch, vision.num_channels, vision.image_size, vision.image_size, generator=g)
     if mt == "vit":  # pixel_values [2, C, H, W] (`fakeexport export --batch 2`)
         args = (pixels(),)
+    elif mt == "clip":  # (input_ids [2, 8], pixel_values [2, C, H, W])
+        ids = torch.randint(3, V - 1, (batch, seq), generator=g)
+        ids[:, -1] = V - 1  # the texts end with the eos token, as a tokenizer writes them
+        vision = cfg.vision_config
+        args = (ids, torch.randn(batch, vision.num_channels, vision.image_size, vision.image_size, generator=g))
     elif mt == "vision-encoder-decoder":  # (pixel_values, decoder_input_ids [2, 8])
         args = (pixels(), torch.randint(3, V, (batch, seq), generator=g))
     else:
@@ -227,6 +249,9 @@ def main():
                 dec = cfg.decoder.max_position_embeddings
                 ds = ({0: batch}, {0: batch, 1: Dim("seq", min=2, max=dec)})
                 ep = torch.export.export(model, args, dynamic_shapes=ds, strict=False)
+            elif mt == "clip":  # one batch for texts and images; the texts' length up to the positions
+                seq = Dim("seq", min=2, max=cfg.text_config.max_position_embeddings)
+                ep = torch.export.export(model, args, dynamic_shapes=({0: batch, 1: seq}, {0: batch}), strict=False)
             elif mt == "blenderbot":  # one batch; encoder and decoder lengths apart
                 m = cfg.max_position_embeddings
                 ds = {"input_ids": {0: batch, 1: Dim("seq", min=2, max=m)},
