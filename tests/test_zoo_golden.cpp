@@ -96,7 +96,7 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooGolden, ::testing::Values("llama", "llama_mha_b
                                                           "llama_bf16", "gemma_bf16", "mixtral", "mixtral_bf16", "qwen3_moe",
                                                           "qwen3_moe_bf16", "qwen2_moe", "qwen2_moe_window", "phi3",
                                                           "phi3_partial", "gemma2", "gemma2_bf16", "gemma3_text",
-                                                          "gemma3_text_bf16", "clip", "clip_eos2", "gpt2", "bert", "vit", "ved", "blenderbot", "gpt_neox",
+                                                          "gemma3_text_bf16", "clip", "clip_eos2", "whisper", "gpt2", "bert", "vit", "ved", "blenderbot", "gpt_neox",
                                                           "gpt_neox_sequential"));
 
 // Dynamic batch and seq (`--dynamic batch,seq`): the same symbols, ranges, ops and order; node names
@@ -120,7 +120,7 @@ TEST_P(ZooGoldenDynamic, PrintsAsPyTorchExportsTransformersUpToNodeNames) {
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooGoldenDynamic,
                          ::testing::Values("llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe",
-                                           "qwen2_moe", "phi3", "gemma2", "gemma3_text", "clip", "gpt2", "bert", "gpt_neox", "vit", "ved",
+                                           "qwen2_moe", "phi3", "gemma2", "gemma3_text", "clip", "whisper", "gpt2", "bert", "gpt_neox", "vit", "ved",
                                            "blenderbot"));
 
 // model(input_ids, attention_mask) (`--attention-mask`, an all-ones mask): the mask becomes a

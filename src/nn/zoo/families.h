@@ -32,6 +32,8 @@ std::string_view default_config_gemma2();
 std::string_view default_config_gemma3_text();
 std::unique_ptr<Model> build_clip(const Config& c);
 std::string_view default_config_clip();
+std::unique_ptr<Model> build_whisper(const Config& c);
+std::string_view default_config_whisper();
 std::unique_ptr<Model> build_mixtral(const Config& c);
 std::string_view default_config_mixtral();
 std::unique_ptr<Model> build_gpt_neox(const Config& c);

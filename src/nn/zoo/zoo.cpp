@@ -27,6 +27,7 @@ constexpr Family kFamilies[] = {
     {"gemma2", build_llama, default_config_gemma2},
     {"gemma3_text", build_llama, default_config_gemma3_text},
     {"clip", build_clip, default_config_clip},
+    {"whisper", build_whisper, default_config_whisper},
     {"mixtral", build_mixtral, default_config_mixtral},
     {"phi3", build_phi3, default_config_phi3},
     {"gpt_neox", build_gpt_neox, default_config_gpt_neox},

@@ -31,6 +31,7 @@ CLASSES = {
     "gemma2": "Gemma2ForCausalLM",
     "gemma3_text": "Gemma3ForCausalLM",
     "clip": "CLIPModel",
+    "whisper": "WhisperForConditionalGeneration",
     "mixtral": "MixtralForCausalLM",
     "phi3": "Phi3ForCausalLM",
     "gpt_neox": "GPTNeoXForCausalLM",
@@ -97,6 +98,9 @@ def example_inputs(mt, cfg, g):
                 "decoder_input_ids": ids(2, 7, cfg.decoder.vocab_size)}
     if mt == "blenderbot":
         return {"input_ids": ids(2, 7, cfg.vocab_size), "decoder_input_ids": ids(2, 5, cfg.vocab_size)}
+    if mt == "whisper":  # mel features of 2 * max_source_positions frames, then the decoder's tokens
+        return {"input_features": torch.randn(2, cfg.num_mel_bins, 2 * cfg.max_source_positions, generator=g),
+                "decoder_input_ids": ids(2, 5, cfg.vocab_size)}
     if mt == "clip":  # texts ending with the eos token (pooled there), then images
         t, v = cfg.text_config, cfg.vision_config
         input_ids = ids(2, 7, t.eos_token_id)

@@ -101,6 +101,14 @@ CASES = {
                                                                num_hidden_layers=1, num_attention_heads=2,
                                                                image_size=16, patch_size=4, num_channels=1),
                                             projection_dim=8)),
+    # Whisper: a conv front end over mel features, sinusoid-initialized positions, pre-LN encoder and
+    # decoder with cross-attention, proj_out tied to the decoder's embeddings
+    "whisper": ("whisper", "WhisperForConditionalGeneration",
+                dict(vocab_size=V, d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
+                     decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, num_mel_bins=16,
+                     max_source_positions=16, max_target_positions=32, use_cache=False, pad_token_id=V - 1,
+                     bos_token_id=V - 2, eos_token_id=V - 1, decoder_start_token_id=V - 2,
+                     begin_suppress_tokens=None, suppress_tokens=None)),
     "gpt2": ("gpt2", "GPT2LMHeadModel", dict(vocab_size=V, n_embd=32, n_layer=2, n_head=2, n_positions=64,
                                              use_cache=False)),
     "bert": ("bert", "BertModel", dict(vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
@@ -126,7 +134,7 @@ CASES = {
                                                                     partial_rotary_factor=1.0)),
 }
 
-DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text", "gpt2", "bert", "gpt_neox", "clip",
+DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text", "gpt2", "bert", "gpt_neox", "clip", "whisper",
            "vit", "ved", "blenderbot"}
 MASKED = {"llama", "mistral", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text"}
 
@@ -183,6 +191,8 @@ def example_inputs(name, cfg, batch=B, seq=S):
     pixels = lambda: torch.randn(batch, vision.num_channels, vision.image_size, vision.image_size, generator=g)
     if mt == "vit":  # pixel_values [2, C, H, W] (`fakeexport export --batch 2`)
         args = (pixels(),)
+    elif mt == "whisper":  # (input_features [2, mel, 2 * max_source_positions]), decoder_input_ids [2, 8] by name
+        args = (torch.randn(batch, cfg.num_mel_bins, 2 * cfg.max_source_positions, generator=g),)
     elif mt == "clip":  # (input_ids [2, 8], pixel_values [2, C, H, W])
         ids = torch.randint(3, V - 1, (batch, seq), generator=g)
         ids[:, -1] = V - 1  # the texts end with the eos token, as a tokenizer writes them
@@ -193,7 +203,7 @@ def example_inputs(name, cfg, batch=B, seq=S):
     else:
         args = (torch.randint(3, V, (batch, seq), generator=g),)
     kwargs = {}
-    if mt == "blenderbot":  # forward(input_ids, attention_mask, decoder_input_ids, ...): by name
+    if mt in ("blenderbot", "whisper"):  # forward(x, attention_mask, decoder_input_ids, ...): by name
         kwargs["decoder_input_ids"] = torch.randint(3, V, (batch, seq), generator=g)
     return args, kwargs
 
@@ -249,6 +259,10 @@ def main():
                 dec = cfg.decoder.max_position_embeddings
                 ds = ({0: batch}, {0: batch, 1: Dim("seq", min=2, max=dec)})
                 ep = torch.export.export(model, args, dynamic_shapes=ds, strict=False)
+            elif mt == "whisper":  # one batch; the features' length is fixed, the decoder's tokens are the seq
+                seq = Dim("seq", min=2, max=cfg.max_target_positions)
+                ds = {"input_features": {0: batch}, "decoder_input_ids": {0: batch, 1: seq}}
+                ep = torch.export.export(model, args, kwargs, dynamic_shapes=ds, strict=False)
             elif mt == "clip":  # one batch for texts and images; the texts' length up to the positions
                 seq = Dim("seq", min=2, max=cfg.text_config.max_position_embeddings)
                 ep = torch.export.export(model, args, dynamic_shapes=({0: batch, 1: seq}, {0: batch}), strict=False)
