@@ -12,6 +12,7 @@
 #include "nn/zoo/bert_common.h"
 #include "nn/zoo/families.h"
 #include "nn/zoo/masking.h"
+#include "nn/zoo/seq2seq_layers.h"
 
 namespace fe::zoo {
 namespace {
@@ -84,83 +85,22 @@ class BlenderbotAttention : public nn::Module {
   std::shared_ptr<nn::Linear> k_proj, v_proj, q_proj, out_proj;
 };
 
-class EncoderLayer : public nn::Module {
- public:
-  EncoderLayer(const Dims& d, std::shared_ptr<hf::Activation> act)
-      : self_attn(register_module("self_attn", std::make_shared<BlenderbotAttention>(d.d_model, d.enc_heads, false))),
-        self_attn_layer_norm(register_module("self_attn_layer_norm", std::make_shared<nn::LayerNorm>(d.d_model))),
-        activation_fn(register_module("activation_fn", std::move(act))),
-        fc1(register_module("fc1", std::make_shared<nn::Linear>(d.d_model, d.enc_ffn))),
-        fc2(register_module("fc2", std::make_shared<nn::Linear>(d.enc_ffn, d.d_model))),
-        final_layer_norm(register_module("final_layer_norm", std::make_shared<nn::LayerNorm>(d.d_model))),
-        p(d.dropout),
-        p_act(d.activation_dropout) {}
-  std::string type_name() const override { return std::string(kPrefix) + "BlenderbotEncoderLayer"; }
-
-  Tensor operator()(const Tensor& x, const Tensor& mask) {
-    nn::ModuleCallScope scope(*this);
-    const bool tr = is_training();
-    Tensor h = x + fe::dropout((*self_attn)((*self_attn_layer_norm)(x), mask), p, tr);
-    Tensor f = fe::dropout((*activation_fn)((*fc1)((*final_layer_norm)(h))), p_act, tr);
-    h = h + fe::dropout((*fc2)(f), p, tr);
-    // HF clamps float16 activations to finfo.max - 1000 after each encoder layer.
-    if (h.dtype() == DType::Float16) h = clamp(h, Scalar(-(65504.0 - 1000.0)), Scalar(65504.0 - 1000.0));
-    return h;
-  }
-
-  std::shared_ptr<BlenderbotAttention> self_attn;
-  std::shared_ptr<nn::LayerNorm> self_attn_layer_norm;
-  std::shared_ptr<hf::Activation> activation_fn;
-  std::shared_ptr<nn::Linear> fc1, fc2;
-  std::shared_ptr<nn::LayerNorm> final_layer_norm;
-  const double p, p_act;
-};
-
-class DecoderLayer : public nn::Module {
- public:
-  DecoderLayer(const Dims& d, std::shared_ptr<hf::Activation> act)
-      : self_attn(register_module("self_attn", std::make_shared<BlenderbotAttention>(d.d_model, d.dec_heads, true))),
-        activation_fn(register_module("activation_fn", std::move(act))),
-        self_attn_layer_norm(register_module("self_attn_layer_norm", std::make_shared<nn::LayerNorm>(d.d_model))),
-        encoder_attn(register_module("encoder_attn", std::make_shared<BlenderbotAttention>(d.d_model, d.dec_heads, false))),
-        encoder_attn_layer_norm(register_module("encoder_attn_layer_norm", std::make_shared<nn::LayerNorm>(d.d_model))),
-        fc1(register_module("fc1", std::make_shared<nn::Linear>(d.d_model, d.dec_ffn))),
-        fc2(register_module("fc2", std::make_shared<nn::Linear>(d.dec_ffn, d.d_model))),
-        final_layer_norm(register_module("final_layer_norm", std::make_shared<nn::LayerNorm>(d.d_model))),
-        p(d.dropout),
-        p_act(d.activation_dropout) {}
-  std::string type_name() const override { return std::string(kPrefix) + "BlenderbotDecoderLayer"; }
-
-  Tensor operator()(const Tensor& x, const Tensor& mask, const Tensor& enc, const Tensor& enc_mask) {
-    nn::ModuleCallScope scope(*this);
-    const bool tr = is_training();
-    Tensor h = x + fe::dropout((*self_attn)((*self_attn_layer_norm)(x), mask), p, tr);
-    h = h + fe::dropout((*encoder_attn)((*encoder_attn_layer_norm)(h), enc_mask, enc), p, tr);
-    Tensor f = fe::dropout((*activation_fn)((*fc1)((*final_layer_norm)(h))), p_act, tr);
-    return h + fe::dropout((*fc2)(f), p, tr);
-  }
-
-  std::shared_ptr<BlenderbotAttention> self_attn;
-  std::shared_ptr<hf::Activation> activation_fn;
-  std::shared_ptr<nn::LayerNorm> self_attn_layer_norm;
-  std::shared_ptr<BlenderbotAttention> encoder_attn;
-  std::shared_ptr<nn::LayerNorm> encoder_attn_layer_norm;
-  std::shared_ptr<nn::Linear> fc1, fc2;
-  std::shared_ptr<nn::LayerNorm> final_layer_norm;
-  const double p, p_act;
-};
+using EncoderLayer = seq2seq::EncoderLayer<BlenderbotAttention>;
+using DecoderLayer = seq2seq::DecoderLayer<BlenderbotAttention>;
 
 /// BlenderbotEncoder / BlenderbotDecoder: embed_tokens, embed_positions, layers, layer_norm.
 template <class Layer>
 class Stack : public nn::Module {
  public:
-  Stack(const Config& c, const Dims& d, int64_t n, const char* cls)
+  Stack(const Config& c, const Dims& d, int64_t n, const char* cls, const char* layer_cls,
+        const seq2seq::LayerSizes& sizes)
       : embed_tokens(register_module("embed_tokens", std::make_shared<ScaledWordEmbedding>(d))),
         embed_positions(register_module("embed_positions", std::make_shared<LearnedPositionalEmbedding>(d))),
         layers(register_module("layers", std::make_shared<nn::ModuleList>())),
         cls_(cls) {
     for (int64_t i = 0; i < n; ++i)
-      layers->push_back(std::make_shared<Layer>(d, hf::Activation::from_config(c, "activation_function", "gelu")));
+      layers->push_back(std::make_shared<Layer>(std::string(kPrefix) + layer_cls, sizes,
+                                                hf::Activation::from_config(c, "activation_function", "gelu")));
     layer_norm = register_module("layer_norm", std::make_shared<nn::LayerNorm>(d.d_model));
   }
   std::string type_name() const override { return std::string(kPrefix) + cls_; }
@@ -181,8 +121,14 @@ class BlenderbotModel : public nn::Module {
  public:
   BlenderbotModel(const Config& c, const Dims& d)
       : shared(register_module("shared", std::make_shared<ScaledWordEmbedding>(d))),
-        encoder(register_module("encoder", std::make_shared<Encoder>(c, d, d.enc_layers, "BlenderbotEncoder"))),
-        decoder(register_module("decoder", std::make_shared<Decoder>(c, d, d.dec_layers, "BlenderbotDecoder"))) {
+        encoder(register_module("encoder", std::make_shared<Encoder>(c, d, d.enc_layers, "BlenderbotEncoder",
+                                                                     "BlenderbotEncoderLayer",
+                                                                     seq2seq::LayerSizes{d.d_model, d.enc_heads, d.enc_ffn,
+                                                                                         d.dropout, d.activation_dropout}))),
+        decoder(register_module("decoder", std::make_shared<Decoder>(c, d, d.dec_layers, "BlenderbotDecoder",
+                                                                     "BlenderbotDecoderLayer",
+                                                                     seq2seq::LayerSizes{d.d_model, d.dec_heads, d.dec_ffn,
+                                                                                         d.dropout, d.activation_dropout}))) {
     // _tied_weights_keys: both embed_tokens share model.shared's weight (when tie_word_embeddings).
     if (d.tie) encoder->embed_tokens->weight = decoder->embed_tokens->weight = shared->weight;
   }

@@ -13,6 +13,7 @@
 #include "nn/zoo/bert_common.h"
 #include "nn/zoo/families.h"
 #include "nn/zoo/masking.h"
+#include "nn/zoo/seq2seq_layers.h"
 
 namespace fe::zoo {
 namespace {
@@ -44,7 +45,8 @@ class Conv1d : public nn::UnaryModule {
 
 class WhisperAttention : public nn::Module {
  public:
-  WhisperAttention(int64_t dim, int64_t heads)
+  /// `causal` is unused: the decoder's self-attention gets its causal mask, the others none.
+  WhisperAttention(int64_t dim, int64_t heads, bool /*causal*/)
       : heads(heads),
         head_dim(dim / heads),
         scaling(std::pow(static_cast<double>(dim / heads), -0.5)),
@@ -74,71 +76,8 @@ class WhisperAttention : public nn::Module {
   std::shared_ptr<nn::Linear> k_proj, v_proj, q_proj, out_proj;
 };
 
-class EncoderLayer : public nn::Module {
- public:
-  EncoderLayer(const Dims& d, std::shared_ptr<hf::Activation> act)
-      : self_attn(register_module("self_attn", std::make_shared<WhisperAttention>(d.d_model, d.enc_heads))),
-        self_attn_layer_norm(register_module("self_attn_layer_norm", std::make_shared<nn::LayerNorm>(d.d_model))),
-        activation_fn(register_module("activation_fn", std::move(act))),
-        fc1(register_module("fc1", std::make_shared<nn::Linear>(d.d_model, d.enc_ffn))),
-        fc2(register_module("fc2", std::make_shared<nn::Linear>(d.enc_ffn, d.d_model))),
-        final_layer_norm(register_module("final_layer_norm", std::make_shared<nn::LayerNorm>(d.d_model))),
-        p(d.dropout),
-        p_act(d.activation_dropout) {}
-  std::string type_name() const override { return std::string(kPrefix) + "WhisperEncoderLayer"; }
-
-  Tensor operator()(const Tensor& x) {
-    nn::ModuleCallScope scope(*this);
-    const bool tr = is_training();
-    Tensor h = x + fe::dropout((*self_attn)((*self_attn_layer_norm)(x), Tensor()), p, tr);
-    Tensor f = fe::dropout((*activation_fn)((*fc1)((*final_layer_norm)(h))), p_act, tr);
-    h = h + fe::dropout((*fc2)(f), p, tr);
-    // HF clamps float16 activations to finfo.max - 1000 after each encoder layer.
-    if (h.dtype() == DType::Float16) h = clamp(h, Scalar(-(65504.0 - 1000.0)), Scalar(65504.0 - 1000.0));
-    return h;
-  }
-
-  std::shared_ptr<WhisperAttention> self_attn;
-  std::shared_ptr<nn::LayerNorm> self_attn_layer_norm;
-  std::shared_ptr<hf::Activation> activation_fn;
-  std::shared_ptr<nn::Linear> fc1, fc2;
-  std::shared_ptr<nn::LayerNorm> final_layer_norm;
-  const double p, p_act;
-};
-
-class DecoderLayer : public nn::Module {
- public:
-  DecoderLayer(const Dims& d, std::shared_ptr<hf::Activation> act)
-      : self_attn(register_module("self_attn", std::make_shared<WhisperAttention>(d.d_model, d.dec_heads))),
-        activation_fn(register_module("activation_fn", std::move(act))),
-        self_attn_layer_norm(register_module("self_attn_layer_norm", std::make_shared<nn::LayerNorm>(d.d_model))),
-        encoder_attn(register_module("encoder_attn", std::make_shared<WhisperAttention>(d.d_model, d.dec_heads))),
-        encoder_attn_layer_norm(register_module("encoder_attn_layer_norm", std::make_shared<nn::LayerNorm>(d.d_model))),
-        fc1(register_module("fc1", std::make_shared<nn::Linear>(d.d_model, d.dec_ffn))),
-        fc2(register_module("fc2", std::make_shared<nn::Linear>(d.dec_ffn, d.d_model))),
-        final_layer_norm(register_module("final_layer_norm", std::make_shared<nn::LayerNorm>(d.d_model))),
-        p(d.dropout),
-        p_act(d.activation_dropout) {}
-  std::string type_name() const override { return std::string(kPrefix) + "WhisperDecoderLayer"; }
-
-  Tensor operator()(const Tensor& x, const Tensor& mask, const Tensor& enc) {
-    nn::ModuleCallScope scope(*this);
-    const bool tr = is_training();
-    Tensor h = x + fe::dropout((*self_attn)((*self_attn_layer_norm)(x), mask), p, tr);
-    h = h + fe::dropout((*encoder_attn)((*encoder_attn_layer_norm)(h), Tensor(), enc), p, tr);
-    Tensor f = fe::dropout((*activation_fn)((*fc1)((*final_layer_norm)(h))), p_act, tr);
-    return h + fe::dropout((*fc2)(f), p, tr);
-  }
-
-  std::shared_ptr<WhisperAttention> self_attn;
-  std::shared_ptr<hf::Activation> activation_fn;
-  std::shared_ptr<nn::LayerNorm> self_attn_layer_norm;
-  std::shared_ptr<WhisperAttention> encoder_attn;
-  std::shared_ptr<nn::LayerNorm> encoder_attn_layer_norm;
-  std::shared_ptr<nn::Linear> fc1, fc2;
-  std::shared_ptr<nn::LayerNorm> final_layer_norm;
-  const double p, p_act;
-};
+using EncoderLayer = seq2seq::EncoderLayer<WhisperAttention>;
+using DecoderLayer = seq2seq::DecoderLayer<WhisperAttention>;
 
 /// WhisperPositionalEmbedding: weight[position_ids].
 class PositionalEmbedding : public nn::Embedding {
@@ -160,7 +99,10 @@ class WhisperEncoder : public nn::Module {
         layers(register_module("layers", std::make_shared<nn::ModuleList>())),
         dims(d) {
     for (int64_t i = 0; i < d.enc_layers; ++i)
-      layers->push_back(std::make_shared<EncoderLayer>(d, hf::Activation::from_config(c, "activation_function", "gelu")));
+      layers->push_back(std::make_shared<EncoderLayer>(
+          std::string(kPrefix) + "WhisperEncoderLayer",
+          seq2seq::LayerSizes{d.d_model, d.enc_heads, d.enc_ffn, d.dropout, d.activation_dropout},
+          hf::Activation::from_config(c, "activation_function", "gelu")));
     layer_norm = register_module("layer_norm", std::make_shared<nn::LayerNorm>(d.d_model));
   }
   std::string type_name() const override { return std::string(kPrefix) + "WhisperEncoder"; }
@@ -183,7 +125,7 @@ class WhisperEncoder : public nn::Module {
     x = fe::dropout(x, dims.dropout, is_training());
     for (size_t i = 0; i < layers->size(); ++i) {
       EncoderLayer& l = layers->at<EncoderLayer>(i);
-      x = l(to_module_device(x, l));
+      x = l(to_module_device(x, l), Tensor());  // WhisperEncoder passes attention_mask None
     }
     return (*layer_norm)(to_module_device(x, *layer_norm));
   }
@@ -203,7 +145,10 @@ class WhisperDecoder : public nn::Module {
         layers(register_module("layers", std::make_shared<nn::ModuleList>())),
         dims(d) {
     for (int64_t i = 0; i < d.dec_layers; ++i)
-      layers->push_back(std::make_shared<DecoderLayer>(d, hf::Activation::from_config(c, "activation_function", "gelu")));
+      layers->push_back(std::make_shared<DecoderLayer>(
+          std::string(kPrefix) + "WhisperDecoderLayer",
+          seq2seq::LayerSizes{d.d_model, d.dec_heads, d.dec_ffn, d.dropout, d.activation_dropout},
+          hf::Activation::from_config(c, "activation_function", "gelu")));
     layer_norm = register_module("layer_norm", std::make_shared<nn::LayerNorm>(d.d_model));
   }
   std::string type_name() const override { return std::string(kPrefix) + "WhisperDecoder"; }
@@ -226,7 +171,7 @@ class WhisperDecoder : public nn::Module {
       x = to_module_device(x, l);
       mask = to_module_device(mask, l);
       enc = to_module_device(enc, l);
-      x = l(x, mask, enc);
+      x = l(x, mask, enc, Tensor());  // encoder_attention_mask=None
     }
     return (*layer_norm)(to_module_device(x, *layer_norm));
   }
