@@ -92,7 +92,8 @@ TEST_P(ZooGolden, PrintsAsPyTorchExportsTransformers) {
   EXPECT_EQ(normalized(lowered), normalized(without_comments(fe_test::read_file(base + ".decomposed.txt"))));
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, ZooGolden, ::testing::Values("llama", "llama_mha_bias", "qwen2", "mistral", "qwen3", "gemma",
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooGolden, ::testing::Values("llama", "llama_mha_bias", "qwen2", "qwen2_yarn",
+                                                          "llama_yarn_mscale", "mistral", "qwen3", "gemma",
                                                           "llama_bf16", "gemma_bf16", "mixtral", "mixtral_bf16", "qwen3_moe",
                                                           "qwen3_moe_bf16", "qwen2_moe", "qwen2_moe_window", "phi3",
                                                           "phi3_partial", "gemma2", "gemma2_bf16", "gemma3_text",

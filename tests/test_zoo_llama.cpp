@@ -16,7 +16,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values("tiny_llama", "tiny_mistral", "tiny_qwen2", "tiny_qwen3", "tiny_gemma", "tiny_gemma2", "llama_2_mha", "llama_3_gqa", "llama_31_rope",
                       "llama_bias_headdim", "llama_bf16", "mistral_small", "mistral_no_window", "qwen2_small",
                       "qwen2_sliding_tied", "meta-llama-3-8b", "meta-llama-3-70b", "meta-llama-3.1-405b",
-                      "gemma-2-2b", "tiny_gemma3_text", "gemma3_text_layer_types_bf16", "gemma-3-1b-it"),
+                      "gemma-2-2b", "tiny_qwen2_yarn", "tiny_llama_yarn_mscale", "tiny_gemma3_text", "gemma3_text_layer_types_bf16", "gemma-3-1b-it"),
     [](const auto& info) { return test_name(info.param); });
 
 TEST(ZooLlamaParams, PublishedCounts) {
@@ -73,6 +73,8 @@ TEST(ZooLlamaEager, TinyQwen3) { expect_matches_eager("tiny_qwen3"); }
 TEST(ZooLlamaEager, TinyGemma) { expect_matches_eager("tiny_gemma"); }
 TEST(ZooLlamaEager, TinyGemma2SandwichNormsWindowsSoftcap) { expect_matches_eager("tiny_gemma2"); }
 TEST(ZooLlamaEager, TinyGemma3TextRotaryPerLayerTypeQkNorms) { expect_matches_eager("tiny_gemma3_text"); }
+TEST(ZooLlamaEager, TinyQwen2YarnRope) { expect_matches_eager("tiny_qwen2_yarn"); }
+TEST(ZooLlamaEager, TinyLlamaYarnMscale) { expect_matches_eager("tiny_llama_yarn_mscale"); }
 
 TEST(ZooLlamaErrors, MissingAndUnsupportedFields) {
   const std::string base =
@@ -80,8 +82,8 @@ TEST(ZooLlamaErrors, MissingAndUnsupportedFields) {
   EXPECT_NE(build_error(R"({"model_type": "llama", )" + base + "}").find("'hidden_size' is missing"),
             std::string::npos);
   const std::string ok = R"({"model_type": "llama", "hidden_size": 32, )" + base;
-  EXPECT_NE(build_error(ok + R"(, "rope_scaling": {"rope_type": "yarn", "factor": 2.0}})")
-                .find("'rope_scaling.rope_type' value 'yarn' is not supported"),
+  EXPECT_NE(build_error(ok + R"(, "rope_scaling": {"rope_type": "longrope", "factor": 2.0}})")
+                .find("'rope_scaling.rope_type' value 'longrope' is not supported"),
             std::string::npos);
   EXPECT_NE(build_error(ok + R"(, "hidden_act": "gelu"})").find("'hidden_act' value 'gelu' is not supported"),
             std::string::npos);

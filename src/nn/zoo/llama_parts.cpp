@@ -3,6 +3,7 @@
 #include "nn/zoo/llama_parts.h"
 #include "nn/zoo/masking.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numbers>
@@ -52,8 +53,26 @@ Rope parse_rope_dict(const Config& c, const Config& rp, std::string_view key, Ro
                                    : rp.get_int("original_max_position_embeddings", max_positions);
     return r;
   }
+  if (r.type == "yarn") {
+    r.original_max_positions = c.has("original_max_position_embeddings")
+                                   ? c.get_int("original_max_position_embeddings")
+                                   : rp.get_int("original_max_position_embeddings", max_positions);
+    FE_CHECK(r.original_max_positions > 0, ValueError, c.origin(), ": field '", key,
+             ".original_max_position_embeddings' value ", r.original_max_positions, " must be positive");
+    // factor None: max_position_embeddings / original_max_position_embeddings
+    r.factor = rp.is_null("factor") ? static_cast<double>(max_positions) / static_cast<double>(r.original_max_positions)
+                                    : rp.get_double("factor");
+    // `or`: a null or zero beta takes the default
+    if (!rp.is_null("beta_fast") && rp.get_double("beta_fast") != 0) r.beta_fast = rp.get_double("beta_fast");
+    if (!rp.is_null("beta_slow") && rp.get_double("beta_slow") != 0) r.beta_slow = rp.get_double("beta_slow");
+    if (!rp.is_null("attention_factor")) r.attention_factor = rp.get_double("attention_factor");
+    if (!rp.is_null("mscale")) r.mscale = rp.get_double("mscale");
+    if (!rp.is_null("mscale_all_dim")) r.mscale_all_dim = rp.get_double("mscale_all_dim");
+    r.truncate = rp.get_bool("truncate", true);
+    return r;
+  }
   throw ValueError(detail::cat(c.origin(), ": field '", key, ".rope_type' value '", r.type,
-                               "' is not supported (supported: default, linear, llama3)"));
+                               "' is not supported (supported: default, linear, llama3, yarn)"));
 }
 
 std::string parse_act(const Config& c) {
@@ -118,7 +137,35 @@ std::vector<float> rope_inv_freq(const Rope& rope, int64_t head_dim) {
     const float exponent = static_cast<float>(2 * i) / dim;
     inv[i] = 1.0f / static_cast<float>(std::pow(static_cast<double>(base), static_cast<double>(exponent)));
   }
-  if (rope.type == "linear") {
+  if (rope.type == "yarn") {
+    // _compute_yarn_parameters: interpolated and extrapolated frequencies blended by a linear ramp
+    // over the dims between the correction range's bounds, each step in float32 as torch computes it.
+    const double theta = rope.theta, dimd = static_cast<double>(head_dim);
+    const auto correction_dim = [&](double rotations) {
+      return (dimd * std::log(static_cast<double>(rope.original_max_positions) / (rotations * 2 * std::numbers::pi))) /
+             (2 * std::log(theta));
+    };
+    double low = correction_dim(rope.beta_fast), high = correction_dim(rope.beta_slow);
+    if (rope.truncate) {
+      low = std::floor(low);
+      high = std::ceil(high);
+    }
+    low = std::max(low, 0.0);
+    high = std::min(high, dimd - 1);
+    if (low == high) high += 0.001;  // prevent a singular ramp
+    const float factor = static_cast<float>(rope.factor);
+    for (int64_t i = 0; i < n; ++i) {
+      // base ** (arange(0, dim, 2).float() / dim), rounded once to float32 as for the default rope
+      const float exponent = static_cast<float>(2 * i) / static_cast<float>(head_dim);
+      const float pos_freq = static_cast<float>(std::pow(static_cast<double>(base), static_cast<double>(exponent)));
+      const float extrapolation = inv[i];
+      const float interpolation = 1.0f / (factor * pos_freq);
+      const float ramp = std::clamp((static_cast<float>(i) - static_cast<float>(low)) / static_cast<float>(high - low),
+                                    0.0f, 1.0f);
+      const float extrapolation_factor = 1.0f - ramp;
+      inv[i] = interpolation * (1.0f - extrapolation_factor) + extrapolation * extrapolation_factor;
+    }
+  } else if (rope.type == "linear") {
     for (float& f : inv) f = f / static_cast<float>(rope.factor);
   } else if (rope.type == "llama3") {
     // _compute_llama3_parameters.
@@ -138,6 +185,16 @@ std::vector<float> rope_inv_freq(const Rope& rope, int64_t head_dim) {
     }
   }
   return inv;
+}
+
+double Rope::attention_scaling() const {
+  if (type != "yarn") return 1.0;
+  if (attention_factor) return *attention_factor;
+  // get_mscale(scale, mscale=1): 0.1 * mscale * log(scale) + 1, or 1 for scale <= 1
+  const auto get_mscale = [](double scale, double m) { return scale <= 1 ? 1.0 : 0.1 * m * std::log(scale) + 1.0; };
+  if (mscale && mscale_all_dim && *mscale != 0 && *mscale_all_dim != 0)
+    return get_mscale(factor, *mscale) / get_mscale(factor, *mscale_all_dim);
+  return get_mscale(factor, 1.0);
 }
 
 // ---- modules
@@ -204,6 +261,7 @@ RotaryEmbedding::RotaryEmbedding(const Naming& n, const std::vector<std::pair<st
     const std::string prefix = layer_type.empty() ? "" : layer_type + "_";
     const std::vector<float> inv = rope_inv_freq(rope, static_cast<int64_t>(head_dim * rope.partial_rotary_factor));
     inv_freqs_.push_back(&register_buffer(prefix + "inv_freq", float_buffer(inv), false));
+    attention_scalings_.push_back(rope.attention_scaling());
     register_buffer(prefix + "original_inv_freq", float_buffer(inv), false);
   }
 }
@@ -222,8 +280,8 @@ std::pair<Tensor, Tensor> RotaryEmbedding::operator()(const Tensor& x, const Ten
   Tensor b = pos.to(DType::Float32);
   Tensor freqs = a.matmul(b).transpose(1, 2);
   Tensor emb = cat({freqs, freqs}, -1);
-  Tensor cos = emb.cos() * 1.0;
-  Tensor sin = emb.sin() * 1.0;
+  Tensor cos = emb.cos() * attention_scalings_.at(type);
+  Tensor sin = emb.sin() * attention_scalings_.at(type);
   Tensor c = cos.to(x.dtype());
   return {c, sin.to(x.dtype())};
 }

@@ -24,11 +24,17 @@ struct Naming {
 
 /// Rotary parameters after HF's standardize_rope_params.
 struct Rope {
-  std::string type = "default";  ///< default, linear, llama3
+  std::string type = "default";  ///< default, linear, llama3, yarn
   double theta = 10000.0;
   double factor = 1.0, low_freq_factor = 1.0, high_freq_factor = 4.0;
   int64_t original_max_positions = 0;
   double partial_rotary_factor = 1.0;  ///< the rotated share of head_dim (Phi-3 family only)
+  // yarn (_compute_yarn_parameters): `factor`, `original_max_positions`, and these
+  double beta_fast = 32, beta_slow = 1;
+  std::optional<double> attention_factor, mscale, mscale_all_dim;
+  bool truncate = true;
+  /// The factor cos and sin are multiplied by (yarn's attention factor; 1.0 for the others).
+  double attention_scaling() const;
 };
 
 /// The fields of a llama-style config, resolved with the model_type's HF defaults.
@@ -143,6 +149,7 @@ class RotaryEmbedding : public nn::Module {
  private:
   std::string type_;
   std::vector<Tensor*> inv_freqs_;
+  std::vector<double> attention_scalings_;  ///< per pair: what cos and sin are multiplied by
 };
 
 /// <Prefix>MLP: down_proj(act(gate_proj(x)) * up_proj(x)).

@@ -46,6 +46,15 @@ CASES = {
     "llama_mha_bias": ("llama", "LlamaForCausalLM", llm(num_key_value_heads=2, attention_bias=True, head_dim=8,
                                                         num_attention_heads=4, pad_token_id=None)),
     "qwen2": ("qwen2", "Qwen2ForCausalLM", llm()),
+    # Qwen2.5's long-context yarn rope (attention factor 0.1 ln(4) + 1 on cos and sin)
+    "qwen2_yarn": ("qwen2", "Qwen2ForCausalLM", llm(rope_scaling={"rope_type": "yarn", "factor": 4.0,
+                                                                 "original_max_position_embeddings": 16})),
+    # DeepSeek-style yarn: mscale / mscale_all_dim, beta_fast / beta_slow, no truncation
+    "llama_yarn_mscale": ("llama", "LlamaForCausalLM",
+                          llm(head_dim=16, rope_scaling={"rope_type": "yarn", "factor": 40.0, "mscale": 1.0,
+                                                         "mscale_all_dim": 0.707, "beta_fast": 16, "beta_slow": 2,
+                                                         "original_max_position_embeddings": 8,
+                                                         "truncate": False})),
     "mistral": ("mistral", "MistralForCausalLM", llm(sliding_window=4)),
     "qwen3": ("qwen3", "Qwen3ForCausalLM", llm(head_dim=16)),
     "gemma": ("gemma", "GemmaForCausalLM", llm(head_dim=16)),
