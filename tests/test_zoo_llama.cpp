@@ -83,7 +83,8 @@ TEST(ZooLlamaErrors, MissingAndUnsupportedFields) {
             std::string::npos);
   const std::string ok = R"({"model_type": "llama", "hidden_size": 32, )" + base;
   EXPECT_NE(build_error(ok + R"(, "rope_scaling": {"rope_type": "longrope", "factor": 2.0}})")
-                .find("'rope_scaling.rope_type' value 'longrope' is not supported"),
+                .find("'rope_scaling.rope_type' value 'longrope' is not supported (supported: default, linear, llama3, "
+                      "yarn); torch.export cannot export it either"),
             std::string::npos);
   EXPECT_NE(build_error(ok + R"(, "hidden_act": "gelu"})").find("'hidden_act' value 'gelu' is not supported"),
             std::string::npos);

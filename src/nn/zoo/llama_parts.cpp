@@ -71,8 +71,15 @@ Rope parse_rope_dict(const Config& c, const Config& rp, std::string_view key, Ro
     r.truncate = rp.get_bool("truncate", true);
     return r;
   }
+  // transformers' dynamic_rope_update compares max(position_ids) + 1 with the cached length in Python:
+  // PyTorch 2.14's torch.export of such a model fails with GuardOnDataDependentSymNode (checked with
+  // a Llama "dynamic" and a Phi-3 "longrope" config), so there is no program to equal.
+  const bool data_dependent = r.type == "dynamic" || r.type == "longrope";
   throw ValueError(detail::cat(c.origin(), ": field '", key, ".rope_type' value '", r.type,
-                               "' is not supported (supported: default, linear, llama3, yarn)"));
+                               "' is not supported (supported: default, linear, llama3, yarn)",
+                               data_dependent ? "; torch.export cannot export it either: its rotary embedding branches "
+                                                "on max(position_ids) + 1 (GuardOnDataDependentSymNode)"
+                                              : ""));
 }
 
 std::string parse_act(const Config& c) {
