@@ -318,7 +318,7 @@ Node* Graph::output_node() const {
 }
 
 void Graph::lint() const {
-  // One inputs() per node; a user's arguments are scanned in place instead of building its input list.
+  // One inputs() per node; positions are marked on the nodes instead of kept in a pointer map.
   static std::atomic<uint64_t> passes{0};
   const uint64_t pass = (passes.fetch_add(1, std::memory_order_relaxed) + 1) << 32;
   FE_INTERNAL_ASSERT(nodes_.size() < (uint64_t{1} << 32) - 1, "lint: too many nodes");
@@ -327,7 +327,12 @@ void Graph::lint() const {
   auto before = [&](const Node* in, size_t i) { return (in->lint_mark_ >> 32) == (pass >> 32) && (in->lint_mark_ & 0xffffffffu) <= i; };
   std::unordered_set<std::string_view> names;
   names.reserve(nodes_.size());
-  std::vector<size_t> using_nodes(nodes_.size());  // by position: how many nodes use each
+  // Every (input, user) edge, by the input's position: each node's use-list must be exactly its
+  // slice here (no user missing, none extra, none twice). Sorting the edges once keeps this
+  // O(E log E) without scanning each listed user's arguments (a size node read by every layer has
+  // thousands of users).
+  std::vector<std::pair<size_t, const Node*>> edges;
+  edges.reserve(nodes_.size() * 3);
   bool past_placeholders = false;
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const Node* n = nodes_[i].get();
@@ -347,26 +352,25 @@ void Graph::lint() const {
       FE_INTERNAL_ASSERT(n->op() == NodeOp::GetItem || !in->multi_output(), "lint: '", n->name(),
                          "' uses multi-output '", in->name(), "' directly instead of through getitem");
       FE_INTERNAL_ASSERT(before(in, i), "lint: node '", n->name(), "' uses '", in->name(), "' before its definition");
-      ++using_nodes[(in->lint_mark_ & 0xffffffffu) - 1];
-    }
-    for (const Node* u : n->users()) {
-      bool uses = false;
-      for (const NodeArg& a : u->args()) for_each_node(a, [&](const Node* x) { uses = uses || x == n; });
-      FE_INTERNAL_ASSERT(uses, "lint: '", n->name(), "' lists user '", u->name(), "' which does not use it");
+      edges.emplace_back((in->lint_mark_ & 0xffffffffu) - 1, n);
     }
   }
-  // Each use-list holds exactly the nodes using it: every listed user uses it (above), none is
-  // listed twice, and there are as many as nodes naming it. Sorting a copy keeps this O(E log E):
-  // a size node read by every layer has thousands of users.
+  std::sort(edges.begin(), edges.end());
   std::vector<const Node*> users;
+  size_t e = 0;
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const Node* n = nodes_[i].get();
     users.assign(n->users().begin(), n->users().end());
     std::sort(users.begin(), users.end());
     const auto dup = std::adjacent_find(users.begin(), users.end());
     FE_INTERNAL_ASSERT(dup == users.end(), "lint: '", n->name(), "' lists user '", (dup == users.end() ? n : *dup)->name(), "' twice");
-    FE_INTERNAL_ASSERT(users.size() == using_nodes[i], "lint: '", n->name(), "' lists ", users.size(), " users but ",
-                       using_nodes[i], " nodes use it");
+    size_t k = 0;
+    for (; e < edges.size() && edges[e].first == i; ++e, ++k) {
+      FE_INTERNAL_ASSERT(k < users.size() && users[k] == edges[e].second, "lint: '", n->name(),
+                         "' does not list user '", edges[e].second->name(), "' (or lists one that does not use it)");
+    }
+    FE_INTERNAL_ASSERT(k == users.size(), "lint: '", n->name(), "' lists user '", users[std::min(k, users.size() - 1)]->name(),
+                       "' which does not use it");
   }
   FE_INTERNAL_ASSERT(output_node(), "lint: graph has no output node");
 }
