@@ -148,6 +148,10 @@ TEST(CostCalibration, FlopCounterFlopsEqualFlopCounterModesOnCorpusAndZoo) {
   const nlohmann::json zoo = nlohmann::json::parse(fe_test::read_file(fixtures + "/cost/zoo.json"))["cases"];
   ASSERT_GE(zoo.size(), 40u);
   for (const auto& [key, e] : zoo.items()) {
+    if (e.contains("error")) {  // a shape PyTorch cannot export: ours refuses it with transformers' message
+      fe_test::expect_refused_as_pytorch("cost", fixtures + "/zoo_golden", key, e["error"].get<std::string>());
+      continue;
+    }
     std::string args = "cost " + fixtures + "/zoo_golden/" + key.substr(0, key.find('@')) + ".config.json --json --batch " +
                        std::to_string(e["batch"].get<int64_t>());
     if (!e["seq"].is_null()) args += " --seq " + std::to_string(e["seq"].get<int64_t>());

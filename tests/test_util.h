@@ -125,4 +125,18 @@ inline CliResult run_cli(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
+/// A calibration fixture's case `key` ("NAME@BxS") that PyTorch could not export (`error`: its
+/// "Type: message" line): `fakeexport COMMAND` of the golden config at that shape must exit 2 with
+/// the same message (transformers' own check, e.g. CLIP's texts past their positions).
+inline void expect_refused_as_pytorch(const std::string& command, const std::string& golden_dir, const std::string& key,
+                                      const std::string& error) {
+  const std::string name = key.substr(0, key.find('@')), shape = key.substr(key.find('@') + 1);
+  const std::string args = command + " " + golden_dir + "/" + name + ".config.json --json --batch " +
+                           shape.substr(0, shape.find('x')) + " --seq " + shape.substr(shape.find('x') + 1);
+  const CliResult r = run_cli(args);
+  EXPECT_EQ(r.rc, 2) << args << "\n" << r.out;
+  const std::string head = error.substr(error.find(": ") + 2, 40);  // past the exception type
+  EXPECT_NE(r.out.find(head), std::string::npos) << key << ": PyTorch: " << error << "\nours: " << r.out;
+}
+
 }  // namespace fe_test

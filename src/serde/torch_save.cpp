@@ -218,9 +218,11 @@ class Unpickler {
   Unpickler(const Unpickler&) = delete;
   Unpickler& operator=(const Unpickler&) = delete;
   // A pickle can make a list contain itself. Every cycle passes through a memoized container (a
-  // back reference is a memo get), so emptying those frees everything once the values are used.
+  // back reference is a memo get), so emptying those frees everything once the values are used:
+  // every value ever memoized, since a later BINPUT may overwrite a slot that closed a cycle (found
+  // by fuzz_pickle: LeakSanitizer, after 6.4 million executions).
   ~Unpickler() {
-    for (auto& [k, v] : memo_) {
+    for (const V& v : memoized_) {
       v->items.clear();
       v->dict.clear();
     }
@@ -341,9 +343,9 @@ class Unpickler {
           build(top_any("BUILD"), state);
           break;
         }
-        case 'q': memo_[le(1)] = top_any("BINPUT"); break;
-        case 'r': memo_[le(4)] = top_any("LONG_BINPUT"); break;
-        case 0x94: memo_[memo_.size()] = top_any("MEMOIZE"); break;
+        case 'q': put_memo(le(1), top_any("BINPUT")); break;
+        case 'r': put_memo(le(4), top_any("LONG_BINPUT")); break;
+        case 0x94: put_memo(memo_.size(), top_any("MEMOIZE")); break;
         case 'h': push(memo(le(1))); break;
         case 'j': push(memo(le(4))); break;
         default: {
@@ -430,6 +432,11 @@ class Unpickler {
     stack_.resize(m);
     return xs;
   }
+  void put_memo(uint64_t k, const V& v) {
+    memo_[k] = v;
+    memoized_.push_back(v);
+  }
+
   V memo(uint64_t k) {
     auto it = memo_.find(k);
     FE_CHECK(it != memo_.end(), FormatError, w_, ": the get at byte ", op_at_, " reads memo slot ", k,
@@ -694,6 +701,7 @@ class Unpickler {
   std::vector<V> stack_;
   std::vector<size_t> marks_;
   std::unordered_map<uint64_t, V> memo_;
+  std::vector<V> memoized_;  ///< every value ever memoized (slots can be overwritten)
   std::map<std::string, V> storages_;
 };
 
