@@ -8,6 +8,7 @@ thread_local bool t_fake_mode = false;
 thread_local bool t_export_semantics = false;
 thread_local std::optional<Device> t_device;
 thread_local DType t_dtype = DType::Float32;
+thread_local CudaArch t_cuda_arch = CudaArch::Sm90;
 }  // namespace
 
 FakeTensorMode::FakeTensorMode() : prev_(t_fake_mode) { t_fake_mode = true; }
@@ -24,6 +25,16 @@ DeviceScope::~DeviceScope() { t_device = prev_; }
 
 DTypeScope::DTypeScope(DType t) : prev_(t_dtype) { t_dtype = t; }
 DTypeScope::~DTypeScope() { t_dtype = prev_; }
+
+CudaArch parse_cuda_arch(std::string_view s) {
+  if (s == "sm80") return CudaArch::Sm80;
+  if (s == "sm90") return CudaArch::Sm90;
+  throw ValueError("--arch: expected sm80 or sm90, got '" + std::string(s) + "'");
+}
+std::string_view cuda_arch_name(CudaArch a) { return a == CudaArch::Sm80 ? "sm80" : "sm90"; }
+CudaArchScope::CudaArchScope(CudaArch a) : prev_(t_cuda_arch) { t_cuda_arch = a; }
+CudaArchScope::~CudaArchScope() { t_cuda_arch = prev_; }
+CudaArch cuda_arch() { return t_cuda_arch; }
 
 Device default_device() { return t_device.value_or(kCPU); }
 std::optional<Device> scoped_device() { return t_device; }

@@ -2,6 +2,7 @@
 // per thread (like PyTorch's TLS modes), never a process-wide switch.
 #pragma once
 #include <optional>
+#include <string_view>
 
 #include "fakeexport/core/device.h"
 #include "fakeexport/core/dtype.h"
@@ -75,6 +76,30 @@ class ExportSemanticsScope {
  private:
   bool prev_;
 };
+
+/// The CUDA GPU generation device-specific choices assume (which fused attention kernel
+/// scaled_dot_product_attention takes): it changes the program, not just its speed.
+enum class CudaArch {
+  Sm80,  ///< A100-class: flash, then memory-efficient, then math (cuDNN attention last, never reached)
+  Sm90,  ///< H100/H200: cuDNN attention first (PyTorch >= 2.10 with CUDA 13 and cuDNN > 9.15), then as sm80
+};
+/// "sm80" / "sm90"; anything else is a ValueError naming the value and the choices.
+CudaArch parse_cuda_arch(std::string_view s);
+std::string_view cuda_arch_name(CudaArch a);
+
+/// `--arch`: the CudaArch choices inside the scope assume (default sm90).
+class CudaArchScope {
+ public:
+  explicit CudaArchScope(CudaArch a);
+  ~CudaArchScope();
+  CudaArchScope(const CudaArchScope&) = delete;
+  CudaArchScope& operator=(const CudaArchScope&) = delete;
+
+ private:
+  CudaArch prev_;
+};
+/// The innermost CudaArchScope's architecture, or sm90.
+CudaArch cuda_arch();
 
 /// The innermost DeviceScope's device, or cpu.
 Device default_device();

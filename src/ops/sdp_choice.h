@@ -1,0 +1,28 @@
+// Which kernel scaled_dot_product_attention runs on a CUDA device (PyTorch's sdp::select_sdp_backend,
+// CUDA 13 build, cuDNN 9.19): the choice changes the exported program (the output's strides) and
+// its Core ATen lowering (which fused op run_decompositions records), so it is part of the meta.
+#pragma once
+#include "fakeexport/core/scopes.h"
+#include "fakeexport/core/tensor_meta.h"
+
+namespace fe::ops {
+
+/// PyTorch's SDPBackend values (torch.nn.attention.SDPBackend).
+enum class SdpBackend { Math = 0, Flash = 1, Efficient = 2, Cudnn = 3 };
+
+/// The arguments the chooser reads (sdp::sdp_params).
+struct SdpParams {
+  const TensorMeta& q;
+  const TensorMeta& k;
+  const TensorMeta& v;
+  const TensorMeta* mask = nullptr;
+  double dropout = 0.0;
+  bool causal = false;
+  bool gqa = false;
+};
+
+/// The backend PyTorch selects on a CUDA GPU of generation `arch` (first that passes its gates in
+/// the arch's priority order; math when none does).
+SdpBackend choose_sdp_backend_cuda(const SdpParams& p, CudaArch arch);
+
+}  // namespace fe::ops
