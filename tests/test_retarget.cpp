@@ -67,6 +67,23 @@ void expect_same_program(const ExportedProgram& got, const ExportedProgram& want
         << got.constants[i].first;
 }
 
+/// Every node but `contiguous` as "op: metadata", graph by graph: the program without names and
+/// without the no-op copies a CPU trace cannot know it dropped.
+std::vector<std::string> ops_but_contiguous(const ExportedProgram& ep) {
+  std::vector<std::string> out;
+  std::function<void(const Graph&)> walk = [&](const Graph& g) {
+    for (const auto& n : g.nodes()) {
+      if (n->target() && n->target()->schema.name == "contiguous") continue;
+      std::string s = n->target() ? n->target()->schema.name + "." + n->target()->schema.overload : std::string("-");
+      for (const TensorMeta& m : n->val) s += " " + meta_str(m);
+      out.push_back(s);
+    }
+    for (const auto& [name, sub] : g.subgraphs()) walk(*sub);
+  };
+  walk(ep.graph);
+  return out;
+}
+
 }  // namespace
 
 TEST(Retarget, ZooCpuExportRetargetedIsTheCudaExport) {
@@ -82,7 +99,19 @@ TEST(Retarget, ZooCpuExportRetargetedIsTheCudaExport) {
       EXPECT_GT(r.state, 0u);
       // transformers' MoE experts branch on the device (histc counts float on cpu, int32 on cuda), so
       // a CPU export of an MoE model is a different program from its CUDA export: retargeted, it runs there.
-      if (name != "mixtral" && name != "qwen2_moe" && name != "qwen3_moe") expect_same_program(ep, export_zoo(name, kCuda, dynamic));
+      // Where the CUDA attention kernel's output layout turns a `.contiguous()` that was a no-op on
+      // cpu into a copy (BERT, ViT, Blenderbot: their masks keep them on the math path), the CPU
+      // trace never recorded the call and the CUDA export has it (PyTorch's too, see
+      // test_zoo_cuda.cpp): the programs are equal but for those nodes, and the names after them.
+      // Dynamic exports are compared the same way (names are not the device's business).
+      const bool dropped_contiguous = dynamic || name == "bert" || name == "vit" || name == "vision-encoder-decoder" ||
+                                      name == "blenderbot";
+      if (name == "mixtral" || name == "qwen2_moe" || name == "qwen3_moe") {
+      } else if (dropped_contiguous) {
+        EXPECT_EQ(ops_but_contiguous(ep), ops_but_contiguous(export_zoo(name, kCuda, dynamic)));
+      } else {
+        expect_same_program(ep, export_zoo(name, kCuda, dynamic));
+      }
       EXPECT_TRUE(check_program(ep).ok());
       EXPECT_TRUE(analysis::lint_devices(ep, {kCuda}).empty());
       ++programs;

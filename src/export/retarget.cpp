@@ -61,6 +61,7 @@ class Retargeter {
   }
 
   void graph(Graph& g) {
+    std::vector<Node*> noop_contiguous;
     for (const auto& up : g.nodes()) {
       Node& n = *up;
       for (TensorMeta& m : n.val)
@@ -69,10 +70,36 @@ class Retargeter {
           ++r_.tensors;
         }
       if (n.op() == NodeOp::CallFunction || n.op() == NodeOp::CallOther) move_device_args(g, n);
-      if (n.op() == NodeOp::CallFunction && n.target() && n.target()->meta && !n.sym_val) rederive(n);
+      if (n.op() == NodeOp::CallFunction && n.target() && n.target()->meta && !n.sym_val && rederive(n))
+        noop_contiguous.push_back(&n);
       if (n.op() == NodeOp::GetItem) follow_producer(n);
     }
+    drop_noop_contiguous(g, noop_contiguous);
     for (const auto& [name, sub] : g.subgraphs()) graph(*sub);
+  }
+
+  /// `x.contiguous()` on a tensor already contiguous returns x, and export records nothing: a
+  /// fused kernel whose output layout differs on the target (CUDA attention writes (B, L, H, D),
+  /// so its transpose is contiguous) leaves such a node behind. It goes, and the remaining
+  /// `contiguous` nodes are renumbered as tracing on the target would have named them.
+  void drop_noop_contiguous(Graph& g, const std::vector<Node*>& noop) {
+    if (noop.empty()) return;
+    for (Node* n : noop) {
+      auto* in = std::get_if<Node*>(&n->args()[0]);
+      if (!in || !*in) continue;
+      g.replace_all_uses_with(n, *in);
+      g.erase(n);
+      ++r_.dropped;
+    }
+    std::vector<Node*> rest;
+    for (const auto& up : g.nodes())
+      if (up->op() == NodeOp::CallFunction && up->target() && is_contiguous_op(*up->target())) rest.push_back(up.get());
+    for (size_t i = 0; i < rest.size(); ++i) g.set_name(rest[i], "__fe_renumber_" + std::to_string(i));
+    for (size_t i = 0; i < rest.size(); ++i) g.set_name(rest[i], i ? "contiguous_" + std::to_string(i) : "contiguous");
+  }
+
+  static bool is_contiguous_op(const OpDef& op) {
+    return op.schema.ns == "aten" && op.schema.name == "contiguous" && (op.schema.overload.empty() || op.schema.overload == "default");
   }
 
   void move_device_args(Graph& g, Node& n) {
@@ -89,13 +116,14 @@ class Retargeter {
 
   /// Strides and offsets from the op's meta function on the moved inputs; sizes, dtype and grad
   /// stay as recorded (symbolic identity and autocast dtypes are not the device's business).
-  void rederive(Node& n) {
+  /// True for a `contiguous` whose input is now contiguous (nothing to record on the target).
+  bool rederive(Node& n) {
     std::vector<MetaValue> margs;
     margs.reserve(n.args().size());
     bool usable = true;
     for (const NodeArg& a : n.args()) {
       if (auto* p = std::get_if<Node*>(&a); p && *p && (*p)->val.empty() && !(*p)->multi_output()) {
-        if (!(*p)->sym_val) return;  // a symbolic truth value: nothing device-specific to learn
+        if (!(*p)->sym_val) return false;  // a symbolic truth value: nothing device-specific to learn
         margs.push_back(*(*p)->sym_val);
         continue;
       }
@@ -105,14 +133,14 @@ class Retargeter {
         return in->val.empty() ? nullptr : &in->val[0];
       }));
     }
-    if (!usable) return;
+    if (!usable) return false;
     MetaOut mo;
     try {
       run_meta(*n.target(), margs, mo);
     } catch (const UserError&) {
-      return;
+      return false;
     }
-    if (mo.outs.size() != n.val.size()) return;
+    if (mo.outs.size() != n.val.size()) return false;
     bool changed = false;
     for (size_t k = 0; k < mo.outs.size(); ++k) {
       TensorMeta& rec = n.val[k];
@@ -130,6 +158,7 @@ class Retargeter {
       changed = true;
     }
     r_.rederived += changed;
+    return mo.alias_input0 && is_contiguous_op(*n.target());
   }
 
   static void follow_producer(Node& n) {

@@ -3,6 +3,8 @@
 // On cpu PyTorch decomposes the op: the fused "flash attention for cpu" kernel when its gates pass
 // (its output is empty_like(query)), else the math composite (matmul / softmax / matmul, contiguous
 // output). The meta mirrors that choice because the two paths give different strides and errors.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -13,6 +15,7 @@
 #include "ops/families.h"
 #include "ops/linalg_meta.h"
 #include "ops/meta_util.h"
+#include "ops/sdp_choice.h"
 
 namespace fe {
 namespace {
@@ -127,6 +130,57 @@ TensorMeta empty_like_query(const TensorMeta& q) {
   return m;
 }
 
+/// The fused CUDA kernels' outputs as their (Python) metas allocate them under FakeTensorMode:
+/// torch.empty_like gives elementwise output strides (a size-1 dim takes its dense stride).
+TensorMeta py_empty_like(const TensorMeta& q, const SymInt& last) {
+  TensorMeta m = q;
+  m.sizes[3] = last;
+  const TensorMeta* qp = &m;
+  m.strides = any_symbolic_meta(m) ? dense_or_sorted_strides(m) : iter_output_strides(m.sizes, std::span(&qp, 1));
+  m.storage_offset = 0;
+  m.requires_grad = false;
+  return m;
+}
+
+/// The output of scaled_dot_product_attention when `backend` runs it on a CUDA device.
+TensorMeta cuda_sdpa_out(SdpBackend backend, const TensorMeta& q, const TensorMeta& v) {
+  const SymInt &b = q.sizes[0], &h = q.sizes[1], &l = q.sizes[2], &dv = v.sizes[3];
+  switch (backend) {
+    case SdpBackend::Cudnn: {
+      // alloc_with_matching_layout: empty_like(query) when the shapes agree, else dense strides in
+      // the query's stride order (a stable sort, largest first).
+      if (q.sizes[3].same_as(dv)) return py_empty_like(q, dv);
+      std::array<int, 4> order{0, 1, 2, 3};
+      std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return q.strides[x].hint() > q.strides[y].hint(); });
+      TensorMeta m = make_contiguous(DimVector{b, h, l, dv}, q.dtype, q.device);
+      SymInt stride = 1;
+      for (int i = 3; i >= 0; --i) {
+        m.strides[order[i]] = stride;
+        stride = stride * m.sizes[order[i]];
+      }
+      return m;
+    }
+    case SdpBackend::Flash: {
+      // The head dim is padded to a multiple of 8 (a contiguous copy), the output sliced back.
+      const SymInt d = q.sizes[3];
+      if (mod(d, 8) == 0) return py_empty_like(q, d);
+      TensorMeta m = make_contiguous(DimVector{b, h, l, d + (8 - mod(d, 8))}, q.dtype, q.device);
+      m.sizes[3] = d;
+      return m;
+    }
+    case SdpBackend::Efficient: {
+      // empty(B, M, H, Kv).transpose(1, 2)
+      TensorMeta m = make_contiguous(DimVector{b, l, h, dv}, q.dtype, q.device);
+      std::swap(m.sizes[1], m.sizes[2]);
+      std::swap(m.strides[1], m.strides[2]);
+      return m;
+    }
+    case SdpBackend::Math:
+      break;
+  }
+  throw InternalError("cuda_sdpa_out: the math path has no fused output");
+}
+
 // scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, *, scale, enable_gqa)
 void meta_sdpa(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& q = a.tensor(0);
@@ -150,7 +204,14 @@ void meta_sdpa(const MetaArgs& a, MetaOut& out) {
   // Raised whichever path runs (the fused kernel refuses the pair too).
   FE_CHECK(!(causal && mask), ValueError, label(a),
            ": _scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
-  if (use_flash_cpu(a, q, k, v, mask, dropout, gqa)) {
+  if (q.device.type() == DeviceType::CUDA) {
+    const SdpBackend backend = choose_sdp_backend_cuda({.q = q, .k = k, .v = v, .mask = mask, .dropout = dropout,
+                                                        .causal = causal, .gqa = gqa}, cuda_arch());
+    if (backend != SdpBackend::Math) {
+      out.push(cuda_sdpa_out(backend, q, v));
+      return;
+    }
+  } else if (use_flash_cpu(a, q, k, v, mask, dropout, gqa)) {
     out.push(empty_like_query(q));
     return;
   }

@@ -200,6 +200,29 @@ def export_cases(out, deadline):
             print(name, "error", str(e)[:200], flush=True)
 
 
+def zoo_dynamic(out, names):
+    """NAME_dyn.txt for decoder-only cases: dynamic batch and seq, as gen_zoo_golden.py exports them."""
+    from torch.export import Dim
+    d = os.path.join(out, "zoo")
+    os.makedirs(d, exist_ok=True)
+    g = runpy.run_path(os.path.join(REPO, "tools", "oracle", "scripts", "gen_zoo_golden.py"), run_name="gen_zoo_golden")
+    for name in names:
+        cfg, model, dtype = g["build_model"](name)
+        args, _ = g["example_inputs"](name, cfg)
+        model = model.to("cuda")
+        ds = ({0: Dim("batch", min=1, max=1024), 1: Dim("seq", min=2, max=cfg.max_position_embeddings)},)
+        try:
+            ep = torch.export.export(model, (args[0].to("cuda"),), dynamic_shapes=ds, strict=False)
+        except Exception as e:  # noqa: BLE001 - PyTorch's refusal is the answer (efficient attention's guards)
+            with open(os.path.join(d, name + "_dyn.error.txt"), "w") as f:
+                f.write(str(e).strip() + "\n")
+            print("zoo", name + "_dyn", "error", flush=True)
+            continue
+        with open(os.path.join(d, name + "_dyn.txt"), "w") as f:
+            f.write(g["stable"](str(ep)))
+        print("zoo", name + "_dyn", "ok", flush=True)
+
+
 def zoo(out, deadline):
     d = os.path.join(out, "zoo")
     os.makedirs(d, exist_ok=True)
@@ -237,6 +260,7 @@ def main():
     ap.add_argument("--dry-cpu", action="store_true", help="cpu instead of cuda: tries the script, measures nothing")
     ap.add_argument("--choice-file", default="sdpa_choice.json",
                     help="sdpa_choice_cudnn_last.json under TORCH_CUDNN_SDPA_DEPRIORITIZED=1: the order sm80 has")
+    ap.add_argument("--zoo-dynamic", default="", help="comma-separated decoder-only zoo cases to export dynamic")
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: choice,export,zoo")
     a = ap.parse_args()
     global DEV
@@ -258,6 +282,8 @@ def main():
         export_cases(a.out, start + a.budget_s * 0.6)
     if "zoo" not in skip:
         zoo(a.out, start + a.budget_s)
+    if a.zoo_dynamic:
+        zoo_dynamic(a.out, a.zoo_dynamic.split(","))
     print("done in %.1f s" % (time.time() - start), flush=True)
 
 

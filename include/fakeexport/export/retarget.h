@@ -29,6 +29,7 @@ struct RetargetReport {
   size_t tensors = 0;      ///< recorded tensor metadata moved (node outputs, placeholders)
   size_t state = 0;        ///< parameters, buffers and constants moved
   size_t rederived = 0;    ///< nodes whose strides the target's meta functions changed
+  size_t dropped = 0;      ///< `contiguous` nodes that are no-ops on the target (not recorded there)
 };
 
 /// Rewrites `ep` in place for the devices `map` gives (subgraphs included). Nodes whose meta
