@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "fakeexport/core/scopes.h"
 #include "cli/model_export.h"
 #include "fakeexport/core/error.h"
 #include "fakeexport/library.h"
@@ -78,6 +79,11 @@ int main(int argc, char** argv) {
       ->check(fe::cli::int_range(1, kMax));
   app.add_option("--max-seconds", limits.max_seconds, "wall-clock limit of the whole command (default 600; 0: none)")
       ->check(fe::cli::int_range(0, 1 << 30));
+  std::string arch = "sm90";
+  app.add_option("--arch", arch,
+                 "sm80|sm90 (any command): the GPU generation CUDA choices assume: which attention kernel "
+                 "scaled_dot_product_attention runs on cuda (sm90: cuDNN first, as PyTorch >= 2.10 with CUDA 13; "
+                 "sm80: flash, then memory-efficient), which changes the program's layouts and its lowering (default sm90)");
   std::map<const CLI::App*, fe::cli::RunFn> runs;
   for (const auto& c : kCommands) {
     CLI::App* sub = app.add_subcommand(c.name, c.summary);
@@ -95,6 +101,7 @@ int main(int argc, char** argv) {
   }
   if (limits.max_seconds > 0) arm_time_limit(static_cast<unsigned>(limits.max_seconds));
   try {
+    const fe::CudaArchScope arch_scope(fe::parse_cuda_arch(arch));
     for (const std::string& lib : libraries) fe::library::load(lib);
     for (const auto& [sub, run] : runs)
       if (sub->parsed()) return run();

@@ -11,6 +11,7 @@
 #include "fakeexport/analysis/device_lint.h"
 #include "fakeexport/analysis/kernels.h"
 #include "fakeexport/core/error.h"
+#include "fakeexport/core/scopes.h"
 #include "fakeexport/export/check.h"
 #include "fakeexport/export/retarget.h"
 #include "fakeexport/serde/pt2.h"
@@ -59,6 +60,8 @@ int run_retarget(const RetargetOptions& o) {
     j["tensors"] = rr.tensors;
     j["state"] = rr.state;
     j["rederived"] = rr.rederived;
+    j["dropped_contiguous"] = rr.dropped;
+    j["arch"] = cuda_arch_name(cuda_arch());  // the GPU generation the attention kernels were chosen for
     j["verified"] = cr.ok();
     j["mismatches"] = cr.mismatches.size();
     j["device_sites"] = sites.size();
@@ -78,7 +81,8 @@ int run_retarget(const RetargetOptions& o) {
     for (const auto& k : missing)
       std::cout << k.node->name() << " (" << k.target << "): no " << k.backend << " kernel\n";
     std::cout << o.file << ": retargeted to " << dests << ": " << rr.device_args << " device arguments, " << rr.tensors
-              << " tensors, " << rr.state << " state tensors moved, " << rr.rederived << " nodes re-derived; "
+              << " tensors, " << rr.state << " state tensors moved, " << rr.rederived << " nodes re-derived ("
+              << cuda_arch_name(cuda_arch()) << " kernels), " << rr.dropped << " no-op contiguous dropped; "
               << (cr.ok() ? "verified" : "NOT verified") << ", " << sites.size() << " device sites, " << missing.size()
               << " missing kernels";
     if (!o.out.empty()) std::cout << "; wrote " << o.out << (lp.weights_present ? "" : " (graph only: no weights)");

@@ -195,6 +195,10 @@ TEST(RetargetCli, WritesTheProgramAndReportsWhatMoved) {
   EXPECT_EQ(js["verified"], true);
   EXPECT_EQ(js["device_sites"], 0);
   EXPECT_GT(js["state"].get<int>(), 0);
+  EXPECT_EQ(js["arch"], "sm90");  // the attention kernels were chosen as on an H100/H200
+  r = fe_test::run_cli("--arch sm80 retarget " + in + " --device cuda:0 --json");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["arch"], "sm80");
   EXPECT_EQ(fe_test::run_cli("check " + out + " --target cuda:0").rc, 0);
   // The CPU-only attention kernel stays: retarget says so (exit 1).
   r = fe_test::run_cli("retarget " + std::string(FE_FIXTURES_DIR) + "/corpus/lowered_attention_cpu.pt2 --map cpu=cuda:0");

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fakeexport/core/error.h"
+#include "fakeexport/fakeexport.h"
 #include "ops/sdp_choice.h"
 
 using namespace fe;
@@ -105,4 +106,50 @@ TEST(SdpChoice, ArchNames) {
   EXPECT_EQ(parse_cuda_arch("sm80"), CudaArch::Sm80);
   EXPECT_EQ(cuda_arch_name(parse_cuda_arch("sm90")), "sm90");
   EXPECT_THROW(parse_cuda_arch("sm70"), ValueError);
+}
+
+// The output layout of scaled_dot_product_attention on cuda (the kernel's allocation, which decides
+// which later .contiguous() calls are copies): an HF attention block's q/k/v (projections viewed
+// (B, L, H, D) and transposed) for 69 cases exported by PyTorch on the H200, in both orders
+// (tests/fixtures/cuda/sdpa_strides.json, summarized from the capture's sdpa_export*/ by
+// `capture_sdpa_cuda.py --summarize`): cuDNN's empty_like(query), flash's padded head dim, the
+// memory-efficient kernel's (B, L, H, D) buffer, math's contiguous result.
+TEST(SdpaCudaLayout, EqualsPyTorchExportOnEveryCase) {
+  std::ifstream in(std::string(FE_FIXTURES_DIR) + "/cuda/sdpa_strides.json");
+  ASSERT_TRUE(in);
+  const nlohmann::json cases = nlohmann::json::parse(in);
+  FakeTensorMode fake;
+  const Device cuda = Device::parse("cuda:0");
+  size_t checked = 0;
+  for (const auto& [name, want] : cases.items()) {
+    // bf16_h4_kv2_d16_causal_gqa_l8_s8
+    std::vector<std::string> f;
+    std::stringstream ss(name);
+    for (std::string x; std::getline(ss, x, '_');) f.push_back(x);
+    const DType t = dtype_of(f[0]);
+    const int64_t h = std::stoll(f[1].substr(1)), kv = std::stoll(f[2].substr(2)), d = std::stoll(f[3].substr(1));
+    std::string mask = f[4];
+    size_t i = 5;
+    if (mask == "bool" || mask == "float") mask += "_" + f[i++];
+    const bool gqa = f[i] == "gqa";
+    if (gqa) ++i;
+    const int64_t l = std::stoll(f[i].substr(1)), s = std::stoll(f[i + 1].substr(1));
+    const Tensor q = transpose(empty({2, l, h, d}, {.dtype = t, .device = cuda}), 1, 2);
+    const Tensor k = transpose(empty({2, s, kv, d}, {.dtype = t, .device = cuda}), 1, 2);
+    const Tensor v = transpose(empty({2, s, kv, d}, {.dtype = t, .device = cuda}), 1, 2);
+    Tensor m;
+    if (mask == "bool_b1ls") m = empty({2, 1, l, s}, {.dtype = DType::Bool, .device = cuda});
+    if (mask == "float_b1ls") m = empty({2, 1, l, s}, {.dtype = t, .device = cuda});
+    for (const auto& [arch_name, sizes_strides] : want.items()) {
+      const CudaArchScope arch(parse_cuda_arch(arch_name));
+      const Tensor y = scaled_dot_product_attention(q, k, v, m, 0.0, mask == "causal", std::nullopt, gqa);
+      std::vector<int64_t> sizes, strides;
+      for (const SymInt& x : y.sizes()) sizes.push_back(x.expect_int());
+      for (const SymInt& x : y.strides()) strides.push_back(x.expect_int());
+      EXPECT_EQ(sizes, sizes_strides[0].get<std::vector<int64_t>>()) << name << " " << arch_name;
+      EXPECT_EQ(strides, sizes_strides[1].get<std::vector<int64_t>>()) << name << " " << arch_name;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 138u);
 }

@@ -200,6 +200,23 @@ def export_cases(out, deadline):
             print(name, "error", str(e)[:200], flush=True)
 
 
+def summarize_strides(out, name, dirs):
+    """NAME: per export case, the sdpa node's [sizes, strides] in each of `dirs` (arch: directory),
+    e.g. {"sm90": "sdpa_export", "sm80": "sdpa_export_cudnn_last"}: what tests compare the CUDA meta with."""
+    import glob
+    rows = {}
+    for arch, sub in dirs.items():
+        for f in sorted(glob.glob(os.path.join(out, sub, "*.strides.json"))):
+            case = os.path.basename(f)[: -len(".strides.json")]
+            for node in json.load(open(f))["export"]:
+                if node[1] == "aten.scaled_dot_product_attention.default":
+                    rows.setdefault(case, {})[arch] = node[2][:2]
+    with open(os.path.join(out, name), "w") as f:  # one case per line
+        f.write("{\n" + ",\n".join("%s: %s" % (json.dumps(k), json.dumps(rows[k], sort_keys=True, separators=(",", ":")))
+                                     for k in sorted(rows)) + "\n}\n")
+    print(name + ":", len(rows), "cases", flush=True)
+
+
 def zoo_dynamic(out, names):
     """NAME_dyn.txt for decoder-only cases: dynamic batch and seq, as gen_zoo_golden.py exports them."""
     from torch.export import Dim
@@ -260,9 +277,15 @@ def main():
     ap.add_argument("--dry-cpu", action="store_true", help="cpu instead of cuda: tries the script, measures nothing")
     ap.add_argument("--choice-file", default="sdpa_choice.json",
                     help="sdpa_choice_cudnn_last.json under TORCH_CUDNN_SDPA_DEPRIORITIZED=1: the order sm80 has")
+    ap.add_argument("--summarize", action="store_true",
+                    help="write sdpa_strides.json from OUT/sdpa_export (default order) and OUT/sdpa_export_cudnn_last "
+                         "(a run with TORCH_CUDNN_SDPA_DEPRIORITIZED=1 --out moved there): needs no GPU")
     ap.add_argument("--zoo-dynamic", default="", help="comma-separated decoder-only zoo cases to export dynamic")
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: choice,export,zoo")
     a = ap.parse_args()
+    if a.summarize and a.skip == "choice,export,zoo":  # only the summary: no GPU needed
+        summarize_strides(a.out, "sdpa_strides.json", {"sm90": "sdpa_export", "sm80": "sdpa_export_cudnn_last"})
+        return
     global DEV
     if a.dry_cpu:
         DEV = "cpu"
@@ -282,6 +305,8 @@ def main():
         export_cases(a.out, start + a.budget_s * 0.6)
     if "zoo" not in skip:
         zoo(a.out, start + a.budget_s)
+    if a.summarize:
+        summarize_strides(a.out, "sdpa_strides.json", {"sm90": "sdpa_export", "sm80": "sdpa_export_cudnn_last"})
     if a.zoo_dynamic:
         zoo_dynamic(a.out, a.zoo_dynamic.split(","))
     print("done in %.1f s" % (time.time() - start), flush=True)
