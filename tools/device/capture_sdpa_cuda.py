@@ -1,21 +1,31 @@
 """Run on a lent GPU machine (its python3 has a CUDA build of PyTorch and transformers), from the
-repository root:
-    python3 tools/device/capture_sdpa_cuda.py [--out tests/fixtures/cuda] [--budget-s 300]
+repository root. What the committed fixtures in tests/fixtures/cuda/ came from (H200, PyTorch 2.11
+CUDA 13, cuDNN 9.19, transformers 5.17, 2026-11-26):
+    python3 tools/device/capture_sdpa_cuda.py --out OUT                  # default kernel order
+    TORCH_CUDNN_SDPA_DEPRIORITIZED=1 python3 tools/device/capture_sdpa_cuda.py --out OUT2 \
+        --skip zoo --choice-file sdpa_choice_cudnn_last.json             # the order sm80 has
+then, anywhere (no GPU): move OUT2/sdpa_export to OUT/sdpa_export_cudnn_last and
+    python3 tools/device/capture_sdpa_cuda.py --out OUT --skip choice,export,zoo --summarize
 Issue 14's device-specific lowering of attention: which kernel PyTorch picks for
 scaled_dot_product_attention on this GPU, and what that does to an exported program. Writes, in OUT:
   sdpa_env.json     torch/cuDNN versions, the GPU, its compute capability, SDPBackend's values and the
                     backend priority order in force;
-  sdpa_choice.json  torch._fused_sdp_choice over a grid of cuda calls (tiny real tensors) (dtype, head dims, layout of
-                    q/k/v, mask kind, heads and GQA, sequence lengths, requires_grad, dropout): one row
-                    per call, "key": choice (the key spells the call, see `key()` below), so a C++
-                    chooser can be compared with it call by call;
+  sdpa_choice.json  torch._fused_sdp_choice over a grid of cuda calls (tiny real tensors: dtype, head
+                    dims, layout of q/k/v, mask kind, heads and GQA, sequence lengths, requires_grad,
+                    dropout): one row per call, "key": choice (the key spells the call, see `key()`),
+                    so a C++ chooser can be compared with it call by call;
   sdpa_export/CASE.txt, CASE.decomposed.txt, CASE.strides.json
                     an HF-shaped attention block (q/k/v projections, view + transpose, sdpa, transpose
                     + reshape, out projection) exported on cuda:0 (real, tiny tensors), its
                     run_decompositions(), and every node's (shape, stride) in both programs;
+  sdpa_strides.json (--summarize) the sdpa node's sizes and strides per case and order, from the two
+                    sdpa_export directories: what tests/test_sdp_choice.cpp compares;
   zoo/NAME.txt, NAME.decomposed.txt
                     the zoo's golden cases (tools/oracle/scripts/gen_zoo_golden.py), the transformers
-                    model moved to cuda:0 and exported there, as on cpu in tests/fixtures/zoo_golden.
+                    model moved to cuda:0 and exported there, as on cpu in tests/fixtures/zoo_golden
+                    (tests/test_zoo_cuda.cpp compares the cases whose graph transformers 5.17 did not
+                    change); --zoo-dynamic NAME,... adds NAME_dyn.txt (or NAME_dyn.error.txt: PyTorch
+                    2.11 refuses a dynamic seq on CUDA for the decoders tried).
 Everything is written as it is measured, so a run stopped at its budget keeps what it has."""
 import argparse
 import itertools
