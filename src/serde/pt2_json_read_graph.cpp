@@ -529,6 +529,7 @@ void Reader::read_op_call(const OJ& sn, std::string_view target, const Path& pat
 
   // Outputs: one tensor / one symbolic int / none / several tensors (through getitem).
   std::vector<std::string_view> elems;
+  std::vector<Node::OutputElem> out_elems;
   std::optional<std::string_view> single, sym_out;
   bool none_out = false;
   if (outputs.size() == 1) {
@@ -552,9 +553,29 @@ void Reader::read_op_call(const OJ& sn, std::string_view target, const Path& pat
     for (size_t k = 0; k < outputs.size(); ++k) {
       const Path po = pouts[k];
       auto [ot, ov] = tag(outputs[k], po);
-      if (ot != "as_tensor") fail(po, "unsupported output kind '" + std::string(ot) + "' in a multi-output node");
-      elems.push_back(tensor_name(*ov, po / "as_tensor"));
+      if (ot == "as_tensor") {
+        elems.push_back(tensor_name(*ov, po / "as_tensor"));
+        continue;
+      }
+      // CUDA attention's results mix tensors with None and sizes (cum_seq_q, max_q): kept as
+      // recorded; a size is read only when nothing uses it (its name says `_unused_`).
+      if (out_elems.empty()) out_elems.resize(k);
+      if (ot == "as_none") {
+        out_elems.push_back({Node::OutputElem::None, SymInt()});
+      } else if (ot == "as_sym_int") {
+        const Path pt = po / ot;
+        auto [nt, nv] = tag(*ov, pt);
+        if (nt != "as_name") fail(pt, "expected as_name");
+        const std::string_view sn = get_str(*nv, pt / "as_name");
+        if (sn.find("_unused_") == std::string_view::npos)
+          fail(po, "a size result that the program reads ('" + std::string(sn) + "') is not supported yet");
+        out_elems.push_back({Node::OutputElem::SymInt, sym_value(sn, po)});
+      } else {
+        fail(po, "unsupported output kind '" + std::string(ot) + "' in a multi-output node");
+      }
+      elems.push_back({});
     }
+    if (!out_elems.empty()) out_elems.resize(outputs.size());
   }
 
   // A node whose one output is None is renamed "<target>_unused" (deserialize_outputs' _rename).
@@ -565,7 +586,17 @@ void Reader::read_op_call(const OJ& sn, std::string_view target, const Path& pat
                          : g.call(*op, std::move(args), hint);
   n->arg_given = std::move(how);
   if (single) n->val.push_back(tensor_meta(*single, pouts[0]));
-  for (std::string_view e : elems) n->val.push_back(tensor_meta(e, pouts));
+  for (std::string_view e : elems) n->val.push_back(e.empty() ? TensorMeta{} : tensor_meta(e, pouts));
+  if (!out_elems.empty()) {
+    // Placeholders for the None and size results: no bytes, on the device of the first tensor.
+    for (size_t k = 0; k < n->val.size(); ++k)
+      if (out_elems[k].kind != Node::OutputElem::Tensor) {
+        n->val[k].sizes = {0};
+        n->val[k].strides = {1};
+        n->val[k].device = n->val[0].device;
+      }
+    n->out_elems = std::move(out_elems);
+  }
   if (sym_out) n->sym_val = sym_value(*sym_out, path);
   if (!elems.empty() && !n->multi_output())
     fail(pouts, fe::detail::cat(op->qualified, " returns one value but ", elems.size(), " are recorded"));

@@ -268,6 +268,21 @@ class Writer {
       out.push_back(named("as_tensor", n.name()));
       return out;
     }
+    if (!n.out_elems.empty()) {  // results of mixed kinds, written back as they were read
+      for (size_t k = 0; k < n.out_elems.size(); ++k) {
+        const std::string name = element_name(n, k);
+        if (n.out_elems[k].kind == Node::OutputElem::None) {
+          out.push_back(OJ{{"as_none", true}});
+        } else if (n.out_elems[k].kind == Node::OutputElem::SymInt) {
+          sym_values_[name] = sym_int_json(n.out_elems[k].value);
+          out.push_back(OJ{{"as_sym_int", OJ{{"as_name", name}}}});
+        } else {
+          tensors_[name] = tensor_meta_json(n.val[k]);
+          out.push_back(named("as_tensor", name));
+        }
+      }
+      return out;
+    }
     OJ elems = OJ::array();
     for (size_t k = 0; k < n.val.size(); ++k) {
       std::string name = element_name(n, k);

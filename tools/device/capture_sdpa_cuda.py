@@ -20,6 +20,9 @@ scaled_dot_product_attention on this GPU, and what that does to an exported prog
                     run_decompositions(), and every node's (shape, stride) in both programs;
   sdpa_strides.json (--summarize) the sdpa node's sizes and strides per case and order, from the two
                     sdpa_export directories: what tests/test_sdp_choice.cpp compares;
+  pt2/NAME.pt2, NAME.txt, NAME.decomposed.pt2, NAME.decomposed.txt (--pt2)
+                    torch.export.save of attention blocks on each kernel and three zoo cases, exported
+                    on cuda:0, and of their decompositions: CUDA archives for our reader and verifier;
   zoo/NAME.txt, NAME.decomposed.txt
                     the zoo's golden cases (tools/oracle/scripts/gen_zoo_golden.py), the transformers
                     model moved to cuda:0 and exported there, as on cpu in tests/fixtures/zoo_golden
@@ -210,6 +213,43 @@ def export_cases(out, deadline):
             print(name, "error", str(e)[:200], flush=True)
 
 
+def archives(out):
+    """pt2/NAME.pt2 + NAME.txt (+ NAME.decomposed.pt2/.txt): torch.export.save of a few CUDA programs,
+    for our reader and verifier: attention blocks on each kernel (cuDNN, flash with a padded head dim,
+    memory-efficient with a mask, math) and three zoo cases, each also decomposed (the fused CUDA ops)."""
+    d = os.path.join(out, "pt2")
+    os.makedirs(d, exist_ok=True)
+    blocks = [("bf16", 4, 4, 64, "causal", False, 8, 8), ("bf16", 4, 4, 6, "none", False, 8, 8),
+              ("f32", 4, 4, 16, "bool_b1ls", False, 8, 8), ("f32", 4, 2, 16, "none", True, 8, 8),
+              ("f16", 4, 2, 16, "causal", True, 8, 8)]
+    progs = []
+    for dt, h, hkv, hd, mk, gqa, lq, lk in blocks:
+        torch.manual_seed(0)
+        m = Attn(32, h, hkv, hd, mk, gqa).to(device=DEV, dtype=DT[dt]).eval()
+        x = torch.randn(2, lq, 32, device=DEV, dtype=DT[dt])
+        args = (x, x) if mk in ("none", "causal") else (x, x, mask_of(mk, 2, lq, lk, DT[dt]).fill_(1))
+        progs.append(("attn_%s_d%d_%s%s" % (dt, hd, mk, "_gqa" if gqa else ""), m, args, {}))
+    g = runpy.run_path(os.path.join(REPO, "tools", "oracle", "scripts", "gen_zoo_golden.py"), run_name="gen_zoo_golden")
+    for name in ("qwen2", "whisper", "bert"):
+        cfg, model, dtype = g["build_model"](name)
+        args, kwargs = g["example_inputs"](name, cfg)
+        mv = lambda t: t.to(DEV) if isinstance(t, torch.Tensor) else t
+        progs.append(("zoo_" + name, model.to(DEV), tuple(mv(a) for a in args), {k: mv(v) for k, v in kwargs.items()}))
+    for name, m, args, kwargs in progs:
+        try:
+            ep = torch.export.export(m, args, kwargs, strict=False)
+            torch.export.save(ep, os.path.join(d, name + ".pt2"))
+            with open(os.path.join(d, name + ".txt"), "w") as f:
+                f.write(g["stable"](str(ep)))
+            dec = ep.run_decompositions()
+            torch.export.save(dec, os.path.join(d, name + ".decomposed.pt2"))
+            with open(os.path.join(d, name + ".decomposed.txt"), "w") as f:
+                f.write(g["stable"](str(dec)))
+            print("pt2", name, "ok", flush=True)
+        except Exception as e:  # noqa: BLE001
+            print("pt2", name, "error", str(e)[:300], flush=True)
+
+
 def summarize_strides(out, name, dirs):
     """NAME: per export case, the sdpa node's [sizes, strides] in each of `dirs` (arch: directory),
     e.g. {"sm90": "sdpa_export", "sm80": "sdpa_export_cudnn_last"}: what tests compare the CUDA meta with."""
@@ -290,6 +330,7 @@ def main():
     ap.add_argument("--summarize", action="store_true",
                     help="write sdpa_strides.json from OUT/sdpa_export (default order) and OUT/sdpa_export_cudnn_last "
                          "(a run with TORCH_CUDNN_SDPA_DEPRIORITIZED=1 --out moved there): needs no GPU")
+    ap.add_argument("--pt2", action="store_true", help="also save a few CUDA programs as .pt2 (OUT/pt2)")
     ap.add_argument("--zoo-dynamic", default="", help="comma-separated decoder-only zoo cases to export dynamic")
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: choice,export,zoo")
     a = ap.parse_args()
@@ -319,6 +360,8 @@ def main():
         summarize_strides(a.out, "sdpa_strides.json", {"sm90": "sdpa_export", "sm80": "sdpa_export_cudnn_last"})
     if a.zoo_dynamic:
         zoo_dynamic(a.out, a.zoo_dynamic.split(","))
+    if a.pt2:
+        archives(a.out)
     print("done in %.1f s" % (time.time() - start), flush=True)
 
 

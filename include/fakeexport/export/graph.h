@@ -112,6 +112,14 @@ class Node {
   /// Loaded nodes: the serialized metadata other than stack_trace (nn_module_stack, torch_fn, ...),
   /// kept verbatim in file order so writing the program back reproduces it.
   std::vector<std::pair<std::string, std::string>> serialized_meta;
+  /// Loaded multi-output op nodes whose results mix kinds (CUDA attention's: tensors, None, sizes),
+  /// one entry per result as the file recorded it, so writing the program back reproduces it; their
+  /// `val` entries for None and SymInt results are empty placeholders. Empty when all are tensors.
+  struct OutputElem {
+    enum Kind : uint8_t { Tensor, None, SymInt } kind = Tensor;
+    fe::SymInt value;  ///< SymInt results: the recorded size
+  };
+  std::vector<OutputElem> out_elems;
 
  private:
   friend class Graph;

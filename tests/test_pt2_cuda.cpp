@@ -1,0 +1,77 @@
+// Archives PyTorch writes on a GPU (tests/fixtures/cuda/pt2: torch.export.save on a lent H200,
+// PyTorch 2.11 CUDA, tools/device/capture_sdpa_cuda.py --pt2): attention blocks on each kernel and
+// a transformers Qwen2, exported on cuda:0, and their run_decompositions(), whose fused CUDA
+// attention ops return tensors, None and sizes together (cuDNN's cum_seq_q, max_q). Each loads,
+// every node our registry knows verifies against the metadata PyTorch recorded (the sdpa output
+// layouts of the kernel it picked included), prints as PyTorch printed it, and saves back with the
+// fused op's results as recorded.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "fakeexport/analysis/device_lint.h"
+#include "fakeexport/export/check.h"
+#include "fakeexport/serde/pt2.h"
+#include "test_util.h"
+
+namespace fs = std::filesystem;
+using namespace fe;
+
+namespace {
+
+const std::string kDir = std::string(FE_FIXTURES_DIR) + "/cuda/pt2";
+
+std::string without_comments(const std::string& s) {
+  std::istringstream in(s);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    const size_t first = line.find_first_not_of(' ');
+    if (first == std::string::npos || line[first] == '#') continue;
+    line.erase(line.find_last_not_of(' ') + 1);  // 2.11 prints "Graph signature: " with a space
+    out += line + "\n";
+  }
+  return out;
+}
+
+/// The fused CUDA attention node of a decomposed program, if any.
+const Node* fused_attention(const ExportedProgram& ep) {
+  for (const auto& n : ep.graph.nodes())
+    if (n->target() && n->target()->schema.name.starts_with("_scaled_dot_product_")) return n.get();
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(Pt2Cuda, PyTorchGpuArchivesLoadVerifyPrintAndSaveBack) {
+  size_t archives = 0, mixed = 0;
+  for (const auto& e : fs::directory_iterator(kDir)) {
+    if (e.path().extension() != ".pt2") continue;
+    const std::string base = (e.path().parent_path() / e.path().stem()).string();
+    SCOPED_TRACE(e.path().filename().string());
+    ++archives;
+    serde::LoadedProgram lp = serde::load(e.path().string(), {.materialize_weights = false});
+    const CheckReport cr = check_program(lp.ep);
+    EXPECT_TRUE(cr.mismatches.empty()) << cr.mismatches.size() << " mismatches, first: " << cr.mismatches[0].node->name();
+    EXPECT_TRUE(analysis::lint_devices(lp.ep, {Device::parse("cuda:0")}).empty());
+    const std::string printed = without_comments(to_string(lp.ep, {.read_source = false}));
+    if (fs::exists(base + ".txt")) EXPECT_EQ(printed, without_comments(fe_test::read_file(base + ".txt")));
+    // Written back and read again: the same program, the fused op's None and size results included.
+    const std::string out = (fs::path(FE_BUILD_DIR) / ("cuda_" + e.path().filename().string())).string();
+    serde::save(lp.ep, out, {.weights = serde::WeightsPolicy::None});
+    serde::LoadedProgram again = serde::load(out, {.materialize_weights = false});
+    EXPECT_EQ(without_comments(to_string(again.ep, {.read_source = false})), printed);
+    if (const Node* n = fused_attention(lp.ep); n && !n->out_elems.empty()) {
+      ++mixed;
+      const Node* m = fused_attention(again.ep);
+      ASSERT_NE(m, nullptr);
+      ASSERT_EQ(m->out_elems.size(), n->out_elems.size());
+      for (size_t k = 0; k < n->out_elems.size(); ++k) {
+        EXPECT_EQ(m->out_elems[k].kind, n->out_elems[k].kind) << k;
+        EXPECT_TRUE(m->out_elems[k].value.same_as(n->out_elems[k].value)) << k;
+      }
+    }
+  }
+  EXPECT_EQ(archives, 10u);
+  EXPECT_EQ(mixed, 2u);  // the two cuDNN programs (bf16 causal; f16 GQA)
+}
