@@ -438,8 +438,16 @@ Tensor safe_softmax(const Tensor& x, const SrcLocArg& loc) {
 /// _scaled_dot_product_attention_math(q, k, v, mask, 0, is_causal, scale): (output, attention
 /// weights). Half and bfloat16 inputs are computed in float32 and both results cast back; the
 /// weights are cast first (GCC evaluates make_tuple's arguments right to left), and nothing reads them.
+/// repeat_interleave(r, dim=-3) of a (B, H, S, D) key or value as torch._decomp lowers it:
+/// unsqueeze, expand, a contiguous clone, view.
+Tensor repeat_heads(const Tensor& t, const SymInt& r, const SrcLocArg& loc) {
+  const auto& s = t.sizes();
+  const Tensor e = fe::expand(fe::unsqueeze(t, 2, loc), {s[0], s[1], r, s[2], s[3]}, false, loc);
+  return fe::view(fe::clone(e, MemoryFormat::Contiguous, loc), {s[0], s[1] * r, s[2], s[3]}, loc);
+}
+
 std::pair<Tensor, Tensor> sdpa_math(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const Tensor* mask,
-                                    bool causal, std::optional<double> scale, const SrcLocArg& loc) {
+                                    bool causal, std::optional<double> scale, const SrcLocArg& loc, bool gqa = false) {
   const DType origin = q_in.dtype();
   const bool upcast = origin == DType::Float16 || origin == DType::BFloat16;
   const auto acc = [&](const Tensor& t) { return upcast ? fe::_to_copy(t, {.dtype = DType::Float32}, loc) : t; };
@@ -459,11 +467,17 @@ std::pair<Tensor, Tensor> sdpa_math(const Tensor& q_in, const Tensor& k_in, cons
     const Tensor rows = fe::unsqueeze(fe::arange(L, {.device = q.device()}, loc), -1, loc);
     m = additive_mask(fe::logical_and(fe::le(fe::sub(cols, rows, 1, loc), 0, loc), ones, loc), qs, loc);
   }
-  const Tensor kt = dispatch1(*op_mul_Scalar, {fe::transpose(k, -2, -1, loc), f}, loc);
+  // pre_process_group_query_attention_input: key and value heads repeated up to the query's.
+  Tensor k_all = k, v_all = v;
+  if (gqa && !q.sizes()[1].same_as(k.sizes()[1])) {
+    k_all = repeat_heads(k, floordiv(q.sizes()[1], k.sizes()[1]), loc);
+    v_all = repeat_heads(v, floordiv(q.sizes()[1], v.sizes()[1]), loc);
+  }
+  const Tensor kt = dispatch1(*op_mul_Scalar, {fe::transpose(k_all, -2, -1, loc), f}, loc);
   Tensor attn = fe::matmul(qs, kt, loc);
   if (m) attn = fe::add(attn, *m, 1, loc);
   const Tensor weights = safe_softmax(attn, loc);
-  const Tensor out = fe::matmul(weights, v, loc);
+  const Tensor out = fe::matmul(weights, v_all, loc);
   if (!upcast) return {out, weights};
   const Tensor w = fe::_to_copy(weights, {.dtype = origin}, loc);
   return {fe::_to_copy(out, {.dtype = origin}, loc), w};
@@ -487,6 +501,23 @@ std::vector<Tensor> decomp_sdpa(std::span<const IValue> a, const SrcLocArg& loc)
   const Tensor* mask = std::get_if<Tensor>(&a[3]);
   if (mask && !mask->defined()) mask = nullptr;
   const double dropout = std::get<double>(a[4]);
+  if (q.device().type() == DeviceType::CUDA) {
+    // The kernel PyTorch picks on the GPU: the math path lowers as on any device (no CPU flash
+    // wrapper around it); the fused kernels' ops (cuDNN, flash, memory-efficient) are not emitted
+    // yet, so those calls stay whole.
+    const bool gqa = std::get<bool>(a[7]);
+    const SdpBackend backend =
+        choose_sdp_backend_cuda({.q = q.meta(), .k = k.meta(), .v = v.meta(), .mask = mask ? &mask->meta() : nullptr,
+                                 .dropout = dropout, .causal = std::get<bool>(a[5]), .gqa = gqa}, cuda_arch());
+    const bool heads_ok = gqa || (q.dim() == 4 && k.dim() == 4 && v.dim() == 4 && q.sizes()[1].same_as(k.sizes()[1]) &&
+                                  k.sizes()[1].same_as(v.sizes()[1]));
+    if (backend != SdpBackend::Math || dropout != 0.0 || q.dim() != 4 || k.dim() != 4 || v.dim() != 4 || !heads_ok)
+      return undecomposed(*op_scaled_dot_product_attention, a, loc);
+    std::optional<double> scale;
+    if (const auto* d = std::get_if<double>(&a[6])) scale = *d;
+    std::optional<Tensor> m = mask ? std::optional(additive_mask(*mask, q, loc)) : std::nullopt;
+    return {sdpa_math(q, k, v, m ? &*m : nullptr, std::get<bool>(a[5]), scale, loc, gqa).first};
+  }
   if (!sdpa_decomposes(q, k, v, dropout) || std::get<bool>(a[7])) return undecomposed(*op_scaled_dot_product_attention, a, loc);
   std::optional<double> scale;
   if (const auto* d = std::get_if<double>(&a[6])) scale = *d;
