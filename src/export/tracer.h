@@ -135,6 +135,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     }
     n->val.reserve(outs.size());
     for (const Tensor& t : outs) n->val.push_back(t.meta());
+    if (op.out_elems) n->out_elems = op.out_elems(args);
     stamp(n, loc);
     if (n->multi_output()) {
       // Like make_fx: one getitem per element, each the producer of that output tensor.

@@ -21,6 +21,7 @@ namespace fe {
 namespace {
 OpHandle op_scaled_dot_product_attention;
 OpHandle op_flash_cpu;  // aten::_scaled_dot_product_flash_attention_for_cpu
+OpHandle op_cudnn_attention, op_flash_attention, op_efficient_attention;  // the CUDA kernels' ops
 }  // namespace
 }  // namespace fe
 
@@ -417,11 +418,12 @@ SymInt scratch_sdpa(const MetaArgs& a) {
 // (keeping the flash kernel's output strides). The math path: q and k^T each scaled by
 // sqrt(scale), a causal mask from tril(ones(L, S)), matmul, + mask, _safe_softmax, matmul with v.
 
-/// convert_boolean_attn_mask: where(mask, 0.0, -inf) in the query's dtype; other masks as they are.
-Tensor additive_mask(const Tensor& mask, const Tensor& query, const SrcLocArg& loc) {
+/// convert_boolean_attn_mask: where(mask, 0.0, -inf) in the query's dtype (cuDNN's variant puts
+/// -65504, float16's lowest, for -inf); other masks as they are.
+Tensor additive_mask(const Tensor& mask, const Tensor& query, const SrcLocArg& loc,
+                     double neg = -std::numeric_limits<double>::infinity()) {
   if (mask.dtype() != DType::Bool) return mask;
-  const Tensor neg_inf = dispatch1(*op_scalar_tensor,
-                                   {-std::numeric_limits<double>::infinity(), query.dtype(), None{}, query.device(), None{}}, loc);
+  const Tensor neg_inf = dispatch1(*op_scalar_tensor, {neg, query.dtype(), None{}, query.device(), None{}}, loc);
   const Tensor zero = dispatch1(*op_scalar_tensor, {0.0, query.dtype(), Layout::Strided, query.device(), None{}}, loc);
   return fe::where(mask, zero, neg_inf, loc);
 }
@@ -496,25 +498,68 @@ bool sdpa_decomposes(const Tensor& q, const Tensor& k, const Tensor& v, double d
          k.sizes()[1].same_as(v.sizes()[1]);
 }
 
+/// scaled_dot_product_attention's CUDA branch for a fused kernel (PyTorch 2.11, attention.cpp):
+/// cuDNN takes the mask as it is (a boolean one made additive with -65504); the memory-efficient
+/// kernel an additive mask padded to 8 columns when its strides are not, expanded to
+/// (B, H, L, S); flash no mask, the head dim padded to a multiple of 8 and the output sliced back,
+/// the scale always given. The kernels take GQA's fewer key/value heads as they are.
+Tensor cuda_fused_attention(SdpBackend backend, std::span<const IValue> a, std::optional<double> scale,
+                            const SrcLocArg& loc) {
+  const Tensor &q = decomp_tensor(a, 0), &k = decomp_tensor(a, 1), &v = decomp_tensor(a, 2);
+  const Tensor* mask = std::get_if<Tensor>(&a[3]);
+  if (mask && !mask->defined()) mask = nullptr;
+  const double dropout = std::get<double>(a[4]);
+  const bool causal = std::get<bool>(a[5]);
+  const IValue sc = scale ? IValue(*scale) : IValue(None{});
+  if (backend == SdpBackend::Cudnn) {
+    const IValue m = mask ? IValue(additive_mask(*mask, q, loc, -65504.0)) : IValue(None{});
+    return dispatch(*op_cudnn_attention, {q, k, v, m, false, dropout, causal, false, sc}, loc)[0];
+  }
+  if (backend == SdpBackend::Efficient) {
+    IValue m = None{};
+    if (mask) {
+      Tensor t = additive_mask(*mask, q, loc);
+      bool aligned = t.strides()[t.dim() - 1] == 1;
+      for (int64_t i = 0; i + 1 < t.dim(); ++i) aligned = aligned && mod(t.strides()[i], 8) == 0;
+      if (!aligned) {  // pad_bias<8>: padded to a multiple of 8 columns, then sliced back
+        const SymInt s = t.sizes()[t.dim() - 1];
+        t = dispatch1(*op_constant_pad_nd, {t, std::vector<SymInt>{0, SymInt(8) - mod(s, 8)}, 0.0}, loc);
+        t = fe::slice(t, -1, 0, s.expect_int(), 1, loc);
+      }
+      m = fe::expand(t, {q.sizes()[0], q.sizes()[1], q.sizes()[2], k.sizes()[2]}, false, loc);
+    }
+    return dispatch(*op_efficient_attention, {q, k, v, m, false, dropout, causal, sc}, loc)[0];
+  }
+  // Flash.
+  const SymInt d = q.sizes()[3];
+  const double og_scale = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(d.expect_int()));
+  const bool pad = mod(d, 8) != 0;
+  const auto padded = [&](const Tensor& t) {
+    return pad ? dispatch1(*op_constant_pad_nd, {t, std::vector<SymInt>{0, SymInt(8) - mod(d, 8)}, 0.0}, loc) : t;
+  };
+  const Tensor out = dispatch(*op_flash_attention, {padded(q), padded(k), padded(v), dropout, causal, false, og_scale}, loc)[0];
+  return pad ? fe::slice(out, -1, 0, d.expect_int(), 1, loc) : out;
+}
+
 std::vector<Tensor> decomp_sdpa(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor &q = decomp_tensor(a, 0), &k = decomp_tensor(a, 1), &v = decomp_tensor(a, 2);
   const Tensor* mask = std::get_if<Tensor>(&a[3]);
   if (mask && !mask->defined()) mask = nullptr;
   const double dropout = std::get<double>(a[4]);
   if (q.device().type() == DeviceType::CUDA) {
-    // The kernel PyTorch picks on the GPU: the math path lowers as on any device (no CPU flash
-    // wrapper around it); the fused kernels' ops (cuDNN, flash, memory-efficient) are not emitted
-    // yet, so those calls stay whole.
+    // The kernel PyTorch picks on the GPU: its fused op (scaled_dot_product_attention's CUDA
+    // branches), or the math path, lowered as on any device (no CPU flash wrapper around it).
     const bool gqa = std::get<bool>(a[7]);
     const SdpBackend backend =
         choose_sdp_backend_cuda({.q = q.meta(), .k = k.meta(), .v = v.meta(), .mask = mask ? &mask->meta() : nullptr,
                                  .dropout = dropout, .causal = std::get<bool>(a[5]), .gqa = gqa}, cuda_arch());
     const bool heads_ok = gqa || (q.dim() == 4 && k.dim() == 4 && v.dim() == 4 && q.sizes()[1].same_as(k.sizes()[1]) &&
                                   k.sizes()[1].same_as(v.sizes()[1]));
-    if (backend != SdpBackend::Math || dropout != 0.0 || q.dim() != 4 || k.dim() != 4 || v.dim() != 4 || !heads_ok)
-      return undecomposed(*op_scaled_dot_product_attention, a, loc);
     std::optional<double> scale;
     if (const auto* d = std::get_if<double>(&a[6])) scale = *d;
+    if (backend != SdpBackend::Math) return {cuda_fused_attention(backend, a, scale, loc)};
+    if (dropout != 0.0 || q.dim() != 4 || k.dim() != 4 || v.dim() != 4 || !heads_ok)
+      return undecomposed(*op_scaled_dot_product_attention, a, loc);
     std::optional<Tensor> m = mask ? std::optional(additive_mask(*mask, q, loc)) : std::nullopt;
     return {sdpa_math(q, k, v, m ? &*m : nullptr, std::get<bool>(a[5]), scale, loc, gqa).first};
   }
@@ -538,9 +583,99 @@ std::vector<Tensor> decomp_flash_cpu(std::span<const IValue> a, const SrcLocArg&
   return {out, out};
 }
 
+// ---- The CUDA kernels' ops, as run_decompositions records them on a GPU (metas as PyTorch's
+// Python ones allocate; no reference kernel: they run on CUDA only). None and size results hold
+// empty placeholders in the node's metadata (OutputElem).
+
+/// The placeholder of a None or size result: no bytes, on the device of the tensors.
+TensorMeta no_tensor(const TensorMeta& like) {
+  TensorMeta m;
+  m.sizes = {0};
+  m.strides = {1};
+  m.device = like.device;
+  return m;
+}
+
+void check_4d(const MetaArgs& a, const TensorMeta& q, const TensorMeta& k, const TensorMeta& v) {
+  FE_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, ShapeError, label(a),
+           ": query, key and value must be 4-D (batch, heads, seq, head_dim), got ", q.dim(), ", ", k.dim(), " and ",
+           v.dim(), " dims");
+}
+
+// _scaled_dot_product_cudnn_attention(q, k, v, attn_bias, compute_log_sumexp, dropout_p, is_causal,
+// return_debug_mask, *, scale) -> (output, logsumexp, cum_seq_q, cum_seq_k, max_q, max_k,
+// philox_seed, philox_offset, debug_attn_mask)
+void meta_cudnn_attention(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta &q = a.tensor(0), &k = a.tensor(1), &v = a.tensor(2);
+  check_4d(a, q, k, v);
+  const TensorMeta res = cuda_sdpa_out(SdpBackend::Cudnn, q, v);
+  out.push(res);
+  out.push(make_contiguous(DimVector{q.sizes[0], q.sizes[1], q.sizes[2], 1}, DType::Float32, q.device));
+  for (int i = 0; i < 4; ++i) out.push(no_tensor(res));  // cum_seq_q, cum_seq_k, max_q, max_k
+  out.push(make_contiguous(DimVector{}, DType::Int64, q.device));
+  out.push(make_contiguous(DimVector{}, DType::Int64, q.device));
+  out.push(no_tensor(res));
+}
+
+std::vector<OutputElem> cudnn_elems(std::span<const IValue> a) {
+  using K = OutputElem;
+  const SymInt sq = std::get<Tensor>(a[0]).sizes()[2], sk = std::get<Tensor>(a[1]).sizes()[2];
+  return {{K::Tensor, 0}, {K::Tensor, 0}, {K::None, 0}, {K::None, 0}, {K::SymInt, sq}, {K::SymInt, sk},
+          {K::Tensor, 0}, {K::Tensor, 0}, {K::None, 0}};
+}
+
+// _scaled_dot_product_flash_attention(q, k, v, dropout_p, is_causal, return_debug_mask, *, scale)
+// -> (output, logsumexp, cum_seq_q, cum_seq_k, max_q, max_k, rng_state, unused, debug_attn_mask)
+void meta_flash_attention(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta &q = a.tensor(0), &k = a.tensor(1), &v = a.tensor(2);
+  check_4d(a, q, k, v);
+  const TensorMeta res = py_empty_like(q, q.sizes[3]);
+  out.push(res);
+  out.push(make_contiguous(DimVector{q.sizes[0], q.sizes[1], q.sizes[2]}, DType::Float32, q.device));
+  for (int i = 0; i < 4; ++i) out.push(no_tensor(res));  // cum_seq_q, cum_seq_k, max_q, max_k
+  out.push(make_contiguous(DimVector{2}, DType::UInt64, q.device));
+  out.push(make_contiguous(DimVector{}, DType::UInt64, q.device));
+  FE_CHECK(!a.to_bool(5), ValueError, label(a), ": return_debug_mask=True is not modelled");
+  out.push(make_contiguous(DimVector{0}, q.dtype, q.device));
+}
+
+std::vector<OutputElem> flash_elems(std::span<const IValue> a) {
+  using K = OutputElem;
+  const SymInt sq = std::get<Tensor>(a[0]).sizes()[2], sk = std::get<Tensor>(a[1]).sizes()[2];
+  return {{K::Tensor, 0}, {K::Tensor, 0}, {K::None, 0}, {K::None, 0}, {K::SymInt, sq}, {K::SymInt, sk},
+          {K::Tensor, 0}, {K::Tensor, 0}, {K::Tensor, 0}};
+}
+
+// _scaled_dot_product_efficient_attention(q, k, v, attn_bias, compute_log_sumexp, dropout_p,
+// is_causal, *, scale) -> (output, log_sumexp, philox_seed, philox_offset)
+void meta_efficient_attention(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta &q = a.tensor(0), &k = a.tensor(1), &v = a.tensor(2);
+  check_4d(a, q, k, v);
+  out.push(cuda_sdpa_out(SdpBackend::Efficient, q, v));
+  // logsumexp rows padded to 32 when asked for, else empty.
+  const SymInt rows = a.to_bool(4) ? floordiv(q.sizes[2] + 31, 32) * 32 : SymInt(0);
+  out.push(make_contiguous(DimVector{q.sizes[0], q.sizes[1], rows}, DType::Float32, q.device));
+  out.push(make_contiguous(DimVector{}, DType::Int64, q.device));
+  out.push(make_contiguous(DimVector{}, DType::Int64, q.device));
+}
+
 }  // namespace
 
 void register_attention_ops(Registry& r) {
+  op_cudnn_attention = r.add({.schema = "aten::_scaled_dot_product_cudnn_attention(Tensor query, Tensor key, Tensor value, "
+         "Tensor? attn_bias, bool compute_log_sumexp, float dropout_p=0., bool is_causal=False, bool return_debug_mask=False, "
+         "*, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, "
+         "SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)",
+         .meta = meta_cudnn_attention, .out_elems = cudnn_elems});
+  op_flash_attention = r.add({.schema = "aten::_scaled_dot_product_flash_attention(Tensor query, Tensor key, Tensor value, "
+         "float dropout_p=0., bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, "
+         "Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor rng_state, "
+         "Tensor unused, Tensor debug_attn_mask)",
+         .meta = meta_flash_attention, .out_elems = flash_elems});
+  op_efficient_attention = r.add({.schema = "aten::_scaled_dot_product_efficient_attention(Tensor query, Tensor key, "
+         "Tensor value, Tensor? attn_bias, bool compute_log_sumexp, float dropout_p=0., bool is_causal=False, *, "
+         "float? scale=None) -> (Tensor output, Tensor log_sumexp, Tensor philox_seed, Tensor philox_offset)",
+         .meta = meta_efficient_attention});
   op_scaled_dot_product_attention = r.add({.schema = "aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
          "float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
          .meta = meta_sdpa, .cpu = cpu_sdpa, .decomp = decomp_sdpa, .scratch = scratch_sdpa});

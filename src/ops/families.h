@@ -44,6 +44,8 @@ extern OpHandle op_adaptive_avg_pool2d, op_alias, op_as_strided, op_cat, op_chun
 
 // Ops that decompositions in other families produce (attention's math path).
 extern OpHandle op_full_like, op_scalar_tensor, op_mul_Scalar, op_sum_dim_IntList, op_to_dtype, op_to_dtype_layout;
+// Flash attention's head-dim padding on CUDA.
+extern OpHandle op_constant_pad_nd;
 // item's decomposition.
 extern OpHandle op_local_scalar_dense;
 

@@ -84,6 +84,7 @@ const OpDef& Registry::add(const OpDecl& d) {
   op->max_positional = d.max_positional;
   op->decomp = d.decomp;
   op->scratch = d.scratch;
+  op->out_elems = d.out_elems;
   // Ops returning nothing exist for their effect (asserts): dead-code elimination keeps them.
   op->side_effect = op->schema.returns.empty();
   const auto& sa = op->schema.arguments;

@@ -13,10 +13,11 @@
 #include "ops/unary_common.h"
 
 namespace fe {
+OpHandle op_constant_pad_nd;
 namespace ops {
 namespace {
 
-OpHandle op_pad, op_constant_pad_nd;
+OpHandle op_pad;
 
 // ---- adaptive_avg_pool1d(self, output_size) = adaptive_avg_pool2d(self.unsqueeze(-2), [1, o]).squeeze(-2)
 void check_pool1d(const std::string& label, int64_t dim, size_t n_out) {

@@ -530,6 +530,7 @@ void Reader::read_op_call(const OJ& sn, std::string_view target, const Path& pat
   // Outputs: one tensor / one symbolic int / none / several tensors (through getitem).
   std::vector<std::string_view> elems;
   std::vector<Node::OutputElem> out_elems;
+  bool mixed = false;
   std::optional<std::string_view> single, sym_out;
   bool none_out = false;
   if (outputs.size() == 1) {
@@ -555,11 +556,12 @@ void Reader::read_op_call(const OJ& sn, std::string_view target, const Path& pat
       auto [ot, ov] = tag(outputs[k], po);
       if (ot == "as_tensor") {
         elems.push_back(tensor_name(*ov, po / "as_tensor"));
+        out_elems.push_back({Node::OutputElem::Tensor, SymInt()});
         continue;
       }
       // CUDA attention's results mix tensors with None and sizes (cum_seq_q, max_q): kept as
       // recorded; a size is read only when nothing uses it (its name says `_unused_`).
-      if (out_elems.empty()) out_elems.resize(k);
+      mixed = true;
       if (ot == "as_none") {
         out_elems.push_back({Node::OutputElem::None, SymInt()});
       } else if (ot == "as_sym_int") {
@@ -575,7 +577,7 @@ void Reader::read_op_call(const OJ& sn, std::string_view target, const Path& pat
       }
       elems.push_back({});
     }
-    if (!out_elems.empty()) out_elems.resize(outputs.size());
+    if (!mixed) out_elems.clear();
   }
 
   // A node whose one output is None is renamed "<target>_unused" (deserialize_outputs' _rename).

@@ -115,10 +115,7 @@ class Node {
   /// Loaded multi-output op nodes whose results mix kinds (CUDA attention's: tensors, None, sizes),
   /// one entry per result as the file recorded it, so writing the program back reproduces it; their
   /// `val` entries for None and SymInt results are empty placeholders. Empty when all are tensors.
-  struct OutputElem {
-    enum Kind : uint8_t { Tensor, None, SymInt } kind = Tensor;
-    fe::SymInt value;  ///< SymInt results: the recorded size
-  };
+  using OutputElem = fe::OutputElem;
   std::vector<OutputElem> out_elems;
 
  private:

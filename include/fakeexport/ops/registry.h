@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fakeexport/core/source_location.h"
+#include "fakeexport/core/symint.h"
 #include "fakeexport/ops/schema.h"
 
 namespace fe {
@@ -78,6 +79,15 @@ using DecompFn = std::vector<Tensor> (*)(std::span<const IValue> args, const Src
 /// mask and the fused kernel's logsumexp); what memory analysis adds at the op's step.
 using ScratchFn = SymInt (*)(const MetaArgs& args);
 
+/// One result of an op whose results mix kinds (CUDA attention: tensors, None, sizes). Its meta
+/// pushes an empty placeholder (sizes [0], on output 0's device) for each None and size result.
+struct OutputElem {
+  enum Kind : uint8_t { Tensor, None, SymInt } kind = Tensor;
+  fe::SymInt value;  ///< SymInt results: the size
+};
+/// The kinds (and sizes) of an op's results for these arguments; see OpDef::out_elems.
+using OutElemsFn = std::vector<OutputElem> (*)(std::span<const IValue> args);
+
 /// How the dispatcher checks devices before meta runs.
 enum class DeviceRule : uint8_t {
   SameDevice,  ///< PyTorch's rule: one device for all tensors, 0-dim cpu tensors exempt
@@ -105,6 +115,9 @@ struct OpDef {
   DecompFn decomp = nullptr;
   /// Memory the eager kernel holds beyond its outputs while it runs; null when none.
   ScratchFn scratch = nullptr;
+  /// Ops whose results are not all tensors: what each one is (recorded on traced nodes as
+  /// Node::out_elems); null when every result is a tensor.
+  OutElemsFn out_elems = nullptr;
 };
 
 /// Declaration record used by the family files: `{schema text, meta, cpu kernel, device rule}`.
@@ -118,6 +131,7 @@ struct OpDecl {
   int max_positional = -1;          ///< see OpDef::max_positional
   DecompFn decomp = nullptr;        ///< see OpDef::decomp (declare with designated initializers)
   ScratchFn scratch = nullptr;      ///< see OpDef::scratch
+  OutElemsFn out_elems = nullptr;   ///< see OpDef::out_elems
 };
 
 class Registry {
