@@ -24,17 +24,7 @@ namespace {
 
 const std::string kDir = std::string(FE_FIXTURES_DIR) + "/cuda/pt2";
 
-std::string without_comments(const std::string& s) {
-  std::istringstream in(s);
-  std::string line, out;
-  while (std::getline(in, line)) {
-    const size_t first = line.find_first_not_of(' ');
-    if (first == std::string::npos || line[first] == '#') continue;
-    line.erase(line.find_last_not_of(' ') + 1);  // 2.11 prints "Graph signature: " with a space
-    out += line + "\n";
-  }
-  return out;
-}
+using fe_test::without_comments;
 
 /// The fused CUDA attention node of a decomposed program, if any.
 const Node* fused_attention(const ExportedProgram& ep) {

@@ -48,6 +48,20 @@ inline std::string read_file(const std::string& path) {
   return ss.str();
 }
 
+/// A printed program without comment and blank lines (ours name the C++ source where PyTorch's name
+/// the Python one) and without trailing spaces (PyTorch 2.11 prints "Graph signature: ").
+inline std::string without_comments(const std::string& s) {
+  std::istringstream in(s);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    const size_t first = line.find_first_not_of(' ');
+    if (first == std::string::npos || line[first] == '#') continue;
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  }
+  return out;
+}
+
 /// `s` with every node renamed in order of definition (N0, N1, ...); op names (after a dot) kept.
 inline std::string canonical_names(const std::string& s) {
   static const std::regex def(R"(\n\s+([A-Za-z_]\w*)(?:: "[^"]*")? = )");

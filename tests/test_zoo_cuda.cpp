@@ -19,17 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string without_comments(const std::string& s) {
-  std::istringstream in(s);
-  std::string line, out;
-  while (std::getline(in, line)) {
-    const size_t first = line.find_first_not_of(' ');
-    if (first == std::string::npos || line[first] == '#') continue;
-    line.erase(line.find_last_not_of(' ') + 1);  // 2.11 prints "Graph signature: " with a space
-    out += line + "\n";
-  }
-  return out;
-}
+using fe_test::without_comments;
 
 class ZooCuda : public ::testing::TestWithParam<std::string> {};
 

@@ -20,17 +20,7 @@ namespace {
 
 const std::string kGolden = std::string(FE_FIXTURES_DIR) + "/zoo_golden";
 
-/// The print without comment and blank lines.
-std::string without_comments(const std::string& s) {
-  std::istringstream in(s);
-  std::string line, out;
-  while (std::getline(in, line)) {
-    const size_t first = line.find_first_not_of(' ');
-    if (first == std::string::npos || line[first] == '#') continue;
-    out += line + "\n";
-  }
-  return out;
-}
+using fe_test::without_comments;
 
 /// The default dtype the golden model was built under (the config's `dtype`, as the CLI reads it).
 fe::DType golden_dtype(const fe::zoo::Config& c) {
