@@ -437,9 +437,6 @@ Tensor safe_softmax(const Tensor& x, const SrcLocArg& loc) {
   return fe::where(rows, zeros, out, loc);
 }
 
-/// _scaled_dot_product_attention_math(q, k, v, mask, 0, is_causal, scale): (output, attention
-/// weights). Half and bfloat16 inputs are computed in float32 and both results cast back; the
-/// weights are cast first (GCC evaluates make_tuple's arguments right to left), and nothing reads them.
 /// repeat_interleave(r, dim=-3) of a (B, H, S, D) key or value as torch._decomp lowers it:
 /// unsqueeze, expand, a contiguous clone, view.
 Tensor repeat_heads(const Tensor& t, const SymInt& r, const SrcLocArg& loc) {
@@ -448,6 +445,10 @@ Tensor repeat_heads(const Tensor& t, const SymInt& r, const SrcLocArg& loc) {
   return fe::view(fe::clone(e, MemoryFormat::Contiguous, loc), {s[0], s[1] * r, s[2], s[3]}, loc);
 }
 
+/// _scaled_dot_product_attention_math(q, k, v, mask, 0, is_causal, scale): (output, attention
+/// weights), GQA's key/value heads repeated when `gqa`. Half and bfloat16 inputs are computed in
+/// float32 and both results cast back; the weights are cast first (GCC evaluates make_tuple's
+/// arguments right to left), and nothing reads them.
 std::pair<Tensor, Tensor> sdpa_math(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const Tensor* mask,
                                     bool causal, std::optional<double> scale, const SrcLocArg& loc, bool gqa = false) {
   const DType origin = q_in.dtype();
