@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "fakeexport/analysis/device_lint.h"
@@ -15,6 +17,7 @@
 #include "fakeexport/export/check.h"
 #include "fakeexport/export/decompose.h"
 #include "fakeexport/serde/pt2.h"
+#include "fakeexport/serde/zip.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -93,4 +96,60 @@ TEST(Pt2Cuda, DecomposedAsPyTorchOnEachKernel) {
     }
   }
   EXPECT_EQ(compared, 7u);
+}
+
+// Weights read into host memory (to run on the reference kernels) stay the program's cuda:0
+// tensors when written back: torch.export.load puts each where model_weights_config.json says (on
+// the H200, an archive that said cpu ran into "mat2 is on cpu").
+TEST(Pt2Cuda, WrittenWeightsKeepTheProgramsDevice) {
+  serde::LoadedProgram lp = serde::load(kDir + "/attn_f32_d16_none_gqa.pt2", {.materialize_weights = true});
+  ASSERT_TRUE(lp.weights_present);
+  const std::string out = (fs::path(FE_BUILD_DIR) / "cuda_weights_device.pt2").string();
+  serde::save(lp.ep, out, {.weights = serde::WeightsPolicy::Tensors});
+  serde::ZipReader z(out);
+  size_t checked = 0;
+  for (const auto& e : z.entries()) {
+    if (!e.name.ends_with("data/weights/model_weights_config.json")) continue;
+    std::ifstream in(out, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(e.data_offset));
+    std::string text(e.size, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(e.size));
+    const nlohmann::json config = nlohmann::json::parse(text);
+    for (const auto& [fqn, item] : config["config"].items()) {
+      EXPECT_EQ(item["tensor_meta"]["device"]["type"], "cuda") << fqn;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 4u);
+}
+
+// Our decompositions, run by PyTorch on the H200 (tools/device/run_decomposed_cuda.py over
+// `fakeexport [--arch sm80] decompose NAME.pt2 -o NAME.ours[_sm80].pt2`, recorded in
+// tests/fixtures/cuda/decomposed_run.json): each one PyTorch 2.11 could read computed exactly what
+// PyTorch's own export computes; the ones it could not read are exactly those our decomposition
+// gives a flash attention op (its uint64 seed is a dtype 2.11's serializer lacks, which is also why
+// PyTorch 2.11 cannot save such a program; 2.14 has it).
+TEST(Pt2Cuda, OurCudaDecompositionsRunInPyTorchWithItsValues) {
+  std::ifstream in(std::string(FE_FIXTURES_DIR) + "/cuda/decomposed_run.json");
+  ASSERT_TRUE(in);
+  const nlohmann::json run = nlohmann::json::parse(in);
+  size_t ran = 0, flash = 0;
+  for (const auto& [name, r] : run["programs"].items()) {
+    SCOPED_TRACE(name);
+    const std::string base = name.substr(0, name.find('.'));
+    const CudaArchScope arch(name.ends_with("_sm80") ? CudaArch::Sm80 : CudaArch::Sm90);
+    serde::LoadedProgram lp = serde::load(kDir + "/" + base + ".pt2", {.materialize_weights = false});
+    const std::string ours = to_string(run_decompositions(lp.ep, default_decompositions()), {.read_source = false});
+    if (ours.find("_scaled_dot_product_flash_attention.default") != std::string::npos) {
+      EXPECT_FALSE(r["loaded"].get<bool>());
+      ++flash;
+    } else {
+      EXPECT_TRUE(r["ran"].get<bool>());
+      EXPECT_TRUE(r["allclose"].get<bool>());
+      EXPECT_EQ(r["max_abs_diff"].get<double>(), 0.0);
+      ++ran;
+    }
+  }
+  EXPECT_EQ(ran, 6u);
+  EXPECT_EQ(flash, 4u);
 }

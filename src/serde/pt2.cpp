@@ -529,7 +529,8 @@ void check_weights_file(const SafetensorsFile& f, const ExportedProgram& ep) {
 
 void write_payloads(ZipWriter& zip, const std::string& dir, const char* config_name,
                     const std::vector<std::pair<std::string, Tensor>>& tensors, const std::set<std::string>& params,
-                    const SaveOptions& opts, uint64_t& rng, const SafetensorsFile* file) {
+                    const std::map<std::string, Device>& program_device, const SaveOptions& opts, uint64_t& rng,
+                    const SafetensorsFile* file) {
   nlohmann::ordered_json config = nlohmann::ordered_json::object();
   std::map<const void*, std::string> by_storage;  // tied weights: one payload
   int next = 0;
@@ -549,7 +550,11 @@ void write_payloads(ZipWriter& zip, const std::string& dir, const char* config_n
     item["path_name"] = it->second;
     item["is_param"] = params.count(fqn) > 0;
     item["use_pickle"] = false;
-    item["tensor_meta"] = tensor_meta_to_json(t.meta());
+    // The device the program holds it on: weights read into host memory (to run on the reference
+    // kernels) are still the program's cuda:0 parameters, and torch.export.load puts them there.
+    TensorMeta m = t.meta();
+    if (auto d = program_device.find(fqn); d != program_device.end()) m.device = d->second;
+    item["tensor_meta"] = tensor_meta_to_json(m);
     config[fqn] = std::move(item);
   }
   if (opts.weights != WeightsPolicy::None) {
@@ -630,8 +635,16 @@ void save(const ExportedProgram& ep, const std::string& path, const SaveOptions&
     }
   }
   const SafetensorsFile* f = file ? &*file : nullptr;
-  write_payloads(zip, root + "data/weights/", "model_weights_config.json", ep.state_dict, params, opts, rng, f);
-  write_payloads(zip, root + "data/constants/", "model_constants_config.json", ep.constants, params, opts, rng, f);
+  std::map<std::string, Device> program_device;  // state fqn -> its placeholder's device
+  for (const InputSpec& s : ep.signature.inputs) {
+    if (s.target.empty()) continue;
+    for (const Node* n : ep.graph.placeholders())
+      if (n->name() == s.name && n->val.size() == 1) program_device.emplace(s.target, n->val[0].device);
+  }
+  write_payloads(zip, root + "data/weights/", "model_weights_config.json", ep.state_dict, params, program_device, opts,
+                 rng, f);
+  write_payloads(zip, root + "data/constants/", "model_constants_config.json", ep.constants, params, program_device,
+                 opts, rng, f);
   zip.add(root + "models/model.json", dump_python_json(program_to_json(ep, {.torch_version = opts.torch_version})));
   zip.add(root + "data/sample_inputs/model.pt", sample_inputs(ep, path));
   zip.add(root + "archive_format", std::string_view("pt2"));
