@@ -50,7 +50,9 @@ TEST(Pt2Cuda, PyTorchGpuArchivesLoadVerifyPrintAndSaveBack) {
     EXPECT_TRUE(cr.mismatches.empty()) << cr.mismatches.size() << " mismatches, first: " << cr.mismatches[0].node->name();
     EXPECT_TRUE(analysis::lint_devices(lp.ep, {Device::parse("cuda:0")}).empty());
     const std::string printed = without_comments(to_string(lp.ep, {.read_source = false}));
-    if (fs::exists(base + ".txt")) EXPECT_EQ(printed, without_comments(fe_test::read_file(base + ".txt")));
+    if (fs::exists(base + ".txt")) {
+      EXPECT_EQ(printed, without_comments(fe_test::read_file(base + ".txt")));
+    }
     // Written back and read again: the same program, the fused op's None and size results included.
     const std::string out = (fs::path(FE_BUILD_DIR) / ("cuda_" + e.path().filename().string())).string();
     serde::save(lp.ep, out, {.weights = serde::WeightsPolicy::None});

@@ -588,15 +588,6 @@ std::vector<Tensor> decomp_flash_cpu(std::span<const IValue> a, const SrcLocArg&
 // Python ones allocate; no reference kernel: they run on CUDA only). None and size results hold
 // empty placeholders in the node's metadata (OutputElem).
 
-/// The placeholder of a None or size result: no bytes, on the device of the tensors.
-TensorMeta no_tensor(const TensorMeta& like) {
-  TensorMeta m;
-  m.sizes = {0};
-  m.strides = {1};
-  m.device = like.device;
-  return m;
-}
-
 void check_4d(const MetaArgs& a, const TensorMeta& q, const TensorMeta& k, const TensorMeta& v) {
   FE_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, ShapeError, label(a),
            ": query, key and value must be 4-D (batch, heads, seq, head_dim), got ", q.dim(), ", ", k.dim(), " and ",
@@ -612,10 +603,10 @@ void meta_cudnn_attention(const MetaArgs& a, MetaOut& out) {
   const TensorMeta res = cuda_sdpa_out(SdpBackend::Cudnn, q, v);
   out.push(res);
   out.push(make_contiguous(DimVector{q.sizes[0], q.sizes[1], q.sizes[2], 1}, DType::Float32, q.device));
-  for (int i = 0; i < 4; ++i) out.push(no_tensor(res));  // cum_seq_q, cum_seq_k, max_q, max_k
+  for (int i = 0; i < 4; ++i) out.push(no_result_meta(res.device));  // cum_seq_q, cum_seq_k, max_q, max_k
   out.push(make_contiguous(DimVector{}, DType::Int64, q.device));
   out.push(make_contiguous(DimVector{}, DType::Int64, q.device));
-  out.push(no_tensor(res));
+  out.push(no_result_meta(res.device));
 }
 
 std::vector<OutputElem> cudnn_elems(std::span<const IValue> a) {
@@ -633,7 +624,7 @@ void meta_flash_attention(const MetaArgs& a, MetaOut& out) {
   const TensorMeta res = py_empty_like(q, q.sizes[3]);
   out.push(res);
   out.push(make_contiguous(DimVector{q.sizes[0], q.sizes[1], q.sizes[2]}, DType::Float32, q.device));
-  for (int i = 0; i < 4; ++i) out.push(no_tensor(res));  // cum_seq_q, cum_seq_k, max_q, max_k
+  for (int i = 0; i < 4; ++i) out.push(no_result_meta(res.device));  // cum_seq_q, cum_seq_k, max_q, max_k
   out.push(make_contiguous(DimVector{2}, DType::UInt64, q.device));
   out.push(make_contiguous(DimVector{}, DType::UInt64, q.device));
   FE_CHECK(!a.to_bool(5), ValueError, label(a), ": return_debug_mask=True is not modelled");

@@ -530,7 +530,6 @@ void Reader::read_op_call(const OJ& sn, std::string_view target, const Path& pat
   // Outputs: one tensor / one symbolic int / none / several tensors (through getitem).
   std::vector<std::string_view> elems;
   std::vector<Node::OutputElem> out_elems;
-  bool mixed = false;
   std::optional<std::string_view> single, sym_out;
   bool none_out = false;
   if (outputs.size() == 1) {
@@ -556,12 +555,13 @@ void Reader::read_op_call(const OJ& sn, std::string_view target, const Path& pat
       auto [ot, ov] = tag(outputs[k], po);
       if (ot == "as_tensor") {
         elems.push_back(tensor_name(*ov, po / "as_tensor"));
-        out_elems.push_back({Node::OutputElem::Tensor, SymInt()});
+        if (!out_elems.empty()) out_elems.push_back({Node::OutputElem::Tensor, SymInt()});
         continue;
       }
       // CUDA attention's results mix tensors with None and sizes (cum_seq_q, max_q): kept as
-      // recorded; a size is read only when nothing uses it (its name says `_unused_`).
-      mixed = true;
+      // recorded; a size is read only when nothing uses it (its name says `_unused_`). Built from
+      // the first such result on: all-tensor nodes (nearly every one) allocate nothing here.
+      if (out_elems.empty()) out_elems.resize(k);
       if (ot == "as_none") {
         out_elems.push_back({Node::OutputElem::None, SymInt()});
       } else if (ot == "as_sym_int") {
@@ -577,7 +577,6 @@ void Reader::read_op_call(const OJ& sn, std::string_view target, const Path& pat
       }
       elems.push_back({});
     }
-    if (!mixed) out_elems.clear();
   }
 
   // A node whose one output is None is renamed "<target>_unused" (deserialize_outputs' _rename).
@@ -590,13 +589,8 @@ void Reader::read_op_call(const OJ& sn, std::string_view target, const Path& pat
   if (single) n->val.push_back(tensor_meta(*single, pouts[0]));
   for (std::string_view e : elems) n->val.push_back(e.empty() ? TensorMeta{} : tensor_meta(e, pouts));
   if (!out_elems.empty()) {
-    // Placeholders for the None and size results: no bytes, on the device of the first tensor.
     for (size_t k = 0; k < n->val.size(); ++k)
-      if (out_elems[k].kind != Node::OutputElem::Tensor) {
-        n->val[k].sizes = {0};
-        n->val[k].strides = {1};
-        n->val[k].device = n->val[0].device;
-      }
+      if (out_elems[k].kind != Node::OutputElem::Tensor) n->val[k] = no_result_meta(n->val[0].device);
     n->out_elems = std::move(out_elems);
   }
   if (sym_out) n->sym_val = sym_value(*sym_out, path);

@@ -85,6 +85,15 @@ struct OutputElem {
   enum Kind : uint8_t { Tensor, None, SymInt } kind = Tensor;
   fe::SymInt value;  ///< SymInt results: the size
 };
+/// The metadata a None or size result holds in a node's `val`: no bytes, on `device` (the op's
+/// tensors'). Metas push it and the .pt2 reader fills it in, so the verifier compares like with like.
+inline TensorMeta no_result_meta(Device device) {
+  TensorMeta m;
+  m.sizes = {0};
+  m.strides = {1};
+  m.device = device;
+  return m;
+}
 /// The kinds (and sizes) of an op's results for these arguments; see OpDef::out_elems.
 using OutElemsFn = std::vector<OutputElem> (*)(std::span<const IValue> args);
 
