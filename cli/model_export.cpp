@@ -72,6 +72,12 @@ zoo::InputOptions input_options(const ExportArgs& a) {
     else if (name == "seq") o.seq_min = lo, o.seq_max = hi, o.dynamic_seq = true;
     else throw ValueError(detail::cat("--dynamic-range: unknown dimension '", name, "' (batch, seq)"));
   }
+  o.seq_multiple = a.seq_multiple;
+  FE_CHECK(a.seq_multiple == 1 || o.dynamic_seq, ValueError, "--seq-multiple ", a.seq_multiple,
+           " needs a dynamic seq (--dynamic seq or --dynamic-range seq=MIN:MAX)");
+  FE_CHECK(a.seq_multiple == 1 || (a.seq == -1 ? 8 : a.seq) % a.seq_multiple == 0, ValueError, "--seq-multiple ",
+           a.seq_multiple, " needs an example --seq that is a multiple of it, got ", a.seq == -1 ? 8 : a.seq,
+           a.seq == -1 ? " (the default)" : "");
   // PyTorch specializes size-0/1 example dims (0/1 specialization): say so instead of its
   // multi-line constraint report.
   FE_CHECK(!o.dynamic_batch || a.batch != 1, ValueError,
@@ -235,6 +241,10 @@ void add_model_options(CLI::App& cmd, ExportArgs& a) {
   cmd.add_option("--dynamic", a.dynamic, "batch,seq: dynamic dims (batch in [1, 1024], seq in [2, max positions])");
   cmd.add_option("--dynamic-range", a.dynamic_range, "NAME=MIN:MAX, repeatable (e.g. seq=2:4096)")
       ->allow_extra_args(false);
+  cmd.add_option("--seq-multiple", a.seq_multiple,
+                 "N: a dynamic seq as N*_seq, PyTorch's suggested fix where a kernel pads it (CUDA attention "
+                 "with a mask: 8)")
+      ->check(int_range(1, 1 << 20));
   cmd.add_flag("--verify", a.verify_full,
                "after the trace, re-run every node's meta function on its recorded inputs (as `check` does); "
                "by default the program's structure is verified, as torch.export does");

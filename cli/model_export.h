@@ -24,6 +24,7 @@ struct ExportArgs {
   std::string dynamic;                ///< "batch", "seq", "batch,seq"
   std::vector<std::string> dynamic_range;  ///< NAME=MIN:MAX
   bool attention_mask = false;        ///< --attention-mask
+  int64_t seq_multiple = 1;           ///< --seq-multiple: a dynamic seq as N*_seq
   bool verify_full = false;           ///< --verify: re-derive every node's meta after the trace
   /// Whether any placement flag was given (--device other than cpu, --place, --pipeline).
   bool placed() const { return device != "cpu" || !place.empty() || !pipeline.empty(); }

@@ -36,7 +36,7 @@ TEST(ZooBert, ExportsWithDynamicBatchAndSeq) {
   fe::FakeTensorMode fm;
   auto m = build_named("bert-base-uncased");
   fe::ExportedProgram ep = export_model(*m, {.dynamic_batch = true, .dynamic_seq = true});
-  ASSERT_EQ(ep.range_constraints.size(), 2u);  // batch in [1, 1024], seq_len in [2, 512]
+  ASSERT_EQ(ep.range_constraints.size(), 2u);  // batch in [1, 1024], seq in [2, 512]
   EXPECT_EQ(ep.range_constraints[1].second.hi, 512);
 }
 

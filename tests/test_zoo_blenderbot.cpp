@@ -67,7 +67,7 @@ TEST(ZooBlenderbot, ExportsWithDynamicBatchAndSeqs) {
   fe::FakeTensorMode fm;
   auto m = build_named("blenderbot_400m");
   fe::ExportedProgram ep = export_model(*m, {.dynamic_batch = true, .dynamic_seq = true});
-  // batch (shared by both inputs), seq_len, decoder_seq_len.
+  // batch (shared by both inputs), seq, decoder_seq.
   ASSERT_EQ(ep.range_constraints.size(), 3u);
 }
 

@@ -46,7 +46,9 @@ TEST(ZooClip, OutputsAndDynamicBatchSeq) {
 
 TEST(ZooClip, ExportsOnEveryPlacement) {
   FakeTensorMode fake;
-  const Placements p = export_placements("tiny_clip", {.dynamic_batch = true, .dynamic_seq = true});
+  // The batch only: on cuda the masked attention pads seq to 8, so PyTorch refuses a dynamic seq
+  // unless it is 8*_seq, and the tiny config's positions hold a single multiple of 8.
+  const Placements p = export_placements("tiny_clip", {.dynamic_batch = true});
   EXPECT_TRUE(transfers(p.cpu).empty());
   EXPECT_TRUE(transfers(p.cuda).empty());
   // The vision tower on cuda:0, the text layers on cuda:1: at the cut the text's hidden states and

@@ -133,6 +133,16 @@ void apply_spec_equalities(sym::ShapeEnv& env, const std::vector<InputDim>& dims
   }
 }
 
+namespace {
+/// "3 <= dim <= 100", "seq <= 64": the user's range as PyTorch renders it in a violation, bounds at
+/// the defaults ([2, int_oo]) left out.
+std::string rendered_range(const Dim& dim) {
+  std::string r = dim.min() > 2 ? std::to_string(dim.min()) + " <= " + dim.name() : dim.name();
+  if (dim.max() != kIntOo) r += " <= " + std::to_string(dim.max());
+  return r;
+}
+}  // namespace
+
 void check_constraints(const sym::ShapeEnv& env, const std::vector<InputDim>& dims) {
   struct Violation {
     std::string debug, msg;
@@ -190,8 +200,7 @@ void check_constraints(const sym::ShapeEnv& env, const std::vector<InputDim>& di
     const Dim& dim = d.spec.dim();
     const sym::ValueRange want{std::max<int64_t>(dim.min(), 2), dim.max()};
     if (s->range.lo <= want.lo && want.hi <= s->range.hi) continue;
-    std::string spec_range = (dim.min() != 0 ? std::to_string(dim.min()) + " <= " : std::string()) + dim.name() +
-                             (dim.max() != kIntOo ? " <= " + std::to_string(dim.max()) : std::string());
+    const std::string spec_range = rendered_range(dim);
     std::string guard = std::to_string(s->range.lo) + " <= " + d.source;
     if (s->range.hi != sym::kPosInf) guard += " and " + d.source + " <= " + std::to_string(s->range.hi);
     out.push_back({dim.name(), detail::cat("Not all values of ", dim.name(), " = ", d.source, " in the specified range ",
@@ -200,6 +209,48 @@ void check_constraints(const sym::ShapeEnv& env, const std::vector<InputDim>& di
     if (s->range.lo != 2) fix += ", min=" + std::to_string(s->range.lo);
     if (s->range.hi != sym::kPosInf) fix += ", max=" + std::to_string(s->range.hi);
     fixes[dim.name()] = {d.source, fix + ")"};
+  }
+
+  // 4. Guards over `x % m` of a named dim, which PyTorch's solver proves for no range: x must be
+  //    m*_x - c, c from the hint's remainder (DimConstraints' congruence, sympy's Mod(x + c, m)),
+  //    the new root's range the dim's range shifted and divided.
+  // The named input dim whose symbol `name` is (after the equalities export applied at the end).
+  auto named_dim_of = [&](const std::string& name) -> const InputDim* {
+    const sym::Expr e = env.replace(sym::Expr::symbol(name));
+    if (!e.is_symbol()) return nullptr;
+    for (const InputDim& x : dims)
+      if (x.spec.kind() == Kind::Named && x.value.is_symbolic() && x.value.expr() == e) return &x;
+    return nullptr;
+  };
+  std::set<std::string> seen_guards;
+  for (const sym::ModularGuard& g : env.modular_guards()) {
+    const InputDim* d = named_dim_of(g.symbol);
+    if (!d) continue;  // an automatic dim: PyTorch keeps the guard and exports
+    std::string text;  // `{sN}` placeholders by their sources
+    for (size_t p = 0; p < g.text.size();) {
+      const size_t open = g.text.find('{', p), close = g.text.find('}', open);
+      if (open == std::string::npos || close == std::string::npos) {
+        text += g.text.substr(p);
+        break;
+      }
+      const std::string name = g.text.substr(open + 1, close - open - 1);
+      const InputDim* x = named_dim_of(name);
+      text += g.text.substr(p, open - p) + (x ? x->source : env.replace(sym::Expr::symbol(name)).str());
+      p = close + 1;
+    }
+    if (!seen_guards.insert(text).second) continue;
+    const Dim& dim = d->spec.dim();
+    out.push_back({dim.name(), detail::cat("Not all values of ", dim.name(), " = ", d->source, " in the specified range ",
+                                           rendered_range(dim), " satisfy the generated guard ", text, ".")});
+    const int64_t m = g.modulus, c = (m - d->value.hint() % m) % m;
+    const std::string root = "_" + dim.name();
+    const int64_t lo = (std::max<int64_t>(dim.min(), 2) + c + m - 1) / m;
+    // PyTorch builds the root as a Dim, so an empty range fails there as here ("Cannot create Dim
+    // with inconsistent min=2, max=2", e.g. seq <= 16 from a hint of 9).
+    const Dim root_dim(root, lo, dim.max() == kIntOo ? kIntOo : (dim.max() + c) / m);
+    // The new root first, then the dim derived from it (prettify_results: dims, then others).
+    fixes[root] = {d->source, root + " = " + root_dim.repr()};
+    fixes[dim.name()] = {d->source + '\x01', detail::cat(dim.name(), " = ", m, "*", root, c ? " - " + std::to_string(c) : "")};
   }
 
   if (out.empty()) return;

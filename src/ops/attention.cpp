@@ -16,6 +16,7 @@
 #include "ops/linalg_meta.h"
 #include "ops/meta_util.h"
 #include "ops/sdp_choice.h"
+#include "fakeexport/sym/shape_env.h"
 
 namespace fe {
 namespace {
@@ -182,6 +183,34 @@ TensorMeta cuda_sdpa_out(SdpBackend backend, const TensorMeta& q, const TensorMe
   throw InternalError("cuda_sdpa_out: the math path has no fused output");
 }
 
+/// Whether the memory-efficient kernel takes `mask` as it is (PyTorch 2.11's aligned_tensor<8>):
+/// strides known to be multiples of 8 and a unit last stride. A stride that is not a constant
+/// counts as unaligned, so the mask is padded, without a guard.
+bool efficient_mask_aligned(const TensorMeta& m) {
+  if (m.dim() == 0) return false;
+  for (int64_t i = 0; i + 1 < m.dim(); ++i) {
+    const std::optional<int64_t> s = m.strides[i].maybe_int();
+    if (!s || *s % 8 != 0) return false;
+  }
+  return m.strides[m.dim() - 1] == 1;
+}
+
+/// pad_bias<8> of a mask with a symbolic column count T (rows L): the padded size is
+/// T + 8 - T % 8, and the fake tensor's layout checks on it (suggest_memory_format) guard
+/// `L*(8 + T + (-1)*(T % 8)) > 1`, which export's solver cannot prove for a range of T: PyTorch
+/// refuses a dynamic seq there (captured on an H100, tests/fixtures/cuda/zoo_dyn). Only rows and
+/// columns that are symbols are modelled, the form every captured refusal has.
+void note_mask_padding(const TensorMeta& m) {
+  if (m.dim() < 2) return;
+  const SymInt &l = m.sizes[m.dim() - 2], &t = m.sizes[m.dim() - 1];
+  if (!l.is_symbolic() || !t.is_symbolic()) return;
+  const sym::Expr le = l.expr(), te = t.expr();
+  if (!le.is_symbol() || !te.is_symbol()) return;
+  const std::string T = "{" + te.name() + "}";
+  t.node()->env->add_modular_guard(
+      {"{" + le.name() + "}*(8 + " + T + " + (-1)*(" + T + " % 8)) > 1", te.name(), 8});
+}
+
 // scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, *, scale, enable_gqa)
 void meta_sdpa(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& q = a.tensor(0);
@@ -208,6 +237,7 @@ void meta_sdpa(const MetaArgs& a, MetaOut& out) {
   if (q.device.type() == DeviceType::CUDA) {
     const SdpBackend backend = choose_sdp_backend_cuda({.q = q, .k = k, .v = v, .mask = mask, .dropout = dropout,
                                                         .causal = causal, .gqa = gqa}, cuda_arch());
+    if (backend == SdpBackend::Efficient && mask && !efficient_mask_aligned(*mask)) note_mask_padding(*mask);
     if (backend != SdpBackend::Math) {
       out.push(cuda_sdpa_out(backend, q, v));
       return;
@@ -520,9 +550,7 @@ Tensor cuda_fused_attention(SdpBackend backend, std::span<const IValue> a, std::
     IValue m = None{};
     if (mask) {
       Tensor t = additive_mask(*mask, q, loc);
-      bool aligned = t.strides()[t.dim() - 1] == 1;
-      for (int64_t i = 0; i + 1 < t.dim(); ++i) aligned = aligned && mod(t.strides()[i], 8) == 0;
-      if (!aligned) {  // pad_bias<8>: padded to a multiple of 8 columns, then sliced back
+      if (!efficient_mask_aligned(t.meta())) {  // pad_bias<8>: padded to a multiple of 8 columns, then sliced back
         const SymInt s = t.sizes()[t.dim() - 1];
         t = dispatch1(*op_constant_pad_nd, {t, std::vector<SymInt>{0, SymInt(8) - mod(s, 8)}, 0.0}, loc);
         t = fe::slice(t, -1, 0, s.expect_int(), 1, loc);

@@ -355,6 +355,12 @@ bool has_unbacked(const SymInt& s) {
   return false;
 }
 
+void ShapeEnv::add_modular_guard(ModularGuard g) {
+  for (const ModularGuard& o : modular_guards_)
+    if (o.text == g.text && o.symbol == g.symbol) return;
+  modular_guards_.push_back(std::move(g));
+}
+
 void ShapeEnv::assume_equal(const Expr& a, const Expr& b) {
   const Expr l = replace(a), r = replace(b);
   if (auto known = static_eval(Rel::Eq, l, r); known && *known) return;

@@ -76,6 +76,9 @@ struct InputOptions {
   bool dynamic_batch = false, dynamic_seq = false;
   int64_t batch_min = 1, batch_max = 1024;
   int64_t seq_min = 2, seq_max = -1;  ///< -1: the config's max_position_embeddings (or n_positions)
+  /// > 1: each dynamic sequence length is m*_seq (a derived Dim over a new root `_seq`), what PyTorch
+  /// suggests where a CUDA kernel pads it to m (the memory-efficient attention's mask, m = 8).
+  int64_t seq_multiple = 1;
   bool attention_mask = false;  ///< decoder LMs: also pass an all-ones attention_mask [batch, seq]
 };
 

@@ -77,6 +77,15 @@ struct Guard {
   std::string str() const;       ///< sympy's print: "Eq(s15, s77 + 2)", "s15 <= 512"
 };
 
+/// A guard PyTorch records over `symbol % modulus` that its export constraint solver can prove
+/// for no range (e.g. the padding of an attention mask to 8 columns on CUDA): export refuses a
+/// named Dim it involves and suggests a multiple of `modulus` (DimConstraints' congruences).
+struct ModularGuard {
+  std::string text;    ///< PyTorch's print of it, `{s70}` where the source of symbol s70 goes
+  std::string symbol;  ///< "s70"
+  int64_t modulus = 1;
+};
+
 /// A bare unbacked symbol (`u1`): what PyTorch gives a value read from data, or a size it cannot
 /// compute from its inputs.
 bool is_unbacked_symbol(const SymInt& s);
@@ -144,6 +153,9 @@ class ShapeEnv {
   OpContext context() const { return ctx_; }
 
   const std::vector<Guard>& guards() const { return guards_; }
+  /// Records a modular guard (once per text and symbol).
+  void add_modular_guard(ModularGuard g);
+  const std::vector<ModularGuard>& modular_guards() const { return modular_guards_; }
   const std::vector<SymbolInfo>& symbols() const { return symbols_; }
   const SymbolInfo* symbol(std::string_view name) const;
   SymbolInfo* symbol(std::string_view name);
@@ -183,6 +195,7 @@ class ShapeEnv {
   std::map<std::string, size_t, std::less<>> by_name_;
   std::map<std::string, Expr, std::less<>> replacements_;
   std::vector<Guard> guards_;
+  std::vector<ModularGuard> modular_guards_;
   std::vector<Expr> axioms_;  ///< assume_equal's facts, each as lhs - rhs == 0
   SymbolIds ids_;
   uint64_t version_ = 0;

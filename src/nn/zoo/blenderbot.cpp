@@ -203,9 +203,9 @@ class BlenderbotForConditionalGeneration : public Model {
     in.args.push_back(hf::token_ids(b, s, dims.vocab, dev));
     in.args.push_back(hf::token_ids(b, s, dims.vocab, dev));
     in.dynamic_shapes["input_ids"] = batch_seq_dims(o, dims.max_pos);
-    // The decoder's length is its own dim ("decoder_seq_len"); the batch is shared.
+    // The decoder's length is its own dim ("decoder_seq"); the batch is shared.
     std::vector<DimSpec> dec = batch_seq_dims(o, dims.max_pos);
-    if (o.dynamic_seq) dec[1] = Dim("decoder_seq_len", o.seq_min, o.seq_max > 0 ? o.seq_max : dims.max_pos);
+    dec[1] = seq_dim(o, "decoder_seq", dims.max_pos);
     in.dynamic_shapes["decoder_input_ids"] = dec;
     return in;
   }

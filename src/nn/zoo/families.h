@@ -54,8 +54,12 @@ Tensor known_buffer(const std::function<Tensor()>& make);
 inline int64_t batch_or(const InputOptions& o, int64_t dflt) { return o.batch > 0 ? o.batch : dflt; }
 inline int64_t seq_or(const InputOptions& o, int64_t dflt) { return o.seq > 0 ? o.seq : dflt; }
 
-/// dynamic_shapes entry for a [batch, seq] token tensor: Dim("batch"), Dim("seq_len") as requested;
-/// seq_max = -1 takes `max_positions`. Static dims are Dim::STATIC.
+/// dynamic_shapes entry for a [batch, seq] token tensor: Dim("batch"), Dim("seq") as requested
+/// (gen_zoo_golden.py's names, so a refusal names the dims PyTorch's does); seq_max = -1 takes
+/// `max_positions`. Static dims are Dim::STATIC.
 std::vector<DimSpec> batch_seq_dims(const InputOptions& o, int64_t max_positions);
+/// The dynamic_shapes entry of a sequence length named `name`: Dim(name), or m*_name with
+/// o.seq_multiple = m; Dim::STATIC unless o.dynamic_seq.
+DimSpec seq_dim(const InputOptions& o, const std::string& name, int64_t max_positions);
 
 }  // namespace fe::zoo

@@ -136,11 +136,18 @@ Tensor known_buffer(const std::function<Tensor()>& make) {
   return d.is_cpu() ? v : v.to(d);
 }
 
+DimSpec seq_dim(const InputOptions& o, const std::string& name, int64_t max_positions) {
+  if (!o.dynamic_seq) return Dim::STATIC;
+  const int64_t hi = o.seq_max > 0 ? o.seq_max : max_positions, m = o.seq_multiple;
+  if (m <= 1) return Dim(name, o.seq_min, hi);
+  // m*_name over the multiples of m in [seq_min, hi] (as PyTorch words its suggested fix).
+  return DerivedDim(Dim("_" + name, (std::max<int64_t>(o.seq_min, 2) + m - 1) / m, hi / m), m, 0);
+}
+
 std::vector<DimSpec> batch_seq_dims(const InputOptions& o, int64_t max_positions) {
   std::vector<DimSpec> dims;
   dims.push_back(o.dynamic_batch ? DimSpec(Dim("batch", o.batch_min, o.batch_max)) : DimSpec(Dim::STATIC));
-  const int64_t hi = o.seq_max > 0 ? o.seq_max : max_positions;
-  dims.push_back(o.dynamic_seq ? DimSpec(Dim("seq_len", o.seq_min, hi)) : DimSpec(Dim::STATIC));
+  dims.push_back(seq_dim(o, "seq", max_positions));
   return dims;
 }
 
