@@ -205,6 +205,23 @@ TEST(RetargetCli, WritesTheProgramAndReportsWhatMoved) {
   r = fe_test::run_cli("retarget " + std::string(FE_FIXTURES_DIR) + "/corpus/lowered_attention_cpu.pt2 --map cpu=cuda:0");
   EXPECT_EQ(r.rc, 1) << r.out;
   EXPECT_NE(r.out.find("no CUDA kernel"), std::string::npos) << r.out;
+  // Whisper's `.contiguous()` calls that are no-ops on the GPU's attention layout are dropped: as
+  // many as PyTorch's CUDA export has fewer than its CPU export of the same model.
+  const std::string golden = std::string(FE_FIXTURES_DIR) + "/zoo_golden/whisper";
+  const std::string cpu = (fs::path(FE_BUILD_DIR) / "retarget_cli_whisper.pt2").string();
+  ASSERT_EQ(fe_test::run_cli("export " + golden + ".config.json --batch 2 --seq 8 -o " + cpu).rc, 0);
+  r = fe_test::run_cli("retarget " + cpu + " --device cuda:0 --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const auto contiguous = [](const std::string& file) {
+    const std::string text = fe_test::read_file(file);
+    size_t n = 0;
+    for (size_t p = text.find("aten.contiguous.default("); p != std::string::npos;
+         p = text.find("aten.contiguous.default(", p + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(nlohmann::json::parse(r.out)["dropped_contiguous"].get<size_t>(),
+            contiguous(golden + ".txt") - contiguous(std::string(FE_FIXTURES_DIR) + "/cuda/zoo/whisper.txt"));
   EXPECT_EQ(fe_test::run_cli("retarget " + in).rc, 2);
   EXPECT_EQ(fe_test::run_cli("retarget " + in + " --map cpu").rc, 2);
   EXPECT_EQ(fe_test::run_cli("retarget " + in + " --device warp:0").rc, 2);
