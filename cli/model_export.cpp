@@ -75,9 +75,11 @@ zoo::InputOptions input_options(const ExportArgs& a) {
   o.seq_multiple = a.seq_multiple;
   FE_CHECK(a.seq_multiple == 1 || o.dynamic_seq, ValueError, "--seq-multiple ", a.seq_multiple,
            " needs a dynamic seq (--dynamic seq or --dynamic-range seq=MIN:MAX)");
-  FE_CHECK(a.seq_multiple == 1 || (a.seq == -1 ? 8 : a.seq) % a.seq_multiple == 0, ValueError, "--seq-multiple ",
-           a.seq_multiple, " needs an example --seq that is a multiple of it, got ", a.seq == -1 ? 8 : a.seq,
-           a.seq == -1 ? " (the default)" : "");
+  // The example must make the new root _seq at least 2: PyTorch specializes a root of 1.
+  const int64_t example_seq = a.seq == -1 ? 8 : a.seq;
+  FE_CHECK(a.seq_multiple == 1 || (example_seq % a.seq_multiple == 0 && example_seq >= 2 * a.seq_multiple), ValueError,
+           "--seq-multiple ", a.seq_multiple, " needs an example --seq that is a multiple of it, at least ",
+           2 * a.seq_multiple, " (export specializes _seq = 1), got ", example_seq, a.seq == -1 ? " (the default)" : "");
   // PyTorch specializes size-0/1 example dims (0/1 specialization): say so instead of its
   // multi-line constraint report.
   FE_CHECK(!o.dynamic_batch || a.batch != 1, ValueError,

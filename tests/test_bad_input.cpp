@@ -325,7 +325,7 @@ std::vector<BadInput> catalogue() {
       {"flag-bad-map", [](S s) { return "retarget " + kSmall + " --map cpu=cuda:x"; }, "--map: Invalid device string: 'cuda:x'"},
       {"flag-bad-arch", [](S s) { return std::string("export llama --device cuda:0 --arch sm70"); }, "--arch: expected sm80 or sm90, got 'sm70'"},
       {"flag-bad-seq-multiple", [](S s) { return std::string("export llama --dynamic batch,seq --seq-multiple 3"); },
-       "--seq-multiple 3 needs an example --seq that is a multiple of it, got 8 (the default)"},
+       "--seq-multiple 3 needs an example --seq that is a multiple of it, at least 6 (export specializes _seq = 1), got 8 (the default)"},
       {"flag-empty-target", [](S s) { return "check " + kSmall + " --target ''"; }, "--target: names no device"},
       {"flag-bad-capacity", [](S s) { return std::string("memory llama --cap cuda:0=lots"); }, "--cap: item 'cuda:0=lots': malformed size 'lots'"},
       {"flag-unknown-accelerator", [](S s) { return std::string("memory llama --devices 9xNoSuchGPU"); }, "unknown device 'NoSuchGPU'"},

@@ -189,6 +189,30 @@ class RangeBad : public nn::Module {
   }
 };
 
+class SinPlusOne : public nn::Module {
+ public:
+  std::string type_name() const override { return "__main__.Sin"; }
+  std::vector<std::string> forward_arg_names() const override { return {"x"}; }
+  std::vector<Tensor> forward_dyn(const std::vector<Tensor>& in) override {
+    nn::ModuleCallScope scope(*this);
+    return {in[0].sin() + 1};
+  }
+};
+
+// PyTorch's suggested fix for a mask padded to 8 columns, seq = 8*_seq with _seq in [1, 8]: from
+// an example of 16 it exports (the root's range starts at 2); from one of 8 the root is 1, which
+// export specializes, and the derived dim is reported as specialized (with no suggested fix).
+TEST(ExportDynamic, DerivedDimRootOfOneSpecializes) {
+  SinPlusOne m;
+  const Dim seq_root("_seq", 1, 8);
+  const auto shapes = [&] { return DynamicShapes{{"x", {Dim("batch", 1, 1024), 8 * seq_root}}}; };
+  expect_prints_like(export_program(m, {randn({2, 16})}, {.dynamic_shapes = shapes()}), "derived_root_two");
+  EXPECT_EQ(error_of<ConstraintViolationError>([&] {
+              export_program(m, {randn({2, 8})}, {.dynamic_shapes = shapes()});
+            }),
+            expected_error("derived_root_one_error"));
+}
+
 TEST(ExportDynamic, NamedDimRangeNarrowedByTheProgram) {
   RangeBad m;
   EXPECT_EQ(error_of<ConstraintViolationError>([&] {

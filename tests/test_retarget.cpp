@@ -30,7 +30,10 @@ ExportedProgram export_zoo(const std::string& name, Device device, bool dynamic)
   auto model = zoo::build(zoo::builtin_config(name));
   zoo::InputOptions io;
   io.dynamic_batch = io.dynamic_seq = dynamic;
-  io.seq_multiple = dynamic ? 8 : 1;  // PyTorch refuses a plain Dim("seq") where cuda's masked attention pads it to 8
+  // PyTorch refuses a plain Dim("seq") where cuda's masked attention pads it to 8: seq = 8*_seq, from an
+  // example of 16 (one of 8 makes _seq 1, which export specializes).
+  io.seq_multiple = dynamic ? 8 : 1;
+  if (dynamic) io.seq = 16;
   zoo::ExampleInputs in = model->example_inputs(io);
   return export_program(*model, in.args, {.dynamic_shapes = in.dynamic_shapes});
 }

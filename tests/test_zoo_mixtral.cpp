@@ -31,8 +31,9 @@ TEST(ZooMixtralExport, Mixtral8x7bPipelineTiming) {
   fe::FakeTensorMode mode;
   auto m = build_named("mixtral-8x7b-v0.1");
   fe::zoo::place(*m, fe::zoo::Placement::pipeline(m->units(), {fe::Device::parse("cuda:0"), fe::Device::parse("cuda:1")}));
-  // seq = 8*_seq: on cuda the masked attention pads seq to 8, and PyTorch refuses a plain Dim("seq").
-  auto in = m->example_inputs({.dynamic_batch = true, .dynamic_seq = true, .seq_multiple = 8});
+  // seq = 8*_seq from an example of 16: on cuda the masked attention pads seq to 8, and PyTorch
+  // refuses a plain Dim("seq").
+  auto in = m->example_inputs({.seq = 16, .dynamic_batch = true, .dynamic_seq = true, .seq_multiple = 8});
   const auto t0 = std::chrono::steady_clock::now();
   fe::ExportedProgram ep = fe::export_program(*m, in.args, {.dynamic_shapes = in.dynamic_shapes});
   const auto t1 = std::chrono::steady_clock::now();

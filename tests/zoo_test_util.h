@@ -219,8 +219,10 @@ inline void PrintTo(const ExportCase& c, std::ostream* os) { *os << c.name; }
 inline void expect_exports(const ExportCase& c) {
   SCOPED_TRACE(c.name);
   fe::FakeTensorMode fake;
-  // seq = 8*_seq: on cuda the masked attention pads seq to 8, and PyTorch refuses a plain Dim("seq").
-  const Placements p = export_placements(c.name, {.dynamic_batch = true, .dynamic_seq = true, .seq_multiple = 8});
+  // seq = 8*_seq from an example of 16: on cuda the masked attention pads seq to 8, and PyTorch
+  // refuses a plain Dim("seq").
+  const Placements p =
+      export_placements(c.name, {.seq = 16, .dynamic_batch = true, .dynamic_seq = true, .seq_multiple = 8});
   EXPECT_EQ(p.cpu.graph.nodes().back()->op(), fe::NodeOp::Output);
   EXPECT_TRUE(transfers(p.cpu).empty());
   EXPECT_TRUE(transfers(p.cuda).empty());

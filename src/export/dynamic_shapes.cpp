@@ -125,6 +125,10 @@ void apply_spec_equalities(sym::ShapeEnv& env, const std::vector<InputDim>& dims
     } else {
       // A root that is no input dim: its symbol's source is the Dim's name (ConstantSource).
       const int64_t hint = (d.value.hint() - dd.offset()) / dd.coeff();
+      if (hint < 2) {  // a root of 0 or 1 specializes, and with it the dim (reported as specialized)
+        if (d.value.expr().is_symbol()) env.set_replacement(d.value.expr().name(), sym::Expr(d.value.hint()));
+        continue;
+      }
       sym::ValueRange r{std::max<int64_t>(dd.root().min(), 2), dd.root().max()};
       root = env.create_symbol(dd.root().name(), hint, r, sym::DimKind::Named, dd.root().name()).expr();
       phantom.emplace(dd.root().name(), root);
@@ -162,7 +166,8 @@ void check_constraints(const sym::ShapeEnv& env, const std::vector<InputDim>& di
                                "constant (", *c, "). If you're using mark_dynamic, either remove it or use "
                                "maybe_mark_dynamic. If you're using Dim.DYNAMIC, replace it with either Dim.STATIC "
                                "or Dim.AUTO.")});
-    if (is_strict(d.spec.kind())) fixes.emplace(debug_name(d), std::make_pair(d.source, debug_name(d) + " = " + std::to_string(*c)));
+    // PyTorch suggests no fix for a derived dim (`8*_seq = 8` is no Dim).
+    if (d.spec.kind() == Kind::Named) fixes.emplace(debug_name(d), std::make_pair(d.source, debug_name(d) + " = " + std::to_string(*c)));
   }
 
   // 2. Inputs equal to a symbol first seen at another input of a different named Dim.

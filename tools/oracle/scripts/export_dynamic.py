@@ -146,3 +146,17 @@ class RangeBad(torch.nn.Module):
 
 record("range_violation_error",
        lambda: str(export(RangeBad(), (torch.randn(5),), dynamic_shapes={"x": (Dim("dim", min=3, max=100),)})))
+
+
+class Sin(torch.nn.Module):
+    def forward(self, x):
+        return x.sin() + 1
+
+
+# PyTorch's suggested fix for a mask padded to 8 columns (seq = 8*_seq, _seq = Dim('_seq', min=1, ...))
+# from an example of 8: the new root is 1, which export specializes.
+_seq = Dim("_seq", min=1, max=8)
+record("derived_root_one_error",
+       lambda: str(export(Sin(), (torch.randn(2, 8),), dynamic_shapes=({0: Dim("batch", min=1, max=1024), 1: 8 * _seq},))))
+record("derived_root_two",
+       lambda: str(export(Sin(), (torch.randn(2, 16),), dynamic_shapes=({0: Dim("batch", min=1, max=1024), 1: 8 * _seq},))))
