@@ -70,8 +70,9 @@ void validate_dynamic_shapes(const DynamicShapes& shapes, const std::vector<std:
                "] is the static size ", s.value(), " but the example input has size ", v);
       if (s.kind() == Kind::Named || s.kind() == Kind::Derived || s.kind() == Kind::Auto || s.kind() == Kind::Dynamic) {
         const sym::ValueRange r = user_range(s);
-        FE_CHECK(r.contains(v), UserError, "dynamic_shapes['", name, "'][", d, "] = ", spec_str(s),
-                 " allows [", r.lo, ", ", bound_str(r.hi), "] but the example input has size ", v);
+        // PyTorch's words first (ShapeEnv.create_symbol), then which spec and input they are about.
+        FE_CHECK(r.contains(v), UserError, v, " not in range [", r.lo, ", ", bound_str(r.hi), "] (dynamic_shapes['",
+                 name, "'][", d, "] = ", spec_str(s), ", the example input's size)");
       }
       if (s.kind() == Kind::Derived) {
         const DerivedDim& dd = s.derived();

@@ -10,7 +10,8 @@ PyTorch asks for it. Writes, in OUT:
   zoo_dyn/NAME_hH.txt or NAME_hH.error.txt
                     the zoo's golden cases (tools/oracle/scripts/gen_zoo_golden.py) moved to cuda:0
                     and exported with dynamic batch and seq as that script does on cpu, from example
-                    inputs of seq length H: PyTorch's print, or its error in full.
+                    inputs of seq length H: PyTorch's print, or its error in full;
+  zoo_dyn/NAME_mM_hH.*  (--multiple M) the same with seq as M*_seq, the fix PyTorch suggests.
 Everything is written as it is measured, so a run stopped at its budget keeps what it has.
 --dry-cpu tries the script on cpu (measures nothing)."""
 import argparse
@@ -25,12 +26,13 @@ import torch
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 
-def zoo_dynamic(out, dev, cases, hints, deadline):
+def zoo_dynamic(out, dev, cases, hints, deadline, multiple=1):
     from torch.export import Dim
     d = os.path.join(out, "zoo_dyn")
     os.makedirs(d, exist_ok=True)
     g = runpy.run_path(os.path.join(REPO, "tools", "oracle", "scripts", "gen_zoo_golden.py"), run_name="gen_zoo_golden")
     mv = lambda t: t.to(dev) if isinstance(t, torch.Tensor) else t
+    tag = "_m%d" % multiple if multiple > 1 else ""
     for name, h in itertools.product(cases, hints):
         if time.time() > deadline:
             print("zoo_dyn: stopped at the budget", flush=True)
@@ -43,37 +45,42 @@ def zoo_dynamic(out, dev, cases, hints, deadline):
         args, kwargs = g["example_inputs"](base, cfg, seq=h)
         args, kwargs = tuple(mv(a) for a in args), {k: mv(v) for k, v in kwargs.items()}
         batch = Dim("batch", min=1, max=1024)
+
+        def seq_dim(name, hi):  # Dim(name), or PyTorch's suggested fix multiple*_name
+            if multiple == 1:
+                return Dim(name, min=2, max=hi)
+            return multiple * Dim("_" + name, min=1, max=hi // multiple)
         try:  # the dynamic_shapes gen_zoo_golden.py gives each kind
             if masked:
                 mask = torch.ones(args[0].shape, dtype=torch.long, device=dev)
-                b, s = Dim("batch", min=1, max=1024), Dim("seq", min=2, max=cfg.max_position_embeddings)
+                b, s = Dim("batch", min=1, max=1024), seq_dim("seq", cfg.max_position_embeddings)
                 ep = torch.export.export(model, (args[0], mask), dynamic_shapes=({0: b, 1: s}, {0: b, 1: s}), strict=False)
             elif mt == "vit":
                 ep = torch.export.export(model, args, dynamic_shapes=({0: batch},), strict=False)
             elif mt == "vision-encoder-decoder":
-                ds = ({0: batch}, {0: batch, 1: Dim("seq", min=2, max=cfg.decoder.max_position_embeddings)})
+                ds = ({0: batch}, {0: batch, 1: seq_dim("seq", cfg.decoder.max_position_embeddings)})
                 ep = torch.export.export(model, args, dynamic_shapes=ds, strict=False)
             elif mt == "whisper":
-                seq = Dim("seq", min=2, max=cfg.max_target_positions)
+                seq = seq_dim("seq", cfg.max_target_positions)
                 ds = {"input_features": {0: batch}, "decoder_input_ids": {0: batch, 1: seq}}
                 ep = torch.export.export(model, args, kwargs, dynamic_shapes=ds, strict=False)
             elif mt == "clip":
-                seq = Dim("seq", min=2, max=cfg.text_config.max_position_embeddings)
+                seq = seq_dim("seq", cfg.text_config.max_position_embeddings)
                 ep = torch.export.export(model, args, dynamic_shapes=({0: batch, 1: seq}, {0: batch}), strict=False)
             elif mt == "blenderbot":
                 m = cfg.max_position_embeddings
-                ds = {"input_ids": {0: batch, 1: Dim("seq", min=2, max=m)},
-                      "decoder_input_ids": {0: batch, 1: Dim("decoder_seq", min=2, max=m)}}
+                ds = {"input_ids": {0: batch, 1: seq_dim("seq", m)},
+                      "decoder_input_ids": {0: batch, 1: seq_dim("decoder_seq", m)}}
                 ep = torch.export.export(model, args, kwargs, dynamic_shapes=ds, strict=False)
             else:
-                ds = ({0: batch, 1: Dim("seq", min=2, max=cfg.max_position_embeddings)},)
+                ds = ({0: batch, 1: seq_dim("seq", cfg.max_position_embeddings)},)
                 ep = torch.export.export(model, args[:1], dynamic_shapes=ds, strict=False)
         except Exception as e:  # noqa: BLE001 - PyTorch's refusal is the answer
-            with open(os.path.join(d, "%s_h%d.error.txt" % (name, h)), "w") as f:
+            with open(os.path.join(d, "%s%s_h%d.error.txt" % (name, tag, h)), "w") as f:
                 f.write("%s: %s\n" % (type(e).__name__, str(e).strip()))
             print("zoo_dyn", name, h, "error", flush=True)
             continue
-        with open(os.path.join(d, "%s_h%d.txt" % (name, h)), "w") as f:
+        with open(os.path.join(d, "%s%s_h%d.txt" % (name, tag, h)), "w") as f:
             f.write(g["stable"](str(ep)))
         print("zoo_dyn", name, h, "ok", flush=True)
 
@@ -89,13 +96,15 @@ def main():
                                        "clip,vit,ved,blenderbot,llama_mask,gemma2_mask,qwen2,gemma,mixtral,qwen3_moe,"
                                        "qwen2_moe,gemma3_text")
     ap.add_argument("--hints", default="8,7,12")
+    ap.add_argument("--multiple", type=int, default=1,
+                    help="M > 1: seq as M*_seq, PyTorch's suggested fix (files NAME_mM_hH)")
     a = ap.parse_args()
     dev = "cpu" if a.dry_cpu else "cuda"
     if not a.dry_cpu:
         assert torch.cuda.is_available(), "needs a CUDA build of PyTorch and a GPU"
     start = time.time()
     os.makedirs(a.out, exist_ok=True)
-    zoo_dynamic(a.out, dev, a.cases.split(","), [int(h) for h in a.hints.split(",")], start + a.budget_s)
+    zoo_dynamic(a.out, dev, a.cases.split(","), [int(h) for h in a.hints.split(",")], start + a.budget_s, a.multiple)
     print("done in %.1f s" % (time.time() - start), flush=True)
 
 
