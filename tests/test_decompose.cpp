@@ -76,7 +76,7 @@ const std::set<std::string> kPrintsEqual = {
 const std::set<std::string> kEqualUpToNames = {
     "exportdb_assume_constant_result", "exportdb_constrain_as_size_example",
     "exportdb_constrain_as_value_example", "hf_bert_dyn", "hf_llama_dyn", "hf_qwen2_dyn", "hf_clip_dyn", "hf_resnet_dyn", "hf_vit_dyn", "hop_scan_dynamic", "hop_while_loop_dynamic",
-    "lowered_attention_cpu_dynamic", "mutation_setitem_views_dynamic", "seed002_encoder",
+    "lowered_attention_cpu_dynamic", "mutation_setitem_views_dynamic", "seed002_encoder", "hf_whisper_dyn",
 };
 
 /// Programs the retrace does not cover yet (the list only shrinks): falcon's vmap-based mask

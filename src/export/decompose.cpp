@@ -802,7 +802,7 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
   out.graph.output(all);
   // Like aot_export's retrace: pure nodes nothing uses are gone (asserts and mutations stay).
   DeadCodeElimination().run(out.graph);
-  if (out.shape_env && !out.shape_env->symbols().empty()) detail::fold_symbolic_nodes(out.graph, *out.shape_env);
+  if (out.shape_env && !out.shape_env->symbols().empty()) detail::fold_symbolic_nodes(out.graph, *out.shape_env, false, /*trace_from_user=*/true);
   r.nodes_after = call_count(out.graph);
   verify(out);
   return out;

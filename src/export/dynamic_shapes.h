@@ -46,6 +46,8 @@ std::vector<std::pair<std::string, sym::ValueRange>> range_constraints(const sym
 /// hoisted sym_size.int nodes per input symbol, duplicates replaced, unused sym nodes removed.
 /// `last_input_wins`: a symbol several inputs share is read from the last of them (export, where
 /// every placeholder re-tracks its sizes); else from the first (run_decompositions' retrace).
-void fold_symbolic_nodes(Graph& g, sym::ShapeEnv& env, bool last_input_wins = false);
+/// `trace_from_user`: a rebuilt operator node takes the stack trace of the node it is made for
+/// (run_decompositions'), else none (export's).
+void fold_symbolic_nodes(Graph& g, sym::ShapeEnv& env, bool last_input_wins = false, bool trace_from_user = false);
 
 }  // namespace fe::detail

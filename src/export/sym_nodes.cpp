@@ -19,7 +19,8 @@ bool is_sym_node(const Node& n) {
 
 class Folder {
  public:
-  Folder(Graph& g, sym::ShapeEnv& env, bool last_input_wins) : g_(g), env_(env), last_wins_(last_input_wins) {}
+  Folder(Graph& g, sym::ShapeEnv& env, bool last_input_wins, bool trace_from_user)
+      : g_(g), env_(env), last_wins_(last_input_wins), trace_from_user_(trace_from_user) {}
 
   void run() {
     static const OpDef& sym_size = op("aten::sym_size.int");
@@ -135,6 +136,9 @@ class Folder {
   /// (sub)expression it interprets, not the partial results of folding a flat Mul or Add).
   NodeArg binary(PyOp op, NodeArg a, NodeArg b, const sym::Expr& e, Node* before, bool cache = true) {
     Node* n = g_.sym_op(op, {std::move(a), std::move(b)}, value_of(e), before);
+    // run_decompositions' retrace: the node it is made for lends its stack trace (hf_whisper_dyn's
+    // `1 + sym_size_int` under create_causal_mask); export's own are left without one.
+    if (trace_from_user_ && before) n->stack_trace = before->stack_trace, n->loc = before->loc;
     if (cache) known_[e.str()] = n;
     return node_arg(n);
   }
@@ -233,13 +237,14 @@ class Folder {
   Graph& g_;
   sym::ShapeEnv& env_;
   bool last_wins_;
+  bool trace_from_user_;
   std::unordered_map<std::string, Node*> known_;
 };
 
 }  // namespace
 
-void fold_symbolic_nodes(Graph& g, sym::ShapeEnv& env, bool last_input_wins) {
-  Folder(g, env, last_input_wins).run();
+void fold_symbolic_nodes(Graph& g, sym::ShapeEnv& env, bool last_input_wins, bool trace_from_user) {
+  Folder(g, env, last_input_wins, trace_from_user).run();
 }
 
 }  // namespace fe::detail
