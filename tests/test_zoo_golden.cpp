@@ -88,7 +88,8 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooGolden, ::testing::Values("llama", "llama_mha_b
                                                           "qwen3_moe_bf16", "qwen2_moe", "qwen2_moe_window", "phi3",
                                                           "phi3_partial", "gemma2", "gemma2_bf16", "gemma3_text",
                                                           "gemma3_text_bf16", "clip", "clip_eos2", "whisper", "gpt2", "bert", "vit", "ved", "blenderbot", "gpt_neox",
-                                                          "gpt_neox_sequential"));
+                                                          "gpt_neox_sequential", "deepseek_v3", "deepseek_v3_lite",
+                                                          "deepseek_v3_bf16"));
 
 // Dynamic batch and seq (`--dynamic batch,seq`): the same symbols, ranges, ops and order; node names
 // differ where PyTorch numbers them after size comparisons its Python code traced and dropped
@@ -112,7 +113,7 @@ TEST_P(ZooGoldenDynamic, PrintsAsPyTorchExportsTransformersUpToNodeNames) {
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooGoldenDynamic,
                          ::testing::Values("llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe",
                                            "qwen2_moe", "phi3", "gemma2", "gemma3_text", "clip", "whisper", "gpt2", "bert", "gpt_neox", "vit", "ved",
-                                           "blenderbot"));
+                                           "blenderbot", "deepseek_v3"));
 
 // model(input_ids, attention_mask) (`--attention-mask`, an all-ones mask): the mask becomes a
 // padding mask function instead of the packed-sequence check. Static: equal; dynamic: up to names.
@@ -135,6 +136,7 @@ TEST_P(ZooGoldenMask, PrintsAsPyTorchExportsTransformersWithAttentionMask) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooGoldenMask, ::testing::Values("llama", "mistral", "gemma", "mixtral", "qwen3_moe",
-                                                              "qwen2_moe", "phi3", "gemma2", "gemma3_text"));
+                                                              "qwen2_moe", "phi3", "gemma2", "gemma3_text",
+                                                              "deepseek_v3"));
 
 }  // namespace

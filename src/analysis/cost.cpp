@@ -16,6 +16,7 @@
 #include "fakeexport/analysis/memory.h"
 #include "fakeexport/core/error.h"
 #include "fakeexport/export/check.h"
+#include "ops/sdp_choice.h"
 
 namespace fe::analysis {
 namespace {
@@ -235,8 +236,15 @@ class Coster {
       c.flops = f + 5 * scores;
       // On cpu the fused kernel (flash for cpu) is not counted; the math path's bmm's are; on
       // accelerators the flash/efficient/cudnn kernels are.
-      const bool flash_cpu = name == "_scaled_dot_product_flash_attention_for_cpu" ||
-                             (c.device.is_cpu() && q && k && v && q->dim() == 4 && k->dim() == 4 && v->dim() == 4);
+      const auto arg = [&](size_t i, auto dflt) {
+        const auto* p = i < n.args().size() ? std::get_if<decltype(dflt)>(&n.args()[i]) : nullptr;
+        return p ? *p : dflt;
+      };
+      const bool flash_cpu =
+          name == "_scaled_dot_product_flash_attention_for_cpu" ||
+          (c.device.is_cpu() && q && k && v && q->dim() == 4 && k->dim() == 4 && v->dim() == 4 &&
+           ops::uses_flash_cpu({.q = *q, .k = *k, .v = *v, .mask = tensor_arg(n, 3), .dropout = arg(4, 0.0),
+                                .causal = arg(5, false), .gqa = arg(7, false)}));
       c.flop_counter_flops = flash_cpu ? 0 : f;
     } else if (kSoftmax.count(name)) {
       c.kind = CostKind::Normalization;

@@ -71,7 +71,7 @@ DimVector matmul_shape(const MetaArgs& a, IntSpan x, IntSpan y) {
 }
 
 /// sdp::use_flash_attention_cpp: the gates of the fused cpu kernel, in PyTorch's order.
-bool use_flash_cpu(const MetaArgs& a, const TensorMeta& q, const TensorMeta& k, const TensorMeta& v,
+bool use_flash_cpu(const std::string& op, const TensorMeta& q, const TensorMeta& k, const TensorMeta& v,
                    const TensorMeta* mask, double dropout, bool gqa) {
   if (dropout != 0.0) return false;
   if (q.dim() == 3 && k.dim() == 3 && v.dim() == 3) {
@@ -79,7 +79,7 @@ bool use_flash_cpu(const MetaArgs& a, const TensorMeta& q, const TensorMeta& k, 
     using linalg::unsqueeze;
     std::optional<TensorMeta> m4;
     if (mask && mask->dim() == 3) m4 = unsqueeze(*mask, 0);
-    return use_flash_cpu(a, unsqueeze(q, 0), unsqueeze(k, 0), unsqueeze(v, 0), m4 ? &*m4 : mask, dropout, gqa);
+    return use_flash_cpu(op, unsqueeze(q, 0), unsqueeze(k, 0), unsqueeze(v, 0), m4 ? &*m4 : mask, dropout, gqa);
   }
   if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4) return false;
   // check_batch_size_and_num_heads_dense<supports_gqa=true> (both comparisons evaluated, in order).
@@ -101,8 +101,7 @@ bool use_flash_cpu(const MetaArgs& a, const TensorMeta& q, const TensorMeta& k, 
   if (mask && mask->requires_grad) return false;
   if (mask) {
     // attn_mask.sym_size(-2) raises for masks of rank < 2.
-    FE_CHECK(mask->dim() >= 2, IndexError, label(a),
-             ": Dimension out of range (expected to be in range of [-1, 0], but got -2)");
+    FE_CHECK(mask->dim() >= 2, IndexError, op, ": Dimension out of range (expected to be in range of [-1, 0], but got -2)");
     const SymInt m2 = mask->sizes[mask->dim() - 2], m1 = mask->sizes[mask->dim() - 1];
     if (!(m2 == q.sizes[2] || m2 == 1) || !(m1 == k.sizes[2] || m1 == 1)) return false;
     if (mask->dim() == 4) {
@@ -117,6 +116,14 @@ bool use_flash_cpu(const MetaArgs& a, const TensorMeta& q, const TensorMeta& k, 
   if (!(q.strides[3] == 1 && k.strides[3] == 1 && v.strides[3] == 1)) return false;
   return is_floating(q.dtype);
 }
+
+}  // namespace
+
+bool uses_flash_cpu(const SdpParams& p) {
+  return use_flash_cpu("aten::scaled_dot_product_attention", p.q, p.k, p.v, p.mask, p.dropout, p.gqa);
+}
+
+namespace {
 
 /// empty_like(query), as the fused kernels allocate their output: a dense query keeps its strides,
 /// else dense strides in the query's stride order (infer_dense_strides), e.g. the transposed view of
@@ -242,7 +249,7 @@ void meta_sdpa(const MetaArgs& a, MetaOut& out) {
       out.push(cuda_sdpa_out(backend, q, v));
       return;
     }
-  } else if (use_flash_cpu(a, q, k, v, mask, dropout, gqa)) {
+  } else if (use_flash_cpu(label(a), q, k, v, mask, dropout, gqa)) {
     out.push(empty_like_query(q));
     return;
   }
@@ -437,9 +444,16 @@ SymInt scratch_sdpa(const MetaArgs& a) {
   if (q.dim() < 2) return bytes;
   SymInt rows = 1;  // batch x heads x query length
   for (int64_t d = 0; d + 1 < q.dim(); ++d) rows = rows * q.sizes[static_cast<size_t>(d)];
-  if (use_flash_cpu(a, q, k, v, mask, a.to_double(4), a.to_bool(7))) return bytes + rows * itemsize(DType::Float32);
+  if (use_flash_cpu(label(a), q, k, v, mask, a.to_double(4), a.to_bool(7))) return bytes + rows * itemsize(DType::Float32);
+  // The math path (tools/oracle's ActivationTracker): the scaled query lives throughout, the scaled
+  // key through the first bmm (with the scores), the scores before and after the mask's add and
+  // softmax together, then the softmax with the output; counted beside the output, so less it.
   const SymInt scores = rows * k.sizes[static_cast<size_t>(k.dim() - 2)];
-  return bytes + (q.numel() + k.numel() + scores * 2) * itemsize(q.dtype);
+  SymInt out = 1;
+  for (int64_t d = 0; d + 1 < q.dim(); ++d) out = out * q.sizes[static_cast<size_t>(d)];
+  out = out * v.sizes[static_cast<size_t>(v.dim() - 1)];
+  const SymInt inside = q.numel() + sym_max(sym_max(k.numel() + scores, scores * 2), scores + out);
+  return bytes + (inside - out) * itemsize(q.dtype);
 }
 
 // ---- Decomposition (PyTorch 2.14 on CPU): scaled_dot_product_attention converts a bool mask to an
@@ -596,6 +610,11 @@ std::vector<Tensor> decomp_sdpa(std::span<const IValue> a, const SrcLocArg& loc)
   std::optional<double> scale;
   if (const auto* d = std::get_if<double>(&a[6])) scale = *d;
   std::optional<Tensor> m = mask ? std::optional(additive_mask(*mask, q, loc)) : std::nullopt;
+  // The CPU flash kernel's decomposition keeps its output layout; the math path's does not
+  // (DeepSeek's value head narrower than its query head).
+  const bool flash = use_flash_cpu("aten::scaled_dot_product_attention", q.meta(), k.meta(), v.meta(),
+                                   mask ? &mask->meta() : nullptr, dropout, false);
+  if (!flash) return {sdpa_math(q, k, v, m ? &*m : nullptr, std::get<bool>(a[5]), scale, loc).first};
   return {flash_cpu_math(q, k, v, m ? &*m : nullptr, std::get<bool>(a[5]), scale, loc)};
 }
 

@@ -104,7 +104,8 @@ const char* scalar_type_name(DType t);
 /// Channels-last (NHWC) strides for 4-D sizes.
 DimVector channels_last_strides(IntSpan sizes);
 
-/// Strides a `preserve_format` copy of `m` gets: m's own when non-overlapping and dense, else contiguous.
+/// Strides a `preserve_format` copy of concrete `m` gets: m's own when non-overlapping and dense, else
+/// dense strides in the order of m's (at::infer_dense_strides).
 DimVector preserved_strides(const TensorMeta& m);
 
 /// preserved_strides for ops whose symbolic-size path is the refs' (relu, sort): a dense input keeps

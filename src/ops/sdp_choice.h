@@ -25,4 +25,8 @@ struct SdpParams {
 /// the arch's priority order; math when none does).
 SdpBackend choose_sdp_backend_cuda(const SdpParams& p, CudaArch arch);
 
+/// Whether scaled_dot_product_attention on a CPU takes the fused flash kernel
+/// (sdp::use_flash_attention_cpp), else the math path.
+bool uses_flash_cpu(const SdpParams& p);
+
 }  // namespace fe::ops

@@ -348,7 +348,6 @@ Attention::Attention(const Arch& a)
   }
 }
 
-namespace {
 Tensor rotate_half(const Tensor& x) {
   // x[..., : x.shape[-1] // 2]: Python's Ellipsis indexing records the dim counted from the front.
   const int64_t last = x.dim() - 1, half = x.size(-1).expect_int() / 2;
@@ -357,6 +356,7 @@ Tensor rotate_half(const Tensor& x) {
   return cat({-x2, x1}, -1);
 }
 
+namespace {
 // (x * cos) + (rotate_half(x) * sin), in Python's evaluation order.
 Tensor apply_rotary(const Tensor& x, const Tensor& cos, const Tensor& sin) {
   Tensor a = x * cos;
@@ -364,13 +364,13 @@ Tensor apply_rotary(const Tensor& x, const Tensor& cos, const Tensor& sin) {
   return a + b;
 }
 
-// (batch, kv_heads, seq, head_dim) -> (batch, kv_heads * n_rep, seq, head_dim), as HF's repeat_kv.
+}  // namespace
+
 Tensor repeat_kv(const Tensor& x, int64_t n_rep) {
   if (n_rep == 1) return x;
   const SymInt b = x.size(0), kv = x.size(1), s = x.size(2), hd = x.size(3);
   return x.unsqueeze(2).expand({b, kv, n_rep, s, hd}).reshape({b, kv * n_rep, s, hd});
 }
-}  // namespace
 
 std::pair<Tensor, Tensor> apply_rotary_slices(const Tensor& q, const Tensor& k, const Tensor& cos, const Tensor& sin,
                                               bool rotate_both_first) {
@@ -443,8 +443,8 @@ Tensor Attention::operator()(const Tensor& h, const Tensor& cos_in, const Tensor
   return (*o_proj)(o);
 }
 
-DecoderLayer::DecoderLayer(const Arch& a, int64_t idx, const MlpFactory& make_mlp)
-    : self_attn(register_module("self_attn", std::make_shared<Attention>(a))),
+DecoderLayer::DecoderLayer(const Arch& a, int64_t idx, const MlpFactory& make_mlp, const AttentionFactory& make_attn)
+    : self_attn(register_module("self_attn", make_attn ? make_attn(a) : std::make_shared<Attention>(a))),
       mlp(register_module("mlp", make_mlp(a, idx))),
       input_layernorm(
           register_module("input_layernorm", std::make_shared<RMSNorm>(a.naming, a.hidden, a.rms_eps, a.gemma_norm))),
@@ -488,7 +488,7 @@ Tensor DecoderLayer::operator()(const Tensor& x, const Tensor& cos, const Tensor
   return residual + h;
 }
 
-BaseModel::BaseModel(const Arch& a, const MlpFactory& make_mlp)
+BaseModel::BaseModel(const Arch& a, const MlpFactory& make_mlp, const AttentionFactory& make_attn)
     : embed_tokens(register_module(
           "embed_tokens", a.embed_scale > 0 ? std::shared_ptr<nn::Embedding>(std::make_shared<ScaledWordEmbedding>(
                                                   a.naming, a.vocab, a.hidden, a.pad_token_id, a.embed_scale))
@@ -500,7 +500,7 @@ BaseModel::BaseModel(const Arch& a, const MlpFactory& make_mlp)
       both_masks_(a.both_masks) {
   all_sliding_ = a.layers > 0;
   for (int64_t i = 0; i < a.layers; ++i) {
-    auto layer = std::make_shared<DecoderLayer>(a, i, make_mlp);
+    auto layer = std::make_shared<DecoderLayer>(a, i, make_mlp, make_attn);
     any_sliding_ = any_sliding_ || layer->sliding;
     all_sliding_ = all_sliding_ && layer->sliding;
     layers->push_back(layer);
@@ -554,8 +554,8 @@ Tensor BaseModel::operator()(const Tensor& input_ids, const Tensor& attention_ma
   return (*norm)(h);
 }
 
-CausalLM::CausalLM(Arch a, const MlpFactory& make_mlp)
-    : model(register_module("model", std::make_shared<BaseModel>(a, make_mlp))),
+CausalLM::CausalLM(Arch a, const MlpFactory& make_mlp, const AttentionFactory& make_attn)
+    : model(register_module("model", std::make_shared<BaseModel>(a, make_mlp, make_attn))),
       lm_head(register_module("lm_head", std::make_shared<nn::Linear>(a.hidden, a.vocab, false))),
       arch_(std::move(a)),
       type_(arch_.naming.cls("ForCausalLM")) {

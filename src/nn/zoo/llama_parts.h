@@ -185,13 +185,19 @@ class FusedGateUpMLP : public nn::UnaryModule {
   std::string type_;
 };
 
+/// A decoder layer's attention block: (hidden states, cos, sin, mask) -> hidden states.
+class AttentionBlock : public nn::Module {
+ public:
+  virtual Tensor operator()(const Tensor& h, const Tensor& cos, const Tensor& sin, const Tensor& mask) = 0;
+};
+
 /// <Prefix>Attention with HF's sdpa path: causal sdpa with enable_gqa when there is no mask, else
 /// repeat_kv and the explicit (sliding-window) boolean mask.
-class Attention : public nn::Module {
+class Attention : public AttentionBlock {
  public:
   explicit Attention(const Arch& a);
   std::string type_name() const override { return type_; }
-  Tensor operator()(const Tensor& h, const Tensor& cos, const Tensor& sin, const Tensor& mask);
+  Tensor operator()(const Tensor& h, const Tensor& cos, const Tensor& sin, const Tensor& mask) override;
   std::shared_ptr<nn::Linear> q_proj, k_proj, v_proj, o_proj;
   std::shared_ptr<nn::Linear> qkv_proj;  ///< instead of q/k/v_proj with Arch::fused_qkv
   std::shared_ptr<RMSNorm> q_norm, k_norm;  ///< null unless Arch::qk_norm
@@ -206,14 +212,21 @@ class Attention : public nn::Module {
 
 /// The feed-forward block of layer `idx` (MoE families mix dense and sparse layers).
 using MlpFactory = std::function<std::shared_ptr<nn::UnaryModule>(const Arch&, int64_t idx)>;
+/// The attention block of each layer (DeepSeek's MLA); null: lm::Attention.
+using AttentionFactory = std::function<std::shared_ptr<AttentionBlock>(const Arch&)>;
+
+/// repeat_kv: (batch, kv_heads, seq, head_dim) -> (batch, kv_heads * n_rep, seq, head_dim).
+Tensor repeat_kv(const Tensor& x, int64_t n_rep);
+/// rotate_half(x): cat(-x[..., d/2:], x[..., :d/2]).
+Tensor rotate_half(const Tensor& x);
 
 /// <Prefix>DecoderLayer: pre-norm attention and feed-forward blocks with residuals.
 class DecoderLayer : public nn::Module {
  public:
-  DecoderLayer(const Arch& a, int64_t idx, const MlpFactory& make_mlp);
+  DecoderLayer(const Arch& a, int64_t idx, const MlpFactory& make_mlp, const AttentionFactory& make_attn = nullptr);
   std::string type_name() const override { return type_; }
   Tensor operator()(const Tensor& h, const Tensor& cos, const Tensor& sin, const Tensor& mask);
-  std::shared_ptr<Attention> self_attn;
+  std::shared_ptr<AttentionBlock> self_attn;
   std::shared_ptr<nn::UnaryModule> mlp;
   std::shared_ptr<RMSNorm> input_layernorm, post_attention_layernorm;
   std::shared_ptr<nn::Dropout> resid_attn_dropout, resid_mlp_dropout;  ///< null unless Arch::resid_dropout >= 0
@@ -227,7 +240,7 @@ class DecoderLayer : public nn::Module {
 /// <Prefix>Model: embed_tokens, layers, norm, rotary_emb (HF's registration order).
 class BaseModel : public nn::Module {
  public:
-  BaseModel(const Arch& a, const MlpFactory& make_mlp);
+  BaseModel(const Arch& a, const MlpFactory& make_mlp, const AttentionFactory& make_attn = nullptr);
   std::string type_name() const override { return type_; }
   /// `attention_mask`: the 2D padding mask, or undefined (None).
   Tensor operator()(const Tensor& input_ids, const Tensor& attention_mask = Tensor());
@@ -249,7 +262,7 @@ class BaseModel : public nn::Module {
 /// <Prefix>ForCausalLM: the zoo model (input_ids -> logits).
 class CausalLM : public Model {
  public:
-  CausalLM(Arch a, const MlpFactory& make_mlp);
+  CausalLM(Arch a, const MlpFactory& make_mlp, const AttentionFactory& make_attn = nullptr);
   std::string type_name() const override { return type_; }
   std::string model_type() const override { return arch_.naming.model_type; }
   /// input_ids, then the optional attention_mask (InputOptions::attention_mask).

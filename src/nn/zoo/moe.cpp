@@ -1,6 +1,8 @@
 // See moe.h.
 #include "nn/zoo/moe.h"
 
+#include <cctype>
+
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/ops/api.h"
@@ -143,6 +145,20 @@ Tensor fused_experts_checkpoint(std::string_view name, const std::string& base, 
     per_expert.push_back(rows.size() == 1 ? rows[0] : cat(rows, 0));
   }
   return per_expert.empty() ? Tensor() : stack(per_expert, 0);
+}
+
+std::string PerExpertCheckpointLM::checkpoint_key(std::string_view k) const {
+  const size_t at = k.find(".mlp.experts.");
+  if (at != std::string_view::npos && k.size() > at + 13 && std::isdigit(static_cast<unsigned char>(k[at + 13])))
+    return "";  // consumed by checkpoint_tensor
+  return std::string(k);
+}
+
+Tensor PerExpertCheckpointLM::checkpoint_tensor(std::string_view name, const SafetensorsFile& f) const {
+  const size_t at = name.find(".mlp.");
+  if (at == std::string_view::npos) return Tensor();
+  return fused_experts_checkpoint(name, std::string(name.substr(0, at)) + ".mlp.experts.", f, "gate_proj", "up_proj",
+                                  "down_proj");
 }
 
 }  // namespace fe::zoo::moe

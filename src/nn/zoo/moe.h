@@ -9,6 +9,7 @@
 #include "fakeexport/nn/module.h"
 #include "fakeexport/nn/zoo.h"
 #include "fakeexport/serde/safetensors.h"
+#include "nn/zoo/llama_parts.h"
 
 namespace fe::zoo::moe {
 
@@ -87,5 +88,15 @@ void check_shape(const Config& c, const ExpertsShape& s, const RouterOptions& o,
 /// stacked. Undefined when `name` is neither fused tensor or the file has no expert 0.
 Tensor fused_experts_checkpoint(std::string_view name, const std::string& base, const SafetensorsFile& f,
                                 const char* gate, const char* up, const char* down);
+
+/// A causal LM whose published checkpoints (and save_pretrained) keep each expert's projections,
+/// `...mlp.experts.E.{gate_proj,up_proj,down_proj}.weight` (Qwen2/3-MoE, DeepSeek-V3): HF's loader
+/// fuses them into the experts' 3-D tensors, so do we.
+class PerExpertCheckpointLM : public lm::CausalLM {
+ public:
+  using lm::CausalLM::CausalLM;
+  std::string checkpoint_key(std::string_view k) const override;
+  Tensor checkpoint_tensor(std::string_view name, const SafetensorsFile& f) const override;
+};
 
 }  // namespace fe::zoo::moe

@@ -15,25 +15,6 @@
 namespace fe::zoo {
 namespace {
 
-// Published checkpoints (and save_pretrained) keep each expert's projections:
-// mlp.experts.E.{gate_proj,up_proj,down_proj}.weight; HF's loader fuses them, so do we.
-class QwenMoeForCausalLM : public lm::CausalLM {
- public:
-  using lm::CausalLM::CausalLM;
-  std::string checkpoint_key(std::string_view k) const override {
-    const size_t at = k.find(".mlp.experts.");
-    if (at != std::string_view::npos && k.size() > at + 13 && std::isdigit(static_cast<unsigned char>(k[at + 13])))
-      return "";  // consumed by checkpoint_tensor
-    return std::string(k);
-  }
-  Tensor checkpoint_tensor(std::string_view name, const SafetensorsFile& f) const override {
-    const size_t at = name.find(".mlp.");
-    if (at == std::string_view::npos) return Tensor();
-    return moe::fused_experts_checkpoint(name, std::string(name.substr(0, at)) + ".mlp.experts.", f, "gate_proj",
-                                         "up_proj", "down_proj");
-  }
-};
-
 /// The HF defaults of one Qwen MoE model_type.
 struct QwenMoeDefaults {
   int64_t moe_intermediate, experts, top_k;
@@ -63,7 +44,7 @@ std::unique_ptr<Model> build_qwen_moe(const Config& c, const QwenMoeDefaults& d)
   FE_CHECK(!c.get_bool("output_router_logits", false), ValueError, c.origin(),
            ": field 'output_router_logits' value true is not supported (logits only)");
   const std::string prefix = a.naming.prefix;
-  return std::make_unique<QwenMoeForCausalLM>(
+  return std::make_unique<moe::PerExpertCheckpointLM>(
       std::move(a), [=](const lm::Arch& arch, int64_t idx) -> std::shared_ptr<nn::UnaryModule> {
         const bool dense = std::find(dense_layers.begin(), dense_layers.end(), idx) != dense_layers.end();
         if (dense || (idx + 1) % step != 0) return std::make_shared<lm::MLP>(arch);

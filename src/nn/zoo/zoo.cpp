@@ -33,6 +33,7 @@ constexpr Family kFamilies[] = {
     {"gpt_neox", build_gpt_neox, default_config_gpt_neox},
     {"qwen2_moe", build_qwen2_moe, default_config_qwen2_moe},
     {"qwen3_moe", build_qwen3_moe, default_config_qwen3_moe},
+    {"deepseek_v3", build_deepseek_v3, default_config_deepseek_v3},
     {"bert", build_bert, default_config_bert},
     {"vit", build_vit, default_config_vit},
     {"vision-encoder-decoder", build_vision_encoder_decoder, default_config_vision_encoder_decoder},

@@ -109,6 +109,17 @@ def layouts(sizes, dtype="float32"):
         yield T(sizes, dtype, offset=3)
 
 
+def non_dense_permuted():
+    """Strided views that are neither dense nor row-major (a slice of a transposed tensor, a slice of a
+    permuted one) and an expanded one: preserve_format copies keep their dims' stride order
+    (at::infer_dense_strides)."""
+    yield T([2, 2, 8, 16], "float32", [384, 24, 48, 1], offset=8)
+    yield T([2, 4, 5, 2], "float32", [60, 5, 1, 20])
+    yield T([3, 2], "float32", [1, 3])
+    yield T([3, 5, 4], "float32", [4, 0, 1])
+    yield T([2, 3, 2], "float32", [1, 4, 2])
+
+
 class Call:
     def __init__(self, op, args, kwargs, values=False):
         self.op, self.args, self.kwargs, self.values = op, list(args), dict(kwargs), values

@@ -2,7 +2,7 @@
 _assert_tensor_metadata, _local_scalar_dense (data-dependent on fake tensors), sym_size.int."""
 import torch
 
-from opgen import T, call, vcall, layouts, SHAPES, DTYPES_ALL
+from opgen import T, call, vcall, layouts, non_dense_permuted, SHAPES, DTYPES_ALL
 
 DEVICES = [torch.device(d) for d in ["cpu", "meta", "cuda", "cuda:0", "cuda:1"]]
 # `to(device="cuda")` (no index) needs the current cuda device, which a PyTorch without CUDA cannot
@@ -17,6 +17,7 @@ def inputs():
         yield T(s)
     yield from layouts([2, 3, 4, 5])
     yield from layouts([3, 4])
+    yield from non_dense_permuted()
 
 
 def to_copy_calls():

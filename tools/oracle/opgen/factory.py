@@ -3,7 +3,7 @@ empty_strided, scalar_tensor. dtype inference from Python numbers, dtype/layout/
 and memory_format keyword arguments, size errors. Random and uninitialised ops get no value calls."""
 import torch
 
-from opgen import T, call, vcall, layouts, SHAPES, DTYPES_ALL, DTYPES_FLOAT
+from opgen import T, call, vcall, layouts, non_dense_permuted, SHAPES, DTYPES_ALL, DTYPES_FLOAT
 
 NEW = ["aten::empty.memory_format", "aten::zeros", "aten::ones", "aten::rand", "aten::randn"]
 LIKE = ["aten::empty_like", "aten::zeros_like", "aten::ones_like", "aten::rand_like", "aten::randn_like"]
@@ -68,7 +68,7 @@ def like_calls():
         fill = [2.5] if op == "aten::full_like" else []
         for s in SHAPES:
             yield call(op, T(s), *fill)
-        for x in list(layouts([2, 3, 4, 5])) + list(layouts([3, 4])):
+        for x in list(layouts([2, 3, 4, 5])) + list(layouts([3, 4])) + list(non_dense_permuted()):
             yield call(op, x, *fill)
             for mf in [torch.contiguous_format, torch.preserve_format, torch.channels_last]:
                 yield call(op, x, *fill, memory_format=mf)

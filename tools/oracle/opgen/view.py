@@ -3,7 +3,7 @@ squeeze/unsqueeze, flatten/unflatten, contiguous/clone, slice/select/narrow, spl
 alias, as_strided. Views must keep PyTorch's strides and storage offsets and alias their input."""
 import itertools
 
-from opgen import T, call, vcall, layouts, SHAPES, DTYPES_ALL, transposed, sliced, expanded, channels_last
+from opgen import T, call, vcall, layouts, non_dense_permuted, SHAPES, DTYPES_ALL, transposed, sliced, expanded, channels_last
 
 # Shapes with size-1 dims (squeeze) and a channels-last-able 4-D shape.
 EXTRA = [[1, 1], [2, 1, 3, 1], [1, 2, 1, 2]]
@@ -266,6 +266,9 @@ def copy_calls():
             for f in fmts[1:]:
                 yield call("aten::contiguous", x, memory_format=mf[f])
                 yield call("aten::clone", x, memory_format=mf[f])
+    for x in non_dense_permuted():
+        yield call("aten::clone", x)
+        yield call("aten::contiguous", x)
     for d in DTYPES_ALL:
         yield call("aten::contiguous", transposed([2, 3], d))
         yield call("aten::clone", transposed([2, 3], d))

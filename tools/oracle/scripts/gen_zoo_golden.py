@@ -133,6 +133,27 @@ CASES = {
                    dict(vocab_size=V, d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
                         decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64,
                         use_cache=False)),
+    # DeepSeek-V3: MLA (low-rank q and kv, a shared rotary key, interleaved rope), sigmoid router with a
+    # correction bias and group-limited top-k, a shared expert, the first layer dense
+    "deepseek_v3": ("deepseek_v3", "DeepseekV3ForCausalLM",
+                    llm(num_key_value_heads=2, first_k_dense_replace=1, n_routed_experts=4, num_experts_per_tok=2,
+                        n_group=2, topk_group=1, moe_intermediate_size=32, kv_lora_rank=16, q_lora_rank=24,
+                        qk_rope_head_dim=8, qk_nope_head_dim=8, v_head_dim=16)),
+    # without q's low rank (q_proj), rope_interleave off, no top-k renormalization, two shared experts,
+    # DeepSeek's yarn (mscale_all_dim scales the softmax), attention biases, 8 experts in 4 groups
+    "deepseek_v3_lite": ("deepseek_v3", "DeepseekV3ForCausalLM",
+                         llm(num_attention_heads=4, num_key_value_heads=4, first_k_dense_replace=0, n_routed_experts=8,
+                             num_experts_per_tok=3, n_group=4, topk_group=2, moe_intermediate_size=16,
+                             n_shared_experts=2, kv_lora_rank=16, q_lora_rank=None, qk_rope_head_dim=4,
+                             qk_nope_head_dim=8, v_head_dim=8, rope_interleave=False, norm_topk_prob=False,
+                             routed_scaling_factor=1.0, attention_bias=True,
+                             rope_scaling={"rope_type": "yarn", "factor": 4.0, "mscale": 1.0, "mscale_all_dim": 1.0,
+                                           "beta_fast": 32, "beta_slow": 1, "original_max_position_embeddings": 16})),
+    "deepseek_v3_bf16": ("deepseek_v3", "DeepseekV3ForCausalLM",
+                         llm(hidden_size=64, num_key_value_heads=2, first_k_dense_replace=1, n_routed_experts=4,
+                             num_experts_per_tok=2, n_group=2, topk_group=1, moe_intermediate_size=32, kv_lora_rank=16,
+                             q_lora_rank=24, qk_rope_head_dim=8, qk_nope_head_dim=8, v_head_dim=16,
+                             _fe_dtype="bfloat16")),
     "gpt_neox": ("gpt_neox", "GPTNeoXForCausalLM", dict(vocab_size=V, hidden_size=32, intermediate_size=64,
                                                          num_hidden_layers=2, num_attention_heads=2,
                                                          max_position_embeddings=64, use_cache=False)),
@@ -144,8 +165,8 @@ CASES = {
 }
 
 DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text", "gpt2", "bert", "gpt_neox", "clip", "whisper",
-           "vit", "ved", "blenderbot"}
-MASKED = {"llama", "mistral", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text"}
+           "vit", "ved", "blenderbot", "deepseek_v3"}
+MASKED = {"llama", "mistral", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text", "deepseek_v3"}
 
 
 def module_stacks(ep):
