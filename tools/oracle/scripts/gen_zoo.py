@@ -37,6 +37,7 @@ CLASSES = {
     "gpt_neox": "GPTNeoXForCausalLM",
     "qwen2_moe": "Qwen2MoeForCausalLM",
     "qwen3_moe": "Qwen3MoeForCausalLM",
+    "deepseek_v3": "DeepseekV3ForCausalLM",
     "bert": "BertModel",
     "vit": "ViTForImageClassification",
     "vision-encoder-decoder": "VisionEncoderDecoderModel",
