@@ -89,7 +89,7 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooGolden, ::testing::Values("llama", "llama_mha_b
                                                           "phi3_partial", "gemma2", "gemma2_bf16", "gemma3_text",
                                                           "gemma3_text_bf16", "clip", "clip_eos2", "whisper", "gpt2", "bert", "vit", "ved", "blenderbot", "gpt_neox",
                                                           "gpt_neox_sequential", "deepseek_v3", "deepseek_v3_lite",
-                                                          "deepseek_v3_bf16"));
+                                                          "deepseek_v3_bf16", "t5", "t5_gated"));
 
 // Dynamic batch and seq (`--dynamic batch,seq`): the same symbols, ranges, ops and order; node names
 // differ where PyTorch numbers them after size comparisons its Python code traced and dropped
@@ -113,7 +113,7 @@ TEST_P(ZooGoldenDynamic, PrintsAsPyTorchExportsTransformersUpToNodeNames) {
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooGoldenDynamic,
                          ::testing::Values("llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe",
                                            "qwen2_moe", "phi3", "gemma2", "gemma3_text", "clip", "whisper", "gpt2", "bert", "gpt_neox", "vit", "ved",
-                                           "blenderbot", "deepseek_v3"));
+                                           "blenderbot", "deepseek_v3", "t5"));
 
 // model(input_ids, attention_mask) (`--attention-mask`, an all-ones mask): the mask becomes a
 // padding mask function instead of the packed-sequence check. Static: equal; dynamic: up to names.

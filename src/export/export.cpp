@@ -17,16 +17,7 @@ namespace {
 using detail::Tracer;
 
 /// "fc1.weight" -> "fc1_weight" (placeholder names of lifted state).
-// PyTorch's placeholder base name: the state_dict key lower-cased, non-alphanumerics -> '_'
-// (torch/_export/utils.py: `re.sub("[^a-zA-Z0-9]", "_", _strip_name(target).lower())`).
-std::string flat_name(const std::string& dotted) {
-  std::string s = dotted;
-  for (char& c : s) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) c = '_';
-  }
-  return s;
-}
+std::string flat_name(const std::string& dotted) { return detail::placeholder_name(dotted); }
 
 /// Puts fake twins into real state slots for the trace; restores the originals on scope exit.
 class StateSwap {

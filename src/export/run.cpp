@@ -105,6 +105,9 @@ Tensor Runner::state_tensor(const InputSpec& s) const {
   }
   FE_CHECK(t && t->defined(), ValueError, "run: ", what, " '", s.target, "' (placeholder '", s.name,
            "') is not in the program's ", s.kind == InputKind::Parameter ? "state_dict" : "state_dict or constants");
+  // Values the program knows (FakeTensor.constant: rotary tables, torch.tensor(...) constants) run
+  // on the CPU as they are.
+  if (!t->has_storage() && t->impl()->constant && t->device().is_cpu()) return Tensor(t->impl()->constant);
   FE_CHECK(t->has_storage(), DataAccessError, "run: weights absent: the program was exported from a fake model; ",
            what, " '", s.target, "' (", t->meta().annotation(), ") has no data. Load real weights into ",
            "ep.state_dict / ep.constants (e.g. from a safetensors file) or export a model with real "

@@ -14,6 +14,17 @@
 
 namespace fe::detail {
 
+/// PyTorch's placeholder base name: the state_dict key (or constant FQN) lower-cased,
+/// non-alphanumerics -> '_' (torch/_export/utils.py: `re.sub("[^a-zA-Z0-9]", "_", name.lower())`).
+inline std::string placeholder_name(const std::string& dotted) {
+  std::string s = dotted;
+  for (char& c : s) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) c = '_';
+  }
+  return s;
+}
+
 inline std::atomic<uint64_t> g_next_trace_id{1};
 
 /// Records dispatched ops as call_function nodes; maps tensors to the nodes that produced them.
@@ -233,8 +244,12 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   Node* lift_constant(const Tensor& t) {
     FE_CHECK(!parent_, UserError, "cond: a branch reads a tensor (", t.meta().annotation(),
              ") that is not one of its operands; pass every tensor a branch uses in `operands`");
+    // Named after the innermost module being called, as _lift_constants_pass's get_constant_fqn
+    // names it from the node's nn_module_stack ("encoder.lifted_tensor_0").
     std::string target = "lifted_tensor_" + std::to_string(constants.size());
-    Node* n = g_.placeholder("c_" + target, t.meta(), first_user_input);
+    const auto stack = module_stack();
+    if (!stack->empty() && !stack->back().path.empty()) target = stack->back().path + "." + target;
+    Node* n = g_.placeholder("c_" + placeholder_name(target), t.meta(), first_user_input);
     constants.push_back({target, n->name(), t});
     bind(t, n);
     return n;

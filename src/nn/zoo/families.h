@@ -46,6 +46,8 @@ std::unique_ptr<Model> build_qwen3_moe(const Config& c);
 std::string_view default_config_qwen3_moe();
 std::unique_ptr<Model> build_deepseek_v3(const Config& c);
 std::string_view default_config_deepseek_v3();
+std::unique_ptr<Model> build_t5(const Config& c);
+std::string_view default_config_t5();
 
 /// A non-persistent buffer computed from the config (rotary tables, id buffers): `make` runs on real
 /// CPU tensors; under FakeTensorMode the buffer is fake on the scope's device and keeps the values

@@ -3,8 +3,17 @@
 #include "nn/zoo/masking.h"
 
 #include "fakeexport/ops/api.h"
+#include "fakeexport/sym/shape_env.h"
 
 namespace fe::zoo::masks {
+
+Tensor full_slice(const Tensor& x, int64_t dim) {
+  const SymInt n = x.size(dim);
+  if (!n.is_symbolic()) return x;
+  const sym::SymNode& s = *n.node();
+  if (s.env && s.env->bound(s.env->replace(s.expr)).hi < sym::kPosInf) return x;
+  return x.slice(dim, 0);
+}
 
 MaskFunction causal() {
   return [](const Indices& i) { return i.kv <= i.q; };
@@ -54,10 +63,10 @@ Tensor sdpa_mask(const SymInt& batch, const SymInt& q_length, const SymInt& kv_l
   Tensor kv_arange = arange(Scalar(kv_length), on) + 0;
   // _non_vmap_expansion_sdpa: [:, None, None, None], [None, :, None, None], ...
   Indices idx;
-  idx.batch = batch_arange.unsqueeze(1).unsqueeze(2).unsqueeze(3);
-  idx.head = head_arange.unsqueeze(0).unsqueeze(2).unsqueeze(3);
-  idx.q = q_arange.unsqueeze(0).unsqueeze(1).unsqueeze(3);
-  idx.kv = kv_arange.unsqueeze(0).unsqueeze(1).unsqueeze(2);
+  idx.batch = full_slice(batch_arange, 0).unsqueeze(1).unsqueeze(2).unsqueeze(3);
+  idx.head = full_slice(head_arange.unsqueeze(0), 1).unsqueeze(2).unsqueeze(3);
+  idx.q = full_slice(q_arange.unsqueeze(0).unsqueeze(1), 2).unsqueeze(3);
+  idx.kv = full_slice(kv_arange.unsqueeze(0).unsqueeze(1).unsqueeze(2), 3);
   Tensor mask = f(idx);
   return mask.expand({batch, -1, q_length, kv_length});
 }

@@ -15,6 +15,11 @@ struct Indices {
 };
 using MaskFunction = std::function<Tensor(const Indices&)>;
 
+/// A `:` of Python indexing at `dim` (x[None, :]): no op unless the size may exceed the slice's end
+/// (applySlice skips a slice when statically_known_true(length <= INT64_MAX), which fails for a
+/// size without upper bound), then slice(x, dim, 0, INT64_MAX).
+Tensor full_slice(const Tensor& x, int64_t dim);
+
 /// kv <= q.
 MaskFunction causal();
 /// q >= 0: every position (bidirectional_mask_function, index-based).

@@ -4,6 +4,7 @@
 
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
+#include "fakeexport/ops/dispatch.h"
 #include "nn/zoo/families.h"
 
 namespace fe::zoo {
@@ -34,6 +35,7 @@ constexpr Family kFamilies[] = {
     {"qwen2_moe", build_qwen2_moe, default_config_qwen2_moe},
     {"qwen3_moe", build_qwen3_moe, default_config_qwen3_moe},
     {"deepseek_v3", build_deepseek_v3, default_config_deepseek_v3},
+    {"t5", build_t5, default_config_t5},
     {"bert", build_bert, default_config_bert},
     {"vit", build_vit, default_config_vit},
     {"vision-encoder-decoder", build_vision_encoder_decoder, default_config_vision_encoder_decoder},
@@ -131,6 +133,7 @@ Tensor known_buffer(const std::function<Tensor()>& make) {
   {
     UnsetFakeTemporarily real;
     DeviceScope cpu(kCPU);
+    TraceScope untraced(nullptr);  // a constant's values (torch.tensor(...) while tracing) are no ops
     v = make().contiguous();
   }
   if (fake) return fake_constant(v, d);

@@ -38,6 +38,7 @@ CLASSES = {
     "qwen2_moe": "Qwen2MoeForCausalLM",
     "qwen3_moe": "Qwen3MoeForCausalLM",
     "deepseek_v3": "DeepseekV3ForCausalLM",
+    "t5": "T5ForConditionalGeneration",
     "bert": "BertModel",
     "vit": "ViTForImageClassification",
     "vision-encoder-decoder": "VisionEncoderDecoderModel",
@@ -97,7 +98,7 @@ def example_inputs(mt, cfg, g):
         e = cfg.encoder
         return {"pixel_values": torch.randn(2, e.num_channels, e.image_size, e.image_size, generator=g),
                 "decoder_input_ids": ids(2, 7, cfg.decoder.vocab_size)}
-    if mt == "blenderbot":
+    if mt in ("blenderbot", "t5"):
         return {"input_ids": ids(2, 7, cfg.vocab_size), "decoder_input_ids": ids(2, 5, cfg.vocab_size)}
     if mt == "whisper":  # mel features of 2 * max_source_positions frames, then the decoder's tokens
         return {"input_features": torch.randn(2, cfg.num_mel_bins, 2 * cfg.max_source_positions, generator=g),

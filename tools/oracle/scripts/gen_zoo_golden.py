@@ -154,6 +154,16 @@ CASES = {
                              num_experts_per_tok=2, n_group=2, topk_group=1, moe_intermediate_size=32, kv_lora_rank=16,
                              q_lora_rank=24, qk_rope_head_dim=8, qk_nope_head_dim=8, v_head_dim=16,
                              _fe_dtype="bfloat16")),
+    # T5: eager attention with relative position buckets (computed in each stack's first layer, shared
+    # by the others), float masks, RMS layer norms, eval dropouts, tied head scaled by d_model ** -0.5
+    "t5": ("t5", "T5ForConditionalGeneration",
+           dict(vocab_size=V, d_model=32, d_kv=16, d_ff=64, num_layers=2, num_heads=2, relative_attention_num_buckets=8,
+                relative_attention_max_distance=16, use_cache=False)),
+    # T5 v1.1 / Flan-T5: gated-gelu feed-forward, tie_word_embeddings false (no output scaling), fewer
+    # decoder layers than encoder layers, no dropout
+    "t5_gated": ("t5", "T5ForConditionalGeneration",
+                 dict(vocab_size=V, d_model=32, d_kv=8, d_ff=48, num_layers=3, num_decoder_layers=1, num_heads=4,
+                      feed_forward_proj="gated-gelu", tie_word_embeddings=False, dropout_rate=0.0, use_cache=False)),
     "gpt_neox": ("gpt_neox", "GPTNeoXForCausalLM", dict(vocab_size=V, hidden_size=32, intermediate_size=64,
                                                          num_hidden_layers=2, num_attention_heads=2,
                                                          max_position_embeddings=64, use_cache=False)),
@@ -165,7 +175,7 @@ CASES = {
 }
 
 DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text", "gpt2", "bert", "gpt_neox", "clip", "whisper",
-           "vit", "ved", "blenderbot", "deepseek_v3"}
+           "vit", "ved", "blenderbot", "deepseek_v3", "t5"}
 MASKED = {"llama", "mistral", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text", "deepseek_v3"}
 
 
@@ -233,7 +243,7 @@ def example_inputs(name, cfg, batch=B, seq=S):
     else:
         args = (torch.randint(3, V, (batch, seq), generator=g),)
     kwargs = {}
-    if mt in ("blenderbot", "whisper"):  # forward(x, attention_mask, decoder_input_ids, ...): by name
+    if mt in ("blenderbot", "whisper", "t5"):  # forward(x, attention_mask, decoder_input_ids, ...): by name
         kwargs["decoder_input_ids"] = torch.randint(3, V, (batch, seq), generator=g)
     return args, kwargs
 
@@ -296,6 +306,9 @@ def main():
             elif mt == "clip":  # one batch for texts and images; the texts' length up to the positions
                 seq = Dim("seq", min=2, max=cfg.text_config.max_position_embeddings)
                 ep = torch.export.export(model, args, dynamic_shapes=({0: batch, 1: seq}, {0: batch}), strict=False)
+            elif mt == "t5":  # one batch; encoder and decoder lengths apart, unbounded (relative positions)
+                ds = {"input_ids": {0: batch, 1: Dim("seq", min=2)}, "decoder_input_ids": {0: batch, 1: Dim("decoder_seq", min=2)}}
+                ep = torch.export.export(model, args, kwargs, dynamic_shapes=ds, strict=False)
             elif mt == "blenderbot":  # one batch; encoder and decoder lengths apart
                 m = cfg.max_position_embeddings
                 ds = {"input_ids": {0: batch, 1: Dim("seq", min=2, max=m)},
