@@ -30,7 +30,7 @@ TEST(ZooGptNeoXErrors, RotaryPctAndTying) {
       R"({"model_type": "gpt_neox", "vocab_size": 64, "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 4, "intermediate_size": 48)";
   EXPECT_NE(build_error(base + R"(, "rotary_pct": 0.1})").find("'rotary_pct' value 0.1"), std::string::npos);
   EXPECT_NE(build_error(base + R"(, "tie_word_embeddings": true})").find("'tie_word_embeddings'"), std::string::npos);
-  EXPECT_NE(build_error(base + R"(, "hidden_act": "swish"})").find("'hidden_act'"), std::string::npos);
+  EXPECT_NE(build_error(base + R"(, "hidden_act": "mish"})").find("'hidden_act' = 'mish' is not supported"), std::string::npos);
   EXPECT_EQ(build_error(base + "}"), "<no exception>");
 }
 

@@ -57,7 +57,7 @@ TEST(ZooMixtralErrors, MissingAndUnsupportedFields) {
   const std::string ok = base + R"(, "intermediate_size": 24)";
   EXPECT_NE(build_error(ok + R"(, "num_experts_per_tok": 9})").find("'num_experts_per_tok' value 9"),
             std::string::npos);
-  EXPECT_NE(build_error(ok + R"(, "hidden_act": "relu"})").find("'hidden_act' value 'relu' is not supported"),
+  EXPECT_NE(build_error(ok + R"(, "hidden_act": "mish"})").find("'hidden_act' = 'mish' is not supported"),
             std::string::npos);
   EXPECT_NE(build_error(ok + R"(, "output_router_logits": true})").find("'output_router_logits'"), std::string::npos);
   EXPECT_EQ(build_error(ok + "}"), "<no exception>");

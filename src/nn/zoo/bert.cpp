@@ -118,7 +118,7 @@ class BertAttention : public nn::Module {
 
 class BertIntermediate : public nn::Module {
  public:
-  BertIntermediate(const Dims& d, std::shared_ptr<hf::Activation> act)
+  BertIntermediate(const Dims& d, std::shared_ptr<HFActivation> act)
       : dense(register_module("dense", std::make_shared<nn::Linear>(d.hidden, d.inter))),
         intermediate_act_fn(register_module("intermediate_act_fn", std::move(act))) {}
   std::string type_name() const override { return std::string(kPrefix) + "BertIntermediate"; }
@@ -127,12 +127,12 @@ class BertIntermediate : public nn::Module {
     return (*intermediate_act_fn)((*dense)(h));
   }
   std::shared_ptr<nn::Linear> dense;
-  std::shared_ptr<hf::Activation> intermediate_act_fn;
+  std::shared_ptr<HFActivation> intermediate_act_fn;
 };
 
 class BertLayer : public nn::Module {
  public:
-  BertLayer(const Dims& d, std::shared_ptr<hf::Activation> act)
+  BertLayer(const Dims& d, std::shared_ptr<HFActivation> act)
       : attention(register_module("attention", std::make_shared<BertAttention>(d))),
         intermediate(register_module("intermediate", std::make_shared<BertIntermediate>(d, std::move(act)))),
         output(register_module("output", std::make_shared<BertDenseNorm>(d.inter, d, "BertOutput"))) {}
@@ -151,7 +151,7 @@ class BertEncoder : public nn::Module {
  public:
   BertEncoder(const Config& c, const Dims& d) : layer(register_module("layer", std::make_shared<nn::ModuleList>())) {
     for (int64_t i = 0; i < d.layers; ++i)
-      layer->push_back(std::make_shared<BertLayer>(d, hf::Activation::from_config(c, "hidden_act", "gelu")));
+      layer->push_back(std::make_shared<BertLayer>(d, activation_from_config(c, "hidden_act", "gelu")));
   }
   std::string type_name() const override { return std::string(kPrefix) + "BertEncoder"; }
   /// The layers in turn, each fed on its own device (pipeline placement).
@@ -189,7 +189,7 @@ Dims read_dims(const Config& c) {
          c.get_int("type_vocab_size", 2), c.get_double("layer_norm_eps", 1e-12), hf::pad_token_id(c, 0),
          c.get_double("hidden_dropout_prob", 0.1)};
   hf::check_divisible(c, "hidden_size", d.hidden, "num_attention_heads", d.heads);
-  hf::Activation::from_config(c, "hidden_act", "gelu");  // rejects an unsupported one even with 0 layers
+  activation_from_config(c, "hidden_act", "gelu");  // rejects an unsupported one even with 0 layers
   // Decoder use (causal self-attention, cross-attention) and relative positions are not built.
   FE_CHECK(!c.get_bool("is_decoder", false), ValueError, c.origin(), ": field 'is_decoder' = true is not supported (BertModel as an encoder only)");
   FE_CHECK(!c.get_bool("add_cross_attention", false), ValueError, c.origin(), ": field 'add_cross_attention' = true is not supported");

@@ -1,5 +1,4 @@
-// Pieces shared by the bert and blenderbot families: HuggingFace's ACT2FN activations as modules,
-// nn.Embedding with padding_idx, nn.Tanh, a slice with a symbolic end, token-id example inputs.
+// Pieces shared by the bert and blenderbot families: nn.Embedding with padding_idx, nn.Tanh, a slice with a symbolic end, token-id example inputs.
 #pragma once
 #include <limits>
 #include <memory>
@@ -11,44 +10,9 @@
 #include "fakeexport/nn/zoo.h"
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "nn/zoo/activations.h"
 
 namespace fe::zoo::hf {
-
-/// ACT2FN[name]: a parameterless module (HF registers it as a child, so it shows in nn_module_stack).
-class Activation : public nn::UnaryModule {
- public:
-  enum class Kind { Gelu, GeluTanh, Relu, Silu };
-  /// ValueError naming `field` (e.g. "hidden_act") for a name we do not implement.
-  static std::shared_ptr<Activation> from_config(const Config& c, std::string_view field, std::string dflt) {
-    const std::string name = c.get_string(field, std::move(dflt));
-    if (name == "gelu") return std::make_shared<Activation>(Kind::Gelu);
-    if (name == "gelu_pytorch_tanh") return std::make_shared<Activation>(Kind::GeluTanh);
-    if (name == "relu") return std::make_shared<Activation>(Kind::Relu);
-    if (name == "silu") return std::make_shared<Activation>(Kind::Silu);
-    throw ValueError(detail::cat(c.origin(), ": field '", field, "' = '", name,
-                                 "' is not supported (supported: gelu, gelu_pytorch_tanh, relu, silu)"));
-  }
-  explicit Activation(Kind k) : kind(k) {}
-  std::string type_name() const override {
-    switch (kind) {
-      case Kind::Gelu: return "transformers.activations.GELUActivation";
-      case Kind::GeluTanh: return "transformers.activations.GELUTanh";
-      case Kind::Relu: return "torch.nn.modules.activation.ReLU";
-      case Kind::Silu: return "transformers.activations.SiLUActivation";
-    }
-    return "";
-  }
-  Tensor forward(const Tensor& x) override {
-    switch (kind) {
-      case Kind::Gelu: return gelu(x);  // exact erf form, F.gelu
-      case Kind::GeluTanh: return gelu(x, "tanh");
-      case Kind::Relu: return relu(x);
-      case Kind::Silu: return silu(x);
-    }
-    return x;
-  }
-  const Kind kind;
-};
 
 /// torch.nn.Tanh (BertPooler.activation).
 class Tanh : public nn::UnaryModule {

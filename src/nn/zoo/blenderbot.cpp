@@ -100,7 +100,7 @@ class Stack : public nn::Module {
         cls_(cls) {
     for (int64_t i = 0; i < n; ++i)
       layers->push_back(std::make_shared<Layer>(std::string(kPrefix) + layer_cls, sizes,
-                                                hf::Activation::from_config(c, "activation_function", "gelu")));
+                                                activation_from_config(c, "activation_function", "gelu")));
     layer_norm = register_module("layer_norm", std::make_shared<nn::LayerNorm>(d.d_model));
   }
   std::string type_name() const override { return std::string(kPrefix) + cls_; }
@@ -147,7 +147,7 @@ Dims read_dims(const Config& c) {
   if (c.get_bool("scale_embedding", false)) d.embed_scale = std::sqrt(double(d.d_model));
   hf::check_divisible(c, "d_model", d.d_model, "encoder_attention_heads", d.enc_heads);
   hf::check_divisible(c, "d_model", d.d_model, "decoder_attention_heads", d.dec_heads);
-  hf::Activation::from_config(c, "activation_function", "gelu");  // rejects an unsupported one up front
+  activation_from_config(c, "activation_function", "gelu");  // rejects an unsupported one up front
   return d;
 }
 

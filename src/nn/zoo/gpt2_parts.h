@@ -10,24 +10,9 @@
 
 #include "fakeexport/nn/layers.h"
 #include "fakeexport/nn/zoo.h"
+#include "nn/zoo/activations.h"
 
 namespace fe::zoo {
-
-/// ValueError "<origin>: field '<field>' = '<name>' is not supported" unless ACT2FN[name] is one we
-/// implement (gelu, gelu_new, gelu_pytorch_tanh, gelu_fast, quick_gelu, relu, silu, swish, tanh).
-void check_activation(const std::string& name, const std::string& origin, const std::string& field);
-
-/// HF's ACT2FN[name] as a module (type name = HF's class), same op sequence as its forward.
-class HFActivation : public nn::UnaryModule {
- public:
-  explicit HFActivation(const std::string& name);
-  std::string type_name() const override { return type_; }
-  Tensor forward(const Tensor& x) override;
-  const std::string name;
-
- private:
-  std::string type_;
-};
 
 /// Where a unit lives: its first parameter/buffer slot (Module::first_tensor_slot), kept from build
 /// (slots are stable; place() and load_weights rewrite them in place). `to(t)` = zoo::to_module_device.

@@ -57,11 +57,11 @@ class NeoXMLP : public nn::UnaryModule {
   NeoXMLP(const Config& c, const NeoXDims& d)
       : dense_h_to_4h(register_module("dense_h_to_4h", std::make_shared<nn::Linear>(d.hidden, d.intermediate))),
         dense_4h_to_h(register_module("dense_4h_to_h", std::make_shared<nn::Linear>(d.intermediate, d.hidden))),
-        act(register_module("act", hf::Activation::from_config(c, "hidden_act", "gelu"))) {}
+        act(register_module("act", activation_from_config(c, "hidden_act", "gelu"))) {}
   std::string type_name() const override { return kNaming.cls("MLP"); }
   Tensor forward(const Tensor& x) override { return (*dense_4h_to_h)((*act)((*dense_h_to_4h)(x))); }
   std::shared_ptr<nn::Linear> dense_h_to_4h, dense_4h_to_h;
-  std::shared_ptr<hf::Activation> act;
+  std::shared_ptr<HFActivation> act;
 };
 
 class NeoXLayer : public nn::Module {

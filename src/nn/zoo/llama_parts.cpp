@@ -1,6 +1,8 @@
 // The llama-style decoder pieces of llama_parts.h, statement for statement as transformers 5.12's
 // modeling_llama.py (sdpa attention, eval mode, use_cache=False, no attention_mask input).
 #include "nn/zoo/llama_parts.h"
+
+#include "nn/zoo/activations.h"
 #include "nn/zoo/masking.h"
 
 #include <algorithm>
@@ -86,8 +88,7 @@ std::string parse_act(const Config& c) {
   // Gemma 2 names the MLP's activation hidden_activation.
   const char* key = c.model_type() == "gemma2" || c.model_type() == "gemma3_text" ? "hidden_activation" : "hidden_act";
   std::string act = c.get_string(key, c.model_type().starts_with("gemma") ? "gelu_pytorch_tanh" : "silu");
-  FE_CHECK(act == "silu" || act == "gelu_pytorch_tanh", ValueError, c.origin(), ": field '", key, "' value '", act,
-           "' is not supported (supported: silu, gelu_pytorch_tanh)");
+  check_activation(act, c.origin(), key);
   return act;
 }
 
@@ -206,13 +207,7 @@ double Rope::attention_scaling() const {
 
 // ---- modules
 
-Tensor SiLUActivation::forward(const Tensor& x) { return silu(x); }
-Tensor GELUTanh::forward(const Tensor& x) { return gelu(x, "tanh"); }
-
-std::shared_ptr<nn::UnaryModule> make_activation(const std::string& name) {
-  if (name == "gelu_pytorch_tanh") return std::make_shared<GELUTanh>();
-  return std::make_shared<SiLUActivation>();
-}
+std::shared_ptr<nn::UnaryModule> make_activation(const std::string& name) { return std::make_shared<HFActivation>(name); }
 
 RMSNorm::RMSNorm(const Naming& n, int64_t size, double eps, bool gemma)
     : weight(register_parameter("weight", gemma ? zeros({size}) : ones({size}))),

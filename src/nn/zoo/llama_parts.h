@@ -74,7 +74,7 @@ Rope parse_rope(const Config& c, double default_theta, int64_t max_positions);
 /// One RoPE dict `rp` (field `key` of `c`, for errors) over `base` (its theta and partial factor are
 /// the defaults).
 Rope parse_rope_dict(const Config& c, const Config& rp, std::string_view key, Rope base, int64_t max_positions);
-/// `hidden_act`: only silu (HF's SiLUActivation) is implemented.
+/// `hidden_act` (Gemma 2/3: `hidden_activation`): any ACT2FN name of activations.h.
 std::string parse_act(const Config& c);
 /// num_key_value_heads: absent -> `absent_default` (HF's dataclass default), null -> heads.
 int64_t parse_kv_heads(const Config& c, int64_t heads, int64_t absent_default);
@@ -89,20 +89,7 @@ void check_arch(const Config& c, const Arch& a);
 /// HF's inv_freq (float32, head_dim / 2 entries) for `rope`, as the rope init function computes it.
 std::vector<float> rope_inv_freq(const Rope& rope, int64_t head_dim);
 
-/// transformers.activations.SiLUActivation.
-class SiLUActivation : public nn::UnaryModule {
- public:
-  std::string type_name() const override { return "transformers.activations.SiLUActivation"; }
-  Tensor forward(const Tensor& x) override;
-};
-
-/// transformers.activations.GELUTanh (ACT2FN's gelu_pytorch_tanh): gelu(x, approximate="tanh").
-class GELUTanh : public nn::UnaryModule {
- public:
-  std::string type_name() const override { return "transformers.activations.GELUTanh"; }
-  Tensor forward(const Tensor& x) override;
-};
-/// ACT2FN[name] for the names the family supports (silu, gelu_pytorch_tanh).
+/// ACT2FN[name] (activations.h).
 std::shared_ptr<nn::UnaryModule> make_activation(const std::string& name);
 
 /// <Prefix>TextScaledWordEmbedding (Gemma): an embedding times its non-persistent 0-dim buffer

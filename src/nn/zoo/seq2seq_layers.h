@@ -19,7 +19,7 @@ struct LayerSizes {
 };
 
 /// The residual feed-forward block both layers end with: h + dropout(fc2(dropout(act(fc1(norm(h)))))).
-inline Tensor residual_feed_forward(const Tensor& h, nn::LayerNorm& norm, hf::Activation& act, nn::Linear& fc1,
+inline Tensor residual_feed_forward(const Tensor& h, nn::LayerNorm& norm, HFActivation& act, nn::Linear& fc1,
                                     nn::Linear& fc2, double p, double p_act, bool training) {
   Tensor f = fe::dropout(act(fc1(norm(h))), p_act, training);
   return h + fe::dropout(fc2(f), p, training);
@@ -28,7 +28,7 @@ inline Tensor residual_feed_forward(const Tensor& h, nn::LayerNorm& norm, hf::Ac
 template <class Attention>
 class EncoderLayer : public nn::Module {
  public:
-  EncoderLayer(std::string type, const LayerSizes& s, std::shared_ptr<hf::Activation> act)
+  EncoderLayer(std::string type, const LayerSizes& s, std::shared_ptr<HFActivation> act)
       : self_attn(register_module("self_attn", std::make_shared<Attention>(s.d_model, s.heads, false))),
         self_attn_layer_norm(register_module("self_attn_layer_norm", std::make_shared<nn::LayerNorm>(s.d_model))),
         activation_fn(register_module("activation_fn", std::move(act))),
@@ -53,7 +53,7 @@ class EncoderLayer : public nn::Module {
 
   std::shared_ptr<Attention> self_attn;
   std::shared_ptr<nn::LayerNorm> self_attn_layer_norm;
-  std::shared_ptr<hf::Activation> activation_fn;
+  std::shared_ptr<HFActivation> activation_fn;
   std::shared_ptr<nn::Linear> fc1, fc2;
   std::shared_ptr<nn::LayerNorm> final_layer_norm;
   const double p, p_act;
@@ -65,7 +65,7 @@ class EncoderLayer : public nn::Module {
 template <class Attention>
 class DecoderLayer : public nn::Module {
  public:
-  DecoderLayer(std::string type, const LayerSizes& s, std::shared_ptr<hf::Activation> act)
+  DecoderLayer(std::string type, const LayerSizes& s, std::shared_ptr<HFActivation> act)
       : self_attn(register_module("self_attn", std::make_shared<Attention>(s.d_model, s.heads, true))),
         activation_fn(register_module("activation_fn", std::move(act))),
         self_attn_layer_norm(register_module("self_attn_layer_norm", std::make_shared<nn::LayerNorm>(s.d_model))),
@@ -89,7 +89,7 @@ class DecoderLayer : public nn::Module {
   }
 
   std::shared_ptr<Attention> self_attn;
-  std::shared_ptr<hf::Activation> activation_fn;
+  std::shared_ptr<HFActivation> activation_fn;
   std::shared_ptr<nn::LayerNorm> self_attn_layer_norm;
   std::shared_ptr<Attention> encoder_attn;
   std::shared_ptr<nn::LayerNorm> encoder_attn_layer_norm;

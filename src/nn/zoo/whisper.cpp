@@ -102,7 +102,7 @@ class WhisperEncoder : public nn::Module {
       layers->push_back(std::make_shared<EncoderLayer>(
           std::string(kPrefix) + "WhisperEncoderLayer",
           seq2seq::LayerSizes{d.d_model, d.enc_heads, d.enc_ffn, d.dropout, d.activation_dropout},
-          hf::Activation::from_config(c, "activation_function", "gelu")));
+          activation_from_config(c, "activation_function", "gelu")));
     layer_norm = register_module("layer_norm", std::make_shared<nn::LayerNorm>(d.d_model));
   }
   std::string type_name() const override { return std::string(kPrefix) + "WhisperEncoder"; }
@@ -148,7 +148,7 @@ class WhisperDecoder : public nn::Module {
       layers->push_back(std::make_shared<DecoderLayer>(
           std::string(kPrefix) + "WhisperDecoderLayer",
           seq2seq::LayerSizes{d.d_model, d.dec_heads, d.dec_ffn, d.dropout, d.activation_dropout},
-          hf::Activation::from_config(c, "activation_function", "gelu")));
+          activation_from_config(c, "activation_function", "gelu")));
     layer_norm = register_module("layer_norm", std::make_shared<nn::LayerNorm>(d.d_model));
   }
   std::string type_name() const override { return std::string(kPrefix) + "WhisperDecoder"; }
@@ -211,7 +211,7 @@ Dims read_dims(const Config& c) {
          c.get_double("activation_dropout", 0.0)};
   hf::check_divisible(c, "d_model", d.d_model, "encoder_attention_heads", d.enc_heads);
   hf::check_divisible(c, "d_model", d.d_model, "decoder_attention_heads", d.dec_heads);
-  hf::Activation::from_config(c, "activation_function", "gelu");  // rejects an unsupported one up front
+  activation_from_config(c, "activation_function", "gelu");  // rejects an unsupported one up front
   FE_CHECK(!c.get_bool("apply_spec_augment", false), ValueError, c.origin(),
            ": field 'apply_spec_augment' value true is not supported");
   return d;
