@@ -56,7 +56,6 @@ TensorMeta pointwise_like(const TensorMeta& x) {
 /// Strides of torch.empty_like(x) under FakeTensorMode (the _refs path: contiguous or
 /// channels-last short cuts, else x's dims sorted by stride, dense).
 DimVector empty_like_strides(const TensorMeta& x) {
-  const size_t nd = x.sizes.size();
   if (any_symbolic_meta(x)) {
     const TensorMeta* in = &x;
     return symbolic_output_strides(x.sizes, std::span(&in, 1), /*single_dense_shortcut=*/false);
@@ -65,22 +64,7 @@ DimVector empty_like_strides(const TensorMeta& x) {
   const bool cl = x.is_channels_last_contiguous();
   if (contig && !cl) return contiguous_strides(x.sizes);
   if (cl && !contig) return channels_last_strides(x.sizes);
-  auto should_swap = [&](size_t a, size_t b) -> int {
-    const int64_t sa = x.strides[a].expect_int(), sb = x.strides[b].expect_int();
-    if (sa == 0 || sb == 0) return 0;
-    if (sa != sb) return sa < sb ? -1 : 1;
-    return x.sizes[a].expect_int() > x.sizes[b].expect_int() ? 1 : 0;
-  };
-  std::vector<size_t> perm(nd);  // perm[0]: the fastest-moving dim
-  std::iota(perm.rbegin(), perm.rend(), size_t{0});
-  sort_dims(perm, should_swap);
-  DimVector st(nd, SymInt(0));
-  int64_t next = 1;
-  for (size_t j = 0; j < nd; ++j) {
-    st[perm[j]] = next;
-    next *= std::max<int64_t>(x.sizes[perm[j]].expect_int(), 1);
-  }
-  return st;
+  return sorted_dense_strides(x);
 }
 
 // ---- relu, gelu, silu: FakeTensorMode accepts every dtype; the eager kernels refuse some.

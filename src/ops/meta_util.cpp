@@ -469,27 +469,29 @@ DimVector iter_output_strides(IntSpan shape, std::span<const TensorMeta* const> 
   return st;
 }
 
-DimVector preserved_strides(const TensorMeta& m) {
-  if (m.is_non_overlapping_and_dense()) return m.strides;
-  if (any_symbolic_meta(m)) return contiguous_strides(m.sizes);
-  // at::infer_dense_strides (empty_like, _to_copy, clone): dense, the input's dims in the order of
-  // their strides (ties: the larger dim outer; a 0 stride keeps the order), sizes 0 and 1 skipped.
-  const size_t nd = m.sizes.size();
+DimVector sorted_dense_strides(const TensorMeta& x) {
+  const size_t nd = x.sizes.size();
   std::vector<size_t> perm(nd);  // perm[0]: the fastest-moving dim
   std::iota(perm.rbegin(), perm.rend(), size_t{0});
   sort_dims(perm, [&](size_t a, size_t b) -> int {
-    const int64_t sa = m.strides[a].expect_int(), sb = m.strides[b].expect_int();
+    const int64_t sa = x.strides[a].expect_int(), sb = x.strides[b].expect_int();
     if (sa == 0 || sb == 0) return 0;
     if (sa != sb) return sa < sb ? -1 : 1;
-    return m.sizes[a].expect_int() > m.sizes[b].expect_int() ? 1 : 0;
+    return x.sizes[a].expect_int() > x.sizes[b].expect_int() ? 1 : 0;
   });
   DimVector st(nd, SymInt(0));
   int64_t next = 1;
   for (size_t j = 0; j < nd; ++j) {
     st[perm[j]] = next;
-    next *= std::max<int64_t>(m.sizes[perm[j]].expect_int(), 1);
+    next *= std::max<int64_t>(x.sizes[perm[j]].expect_int(), 1);
   }
   return st;
+}
+
+DimVector preserved_strides(const TensorMeta& m) {
+  if (m.is_non_overlapping_and_dense()) return m.strides;
+  if (any_symbolic_meta(m)) return contiguous_strides(m.sizes);
+  return sorted_dense_strides(m);  // at::infer_dense_strides (empty_like, _to_copy, clone)
 }
 
 DimVector dense_or_sorted_strides(const TensorMeta& m) {

@@ -104,6 +104,11 @@ const char* scalar_type_name(DType t);
 /// Channels-last (NHWC) strides for 4-D sizes.
 DimVector channels_last_strides(IntSpan sizes);
 
+/// Dense strides in the order of concrete x's dims sorted by stride (ties: the larger size outer; a
+/// 0 stride keeps the order), as at::infer_dense_strides and prims' permutation of one tensor:
+/// [4, 1, 16] (16, 64, 1) keeps its strides, [2, 1, 3, 1] (3, 9, 1, 7) becomes (3, 6, 1, 6).
+DimVector sorted_dense_strides(const TensorMeta& x);
+
 /// Strides a `preserve_format` copy of concrete `m` gets: m's own when non-overlapping and dense, else
 /// dense strides in the order of m's (at::infer_dense_strides).
 DimVector preserved_strides(const TensorMeta& m);

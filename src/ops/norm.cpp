@@ -43,34 +43,6 @@ SymInt prod(IntSpan s) {
   return p;
 }
 
-/// Dense strides in the order of x's dims sorted by stride (ties: the smaller size inner), as
-/// prims' elementwise permutation orders one tensor: [4, 1, 16] (16, 64, 1) keeps its strides,
-/// [2, 1, 3, 1] (3, 9, 1, 7) becomes (3, 6, 1, 6).
-DimVector sorted_dense_strides(const TensorMeta& x) {
-  const size_t nd = x.sizes.size();
-  std::vector<size_t> perm(nd);  // perm[0]: the fastest-moving dim
-  for (size_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
-  auto swap = [&](size_t a, size_t b) {
-    const int64_t sa = x.strides[a].expect_int(), sb = x.strides[b].expect_int();
-    if (sa == 0 || sb == 0) return 0;
-    if (sa != sb) return sa < sb ? -1 : 1;
-    return x.sizes[a].expect_int() > x.sizes[b].expect_int() ? 1 : 0;
-  };
-  for (size_t i = 1; i < nd; ++i)
-    for (size_t d1 = i, d0 = i; d0-- > 0;) {
-      const int c = swap(perm[d0], perm[d1]);
-      if (c > 0) std::swap(perm[d0], perm[d1]), d1 = d0;
-      else if (c < 0) break;
-    }
-  DimVector st(nd, SymInt(1));
-  int64_t acc = 1;
-  for (size_t k = 0; k < nd; ++k) {
-    st[perm[k]] = acc;
-    acc *= std::max<int64_t>(x.sizes[perm[k]].expect_int(), 1);
-  }
-  return st;
-}
-
 // torch._refs.native_layer_norm: out contiguous; mean/rstd keep the leading dims, 1 elsewhere.
 void layer_norm_metas(const MetaArgs& a, MetaOut& out, bool all) {
   const TensorMeta& x = a.tensor(0);
