@@ -180,7 +180,9 @@ Exported export_model(const ExportArgs& a, const zoo::Config& cfg, DType dtype) 
   const Device device = parse_device(a.device, "--device");
   const zoo::InputOptions io = input_options(a);
   FakeTensorMode fake;
-  DTypeScope dscope(dtype);
+  // from_config(dtype=...) builds under that default dtype; the forward (the trace) runs under the
+  // process's, float32 (python floats in where(cond, 1.0, 2.0) or full(..., 0.5) take it).
+  std::optional<DTypeScope> dscope(std::in_place, dtype);
   DeviceScope devscope(device);
   std::unique_ptr<zoo::Model> model = zoo::build(cfg, cli_limits().build);
   zoo::Placement placement(device);
@@ -196,7 +198,8 @@ Exported export_model(const ExportArgs& a, const zoo::Config& cfg, DType dtype) 
     placement.add(p.substr(0, eq), parse_device(p.substr(eq + 1), "--place " + p));
   }
   if (!placement.empty()) zoo::place(*model, placement);
-  zoo::ExampleInputs in = model->example_inputs(io);
+  zoo::ExampleInputs in = model->example_inputs(io);  // floating inputs in the model's dtype, as a user casts them
+  dscope.reset();
   // The process ends right after this command: model and program are deliberately never freed
   // (tearing down a 126-layer program costs more than exporting half of it; compilers do the same).
   // PyTorch's export verifies structure, not every fake-tensor propagation again; --verify (and

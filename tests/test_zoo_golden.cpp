@@ -27,6 +27,13 @@ fe::DType golden_dtype(const fe::zoo::Config& c) {
   return c.is_null("dtype") ? fe::DType::Float32 : fe::parse_dtype(c.get_string("dtype")).value();
 }
 
+/// The model of a golden config, built under its dtype as from_config(dtype=...) builds it; the
+/// export then runs under the default float32, as gen_zoo_golden.py's does.
+std::unique_ptr<fe::zoo::Model> build_golden(const fe::zoo::Config& c) {
+  fe::DTypeScope dt(golden_dtype(c));
+  return fe::zoo::build(c);
+}
+
 /// Every node's nn_module_stack as gen_zoo_golden.py writes PyTorch's: `graph node: path=type | ...`.
 std::string module_stacks(const fe::ExportedProgram& ep) {
   std::string out;
@@ -51,8 +58,7 @@ TEST_P(ZooGolden, PrintsAsPyTorchExportsTransformers) {
   if (!fs::exists(base + ".txt")) GTEST_SKIP() << "no golden print " << base << ".txt";
   fe::FakeTensorMode fake;
   const fe::zoo::Config c = fe::zoo::Config::from_file(base + ".config.json");
-  fe::DTypeScope dt(golden_dtype(c));
-  auto m = fe::zoo::build(c);
+  auto m = build_golden(c);
   const fe::ExportedProgram ep = zoo_test::export_model(*m, {.batch = 2, .seq = 8});
   const std::string ours = without_comments(fe::to_string(ep, {.read_source = false}));
   const std::string torch = without_comments(fe_test::read_file(base + ".txt"));
@@ -89,7 +95,7 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooGolden, ::testing::Values("llama", "llama_mha_b
                                                           "phi3_partial", "gemma2", "gemma2_bf16", "gemma3_text",
                                                           "gemma3_text_bf16", "clip", "clip_eos2", "whisper", "gpt2", "bert", "vit", "ved", "blenderbot", "gpt_neox",
                                                           "gpt_neox_sequential", "deepseek_v3", "deepseek_v3_lite",
-                                                          "deepseek_v3_bf16", "t5", "t5_gated"));
+                                                          "deepseek_v3_bf16", "t5", "t5_gated", "t5_bf16", "t5_fp16"));
 
 // Dynamic batch and seq (`--dynamic batch,seq`): the same symbols, ranges, ops and order; node names
 // differ where PyTorch numbers them after size comparisons its Python code traced and dropped
@@ -101,8 +107,7 @@ TEST_P(ZooGoldenDynamic, PrintsAsPyTorchExportsTransformersUpToNodeNames) {
   if (!fs::exists(base + "_dyn.txt")) GTEST_SKIP() << "no golden print " << base << "_dyn.txt";
   fe::FakeTensorMode fake;
   const fe::zoo::Config c = fe::zoo::Config::from_file(base + ".config.json");
-  fe::DTypeScope dt(golden_dtype(c));
-  auto m = fe::zoo::build(c);
+  auto m = build_golden(c);
   const fe::ExportedProgram ep =
       zoo_test::export_model(*m, {.batch = 2, .seq = 8, .dynamic_batch = true, .dynamic_seq = true});
   const std::string ours = without_comments(fe::to_string(ep, {.read_source = false}));
@@ -124,8 +129,7 @@ TEST_P(ZooGoldenMask, PrintsAsPyTorchExportsTransformersWithAttentionMask) {
   if (!fs::exists(base + "_mask.txt")) GTEST_SKIP() << "no golden print " << base << "_mask.txt";
   fe::FakeTensorMode fake;
   const fe::zoo::Config c = fe::zoo::Config::from_file(base + ".config.json");
-  fe::DTypeScope dt(golden_dtype(c));
-  auto m = fe::zoo::build(c);
+  auto m = build_golden(c);
   const fe::ExportedProgram ep = zoo_test::export_model(*m, {.batch = 2, .seq = 8, .attention_mask = true});
   EXPECT_EQ(without_comments(fe::to_string(ep, {.read_source = false})),
             without_comments(fe_test::read_file(base + "_mask.txt")));

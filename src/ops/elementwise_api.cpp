@@ -159,6 +159,14 @@ Tensor logical_not(const Tensor& self, SrcLocArg loc) {
   const OpDef& d = *op_logical_not;
   return dispatch1(d, {self}, loc);
 }
+Tensor isinf(const Tensor& self, SrcLocArg loc) {
+  const OpDef& d = *op_isinf;
+  return dispatch1(d, {self}, loc);
+}
+Tensor isnan(const Tensor& self, SrcLocArg loc) {
+  const OpDef& d = *op_isnan;
+  return dispatch1(d, {self}, loc);
+}
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other, SrcLocArg loc) {
   const OpDef& d = *op_where_self;
   return dispatch1(d, {condition, self, other}, loc);

@@ -31,6 +31,7 @@ OpHandle op_le_Scalar;
 OpHandle op_le_Tensor;
 OpHandle op_logical_and;
 OpHandle op_logical_not;
+OpHandle op_isinf, op_isnan;
 OpHandle op_logical_or;
 OpHandle op_lt_Scalar;
 OpHandle op_lt_Tensor;
@@ -133,6 +134,15 @@ void meta_logical_not(const MetaArgs& a, MetaOut& out) {
 }
 void cpu_logical_not(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   nary_kernel(a, {0}, o[0], std::get<Tensor>(a[0]).dtype(), [](const double* v) -> double { return v[0] == 0; });
+}
+
+// ---- isinf / isnan (torch._refs: abs(x) == inf, x != x; integral and bool inputs: all false):
+// bool, laid out like the input.
+void cpu_isinf(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  nary_kernel(a, {0}, o[0], std::get<Tensor>(a[0]).dtype(), [](const double* v) -> double { return std::isinf(v[0]); });
+}
+void cpu_isnan(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  nary_kernel(a, {0}, o[0], std::get<Tensor>(a[0]).dtype(), [](const double* v) -> double { return std::isnan(v[0]); });
 }
 
 // ---- where(condition, self, other): broadcast over all three, dtype of self and other
@@ -290,6 +300,18 @@ std::vector<Tensor> decomp_where_scalar_other(std::span<const IValue> a, const S
   return {dispatch1(*op_where_self, {a[0], self, other}, loc)};
 }
 
+/// where.Scalar (torch._refs.where): both scalars as 0-dim tensors of their result type (two floats:
+/// the default dtype) on the condition's device, `other` made first, then where.self.
+std::vector<Tensor> decomp_where_scalar(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& cond = decomp_tensor(a, 0);
+  const auto category = [&](size_t i) { return std::holds_alternative<bool>(a[i]) ? 0 : std::holds_alternative<SymInt>(a[i]) ? 1 : 2; };
+  const int c = std::max(category(1), category(2));
+  const DType dt = c == 0 ? DType::Bool : c == 1 ? DType::Int64 : default_dtype();
+  const Tensor other = dispatch1(*op_scalar_tensor, {a[2], dt, Layout::Strided, cond.device(), None{}}, loc);
+  const Tensor self = dispatch1(*op_scalar_tensor, {a[1], dt, Layout::Strided, cond.device(), None{}}, loc);
+  return {dispatch1(*op_where_self, {a[0], self, other}, loc)};
+}
+
 /// max.other / min.other (CompositeImplicit): maximum / minimum.
 template <bool kMax>
 std::vector<Tensor> decomp_max_min_other(std::span<const IValue> a, const SrcLocArg& loc) {
@@ -346,6 +368,8 @@ void register_logic_ops(Registry& r) {
   op_logical_or = r.add({"aten::logical_or(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Or, false>, cpu_cmp<Cmp::Or>});
   op_logical_xor = r.add({"aten::logical_xor(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Xor, false>, cpu_cmp<Cmp::Xor>});
   op_logical_not = r.add({"aten::logical_not(Tensor self) -> Tensor", meta_logical_not, cpu_logical_not});
+  op_isinf = r.add({"aten::isinf(Tensor self) -> Tensor", meta_logical_not, cpu_isinf});
+  op_isnan = r.add({"aten::isnan(Tensor self) -> Tensor", meta_logical_not, cpu_isnan});
   op_maximum = r.add({"aten::maximum(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Max, false>, cpu_cmp<Cmp::Max>});
   op_minimum = r.add({"aten::minimum(Tensor self, Tensor other) -> Tensor", meta_cmp<Cmp::Min, false>, cpu_cmp<Cmp::Min>});
   // torch.max(x, y) / torch.min(x, y): the same op as maximum/minimum under the max/min name.
@@ -359,8 +383,8 @@ void register_logic_ops(Registry& r) {
                                 .decomp = decomp_where_scalar_other});
   op_where_ScalarSelf = r.add({"aten::where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor",
          meta_where<Where::ScalarSelf>, cpu_where});
-  op_where_Scalar = r.add({"aten::where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor", meta_where<Where::Scalar>,
-         cpu_where});
+  op_where_Scalar = r.add({.schema = "aten::where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor",
+                           .meta = meta_where<Where::Scalar>, .cpu = cpu_where, .decomp = decomp_where_scalar});
   op_masked_fill_Scalar = r.add({.schema = "aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
                                  .meta = meta_masked_fill<false, false>, .cpu = cpu_masked_fill<false>,
                                  .decomp = decomp_masked_fill_scalar});

@@ -55,7 +55,7 @@ extern OpHandle op_add_Tensor, op_add_inplace_Tensor, op_bitwise_and_Scalar, op_
     op_bitwise_or_Scalar, op_bitwise_or_Tensor, op_clamp, op_clamp_, op_clamp_Tensor, op_clamp_max, op_clamp_min,
     op_div_Tensor, op_div_Tensor_mode, op_div_inplace_Tensor, op_dunder_and_Scalar, op_dunder_and_Tensor,
     op_dunder_or_Scalar, op_dunder_or_Tensor, op_eq_Scalar, op_eq_Tensor, op_floor_divide, op_ge_Scalar,
-    op_ge_Tensor, op_gt_Scalar, op_gt_Tensor, op_le_Scalar, op_le_Tensor, op_logical_and, op_logical_not,
+    op_ge_Tensor, op_gt_Scalar, op_gt_Tensor, op_isinf, op_isnan, op_le_Scalar, op_le_Tensor, op_logical_and, op_logical_not,
     op_logical_or, op_lt_Scalar, op_lt_Tensor, op_masked_fill_Scalar, op_masked_fill_Tensor,
     op_masked_fill_inplace_Scalar, op_masked_fill_inplace_Tensor, op_maximum, op_minimum, op_mul_Tensor,
     op_mul_inplace_Tensor, op_ne_Scalar, op_ne_Tensor, op_pow_Scalar, op_pow_Tensor_Scalar, op_pow_Tensor_Tensor,

@@ -65,6 +65,9 @@ Tensor logical_and(const Tensor& self, const Tensor& other, SrcLocArg loc = SrcL
 Tensor logical_or(const Tensor& self, const Tensor& other, SrcLocArg loc = SrcLocArg::current());
 Tensor logical_xor(const Tensor& self, const Tensor& other, SrcLocArg loc = SrcLocArg::current());
 Tensor logical_not(const Tensor& self, SrcLocArg loc = SrcLocArg::current());
+/// torch.isinf / torch.isnan: bool, false for integral and bool tensors.
+Tensor isinf(const Tensor& self, SrcLocArg loc = SrcLocArg::current());
+Tensor isnan(const Tensor& self, SrcLocArg loc = SrcLocArg::current());
 /// torch.bitwise_not / bitwise_and / bitwise_or (integral and bool tensors; float kernels refuse).
 Tensor bitwise_not(const Tensor& self, SrcLocArg loc = SrcLocArg::current());
 Tensor bitwise_and(const Tensor& self, const Tensor& other, SrcLocArg loc = SrcLocArg::current());

@@ -255,6 +255,16 @@ class AttentionLayer : public nn::Module {
   std::shared_ptr<nn::Dropout> dropout;
 };
 
+/// float16 only: hidden states clamped to +-(finfo.max - 1000) where any overflowed, else +-finfo.max
+/// ("clamp inf values to enable fp16 training").
+Tensor clamp_inf(const Tensor& h) {
+  if (h.dtype() != DType::Float16) return h;
+  Tensor any_inf = any(isinf(h));
+  Tensor bound = where(any_inf, Scalar(65504.0 - 1000.0), Scalar(65504.0));
+  Tensor low = -bound;
+  return clamp(h, std::optional<Tensor>(low), std::optional<Tensor>(bound));
+}
+
 /// T5Block: layer = [self-attention, (cross-attention), feed-forward].
 class T5Block : public nn::Module {
  public:
@@ -275,8 +285,12 @@ class T5Block : public nn::Module {
                     Tensor& enc_bias) {
     nn::ModuleCallScope scope(*this);
     std::tie(x, bias) = (*self_)(x, mask, Tensor(), bias);
-    if (cross_ && enc.defined()) std::tie(x, enc_bias) = (*cross_)(x, enc_mask, enc, enc_bias);
-    return (*ff_)(x);
+    x = clamp_inf(x);
+    if (cross_ && enc.defined()) {
+      std::tie(x, enc_bias) = (*cross_)(x, enc_mask, enc, enc_bias);
+      x = clamp_inf(x);
+    }
+    return clamp_inf((*ff_)(x));
   }
   std::shared_ptr<nn::ModuleList> layer;
 

@@ -132,13 +132,14 @@ def calls():
         for e in [-1, -2, 0, 2, 0.5]:
             yield call("aten::pow.Tensor_Scalar", T([2, 3], d), e)
             yield call("aten::pow.Tensor_Tensor", T([2, 3], d), e)
-    # logical_not: a unary op, any dtype and layout.
-    for d in DTYPES_ALL:
-        yield call("aten::logical_not", T([2, 3], d))
-    for s in SHAPES:
-        for x in layouts(s):
-            yield call("aten::logical_not", x)
-    yield call("aten::logical_not", 2)
+    # logical_not, isinf, isnan: unary predicates, any dtype and layout.
+    for op in ["aten::logical_not", "aten::isinf", "aten::isnan"]:
+        for d in DTYPES_ALL:
+            yield call(op, T([2, 3], d))
+        for s in SHAPES:
+            for x in layouts(s):
+                yield call(op, x)
+        yield call(op, 2)
     # where: condition bool (or uint8), broadcast over all three.
     where_shapes = [([2, 3], [2, 3], [2, 3]), ([2, 3], [3], [1]), ([3], [2, 3], []), ([2, 1], [1, 3], [3]),
                     ([], [2, 3], [2, 3]), ([2, 3], [], []), ([0, 3], [3], [1]), ([2, 3], [4], [3]),
@@ -297,6 +298,8 @@ def value_calls():
             yield vcall("aten::remainder.Scalar_Tensor", 5, T([2, 3], d))
             yield vcall("aten::remainder.Scalar_Tensor", -2.5, T([2, 3], d))
         yield vcall("aten::logical_not", T([2, 3], d))
+        yield vcall("aten::isinf", T([2, 3], d))
+        yield vcall("aten::isnan", T([2, 3], d))
         yield vcall("aten::where.self", T([2, 3], "bool"), T([2, 3], d), T([3], "float32"))
         yield vcall("aten::where.ScalarOther", T([2, 3], "bool"), T([2, 3], d), -1.5)
         yield vcall("aten::where.ScalarSelf", T([2, 3], "bool"), 2, T([2, 3], d))

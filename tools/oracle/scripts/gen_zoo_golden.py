@@ -164,6 +164,16 @@ CASES = {
     "t5_gated": ("t5", "T5ForConditionalGeneration",
                  dict(vocab_size=V, d_model=32, d_kv=8, d_ff=48, num_layers=3, num_decoder_layers=1, num_heads=4,
                       feed_forward_proj="gated-gelu", tie_word_embeddings=False, dropout_rate=0.0, use_cache=False)),
+    # T5 in bfloat16 (T5LayerNorm casts back to the half weight's dtype) and in float16 (each block
+    # clamps its hidden states where they overflow)
+    "t5_bf16": ("t5", "T5ForConditionalGeneration",
+                dict(vocab_size=V, d_model=32, d_kv=8, d_ff=48, num_layers=2, num_heads=4, feed_forward_proj="gated-gelu",
+                     relative_attention_num_buckets=8, relative_attention_max_distance=16, use_cache=False,
+                     _fe_dtype="bfloat16")),
+    "t5_fp16": ("t5", "T5ForConditionalGeneration",
+                dict(vocab_size=V, d_model=32, d_kv=8, d_ff=48, num_layers=2, num_heads=4,
+                     relative_attention_num_buckets=8, relative_attention_max_distance=16, use_cache=False,
+                     _fe_dtype="float16")),
     "gpt_neox": ("gpt_neox", "GPTNeoXForCausalLM", dict(vocab_size=V, hidden_size=32, intermediate_size=64,
                                                          num_hidden_layers=2, num_attention_heads=2,
                                                          max_position_embeddings=64, use_cache=False)),
