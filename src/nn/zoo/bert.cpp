@@ -231,7 +231,7 @@ class BertModel : public Model {
 
   ExampleInputs example_inputs(const InputOptions& o) override {
     ExampleInputs in;
-    in.args.push_back(hf::token_ids(batch_or(o, 2), seq_or(o, 8), dims.vocab, module_device(*embeddings)));
+    in.args.push_back(token_ids(batch_or(o, 2), seq_or(o, 8), dims.vocab, module_device(*embeddings)));
     in.dynamic_shapes["input_ids"] = batch_seq_dims(o, dims.max_pos);
     return in;
   }

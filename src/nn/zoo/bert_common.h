@@ -47,11 +47,6 @@ inline Tensor slice_to(const Tensor& x, int64_t dim, int64_t start, const SymInt
   return dispatch1(d, {x, SymInt(dim), IValue(SymInt(start)), IValue(end), SymInt(1)}, loc);
 }
 
-/// Token ids [batch, seq] uniform in [0, vocab) on `device` (fake under FakeTensorMode).
-inline Tensor token_ids(int64_t batch, int64_t seq, int64_t vocab, Device device) {
-  Tensor r = rand({batch, seq}, {.device = device});
-  return (r * static_cast<double>(vocab)).to(DType::Int64).clamp_max(vocab - 1);
-}
 
 /// ValueError unless `a` divides by `b` (HF raises the same at construction).
 inline void check_divisible(const Config& c, std::string_view a_field, int64_t a, std::string_view b_field, int64_t b) {

@@ -200,8 +200,8 @@ class BlenderbotForConditionalGeneration : public Model {
     ExampleInputs in;
     const Device dev = module_device(*model->shared);  // the first unit's
     const int64_t b = batch_or(o, 2), s = seq_or(o, 8);
-    in.args.push_back(hf::token_ids(b, s, dims.vocab, dev));
-    in.args.push_back(hf::token_ids(b, s, dims.vocab, dev));
+    in.args.push_back(token_ids(b, s, dims.vocab, dev));
+    in.args.push_back(token_ids(b, s, dims.vocab, dev));
     in.dynamic_shapes["input_ids"] = batch_seq_dims(o, dims.max_pos);
     // The decoder's length is its own dim ("decoder_seq"); the batch is shared.
     std::vector<DimSpec> dec = batch_seq_dims(o, dims.max_pos);

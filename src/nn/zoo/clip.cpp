@@ -370,7 +370,7 @@ class CLIPModel : public Model {
   ExampleInputs example_inputs(const InputOptions& o) override {
     const int64_t b = batch_or(o, 2), s = seq_or(o, 8);
     ExampleInputs in;
-    in.args.push_back(hf::token_ids(b, s, text_.vocab, module_device(*text_model->embeddings)));
+    in.args.push_back(token_ids(b, s, text_.vocab, module_device(*text_model->embeddings)));
     in.args.push_back(randn({b, vision_.channels, vision_.image_size, vision_.image_size},
                             {.device = module_device(*vision_model->embeddings)}));
     if (o.dynamic_batch || o.dynamic_seq) {

@@ -54,6 +54,10 @@ std::string_view default_config_t5();
 /// (FakeTensor.constant), so saved programs carry them.
 Tensor known_buffer(const std::function<Tensor()>& make);
 
+/// Example token ids [batch, seq] spread over [0, vocab) on `device`: deterministic (an LCG written
+/// into the tensor, no op dispatched); fake under FakeTensorMode. Every family's example input_ids.
+Tensor token_ids(int64_t batch, int64_t seq, int64_t vocab, Device device);
+
 /// Resolved example sizes: opts' value, else the family default.
 inline int64_t batch_or(const InputOptions& o, int64_t dflt) { return o.batch > 0 ? o.batch : dflt; }
 inline int64_t seq_or(const InputOptions& o, int64_t dflt) { return o.seq > 0 ? o.seq : dflt; }

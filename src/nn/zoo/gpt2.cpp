@@ -219,11 +219,6 @@ std::shared_ptr<nn::Linear> make_gpt2_lm_head(const GPT2Options& o, GPT2Model& t
   return head;
 }
 
-Tensor example_token_ids(int64_t batch, int64_t seq, int64_t vocab, Device device) {
-  // Uniform in [0, vocab): floor(rand * vocab) as int64 (no randint in our op API).
-  Tensor r = rand({batch, seq}, {.dtype = DType::Float32, .device = device});
-  return mul(r, static_cast<double>(vocab)).to(DType::Int64);
-}
 
 // ---- the gpt2 family: GPT2LMHeadModel
 
@@ -265,7 +260,7 @@ class GPT2LMHeadModel : public Model {
 
   ExampleInputs example_inputs(const InputOptions& o) override {
     ExampleInputs in;
-    in.args.push_back(example_token_ids(batch_or(o, 2), seq_or(o, 8), opts_.vocab_size, module_device(*transformer->wte)));
+    in.args.push_back(token_ids(batch_or(o, 2), seq_or(o, 8), opts_.vocab_size, module_device(*transformer->wte)));
     if (o.dynamic_batch || o.dynamic_seq) in.dynamic_shapes["input_ids"] = batch_seq_dims(o, opts_.n_positions);
     return in;
   }

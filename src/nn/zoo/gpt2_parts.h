@@ -120,6 +120,6 @@ std::shared_ptr<nn::Linear> make_gpt2_lm_head(const GPT2Options& o, GPT2Model& t
 Tensor gpt2_logits(nn::Linear& lm_head, const UnitDevice& head_dev, const Tensor& hidden);
 
 /// Token ids [batch, seq] with values in [0, vocab) on `device`.
-Tensor example_token_ids(int64_t batch, int64_t seq, int64_t vocab, Device device);
+
 
 }  // namespace fe::zoo

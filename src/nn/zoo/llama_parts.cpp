@@ -587,16 +587,7 @@ std::vector<Tensor> CausalLM::forward_dyn(const std::vector<Tensor>& args) {
 
 ExampleInputs CausalLM::example_inputs(const InputOptions& o) {
   const int64_t b = batch_or(o, 2), s = seq_or(o, 8);
-  Tensor ids = empty({b, s}, {.dtype = DType::Int64, .device = model->embed_tokens->weight.device()});
-  if (ids.has_storage()) {
-    // Deterministic token ids spread over [0, vocab) (an LCG; no op is dispatched).
-    uint64_t x = 0x9E3779B97F4A7C15ull;
-    auto* p = ids.data<int64_t>();
-    for (int64_t i = 0; i < b * s; ++i) {
-      x = x * 6364136223846793005ull + 1442695040888963407ull;
-      p[i] = static_cast<int64_t>((x >> 33) % static_cast<uint64_t>(arch_.vocab));
-    }
-  }
+  Tensor ids = token_ids(b, s, arch_.vocab, model->embed_tokens->weight.device());
   ExampleInputs in;
   in.args.push_back(ids);
   if (o.dynamic_batch || o.dynamic_seq) in.dynamic_shapes["input_ids"] = batch_seq_dims(o, arch_.max_positions);

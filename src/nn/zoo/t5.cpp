@@ -439,8 +439,8 @@ class T5ForConditionalGeneration : public Model {
     ExampleInputs in;
     const Device dev = module_device(*shared);
     const int64_t b = batch_or(o, 2), s = seq_or(o, 8);
-    in.args.push_back(hf::token_ids(b, s, dims.vocab, dev));
-    in.args.push_back(hf::token_ids(b, s, dims.vocab, dev));
+    in.args.push_back(token_ids(b, s, dims.vocab, dev));
+    in.args.push_back(token_ids(b, s, dims.vocab, dev));
     // Relative positions: no length bound (Dim's default max).
     in.dynamic_shapes["input_ids"] = batch_seq_dims(o, kIntOo);
     std::vector<DimSpec> dec = batch_seq_dims(o, kIntOo);

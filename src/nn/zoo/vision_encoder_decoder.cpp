@@ -102,7 +102,7 @@ class VisionEncoderDecoderModel : public Model {
     ExampleInputs in;
     const int64_t b = batch_or(o, 2);
     in.args.push_back(example_pixels(b, enc_, module_device(*encoder->embeddings)));
-    in.args.push_back(example_token_ids(b, seq_or(o, 8), dec_.vocab_size, module_device(*encoder->embeddings)));
+    in.args.push_back(token_ids(b, seq_or(o, 8), dec_.vocab_size, module_device(*encoder->embeddings)));
     if (o.dynamic_batch || o.dynamic_seq) {
       DimSpec batch = o.dynamic_batch ? DimSpec(Dim("batch", o.batch_min, o.batch_max)) : DimSpec(Dim::STATIC);
       in.dynamic_shapes["pixel_values"] = {batch, Dim::STATIC, Dim::STATIC, Dim::STATIC};

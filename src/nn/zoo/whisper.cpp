@@ -261,7 +261,7 @@ class WhisperForConditionalGeneration : public Model {
     ExampleInputs in;
     const int64_t b = batch_or(o, 2), s = seq_or(o, 8);
     in.args.push_back(randn({b, dims.mel_bins, 2 * dims.max_source}, {.device = module_device(*model->encoder->conv1)}));
-    in.args.push_back(hf::token_ids(b, s, dims.vocab, module_device(*model->decoder->embed_tokens)));
+    in.args.push_back(token_ids(b, s, dims.vocab, module_device(*model->decoder->embed_tokens)));
     // One batch; the features' length is fixed by max_source_positions, the decoder's tokens are the seq.
     std::vector<DimSpec> dec = batch_seq_dims(o, dims.max_target);
     in.dynamic_shapes["input_features"] = {dec.at(0), Dim::STATIC, Dim::STATIC};

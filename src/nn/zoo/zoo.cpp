@@ -4,6 +4,7 @@
 
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
+#include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "nn/zoo/families.h"
 
@@ -124,6 +125,19 @@ Config builtin_config(std::string_view name) {
     if (f.model_type == name) return Config::parse(f.default_config(), "built-in " + std::string(name));
   throw ValueError(detail::cat("unknown model '", name, "': not a built-in (", known_types(),
                                ") and not a config.json path"));
+}
+
+Tensor token_ids(int64_t batch, int64_t seq, int64_t vocab, Device device) {
+  Tensor ids = empty({batch, seq}, {.dtype = DType::Int64, .device = device});
+  if (ids.has_storage()) {
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    auto* p = ids.data<int64_t>();
+    for (int64_t i = 0; i < batch * seq; ++i) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      p[i] = static_cast<int64_t>((x >> 33) % static_cast<uint64_t>(vocab));
+    }
+  }
+  return ids;
 }
 
 Tensor known_buffer(const std::function<Tensor()>& make) {
