@@ -128,6 +128,7 @@ Config builtin_config(std::string_view name) {
 }
 
 Tensor token_ids(int64_t batch, int64_t seq, int64_t vocab, Device device) {
+  FE_CHECK(vocab > 0, ValueError, "example input_ids: the vocabulary size must be positive, got ", vocab);
   Tensor ids = empty({batch, seq}, {.dtype = DType::Int64, .device = device});
   if (ids.has_storage()) {
     uint64_t x = 0x9E3779B97F4A7C15ull;
