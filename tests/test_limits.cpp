@@ -94,3 +94,19 @@ TEST(Limits, IntegersBeyondInt64AreRefused) {
 }
 
 }  // namespace
+
+// fuzz_config (2026-11-27, tests/fixtures/fuzz/config_zero_head_dim.json): a Mixtral config whose
+// hidden_size 31 over 32 heads makes head_dim 0 built an empty rotary table through memcpy(null, 0),
+// undefined behaviour, then failed in a view; now it is refused at build, naming the fields.
+TEST(Limits, ZeroHeadDimIsRefusedAtBuild) {
+  const std::string path = std::string(FE_FIXTURES_DIR) + "/fuzz/config_zero_head_dim.json";
+  try {
+    fe::zoo::build(fe::zoo::Config::from_file(path));
+    ADD_FAILURE() << "built";
+  } catch (const fe::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("head_dim 0 must be positive (hidden_size 31 / num_attention_heads 32)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+

@@ -123,6 +123,8 @@ void check_arch(const Config& c, const Arch& a) {
     FE_CHECK(v > 0, ValueError, c.origin(), ": field '", name, "' value ", v, " must be positive");
   FE_CHECK(a.heads % a.kv_heads == 0, ValueError, c.origin(), ": field 'num_key_value_heads' value ", a.kv_heads,
            " must divide num_attention_heads (", a.heads, ")");
+  FE_CHECK(a.head_dim > 0, ValueError, c.origin(), ": head_dim ", a.head_dim, " must be positive (hidden_size ",
+           a.hidden, " / num_attention_heads ", a.heads, "); set field 'head_dim' or 'hidden_size'");
   FE_CHECK(a.head_dim % 2 == 0, ValueError, c.origin(), ": head_dim ", a.head_dim,
            " must be even (rotary embedding); set field 'head_dim' or 'hidden_size'");
   // Only Phi-3's attention rotates part of each head (the others would need its slicing).
@@ -233,7 +235,7 @@ namespace {
 Tensor float_buffer(const std::vector<float>& values) {
   return known_buffer([&] {
     Tensor t = empty({static_cast<int64_t>(values.size())}, {.dtype = DType::Float32});
-    std::memcpy(t.data_ptr(), values.data(), values.size() * sizeof(float));
+    if (!values.empty()) std::memcpy(t.data_ptr(), values.data(), values.size() * sizeof(float));
     return t;
   });
 }
