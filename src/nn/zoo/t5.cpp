@@ -13,9 +13,8 @@
 #include "fakeexport/nn/layers.h"
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
-#include "nn/zoo/bert_common.h"
+#include "nn/zoo/activations.h"
 #include "nn/zoo/families.h"
-#include "nn/zoo/gpt2_parts.h"
 #include "nn/zoo/masking.h"
 
 namespace fe::zoo {
