@@ -10,8 +10,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "fakeexport/export/decompose.h"
 #include "fakeexport/export/exported_program.h"
 #include "test_util.h"
 #include "zoo_test_util.h"
@@ -151,6 +155,51 @@ TEST_P(ZooCudaDynamic, RefusesOrExportsAsPyTorchOnAGpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooCudaDynamic, ::testing::ValuesIn(zoo_dyn_cases()));
+
+// The device-specific lowering of every zoo case: PyTorch's run_decompositions() of its cuda:0
+// export of the transformers model calls the fused attention op of the kernel it picks there
+// (cuDNN, flash, memory-efficient; none on the math path), as many times as there are attention
+// calls. tests/fixtures/cuda/zoo_kernels.json (tools/device/summarize_zoo_kernels.py over
+// capture_sdpa_cuda.py's zoo captures on an H100, PyTorch 2.11, transformers 5.17) holds it for
+// every case, including those whose graph transformers 5.17 traces otherwise: the kernel choice
+// depends on the attention call alone (dtype, head dims, mask, layout), not on the ops around it.
+class ZooCudaKernels : public ::testing::TestWithParam<std::string> {};
+
+nlohmann::json zoo_kernels() {
+  std::ifstream in(std::string(FE_FIXTURES_DIR) + "/cuda/zoo_kernels.json");
+  return nlohmann::json::parse(in);
+}
+
+std::vector<std::string> zoo_kernel_cases() {
+  std::vector<std::string> out;
+  const nlohmann::json all = zoo_kernels();
+  for (const auto& [name, ops] : all.at("cases").items()) out.push_back(name);
+  return out;
+}
+
+TEST_P(ZooCudaKernels, DecomposesToTheFusedAttentionPyTorchPicks) {
+  fe::FakeTensorMode fake;
+  const fe::zoo::Config c =
+      fe::zoo::Config::from_file(std::string(FE_FIXTURES_DIR) + "/zoo_golden/" + GetParam() + ".config.json");
+  fe::DTypeScope dt(c.is_null("dtype") ? fe::DType::Float32 : fe::parse_dtype(c.get_string("dtype")).value());
+  fe::DeviceScope dev(fe::Device::parse("cuda:0"));
+  auto m = fe::zoo::build(c);
+  const fe::ExportedProgram ep = zoo_test::export_model(*m, {.batch = 2, .seq = 8});
+  const std::string printed =
+      fe::to_string(fe::run_decompositions(ep, fe::default_decompositions()), {.read_source = false});
+  std::map<std::string, int> got;
+  const std::string key = "torch.ops.aten._scaled_dot_product_";
+  for (size_t p = printed.find(key); p != std::string::npos; p = printed.find(key, p + 1)) {
+    const size_t start = p + std::string("torch.ops.").size();
+    got[printed.substr(start, printed.find('(', start) - start)]++;
+  }
+  std::map<std::string, int> want;
+  const nlohmann::json all = zoo_kernels();
+  for (const auto& [op, n] : all.at("cases").at(GetParam()).items()) want[op] = n.get<int>();
+  EXPECT_EQ(got, want);
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooCudaKernels, ::testing::ValuesIn(zoo_kernel_cases()));
 
 // `export --device cuda:0 --dynamic batch,seq` refuses as PyTorch does (exit 2, its suggested fix);
 // `--seq-multiple 8` takes that fix and exports; on cpu the plain dim exports.
