@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <regex>
 #include <sstream>
 
@@ -51,6 +52,9 @@ std::string module_stacks(const fe::ExportedProgram& ep) {
   return out;
 }
 
+/// Cases whose transformers model vmaps its mask function (Falcon): run_decompositions refuses them.
+const std::set<std::string> kVmapDecomposeGap = {"falcon", "falcon_40b", "falcon_sequential"};
+
 class ZooGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ZooGolden, PrintsAsPyTorchExportsTransformers) {
@@ -80,6 +84,14 @@ TEST_P(ZooGolden, PrintsAsPyTorchExportsTransformers) {
     return;
   }
   if (!fs::exists(base + ".decomposed.txt")) return;
+  if (kVmapDecomposeGap.count(GetParam())) {
+    // Not yet: PyTorch's retrace runs the vmapped mask through functorch's batching rules (the
+    // golden .decomposed.txt shows what they record); ours says so, naming the first vmap node.
+    const std::string err =
+        fe_test::error_of<fe::UnknownOpError>([&] { fe::run_decompositions(ep, fe::default_decompositions()); });
+    EXPECT_NE(err.find("calls torch._functorch.predispatch."), std::string::npos) << err;
+    return;
+  }
   const auto normalized = [](std::string t) {
     return std::regex_replace(t, std::regex(R"(<eval_with_key>\.\d+)"), "<eval_with_key>.N");
   };
@@ -95,7 +107,8 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooGolden, ::testing::Values("llama", "llama_mha_b
                                                           "phi3_partial", "gemma2", "gemma2_bf16", "gemma3_text",
                                                           "gemma3_text_bf16", "clip", "clip_eos2", "whisper", "gpt2", "bert", "vit", "ved", "blenderbot", "gpt_neox",
                                                           "gpt_neox_sequential", "deepseek_v3", "deepseek_v3_lite",
-                                                          "deepseek_v3_bf16", "t5", "t5_gated", "t5_bf16", "t5_fp16"));
+                                                          "deepseek_v3_bf16", "t5", "t5_gated", "t5_bf16", "t5_fp16", "falcon",
+                                                          "falcon_40b", "falcon_sequential"));
 
 // Dynamic batch and seq (`--dynamic batch,seq`): the same symbols, ranges, ops and order; node names
 // differ where PyTorch numbers them after size comparisons its Python code traced and dropped
@@ -118,7 +131,7 @@ TEST_P(ZooGoldenDynamic, PrintsAsPyTorchExportsTransformersUpToNodeNames) {
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooGoldenDynamic,
                          ::testing::Values("llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe",
                                            "qwen2_moe", "phi3", "gemma2", "gemma3_text", "clip", "whisper", "gpt2", "bert", "gpt_neox", "vit", "ved",
-                                           "blenderbot", "deepseek_v3", "t5"));
+                                           "blenderbot", "deepseek_v3", "t5", "falcon"));
 
 // model(input_ids, attention_mask) (`--attention-mask`, an all-ones mask): the mask becomes a
 // padding mask function instead of the packed-sequence check. Static: equal; dynamic: up to names.

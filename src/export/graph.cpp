@@ -219,6 +219,12 @@ const std::vector<Callable>& known_callables() {
       {"torch.ops.higher_order.auto_functionalized", "auto_functionalized", CallableKind::AutoFunctionalized},
       {"torch.ops.higher_order.auto_functionalized_v2", "auto_functionalized_v2", CallableKind::AutoFunctionalizedV2},
       {"torch.ops.higher_order.with_effects", "with_effects", CallableKind::WithEffects},
+      // functorch's vmap as pre-dispatch tracing records it inline (transformers' vmapped masks)
+      {"torch._functorch.predispatch.lazy_load_decompositions", "lazy_load_decompositions", CallableKind::Opaque},
+      {"torch._functorch.predispatch._vmap_increment_nesting", "_vmap_increment_nesting", CallableKind::Opaque},
+      {"torch._functorch.predispatch._vmap_decrement_nesting", "_vmap_decrement_nesting", CallableKind::Opaque},
+      {"torch._functorch.predispatch._add_batch_dim", "_add_batch_dim", CallableKind::Opaque},
+      {"torch._functorch.predispatch._remove_batch_dim", "_remove_batch_dim", CallableKind::Opaque},
   };
   return t;
 }

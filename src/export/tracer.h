@@ -3,6 +3,7 @@
 #pragma once
 #include <atomic>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "export/grad_regions.h"
 #include "fakeexport/core/error.h"
@@ -113,6 +114,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   }
 
   Node* node_of(const Tensor& t) {
+    if (!t.defined()) return nullptr;  // None in an optional-tensor list (index's indices)
     if (t.impl()->trace_id == id_) return static_cast<Node*>(t.impl()->trace_node);
     return lift_constant(t);
   }
@@ -170,6 +172,43 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     open_region_.last = g_.nodes().empty() ? nullptr : g_.nodes().back().get();
     if (open_region_.last && open_region_.last != open_region_.before) grad_regions.push_back(open_region_);
   }
+  void record_callable(std::string_view target, std::span<const IValue> args, std::span<const Tensor> outs) override {
+    const Callable* c = find_callable(target);
+    FE_INTERNAL_ASSERT(c, "record_callable: unknown callable");
+    std::vector<NodeArg> nargs;
+    nargs.reserve(args.size());
+    for (const IValue& a : args) {
+      nargs.push_back(map_tensors<Node*>(a, [&](const Tensor& t) { return node_of(t); }));
+      symbolic_args_to_nodes(nargs.back());
+    }
+    std::vector<TensorMeta> vals;
+    for (const Tensor& t : outs) vals.push_back(t.meta());
+    Node* n = g_.call_other(*c, std::move(nargs), {}, 0, false, std::move(vals));
+    stamp(n, SrcLocArg{});
+    for (const Tensor& t : outs) bind(t, n);
+  }
+  bool depends_on(const Tensor& t, const Tensor& source) override {
+    const Node* from = traced_node(t);
+    const Node* to = traced_node(source);
+    if (!from || !to) return false;
+    std::vector<const Node*> todo{from};
+    std::unordered_set<const Node*> seen{from};
+    while (!todo.empty()) {
+      const Node* n = todo.back();
+      todo.pop_back();
+      if (n == to) return true;
+      auto visit = [&](const Node* m) {
+        if (m && seen.insert(m).second) todo.push_back(m);
+      };
+      for (const NodeArg& a : n->args()) {
+        if (const auto* m = std::get_if<Node*>(&a)) visit(*m);
+        else if (const auto* ms = std::get_if<std::vector<Node*>>(&a))
+          for (const Node* m : *ms) visit(m);
+      }
+    }
+    return false;
+  }
+
   /// Regions traced under NoGradScope, for outline_grad_regions once the trace is done.
   std::vector<GradRegion> grad_regions;
 

@@ -674,12 +674,18 @@ class Checker {
       }
       want.sizes.erase_at(static_cast<size_t>(*in_dim));
     } else if (fn == "_remove_batch_dim") {
-      const auto size = int_at(2), out_dim = int_at(3);
+      // The batch size: an int, or a symbolic size's node (a dynamic batch or seq).
+      std::optional<SymInt> size;
+      if (a.size() > 2) {
+        if (auto* v = std::get_if<SymInt>(&a[2])) size = *v;
+        else if (auto* m = std::get_if<Node*>(&a[2]); m && *m && (*m)->sym_val) size = *(*m)->sym_val;
+      }
+      const auto out_dim = int_at(3);
       if (!size || !out_dim || *out_dim < 0 || *out_dim > want.dim()) {
         mismatch(n, path, "out_dim", "a position in the output", "out of range");
         return false;
       }
-      want.sizes.insert_at(static_cast<size_t>(*out_dim), SymInt(*size));
+      want.sizes.insert_at(static_cast<size_t>(*out_dim), *size);
     } else {
       unverified(n, path, n.callable()->target + " is not a callable we interpret (its recorded outputs are kept)");
       return false;

@@ -72,11 +72,29 @@ TypeCategory MetaArgs::scalar_category(size_t i) const {
 }
 
 // ---- Registry
+namespace {
+/// FX's _snake_case, which names a node after its op: an underscore before each capital that
+/// follows a lowercase letter, then lowercased (numpy_T -> numpy_t).
+std::string fx_snake_case(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c >= 'A' && c <= 'Z') {
+      if (i > 0 && s[i - 1] >= 'a' && s[i - 1] <= 'z') out += '_';
+      out += static_cast<char>(c - 'A' + 'a');
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
 const OpDef& Registry::add(const OpDecl& d) {
   auto op = std::make_unique<OpDef>();
   op->schema = parse_schema(d.schema);
   op->qualified = op->schema.qualified_name();
-  op->node_name = d.node_name ? d.node_name : op->schema.name;
+  op->node_name = d.node_name ? std::string(d.node_name) : fx_snake_case(op->schema.name);
   op->meta = d.meta;
   op->cpu = d.cpu;
   op->device_rule = d.device_rule;

@@ -20,6 +20,7 @@ OpHandle op_detach;
 OpHandle op_detach_;
 OpHandle op_expand;
 OpHandle op_expand_as;
+OpHandle op_broadcast_to;
 OpHandle op_flatten_using_ints;
 OpHandle op_reshape;
 OpHandle op_unflatten_int;
@@ -517,6 +518,10 @@ std::vector<Tensor> decomp_reshape(std::span<const IValue> a, const SrcLocArg& l
 std::vector<Tensor> decomp_unsafe_view(std::span<const IValue> a, const SrcLocArg& loc) {
   return {fe::view(decomp_tensor(a, 0), std::get<std::vector<SymInt>>(a[1]), loc)};
 }
+/// broadcast_to (CompositeImplicit): self.expand(size).
+std::vector<Tensor> decomp_broadcast_to(std::span<const IValue> a, const SrcLocArg& loc) {
+  return {fe::expand(decomp_tensor(a, 0), std::get<std::vector<SymInt>>(a[1]), false, loc)};
+}
 /// flatten.using_ints (CompositeImplicit): self when start == end, else reshape to the merged sizes.
 std::vector<Tensor> decomp_flatten(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& x = decomp_tensor(a, 0);
@@ -570,6 +575,8 @@ void register_view_shape_ops(Registry& r) {
                             .meta = meta_unflatten, .decomp = decomp_unflatten});
   op_expand = r.add({"aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", meta_expand});
   op_expand_as = r.add({"aten::expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", meta_expand_as});
+  op_broadcast_to = r.add({.schema = "aten::broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)", .meta = meta_expand,
+                           .decomp = decomp_broadcast_to});
   op_contiguous = r.add({.schema = "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)",
                          .meta = meta_contiguous, .cpu = cpu_copy_input0, .may_return_self = true,
                          .decomp = decomp_contiguous});

@@ -36,6 +36,9 @@ Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1, SrcLocArg loc) 
 Tensor expand(const Tensor& self, Sizes size, bool implicit, SrcLocArg loc) {
   return dispatch1(*op_expand, {self, std::move(size), implicit}, loc);
 }
+Tensor broadcast_to(const Tensor& self, Sizes size, SrcLocArg loc) {
+  return dispatch1(*op_broadcast_to, {self, std::move(size)}, loc);
+}
 Tensor expand_as(const Tensor& self, const Tensor& other, SrcLocArg loc) {
   return dispatch1(*op_expand_as, {self, other}, loc);
 }

@@ -24,6 +24,8 @@ Tensor unflatten(const Tensor& self, int64_t dim, Sizes sizes, SrcLocArg loc = S
 Tensor permute(const Tensor& self, std::vector<int64_t> dims, SrcLocArg loc = SrcLocArg::current());
 Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1, SrcLocArg loc = SrcLocArg::current());
 Tensor expand(const Tensor& self, Sizes size, bool implicit = false, SrcLocArg loc = SrcLocArg::current());
+/// torch.broadcast_to: expand under its own name (CompositeImplicit; decomposes to expand).
+Tensor broadcast_to(const Tensor& self, Sizes size, SrcLocArg loc = SrcLocArg::current());
 Tensor expand_as(const Tensor& self, const Tensor& other, SrcLocArg loc = SrcLocArg::current());
 Tensor unsqueeze(const Tensor& self, int64_t dim, SrcLocArg loc = SrcLocArg::current());
 Tensor squeeze(const Tensor& self, SrcLocArg loc = SrcLocArg::current());

@@ -23,6 +23,14 @@ class TraceSink {
   /// Around a region traced with grad mode set (NoGradScope): `torch.no_grad()`.
   virtual void begin_grad_mode(bool /*enabled*/) {}
   virtual void end_grad_mode() {}
+  /// A plain Python callable that export records as a call_function (functorch's vmap transforms,
+  /// `torch._functorch.predispatch._add_batch_dim`): `outs` its tensor results, none for the
+  /// nesting calls.
+  virtual void record_callable(std::string_view /*target*/, std::span<const IValue> /*args*/,
+                               std::span<const Tensor> /*outs*/) {}
+  /// Whether `t` was computed, through recorded calls, from `source` (vmap: whether a value is
+  /// batched at the level `source` entered).
+  virtual bool depends_on(const Tensor& /*t*/, const Tensor& /*source*/) { return false; }
 };
 
 /// Installs a TraceSink for this thread for the scope's lifetime.

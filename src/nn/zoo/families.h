@@ -38,6 +38,8 @@ std::unique_ptr<Model> build_mixtral(const Config& c);
 std::string_view default_config_mixtral();
 std::unique_ptr<Model> build_gpt_neox(const Config& c);
 std::string_view default_config_gpt_neox();
+std::unique_ptr<Model> build_falcon(const Config& c);
+std::string_view default_config_falcon();
 std::unique_ptr<Model> build_phi3(const Config& c);
 std::string_view default_config_phi3();
 std::unique_ptr<Model> build_qwen2_moe(const Config& c);

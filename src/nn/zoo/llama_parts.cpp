@@ -353,15 +353,11 @@ Tensor rotate_half(const Tensor& x) {
   return cat({-x2, x1}, -1);
 }
 
-namespace {
-// (x * cos) + (rotate_half(x) * sin), in Python's evaluation order.
 Tensor apply_rotary(const Tensor& x, const Tensor& cos, const Tensor& sin) {
   Tensor a = x * cos;
   Tensor b = rotate_half(x) * sin;
   return a + b;
 }
-
-}  // namespace
 
 Tensor repeat_kv(const Tensor& x, int64_t n_rep) {
   if (n_rep == 1) return x;

@@ -206,6 +206,8 @@ using AttentionFactory = std::function<std::shared_ptr<AttentionBlock>(const Arc
 Tensor repeat_kv(const Tensor& x, int64_t n_rep);
 /// rotate_half(x): cat(-x[..., d/2:], x[..., :d/2]).
 Tensor rotate_half(const Tensor& x);
+/// (x * cos) + (rotate_half(x) * sin), in Python's evaluation order.
+Tensor apply_rotary(const Tensor& x, const Tensor& cos, const Tensor& sin);
 
 /// <Prefix>DecoderLayer: pre-norm attention and feed-forward blocks with residuals.
 class DecoderLayer : public nn::Module {

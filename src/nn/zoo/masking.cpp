@@ -2,8 +2,12 @@
 // recorded ops (and their names) are the ones torch.export records.
 #include "nn/zoo/masking.h"
 
+#include <array>
+
 #include "fakeexport/ops/api.h"
+#include "fakeexport/ops/dispatch.h"
 #include "fakeexport/sym/shape_env.h"
+#include "nn/zoo/vmap.h"
 
 namespace fe::zoo::masks {
 
@@ -54,13 +58,22 @@ Tensor find_packed_sequence_indices(const Tensor& position_ids) {
 }
 
 Tensor sdpa_mask(const SymInt& batch, const SymInt& q_length, const SymInt& kv_length, const MaskFunction& fn,
-                 const Tensor& padding_mask, Device device) {
+                 const Tensor& padding_mask, Device device, bool use_vmap) {
   MaskFunction f = padding_mask.defined() ? and_masks({fn, padding(padding_mask)}) : fn;
   const TensorOptions on{.device = device};
   Tensor batch_arange = arange(Scalar(batch), on);
   Tensor head_arange = arange(Scalar(int64_t{1}), on);
   Tensor q_arange = arange(Scalar(q_length), on) + 0;
   Tensor kv_arange = arange(Scalar(kv_length), on) + 0;
+  if (use_vmap && active_trace_sink()) {
+    // _vmap_expansion_sdpa: vmap over kv (innermost), q, head, batch (outermost, level 1).
+    std::array<vmap::Level, 4> l;
+    const std::array<const Tensor*, 4> aranges{&batch_arange, &head_arange, &q_arange, &kv_arange};
+    for (size_t i = 0; i < 4; ++i) l[i] = vmap::enter(*aranges[i], static_cast<int64_t>(i) + 1);
+    Tensor mask = f({l[0].logical, l[1].logical, l[2].logical, l[3].logical});
+    for (size_t i = 4; i-- > 0;) mask = vmap::leave(mask, l[i]);
+    return mask;
+  }
   // _non_vmap_expansion_sdpa: [:, None, None, None], [None, :, None, None], ...
   Indices idx;
   idx.batch = full_slice(batch_arange, 0).unsqueeze(1).unsqueeze(2).unsqueeze(3);
@@ -105,6 +118,16 @@ Tensor create_causal_mask(const Tensor& inputs_embeds, const Tensor& attention_m
   MaskFunction fn = overlay ? and_masks({overlay, causal()}) : causal();
   if (packed.defined()) fn = and_masks({fn, packed_sequence(packed)});
   return sdpa_mask(batch, q_length, kv_length, fn, attention_mask, device);
+}
+
+Tensor create_causal_mask_and(const Tensor& inputs_embeds, const Tensor& attention_mask_in, const MaskFunction& and_fn) {
+  const Device device = inputs_embeds.device();
+  Tensor attention_mask = attention_mask_in;
+  if (attention_mask.defined() && attention_mask.dim() == 2) attention_mask = attention_mask.to(device, DType::Bool);
+  const SymInt q_length = inputs_embeds.size(1);
+  const SymInt kv_length = attention_mask.defined() ? attention_mask.size(-1) : q_length;
+  return sdpa_mask(inputs_embeds.size(0), q_length, kv_length, and_masks({causal(), and_fn}), attention_mask, device,
+                   /*use_vmap=*/true);
 }
 
 }  // namespace fe::zoo::masks

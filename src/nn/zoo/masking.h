@@ -37,15 +37,21 @@ MaskFunction and_masks(std::vector<MaskFunction> fs);
 Tensor find_packed_sequence_indices(const Tensor& position_ids);
 
 /// sdpa_mask: the function applied to the broadcast aranges (offsets added), expanded to
-/// [batch, 1, q_length, kv_length].
+/// [batch, 1, q_length, kv_length]. `use_vmap` (a custom or/and mask function): vmapped over the
+/// four aranges instead (nn/zoo/vmap.h), as export records it; outside a trace the broadcast
+/// computes the same values.
 Tensor sdpa_mask(const SymInt& batch, const SymInt& q_length, const SymInt& kv_length, const MaskFunction& fn,
-                 const Tensor& padding_mask, Device device);
+                 const Tensor& padding_mask, Device device, bool use_vmap = false);
 
 /// create_causal_mask without a cache: the 2D attention_mask (may be undefined) as a padding mask,
 /// or, without one, the packed-sequence mask from position_ids; `overlay`: an extra mask function
 /// (create_sliding_window_causal_mask passes the sliding-window overlay).
 Tensor create_causal_mask(const Tensor& inputs_embeds, const Tensor& attention_mask, const Tensor& position_ids,
                           const MaskFunction& overlay = nullptr);
+
+/// create_causal_mask(..., and_mask_function=f) without a cache: causal & f, vmapped (transformers
+/// cannot tell a custom function is index-based); no packed-sequence detection (position_ids unread).
+Tensor create_causal_mask_and(const Tensor& inputs_embeds, const Tensor& attention_mask, const MaskFunction& and_fn);
 
 /// create_bidirectional_mask (encoders): the bidirectional function, and the 2D attention_mask (may be
 /// undefined) as a padding mask; never skipped under export. With `encoder_hidden_states` (a

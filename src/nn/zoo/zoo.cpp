@@ -33,6 +33,7 @@ constexpr Family kFamilies[] = {
     {"mixtral", build_mixtral, default_config_mixtral},
     {"phi3", build_phi3, default_config_phi3},
     {"gpt_neox", build_gpt_neox, default_config_gpt_neox},
+    {"falcon", build_falcon, default_config_falcon},
     {"qwen2_moe", build_qwen2_moe, default_config_qwen2_moe},
     {"qwen3_moe", build_qwen3_moe, default_config_qwen3_moe},
     {"deepseek_v3", build_deepseek_v3, default_config_deepseek_v3},

@@ -186,6 +186,7 @@ def expand_calls():
         for x in layouts(sizes):
             for tgt in expand_targets(sizes):
                 yield call("aten::expand", x, tgt)
+                yield call("aten::broadcast_to", x, tgt)
                 if all(s >= 0 for s in tgt):
                     yield call("aten::expand_as", x, T(tgt))
         yield call("aten::expand", T(sizes), [5] + list(sizes), implicit=True)
@@ -193,6 +194,7 @@ def expand_calls():
         yield call("aten::expand_as", T([3, 1], d), T([2, 3, 4], "int64"))
     for x in layouts([3, 1]):
         yield vcall("aten::expand", x, [2, 3, 4])
+        yield vcall("aten::broadcast_to", x, [2, 3, 4])
         yield vcall("aten::expand_as", x, T([3, 2]))
     for d in SMALL_DTYPES:
         yield vcall("aten::expand", T([1, 3], d), [2, -1])

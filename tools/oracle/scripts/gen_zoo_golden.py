@@ -182,11 +182,23 @@ CASES = {
                                                                     max_position_embeddings=64, use_cache=False,
                                                                     use_parallel_residual=False, hidden_dropout=0.1,
                                                                     partial_rotary_factor=1.0)),
+    # Falcon-7B's shape (multi-query, parallel attention + MLP from one LayerNorm, rotary); -40B/180B's
+    # (new_decoder_architecture: grouped kv heads, ln_attn and ln_mlp); Falcon-RW's layer order
+    # (sequential, a kv head per head, biases) with rotary.
+    "falcon": ("falcon", "FalconForCausalLM", dict(vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                                   max_position_embeddings=64, use_cache=False)),
+    "falcon_40b": ("falcon", "FalconForCausalLM", dict(vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                                       num_kv_heads=2, new_decoder_architecture=True,
+                                                       max_position_embeddings=64, use_cache=False, ffn_hidden_size=48)),
+    "falcon_sequential": ("falcon", "FalconForCausalLM", dict(vocab_size=V, hidden_size=32, num_hidden_layers=2,
+                                                              num_attention_heads=4, multi_query=False, parallel_attn=False,
+                                                              bias=True, hidden_dropout=0.1, max_position_embeddings=64,
+                                                              use_cache=False, activation="gelu_new")),
 }
 
 DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text", "gpt2", "bert", "gpt_neox", "clip", "whisper",
-           "vit", "ved", "blenderbot", "deepseek_v3", "t5"}
-MASKED = {"llama", "mistral", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text", "deepseek_v3"}
+           "vit", "ved", "blenderbot", "deepseek_v3", "t5", "falcon"}
+MASKED = {"llama", "mistral", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text", "deepseek_v3"}  # not falcon: its padding mask is indexed in a vmap (flat_apply)
 
 
 def module_stacks(ep):
@@ -333,11 +345,14 @@ def main():
         if name in MASKED:
             from torch.export import Dim
             mask = torch.ones(B, S, dtype=torch.long)
-            ep = torch.export.export(model, (ids, mask), strict=False)
+            # Falcon's second parameter is past_key_values: the mask goes by name
+            margs, mkw = ((ids,), {"attention_mask": mask}) if mt == "falcon" else ((ids, mask), {})
+            ep = torch.export.export(model, margs, mkw, strict=False)
             with open(os.path.join(a.out, name + "_mask.txt"), "w") as f:
                 f.write(stable(str(ep)))
             b, s = Dim("batch", min=1, max=1024), Dim("seq", min=2, max=cfg.max_position_embeddings)
-            ep = torch.export.export(model, (ids, mask), dynamic_shapes=({0: b, 1: s}, {0: b, 1: s}), strict=False)
+            ds = {"input_ids": {0: b, 1: s}, "attention_mask": {0: b, 1: s}} if mt == "falcon" else ({0: b, 1: s}, {0: b, 1: s})
+            ep = torch.export.export(model, margs, mkw, dynamic_shapes=ds, strict=False)
             with open(os.path.join(a.out, name + "_mask_dyn.txt"), "w") as f:
                 f.write(stable(str(ep)))
             print(name + "_mask", "ok")
