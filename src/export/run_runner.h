@@ -100,7 +100,7 @@ class Runner {
   static constexpr std::string_view kPredispatch = "torch._functorch.predispatch.";
   using Levels = std::vector<int64_t>;
   const Levels* levels_of(const Node* n) const;
-  static int64_t int_arg(const Node& n, size_t i);
+  int64_t int_arg(const Node& n, size_t i, const Vals& vals) const;
   Value vmap_call(const Node& n, const Vals& vals);
   /// An op with batched operands. Pointwise ops run on the physical tensors, each operand's
   /// levels and per-example dims aligned (size 1 where absent); new_* factories and metadata

@@ -15,10 +15,14 @@ const Runner::Levels* Runner::levels_of(const Node* n) const {
   return it == batched_.end() ? nullptr : &it->second;
 }
 
-int64_t Runner::int_arg(const Node& n, size_t i) {
+int64_t Runner::int_arg(const Node& n, size_t i, const Vals& vals) const {
+  // A symbolic size (a dynamic batch or seq): its value in this run.
+  if (const auto* m = i < n.args().size() ? std::get_if<Node*>(&n.args()[i]) : nullptr; m && *m)
+    if (auto it = vals.find(*m); it != vals.end())
+      if (const auto* v = std::get_if<int64_t>(&it->second)) return *v;
   const auto* v = i < n.args().size() ? std::get_if<SymInt>(&n.args()[i]) : nullptr;
-  FE_CHECK(v && v->maybe_int(), ValueError, "run: ", n.name(), ": argument ", i, " must be an int");
-  return *v->maybe_int();
+  FE_CHECK(v, ValueError, "run: ", n.name(), ": argument ", i, " must be an int");
+  return int_of(*v, vals);
 }
 
 Value Runner::vmap_call(const Node& n, const Vals& vals) {
@@ -31,7 +35,7 @@ Value Runner::vmap_call(const Node& n, const Vals& vals) {
   Levels lv = levels_of(xn) ? *levels_of(xn) : Levels{};
   const auto nl = static_cast<int64_t>(lv.size());
   if (fn == "_add_batch_dim") {  // (x, in_dim, level): the new level is the innermost one
-    const int64_t in_dim = int_arg(n, 1), level = int_arg(n, 2);
+    const int64_t in_dim = int_arg(n, 1, vals), level = int_arg(n, 2, vals);
     std::vector<int64_t> perm;
     for (int64_t d = 0; d < x.dim(); ++d)
       if (d != nl + in_dim) perm.push_back(d);
@@ -41,7 +45,7 @@ Value Runner::vmap_call(const Node& n, const Vals& vals) {
     return fe::permute(x, perm);
   }
   if (fn == "_remove_batch_dim") {  // (x, level, batch_size, out_dim)
-    const int64_t level = int_arg(n, 1), size = int_arg(n, 2), out_dim = int_arg(n, 3);
+    const int64_t level = int_arg(n, 1, vals), size = int_arg(n, 2, vals), out_dim = int_arg(n, 3, vals);
     auto it = std::find(lv.begin(), lv.end(), level);
     Tensor r;
     if (it == lv.end()) {  // not batched at this level: every example is the same

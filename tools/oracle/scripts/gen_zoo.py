@@ -38,6 +38,7 @@ CLASSES = {
     "qwen2_moe": "Qwen2MoeForCausalLM",
     "qwen3_moe": "Qwen3MoeForCausalLM",
     "deepseek_v3": "DeepseekV3ForCausalLM",
+    "falcon": "FalconForCausalLM",
     "t5": "T5ForConditionalGeneration",
     "bert": "BertModel",
     "vit": "ViTForImageClassification",
