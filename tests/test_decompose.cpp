@@ -56,7 +56,7 @@ const std::set<std::string> kPrintsEqual = {
     "exportdb_static_for_loop", "exportdb_static_if", "exportdb_tensor_setattr", "exportdb_type_reflection_method",
     "exportdb_unsupported_operator", "exportdb_user_input_mutation", "hf_albert", "hf_bart", "hf_beit", "hf_bert",
     "hf_blenderbot", "hf_bloom", "hf_clip", "hf_clip_vision", "hf_codegen", "hf_cohere", "hf_convnext",
-    "hf_convnextv2", "hf_deberta_v2", "hf_deepseek_v3", "hf_deit", "hf_dinov2", "hf_distilbert", "hf_electra",
+    "hf_convnextv2", "hf_deberta_v2", "hf_deepseek_v3", "hf_deit", "hf_falcon", "hf_dinov2", "hf_distilbert", "hf_electra",
     "hf_gemma", "hf_gemma2", "hf_gemma3_text", "hf_gpt_bigcode", "hf_gpt_neox", "hf_gpt_oss", "hf_gptj",
     "hf_granite", "hf_hubert", "hf_llama", "hf_marian", "hf_mbart", "hf_mistral", "hf_mixtral", "hf_mpnet",
     "hf_mpt", "hf_olmo", "hf_olmo2", "hf_olmoe", "hf_opt", "hf_pegasus", "hf_phi", "hf_phi3", "hf_qwen2",
@@ -79,9 +79,8 @@ const std::set<std::string> kEqualUpToNames = {
     "lowered_attention_cpu_dynamic", "mutation_setitem_views_dynamic", "seed002_encoder", "hf_whisper_dyn",
 };
 
-/// Programs the retrace does not cover yet (the list only shrinks): falcon's vmap-based mask
-/// (lazy_load_decompositions + _vmap_increment_nesting).
-const std::set<std::string> kNotRetracedYet = {"hf_falcon"};
+/// Programs the retrace does not cover yet (the list only shrinks; falcon's vmap-based mask left it).
+const std::set<std::string> kNotRetracedYet = {};
 
 /// max |a - b| beyond allclose(atol=rtol=1e-4); 0 when close.
 double worst_diff(const Tensor& got, const Tensor& want) {

@@ -52,9 +52,6 @@ std::string module_stacks(const fe::ExportedProgram& ep) {
   return out;
 }
 
-/// Cases whose transformers model vmaps its mask function (Falcon): run_decompositions refuses them.
-const std::set<std::string> kVmapDecomposeGap = {"falcon", "falcon_40b", "falcon_sequential"};
-
 class ZooGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ZooGolden, PrintsAsPyTorchExportsTransformers) {
@@ -84,14 +81,6 @@ TEST_P(ZooGolden, PrintsAsPyTorchExportsTransformers) {
     return;
   }
   if (!fs::exists(base + ".decomposed.txt")) return;
-  if (kVmapDecomposeGap.count(GetParam())) {
-    // Not yet: PyTorch's retrace runs the vmapped mask through functorch's batching rules (the
-    // golden .decomposed.txt shows what they record); ours says so, naming the first vmap node.
-    const std::string err =
-        fe_test::error_of<fe::UnknownOpError>([&] { fe::run_decompositions(ep, fe::default_decompositions()); });
-    EXPECT_NE(err.find("calls torch._functorch.predispatch."), std::string::npos) << err;
-    return;
-  }
   const auto normalized = [](std::string t) {
     return std::regex_replace(t, std::regex(R"(<eval_with_key>\.\d+)"), "<eval_with_key>.N");
   };

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <variant>
 
+#include "export/decompose_vmap.h"
 #include "export/dynamic_shapes.h"
 #include "export/functionalize.h"
 #include "export/tracer.h"
@@ -20,6 +21,7 @@ namespace fe {
 namespace {
 
 using detail::FRef;
+namespace vmap_retrace = detail::vmap_retrace;
 /// A symbolic comparison's retraced node (`ge = u0 >= 0`): a SymBool, which runtime assertions and
 /// cond's predicate read by reference.
 struct SymBoolNode {
@@ -164,6 +166,7 @@ class Retracer {
       case CallableKind::MapImpl: return retrace_hop(n, std::move(scopes), report);
       case CallableKind::WithEffects: return retrace_effects(n);
       default:
+        if (c.target.starts_with(kPredispatch)) return vmap_call(n);
         throw UnknownOpError(detail::cat("decompose: node '", n.name(), "' calls ", c.target,
                                          ", which run_decompositions does not retrace yet"));
     }
@@ -400,6 +403,14 @@ class Retracer {
     for (const NodeArg& a : n.args()) args.push_back(arg_value(a));
     // sym_size.int and friends: the size itself; the tracer makes a node for it where it is used.
     if (returns_int(op)) return dispatch_int(op, std::move(args));
+    if (!levels_.empty()) {  // an operand is batched by a vmap being retraced
+      std::vector<vmap_retrace::Levels> lv(n.args().size());
+      bool batched = false;
+      for (size_t i = 0; i < n.args().size(); ++i)
+        if (auto* p = std::get_if<Node*>(&n.args()[i]); p && *p)
+          if (auto it = levels_.find(*p); it != levels_.end()) lv[i] = it->second, batched = true;
+      if (batched) return call_batched(n, op, std::move(args), std::move(lv));
+    }
     if (reads_scalar(op)) return read_scalar(n, op, args, report);
     if (op.decomp && table_contains(op)) ++report.decomposed;
     if (const OpDef* f = functional_form(op, args)) {
@@ -421,6 +432,68 @@ class Retracer {
       refs.push_back(wrap(n, op, inputs, outs[k], n.multi_output() ? static_cast<int>(k) : -1));
     if (n.multi_output()) return refs;
     return refs[0];
+  }
+
+  // ---- functorch's vmap, recorded inline (decompose_vmap.h): batched values are their physical
+  // tensors, with their levels in levels_.
+  static constexpr std::string_view kPredispatch = "torch._functorch.predispatch.";
+
+  Value call_batched(const Node& n, const OpDef& op, std::vector<IValue> args, std::vector<vmap_retrace::Levels> lv) {
+    const std::vector<IValue> inputs = args;
+    vmap_retrace::Batched b = vmap_retrace::call(op, std::move(args), std::move(lv));
+    if (b.dropped || b.outs.empty()) return std::monostate{};
+    FE_CHECK(b.outs.size() == 1, UnknownOpError, "decompose: node '", n.name(), "' (", op.qualified,
+             ") on a vmapped value returns several tensors, which is not retraced yet");
+    if (!b.levels.empty()) levels_[&n] = b.levels;
+    for (size_t i = 0; i < inputs.size(); ++i)  // a no-op `to` returns its input
+      if (const Tensor* t = std::get_if<Tensor>(&inputs[i]); t && t->defined() && t->impl() == b.outs[0].impl())
+        return ref_of(std::get<Node*>(n.args()[i]));
+    return detail::functional_fresh(b.outs[0]);
+  }
+
+  /// _vmap_increment_nesting and friends leave nothing; _add_batch_dim makes its operand batched at
+  /// a level, _remove_batch_dim unbatches it (or expands a value the level did not batch).
+  Value vmap_call(const Node& n) {
+    const std::string_view fn = std::string_view(n.callable()->target).substr(kPredispatch.size());
+    if (fn == "lazy_load_decompositions" || fn == "_vmap_increment_nesting" || fn == "_vmap_decrement_nesting")
+      return std::monostate{};
+    const auto int_at = [&](size_t i) -> SymInt {
+      FE_CHECK(i < n.args().size(), ValueError, "decompose: node '", n.name(), "' lacks argument ", i);
+      const IValue v = arg_value(n.args()[i]);
+      const SymInt* s = std::get_if<SymInt>(&v);
+      FE_CHECK(s, ValueError, "decompose: node '", n.name(), "': argument ", i, " is not an int");
+      return *s;
+    };
+    FE_CHECK(!n.args().empty() && std::holds_alternative<Node*>(n.args()[0]), ValueError, "decompose: node '",
+             n.name(), "' has no tensor operand");
+    const Node* x = std::get<Node*>(n.args()[0]);
+    auto it = levels_.find(x);
+    vmap_retrace::Levels lv = it == levels_.end() ? vmap_retrace::Levels{} : it->second;
+    if (fn == "_add_batch_dim") {  // (x, in_dim, level)
+      const int64_t in_dim = int_at(1).expect_int(), level = int_at(2).expect_int();
+      FE_CHECK(in_dim == 0 && (lv.empty() || lv.back() < level), UnknownOpError, "decompose: node '", n.name(),
+               "': a vmap over dim ", in_dim, " (or inside a deeper level) is not retraced yet");
+      lv.push_back(level);
+      levels_[&n] = lv;
+      return value_of(x);
+    }
+    if (fn == "_remove_batch_dim") {  // (x, level, batch_size, out_dim)
+      const int64_t level = int_at(1).expect_int(), out_dim = int_at(3).expect_int();
+      FE_CHECK(out_dim == 0, UnknownOpError, "decompose: node '", n.name(), "': out_dim ", out_dim,
+               " is not retraced yet");
+      FE_CHECK(lv.empty() || lv.back() <= level, UnknownOpError, "decompose: node '", n.name(),
+               "' leaves level ", level, " before a deeper one");
+      if (!lv.empty() && lv.back() == level) {
+        lv.pop_back();
+        if (!lv.empty()) levels_[&n] = lv;
+        return value_of(x);
+      }
+      Tensor t = vmap_retrace::expand_unbatched(tensor_of(x), lv, int_at(2));
+      if (!lv.empty()) levels_[&n] = lv;
+      return detail::functional_fresh(t);
+    }
+    throw UnknownOpError(detail::cat("decompose: node '", n.name(), "' calls ", n.callable()->target,
+                                     ", which run_decompositions does not retrace yet"));
   }
 
   /// A size computed from a value read from data (a slice to an item() end) is a fresh unbacked
@@ -580,6 +653,7 @@ class Retracer {
 
  private:
   const ExportedProgram& ep_;
+  std::unordered_map<const Node*, vmap_retrace::Levels> levels_;  ///< vmap levels of batched values
   detail::Tracer* tracer_;  ///< the tracer of the graph being written (a child one in subgraphs)
   Graph* g_;
   std::unordered_map<const Node*, Value> vals_;

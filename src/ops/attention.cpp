@@ -533,14 +533,18 @@ std::pair<Tensor, Tensor> sdpa_math(const Tensor& q_in, const Tensor& k_in, cons
 /// The flash kernel's decomposition: math, then its output strides.
 Tensor flash_cpu_math(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask, bool causal,
                       std::optional<double> scale, const SrcLocArg& loc) {
-  const Tensor out = sdpa_math(q, k, v, mask, causal, scale, loc).first;
+  // torch._decomp's scaled_dot_product_flash_attention_for_cpu: the math path with
+  // enable_gqa=query.size(1) != key.size(1) (MQA's single key/value head repeated).
+  const bool gqa = !q.sizes()[1].same_as(k.sizes()[1]);
+  const Tensor out = sdpa_math(q, k, v, mask, causal, scale, loc, gqa).first;
   return fe::permute(fe::clone(fe::permute(out, {2, 0, 1, 3}, loc), MemoryFormat::Contiguous, loc), {1, 2, 0, 3}, loc);
 }
 
-/// Whether the decomposition covers the call: no dropout, 4-D inputs of one head count (no GQA).
-bool sdpa_decomposes(const Tensor& q, const Tensor& k, const Tensor& v, double dropout) {
-  return dropout == 0.0 && q.dim() == 4 && k.dim() == 4 && v.dim() == 4 && q.sizes()[1].same_as(k.sizes()[1]) &&
-         k.sizes()[1].same_as(v.sizes()[1]);
+/// Whether the decomposition covers the call: no dropout, 4-D inputs of one head count (no GQA),
+/// or key/value heads that broadcast where the CPU flash kernel takes them (`flash`).
+bool sdpa_decomposes(const Tensor& q, const Tensor& k, const Tensor& v, double dropout, bool flash = false) {
+  if (dropout != 0.0 || q.dim() != 4 || k.dim() != 4 || v.dim() != 4) return false;
+  return flash || (q.sizes()[1].same_as(k.sizes()[1]) && k.sizes()[1].same_as(v.sizes()[1]));
 }
 
 /// scaled_dot_product_attention's CUDA branch for a fused kernel (PyTorch 2.11, attention.cpp):
@@ -606,14 +610,15 @@ std::vector<Tensor> decomp_sdpa(std::span<const IValue> a, const SrcLocArg& loc)
     std::optional<Tensor> m = mask ? std::optional(additive_mask(*mask, q, loc)) : std::nullopt;
     return {sdpa_math(q, k, v, m ? &*m : nullptr, std::get<bool>(a[5]), scale, loc, gqa).first};
   }
-  if (!sdpa_decomposes(q, k, v, dropout) || std::get<bool>(a[7])) return undecomposed(*op_scaled_dot_product_attention, a, loc);
-  std::optional<double> scale;
-  if (const auto* d = std::get_if<double>(&a[6])) scale = *d;
-  std::optional<Tensor> m = mask ? std::optional(additive_mask(*mask, q, loc)) : std::nullopt;
   // The CPU flash kernel's decomposition keeps its output layout; the math path's does not
   // (DeepSeek's value head narrower than its query head).
   const bool flash = use_flash_cpu("aten::scaled_dot_product_attention", q.meta(), k.meta(), v.meta(),
                                    mask ? &mask->meta() : nullptr, dropout, false);
+  if (!sdpa_decomposes(q, k, v, dropout, flash) || std::get<bool>(a[7]))
+    return undecomposed(*op_scaled_dot_product_attention, a, loc);
+  std::optional<double> scale;
+  if (const auto* d = std::get_if<double>(&a[6])) scale = *d;
+  std::optional<Tensor> m = mask ? std::optional(additive_mask(*mask, q, loc)) : std::nullopt;
   if (!flash) return {sdpa_math(q, k, v, m ? &*m : nullptr, std::get<bool>(a[5]), scale, loc).first};
   return {flash_cpu_math(q, k, v, m ? &*m : nullptr, std::get<bool>(a[5]), scale, loc)};
 }
@@ -622,7 +627,7 @@ std::vector<Tensor> decomp_flash_cpu(std::span<const IValue> a, const SrcLocArg&
   const Tensor &q = decomp_tensor(a, 0), &k = decomp_tensor(a, 1), &v = decomp_tensor(a, 2);
   const Tensor* mask = std::get_if<Tensor>(&a[5]);
   if (mask && !mask->defined()) mask = nullptr;
-  if (!sdpa_decomposes(q, k, v, std::get<double>(a[3]))) return undecomposed(*op_flash_cpu, a, loc);
+  if (!sdpa_decomposes(q, k, v, std::get<double>(a[3]), /*flash=*/true)) return undecomposed(*op_flash_cpu, a, loc);
   std::optional<double> scale;
   if (const auto* d = std::get_if<double>(&a[6])) scale = *d;
   const Tensor out = flash_cpu_math(q, k, v, mask, std::get<bool>(a[4]), scale, loc);

@@ -371,6 +371,9 @@ std::vector<Tensor> decomp_t(std::span<const IValue> a, const SrcLocArg& loc) {
 /// linear (CompositeImplicit, ATen's Linear.cpp): addmm for 2-D input with bias; for contiguous
 /// 3-D input with bias, addmm on the input flattened to 2-D, viewed back (_flatten_nd_linear);
 /// otherwise matmul(input, weight.t()) plus the bias.
+/// Depth of decomp_linear calls on this thread (see there).
+thread_local int t_in_linear = 0;
+
 std::vector<Tensor> decomp_linear(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& x = decomp_tensor(a, 0);
   const Tensor& w = decomp_tensor(a, 1);
@@ -386,6 +389,12 @@ std::vector<Tensor> decomp_linear(std::span<const IValue> a, const SrcLocArg& lo
     shape.push_back(r.sizes()[1]);
     return {fe::view(r, shape, loc)};
   }
+  // at::linear's own matmul never folds for the weight's sake (measured: PyTorch 2.14 retraces
+  // F.linear of a non-foldable 3-D input to bmm, `x @ w.T` to a copy and mm).
+  struct Scope {
+    Scope() { ++t_in_linear; }
+    ~Scope() { --t_in_linear; }
+  } in_linear;
   Tensor out = fe::matmul(x, fe::t(w, loc), loc);
   if (b) out = fe::add(out, *b, 1, loc);
   return {out};
@@ -457,7 +466,11 @@ std::vector<Tensor> decomp_matmul(std::span<const IValue> a, const SrcLocArg& lo
   const Tensor& x = decomp_tensor(a, 0);
   const Tensor& y = decomp_tensor(a, 1);
   if (x.dim() == 2 && y.dim() == 2) return {fe::mm(x, y, loc)};
-  if (x.dim() >= 3 && y.dim() >= 2 && (y.dim() > 2 || !folds(x))) return {batched_matmul(x, y, loc)};
+  // torch._decomp's should_fold: a 2-D operand that requires grad (a weight) always folds the
+  // other into rows, copying when that is not a view (FalconLinear's `x @ weight.T`).
+  const bool weight_folds = y.meta().requires_grad && t_in_linear == 0;
+  if (x.dim() >= 3 && y.dim() >= 2 && (y.dim() > 2 || !(weight_folds || folds(x))))
+    return {batched_matmul(x, y, loc)};
   if (x.dim() == 2 && y.dim() >= 3) return {batched_matmul(x, y, loc)};
   if (x.dim() >= 3 && y.dim() == 2) {
     SymInt rows(1);
