@@ -97,7 +97,7 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooGolden, ::testing::Values("llama", "llama_mha_b
                                                           "gemma3_text_bf16", "clip", "clip_eos2", "whisper", "gpt2", "bert", "vit", "ved", "blenderbot", "gpt_neox",
                                                           "gpt_neox_sequential", "deepseek_v3", "deepseek_v3_lite",
                                                           "deepseek_v3_bf16", "t5", "t5_gated", "t5_bf16", "t5_fp16", "falcon",
-                                                          "falcon_40b", "falcon_sequential"));
+                                                          "falcon_40b", "falcon_sequential", "falcon_rw"));
 
 // Dynamic batch and seq (`--dynamic batch,seq`): the same symbols, ranges, ops and order; node names
 // differ where PyTorch numbers them after size comparisons its Python code traced and dropped
@@ -120,7 +120,7 @@ TEST_P(ZooGoldenDynamic, PrintsAsPyTorchExportsTransformersUpToNodeNames) {
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooGoldenDynamic,
                          ::testing::Values("llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe",
                                            "qwen2_moe", "phi3", "gemma2", "gemma3_text", "clip", "whisper", "gpt2", "bert", "gpt_neox", "vit", "ved",
-                                           "blenderbot", "deepseek_v3", "t5", "falcon"));
+                                           "blenderbot", "deepseek_v3", "t5", "falcon", "falcon_rw"));
 
 // model(input_ids, attention_mask) (`--attention-mask`, an all-ones mask): the mask becomes a
 // padding mask function instead of the packed-sequence check. Static: equal; dynamic: up to names.

@@ -199,6 +199,7 @@ class Retracer {
       ts.push_back(*t);
     }
     if (n.multi_output()) return ts;
+    if (ts.empty()) return std::monostate{};  // a region whose results nothing reads (`return ()`)
     FE_CHECK(ts.size() == 1, ValueError, "decompose: node '", n.name(), "' returns one value, its subgraph ", ts.size());
     return ts[0];
   }

@@ -63,6 +63,7 @@ std::vector<Tensor> Runner::tensors(const Node& n, const std::vector<Value>& out
 /// A higher-order node's value: the tuple, or its one tensor when the node returns one value.
 Value Runner::node_result(const Node& n, std::vector<Tensor> ts) {
   if (n.multi_output()) return ts;
+  if (ts.empty()) return std::monostate{};  // a region whose results nothing reads (`return ()`)
   FE_INTERNAL_ASSERT(ts.size() == 1, "run: '", n.name(), "' returns one value but computes ", ts.size());
   return ts[0];
 }

@@ -10,6 +10,8 @@
 // A layer is parallel (attention and MLP from one LayerNorm, or ln_attn/ln_mlp, MLP output `+=`
 // attention) or sequential (post_attention_layernorm), with eval dropouts around the residuals. The
 // causal mask is created with a custom and_mask_function, so transformers vmaps it (nn/zoo/vmap.h).
+// With `alibi` (Falcon-RW) the per-head linear bias is folded into a float mask and no rotary is
+// applied (the rotary embedding is still computed, and unused, as transformers does).
 #include <cmath>
 
 #include "fakeexport/core/error.h"
@@ -30,7 +32,7 @@ const lm::Naming kNaming{"falcon", "transformers.models.falcon.modeling_falcon.F
 struct FalconDims {
   int64_t vocab, hidden, layers, heads, kv_heads, ffn, max_pos;
   double eps, hidden_dropout, attention_dropout;
-  bool new_arch, multi_query, parallel, bias;
+  bool new_arch, multi_query, parallel, bias, alibi;
   int64_t ln_in_parallel;  ///< num_ln_in_parallel_attn (2: ln_attn and ln_mlp)
   lm::Rope rope;
   int64_t head_dim() const { return hidden / heads; }
@@ -60,6 +62,34 @@ Tensor list_index(const Tensor& x, int64_t dim, int64_t i) {
   TensorIndices ix(static_cast<size_t>(dim));
   ix.emplace_back(lift_fresh_copy(idx));
   return index(x, ix);
+}
+
+/// torch.tensor(value, dtype=dtype): a lifted constant, read through lift_fresh_copy + detach_.
+Tensor scalar_constant(Scalar value, DType dtype) {
+  Tensor t = known_buffer([&] { return full({}, Scalar(value), {.dtype = dtype}); });
+  return detach_(lift_fresh_copy(t));
+}
+
+/// build_alibi_tensor(attention_mask, num_heads, dtype): per-head slopes (powers of 2^(-8/n) for the
+/// largest power of two n <= heads, odd powers of the next base for the rest) times each token's
+/// position, [batch * heads, 1, seq], computed in bfloat16 then cast to `dtype`.
+Tensor build_alibi_tensor(const Tensor& mask, int64_t heads, DType dtype) {
+  const SymInt b = mask.size(0), s = mask.size(1);
+  const int64_t closest = int64_t{1} << static_cast<int64_t>(std::floor(std::log2(static_cast<double>(heads))));
+  const auto base_for = [](int64_t n) { return std::pow(2.0, -std::pow(2.0, -(std::log2(static_cast<double>(n)) - 3))); };
+  const TensorOptions i32{.dtype = DType::Int32, .device = mask.device()};
+  // In Python's order: the base, then the powers (C++ leaves argument order unspecified).
+  Tensor base = scalar_constant(Scalar(base_for(closest)), DType::Float32);
+  Tensor slopes = pow(base, arange(Scalar(int64_t{1}), Scalar(1 + closest), i32));
+  if (closest != heads) {
+    const int64_t remaining = std::min(closest, heads - closest);
+    Tensor extra_base = scalar_constant(Scalar(base_for(2 * closest)), DType::Float32);
+    Tensor extra = pow(extra_base, arange(Scalar(int64_t{1}), Scalar(1 + 2 * remaining), Scalar(int64_t{2}), i32));
+    slopes = cat({slopes, extra}, 0);
+  }
+  Tensor positions = ((mask.cumsum(-1) - 1) * mask).unsqueeze(1);
+  Tensor alibi = slopes.unsqueeze(1).to(DType::BFloat16) * positions;
+  return alibi.reshape({b * heads, 1, s}).to(dtype);
 }
 
 class FalconAttention : public nn::Module {
@@ -106,6 +136,10 @@ class FalconAttention : public nn::Module {
     q = q.transpose(1, 2).reshape({b, heads, ql, hd});
     k = k.transpose(1, 2).reshape({b, kv_heads, ql, hd});
     v = v.transpose(1, 2).reshape({b, kv_heads, ql, hd});
+    if (d_.alibi) {  // the ALiBi bias is folded into the float mask; no rotary
+      Tensor o = scaled_dot_product_attention(q, k, v, mask);
+      return (*dense)(o.transpose(1, 2).reshape({b, ql, heads * hd}));
+    }
     Tensor cos = cos_in.unsqueeze(1), sin = sin_in.unsqueeze(1);
     q = lm::apply_rotary(q, cos, sin);
     k = lm::apply_rotary(k, cos, sin);
@@ -190,7 +224,8 @@ class FalconDecoderLayer : public nn::Module {
 class FalconModel : public nn::Module {
  public:
   FalconModel(const Config& c, const FalconDims& d)
-      : word_embeddings(register_module("word_embeddings", std::make_shared<nn::Embedding>(d.vocab, d.hidden))),
+      : d_(d),
+        word_embeddings(register_module("word_embeddings", std::make_shared<nn::Embedding>(d.vocab, d.hidden))),
         h(register_module("h", std::make_shared<nn::ModuleList>())) {
     for (int64_t i = 0; i < d.layers; ++i) h->push_back(std::make_shared<FalconDecoderLayer>(c, d));
     ln_f = register_module("ln_f", std::make_shared<nn::LayerNorm>(d.hidden, d.eps));
@@ -202,14 +237,25 @@ class FalconModel : public nn::Module {
     nn::ModuleCallScope scope(*this);
     Tensor inputs_embeds = (*word_embeddings)(to_module_device(input_ids, *word_embeddings));
     const Device dev = inputs_embeds.device();
+    const SymInt batch = inputs_embeds.size(0), seq = inputs_embeds.size(1);
+    const DType dtype = inputs_embeds.dtype();
+    Tensor alibi;
+    if (d_.alibi)
+      alibi = build_alibi_tensor(ones({batch, seq}, {.dtype = DType::Int64, .device = dev}), d_.heads, dtype);
     Tensor position_ids = (arange(Scalar(inputs_embeds.size(1)), {.device = dev}) + 0).unsqueeze(0);
     // and_mask_function=lambda *args: torch.tensor(True, dtype=torch.bool) ("force mask creation
     // for alibi"): a lifted constant read inside the vmapped mask function.
-    const masks::MaskFunction always = [dev](const masks::Indices&) {
-      Tensor t = known_buffer([&] { return full({}, Scalar(true), {.dtype = DType::Bool}); });
-      return detach_(lift_fresh_copy(t));
-    };
+    const masks::MaskFunction always = [](const masks::Indices&) { return scalar_constant(Scalar(true), DType::Bool); };
     Tensor mask = masks::create_causal_mask_and(inputs_embeds, Tensor(), always);
+    if (alibi.defined()) {
+      // The boolean mask made additive (0 or finfo.min), then the scaled bias where it is open.
+      const double min = finfo_min(dtype);
+      mask = where(mask, scalar_constant(Scalar(0.0), dtype), Scalar(min));
+      std::vector<SymInt> shape{batch, -1};
+      shape.insert(shape.end(), alibi.sizes().begin() + 1, alibi.sizes().end());
+      Tensor bias = alibi.reshape(shape) / std::sqrt(static_cast<double>(d_.hidden / d_.heads));
+      mask = bias.masked_fill(mask < -1, Scalar(min));
+    }
     Tensor x = inputs_embeds;
     auto [cos, sin] = (*rotary_emb)(x, position_ids);
     for (size_t i = 0; i < h->size(); ++i) {
@@ -222,6 +268,7 @@ class FalconModel : public nn::Module {
     }
     return (*ln_f)(to_module_device(x, *ln_f));
   }
+  const FalconDims d_;
   std::shared_ptr<nn::Embedding> word_embeddings;
   std::shared_ptr<nn::ModuleList> h;
   std::shared_ptr<nn::LayerNorm> ln_f;
@@ -247,8 +294,7 @@ FalconDims read_dims(const Config& c) {
   d.ln_in_parallel = c.is_null("num_ln_in_parallel_attn") ? (d.new_arch ? 2 : 1) : c.get_int("num_ln_in_parallel_attn", 1);
   hf::check_divisible(c, "hidden_size", d.hidden, "num_attention_heads", d.heads);
   if (d.new_arch) hf::check_divisible(c, "num_attention_heads", d.heads, "num_kv_heads", d.kv_heads);
-  FE_CHECK(!c.get_bool("alibi", false), ValueError, c.origin(),
-           ": field 'alibi' value true is not supported (Falcon-RW's ALiBi bias; rotary configs export)");
+  d.alibi = c.get_bool("alibi", false);
   FE_CHECK(c.get_bool("tie_word_embeddings", true), ValueError, c.origin(),
            ": field 'tie_word_embeddings' value false is not supported");
   d.rope = lm::parse_rope(c, c.get_double("rope_theta", 10000.0), d.max_pos);

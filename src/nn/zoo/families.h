@@ -1,5 +1,6 @@
 // The zoo's families: one builder and one small default config (JSON text) per source file.
 #pragma once
+#include <limits>
 #include <functional>
 #include <memory>
 #include <string_view>
@@ -55,6 +56,16 @@ std::string_view default_config_t5();
 /// CPU tensors; under FakeTensorMode the buffer is fake on the scope's device and keeps the values
 /// (FakeTensor.constant), so saved programs carry them.
 Tensor known_buffer(const std::function<Tensor()>& make);
+
+/// torch.finfo(dtype).min for the floating dtypes a model computes in.
+inline double finfo_min(DType t) {
+  switch (t) {
+    case DType::Float16: return -65504.0;
+    case DType::BFloat16: return -3.3895313892515355e+38;
+    case DType::Float64: return std::numeric_limits<double>::lowest();
+    default: return static_cast<double>(std::numeric_limits<float>::lowest());
+  }
+}
 
 /// Example token ids [batch, seq] spread over [0, vocab) on `device`: deterministic (an LCG written
 /// into the tensor, no op dispatched); fake under FakeTensorMode. Every family's example input_ids.

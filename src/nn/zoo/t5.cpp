@@ -35,15 +35,6 @@ Tensor slice_to(const Tensor& x, const SymInt& end, SrcLocArg loc = SrcLocArg::c
   return dispatch1(d, {x, SymInt(3), None{}, end, SymInt(1)}, loc);
 }
 
-/// torch.finfo(dtype).min for the floating dtypes a model computes in.
-double lowest(DType t) {
-  switch (t) {
-    case DType::Float16: return -65504.0;
-    case DType::BFloat16: return -3.3895313892515355e+38;
-    case DType::Float64: return std::numeric_limits<double>::lowest();
-    default: return static_cast<double>(std::numeric_limits<float>::lowest());
-  }
-}
 
 struct Dims {
   int64_t vocab, d_model, d_kv, d_ff, enc_layers, dec_layers, heads, buckets, max_distance;
@@ -303,7 +294,7 @@ class T5Block : public nn::Module {
 Tensor eager_mask(const Tensor& mask, DType dtype) {
   Tensor zero = known_buffer([&] { return full({}, 0.0, {.dtype = dtype}); });
   zero = detach_(lift_fresh_copy(zero));
-  return where(mask, zero, Scalar(lowest(dtype)));
+  return where(mask, zero, Scalar(finfo_min(dtype)));
 }
 
 /// T5Stack: embed_tokens (tied), block, final_layer_norm, dropout.

@@ -112,7 +112,16 @@ for path in sorted(glob.glob(os.path.join(OUT, "zoo_tiny_*.pt2")) + glob.glob(os
     io = load_file("tests/fixtures/zoo/eager/%s/io.safetensors" % name)
     ins = sorted((k for k in io if k.startswith("input_")), key=lambda k: int(k.split("_")[1]))
     outs = sorted((k for k in io if k.startswith("output_")), key=lambda k: int(k.split("_")[1]))
-    ep = torch.export.load(path)
+    try:
+        ep = torch.export.load(path)
+    except Exception as e:  # noqa: BLE001
+        # PyTorch 2.14 cannot load its own export of a model whose no_grad region returns nothing
+        # (Falcon-RW computes rotary embeddings that ALiBi never reads): its deserializer leaves
+        # that wrap_with_set_grad_enabled without meta["val"]; ours is written as PyTorch writes it.
+        if "wrap_with_set_grad_enabled is missing val field" not in str(e):
+            raise
+        print("%s: PyTorch cannot load it, nor its own export of the model (%s)" % (os.path.basename(path)[:-4], e))
+        continue
     got = ep.module()(*[io[k] for k in ins])
     got = got if isinstance(got, (tuple, list)) else (got,)
     err = max((got[i] - io[k]).abs().max().item() for i, k in enumerate(outs))

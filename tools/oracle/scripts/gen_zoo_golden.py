@@ -194,10 +194,14 @@ CASES = {
                                                               num_attention_heads=4, multi_query=False, parallel_attn=False,
                                                               bias=True, hidden_dropout=0.1, max_position_embeddings=64,
                                                               use_cache=False, activation="gelu_new")),
+    # Falcon-RW-1B's layout: ALiBi instead of rotary (the bias folded into a float mask), sequential.
+    "falcon_rw": ("falcon", "FalconForCausalLM", dict(vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                                      alibi=True, multi_query=False, parallel_attn=False, bias=True,
+                                                      max_position_embeddings=64, use_cache=False)),
 }
 
 DYNAMIC = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text", "gpt2", "bert", "gpt_neox", "clip", "whisper",
-           "vit", "ved", "blenderbot", "deepseek_v3", "t5", "falcon"}
+           "vit", "ved", "blenderbot", "deepseek_v3", "t5", "falcon", "falcon_rw"}
 MASKED = {"llama", "mistral", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2", "gemma3_text", "deepseek_v3"}  # not falcon: its padding mask is indexed in a vmap (flat_apply)
 
 
