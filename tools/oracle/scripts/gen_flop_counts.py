@@ -321,7 +321,8 @@ def main():
             disagree += not rec["node_sum_equals_total"]
             print(line(name, rec, notes), flush=True)
         mp.dump({"torch": torch.__version__, "transformers": transformers.__version__, "generator": GENERATOR,
-                 "formulas": formulas, "programs": corpus}, os.path.join(a.out, "corpus.json"))
+                 "formulas": formulas, "programs": corpus}, os.path.join(a.out, "corpus.json"),
+                merge=only is not None)
     if not a.no_zoo:
         zoo, formulas = {}, {}
         for case in gen_zoo_golden.CASES:
@@ -349,7 +350,7 @@ def main():
                 print(line(key, rec, notes) + ("" if same else "  CONFIG DIFFERS from zoo_golden"), flush=True)
         mp.dump({"torch": torch.__version__, "transformers": transformers.__version__, "generator": GENERATOR,
                  "shapes": ["%dx%d" % bs for bs in mp.ZOO_SHAPES], "formulas": formulas, "cases": zoo},
-                os.path.join(a.out, "zoo.json"))
+                os.path.join(a.out, "zoo.json"), merge=only is not None)
     print("flop counts: %d corpus programs and %d zoo exports measured, %d failed, %d where the nodes' counts do "
           "not add up to the total, %.0f s" % (counts["corpus"], counts["zoo"], failed, disagree, time.time() - t0))
     return 0

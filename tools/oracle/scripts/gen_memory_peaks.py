@@ -623,7 +623,16 @@ def run_trace(a):
     print_trace(a.trace, rec, ops, rows)
 
 
-def dump(obj, path):
+def dump(obj, path, merge=False):
+    """Writes obj as JSON; `merge` (an --only run): the file's other cases are kept, these replace
+    theirs, so regenerating one case does not drop the rest."""
+    if merge and os.path.exists(path):
+        with open(path) as f:
+            old = json.load(f)
+        for key in ("cases", "programs", "formulas"):
+            if isinstance(old.get(key), dict) and isinstance(obj.get(key), dict):
+                old[key].update(obj[key])
+                obj[key] = old[key]
     with open(path, "w") as f:
         json.dump(obj, f, indent=1, sort_keys=True)
         f.write("\n")
@@ -679,7 +688,7 @@ def main():
             print(line, flush=True)
         dump({"torch": torch.__version__, "transformers": transformers.__version__,
               "generator": "tools/oracle/scripts/gen_memory_peaks.py", "programs": corpus},
-             os.path.join(a.out, "corpus.json"))
+             os.path.join(a.out, "corpus.json"), merge=only is not None)
     if not a.no_zoo:
         zoo = {}
         for case in gen_zoo_golden.CASES:
@@ -706,7 +715,7 @@ def main():
                 print(line + ("" if same else "  CONFIG DIFFERS from zoo_golden"), flush=True)
         dump({"torch": torch.__version__, "transformers": transformers.__version__,
               "generator": "tools/oracle/scripts/gen_memory_peaks.py", "shapes": ["%dx%d" % bs for bs in ZOO_SHAPES],
-              "cases": zoo}, os.path.join(a.out, "zoo.json"))
+              "cases": zoo}, os.path.join(a.out, "zoo.json"), merge=only is not None)
     print("memory peaks: %d corpus programs and %d zoo exports measured, %d failed, %d disagree with MemTracker's "
           "Activation at its peak, %.0f s" % (counts["corpus"], counts["zoo"], failed, mismatches, time.time() - t0))
     return 0
