@@ -290,11 +290,13 @@ def zoo_dynamic(out, names):
         print("zoo", name + "_dyn", "ok", flush=True)
 
 
-def zoo(out, deadline):
+def zoo(out, deadline, only=None):
     d = os.path.join(out, "zoo")
     os.makedirs(d, exist_ok=True)
     g = runpy.run_path(os.path.join(REPO, "tools", "oracle", "scripts", "gen_zoo_golden.py"), run_name="gen_zoo_golden")
     for name in g["CASES"]:
+        if only and name not in only:
+            continue
         if time.time() > deadline:
             print("zoo: stopped at the budget", flush=True)
             return
@@ -333,6 +335,7 @@ def main():
     ap.add_argument("--pt2", action="store_true", help="also save a few CUDA programs as .pt2 (OUT/pt2)")
     ap.add_argument("--zoo-dynamic", default="", help="comma-separated decoder-only zoo cases to export dynamic")
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: choice,export,zoo")
+    ap.add_argument("--zoo-only", default="", help="comma-separated zoo cases (default: every golden case)")
     a = ap.parse_args()
     if a.summarize and a.skip == "choice,export,zoo":  # only the summary: no GPU needed
         summarize_strides(a.out, "sdpa_strides.json", {"sm90": "sdpa_export", "sm80": "sdpa_export_cudnn_last"})
@@ -355,7 +358,7 @@ def main():
     if "export" not in skip:
         export_cases(a.out, start + a.budget_s * 0.6)
     if "zoo" not in skip:
-        zoo(a.out, start + a.budget_s)
+        zoo(a.out, start + a.budget_s, set(a.zoo_only.split(",")) if a.zoo_only else None)
     if a.summarize:
         summarize_strides(a.out, "sdpa_strides.json", {"sm90": "sdpa_export", "sm80": "sdpa_export_cudnn_last"})
     if a.zoo_dynamic:
