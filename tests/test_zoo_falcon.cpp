@@ -1,6 +1,6 @@
 // The zoo's falcon family: state_dict and non-persistent rotary buffers equal to transformers
 // 5.12's for three layouts (Falcon-7B's multi-query, Falcon-40B's new_decoder_architecture, the
-// sequential Falcon-RW order, with rotary or ALiBi), the published Falcon-7B/40B counts, export on cpu /
+// sequential Falcon-RW order, with rotary or ALiBi), the published Falcon-7B/40B/180B and Falcon-RW-1B counts, export on cpu /
 // cuda:0 / a pipeline, HF's eager logits (ep.run, <= 1e-4), and the configs refused with their
 // field named. Node-for-node prints: tests/test_zoo_golden.cpp.
 #include "zoo_test_util.h"
@@ -12,7 +12,7 @@ class ZooFalconStateDict : public ::testing::TestWithParam<std::string> {};
 TEST_P(ZooFalconStateDict, EqualsTransformers) { expect_state_dict_as_hf(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooFalconStateDict,
                          ::testing::Values("tiny_falcon", "tiny_falcon_40b", "tiny_falcon_sequential", "tiny_falcon_rw",
-                                           "falcon-7b", "falcon-40b", "falcon-rw-1b"),
+                                           "falcon-7b", "falcon-40b", "falcon-180b", "falcon-rw-1b"),
                          [](const auto& info) { return test_name(info.param); });
 
 TEST(ZooFalconParams, PublishedCounts) {
@@ -20,6 +20,7 @@ TEST(ZooFalconParams, PublishedCounts) {
   EXPECT_EQ(num_parameters(*build_named("falcon-7b")), 6921720704);
   EXPECT_EQ(num_parameters(*build_named("falcon-40b")), 41303293952);
   EXPECT_EQ(num_parameters(*build_named("falcon-rw-1b")), 1311625216);
+  EXPECT_EQ(num_parameters(*build_named("falcon-180b")), 178557088768);
 }
 
 TEST(ZooFalcon, ExportsOnEveryPlacement) {
