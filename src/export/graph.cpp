@@ -340,6 +340,7 @@ void Graph::lint() const {
   std::vector<std::pair<size_t, const Node*>> edges;
   edges.reserve(nodes_.size() * 3);
   bool past_placeholders = false;
+  std::vector<Node*> ins;  // one buffer for every node's distinct inputs (inputs() allocates per node)
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const Node* n = nodes_[i].get();
     FE_INTERNAL_ASSERT(names.insert(n->name()).second, "lint: duplicate node name '", n->name(), "'");
@@ -351,7 +352,11 @@ void Graph::lint() const {
     FE_INTERNAL_ASSERT(n->op() != NodeOp::Output || i + 1 == nodes_.size(), "lint: output node is not last");
     FE_INTERNAL_ASSERT(n->op() != NodeOp::CallFunction || n->target(), "lint: call_function '", n->name(),
                        "' without target");
-    const std::vector<Node*> ins = n->inputs();
+    ins.clear();
+    for (const NodeArg& a : n->args())
+      for_each_node(a, [&](Node* x) {
+        if (std::find(ins.begin(), ins.end(), x) == ins.end()) ins.push_back(x);
+      });
     FE_INTERNAL_ASSERT(n->op() != NodeOp::GetItem || (n->args().size() == 1 && ins.size() == 1 && ins[0]->multi_output()),
                        "lint: getitem '", n->name(), "' must take one multi-output node");
     for (const Node* in : ins) {
