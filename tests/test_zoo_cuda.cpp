@@ -26,18 +26,23 @@ namespace {
 
 using fe_test::without_comments;
 
+/// The golden case `name` built under its dtype on cuda:0 and exported with input_ids [2, 8] (the
+/// caller holds the FakeTensorMode).
+fe::ExportedProgram export_golden_on_cuda(const std::string& name) {
+  const fe::zoo::Config c = fe::zoo::Config::from_file(std::string(FE_FIXTURES_DIR) + "/zoo_golden/" + name + ".config.json");
+  fe::DTypeScope dt(c.is_null("dtype") ? fe::DType::Float32 : fe::parse_dtype(c.get_string("dtype")).value());
+  fe::DeviceScope dev(fe::Device::parse("cuda:0"));
+  auto m = fe::zoo::build(c);
+  return zoo_test::export_model(*m, {.batch = 2, .seq = 8});
+}
+
 class ZooCuda : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ZooCuda, PrintsAsPyTorchExportsTransformersOnAGpu) {
   const std::string want_file = std::string(FE_FIXTURES_DIR) + "/cuda/zoo/" + GetParam() + ".txt";
   ASSERT_TRUE(fs::exists(want_file)) << want_file;
   fe::FakeTensorMode fake;
-  const fe::zoo::Config c =
-      fe::zoo::Config::from_file(std::string(FE_FIXTURES_DIR) + "/zoo_golden/" + GetParam() + ".config.json");
-  fe::DTypeScope dt(c.is_null("dtype") ? fe::DType::Float32 : fe::parse_dtype(c.get_string("dtype")).value());
-  fe::DeviceScope dev(fe::Device::parse("cuda:0"));
-  auto m = fe::zoo::build(c);
-  const fe::ExportedProgram ep = zoo_test::export_model(*m, {.batch = 2, .seq = 8});
+  const fe::ExportedProgram ep = export_golden_on_cuda(GetParam());
   EXPECT_EQ(without_comments(fe::to_string(ep, {.read_source = false})), without_comments(fe_test::read_file(want_file)));
 }
 
@@ -179,12 +184,7 @@ std::vector<std::string> zoo_kernel_cases() {
 
 TEST_P(ZooCudaKernels, DecomposesToTheFusedAttentionPyTorchPicks) {
   fe::FakeTensorMode fake;
-  const fe::zoo::Config c =
-      fe::zoo::Config::from_file(std::string(FE_FIXTURES_DIR) + "/zoo_golden/" + GetParam() + ".config.json");
-  fe::DTypeScope dt(c.is_null("dtype") ? fe::DType::Float32 : fe::parse_dtype(c.get_string("dtype")).value());
-  fe::DeviceScope dev(fe::Device::parse("cuda:0"));
-  auto m = fe::zoo::build(c);
-  const fe::ExportedProgram ep = zoo_test::export_model(*m, {.batch = 2, .seq = 8});
+  const fe::ExportedProgram ep = export_golden_on_cuda(GetParam());
   const std::string printed =
       fe::to_string(fe::run_decompositions(ep, fe::default_decompositions()), {.read_source = false});
   std::map<std::string, int> got;
