@@ -3,6 +3,8 @@
 // seed MLP; seed 002's CPU-exported decoder has no device site left and loads in PyTorch.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -246,6 +248,28 @@ bool has_autocast(const Graph& g) {
 // cuda:0, against the original on cpu (tests/fixtures/cuda/retarget.json). Every program our lint
 // passes after retarget loaded and ran there with the original's values; the ones it still flags
 // (the CPU-only flash attention kernel, not re-lowered yet) are exactly the ones that failed.
+// A dynamic seq on cuda:0, where the memory-efficient attention pads the additive mask to 8
+// columns and slices it back: the lowering keeps seq symbolic (it once sliced to the example's
+// length, specializing seq, and the verifier then found a range constraint without its symbol),
+// exported there with seq = 8*_seq or retargeted from a CPU export.
+TEST(RetargetCli, CudaLoweringOfADynamicSeqKeepsItSymbolic) {
+  const std::string cfg = std::string(FE_FIXTURES_DIR) + "/zoo_golden/gpt_neox.config.json";
+  const std::string cpu = (fs::path(FE_BUILD_DIR) / "retarget_dyn_cpu.pt2").string();
+  const std::string gpu = (fs::path(FE_BUILD_DIR) / "retarget_dyn_cuda.pt2").string();
+  const std::regex symbolic(R"(input_ids: "i64\[s\d+, (8\*)?s\d+\]")");
+  for (const std::string how : {"retarget", "retarget --seq 16 --seq-multiple 8", "--device cuda:0 --seq 16 --seq-multiple 8"}) {
+    SCOPED_TRACE(how);
+    const bool retarget = how.starts_with("retarget");
+    const std::string flags = retarget ? how.substr(8) : " " + how;
+    ASSERT_EQ(fe_test::run_cli("export " + cfg + " --dynamic batch,seq" + flags + " -o " + cpu).rc, 0);
+    if (retarget) ASSERT_EQ(fe_test::run_cli("retarget " + cpu + " --device cuda:0 -o " + gpu).rc, 0);
+    const fe_test::CliResult r = fe_test::run_cli("decompose " + (retarget ? gpu : cpu) + " --print");
+    ASSERT_EQ(r.rc, 0) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, symbolic)) << r.out.substr(0, 2000);
+    EXPECT_NE(r.out.find("_efficient_attention"), std::string::npos);
+  }
+}
+
 TEST(RetargetOnCuda, RetargetedProgramsRunOnCudaWithTheOriginalValues) {
   const std::string path = std::string(FE_FIXTURES_DIR) + "/cuda/retarget.json";
   if (!fs::exists(path)) GTEST_SKIP() << "skipped: no " << path << " (run tools/device/run_retargeted_cuda.py on a GPU machine)";

@@ -6,6 +6,7 @@
 #include "fakeexport/export/decompose.h"
 
 #include <algorithm>
+#include <set>
 #include <functional>
 #include <unordered_map>
 #include <variant>
@@ -836,6 +837,7 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
     retracer.placeholders(identity);
   }
   RetracedOutputs retraced;
+  const size_t guards_before = out.shape_env ? out.shape_env->modular_guards().size() : 0;
   {
     TraceScope scope(&tracer);
     DecomposeScope decompose(&table);
@@ -847,6 +849,29 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
       }
     } uninstall{out.shape_env.get()};
     retraced = retracer.body(r);
+  }
+  // A lowering that constrains a dynamic input size beyond its range (CUDA's memory-efficient
+  // attention pads a mask to 8 columns, and the padded size's guard re-expresses seq): PyTorch's
+  // export on that device refuses the dim, and so does this retrace, naming the fix export takes.
+  {
+    std::set<std::string> symbols;
+    for (Node* p : out.graph.placeholders())
+      for (const TensorMeta& m : p->val)
+        for (const SymInt& d : m.sizes)
+          if (d.is_symbolic())
+            for (const std::string& f : d.expr().free_symbols()) symbols.insert(f);
+    for (const auto& [name, range] : out.range_constraints) {
+      if (symbols.count(name) || name.starts_with("u") || name.find_first_of("*+-/() ") != std::string::npos) continue;
+      std::string why;
+      if (out.shape_env)
+        for (const sym::ModularGuard& m : out.shape_env->modular_guards())
+          if (m.symbol == name)
+            why = detail::cat(" (it must be a multiple of ", m.modulus, ": export that dim as ", m.modulus,
+                              "*_dim, --seq-multiple ", m.modulus, ")");
+      throw ConstraintViolationError(detail::cat("decompose: lowering this program constrains its dynamic size ", name,
+                                                 " beyond its range: the lowered program would not take every size "
+                                                 "the range allows", why));
+    }
   }
   std::vector<Node*>& outs = retraced.outputs;
   FE_CHECK(outs.size() == out.signature.outputs.size(), ValueError, "decompose: the graph returns ", outs.size(),

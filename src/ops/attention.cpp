@@ -571,7 +571,8 @@ Tensor cuda_fused_attention(SdpBackend backend, std::span<const IValue> a, std::
       if (!efficient_mask_aligned(t.meta())) {  // pad_bias<8>: padded to a multiple of 8 columns, then sliced back
         const SymInt s = t.sizes()[t.dim() - 1];
         t = dispatch1(*op_constant_pad_nd, {t, std::vector<SymInt>{0, SymInt(8) - mod(s, 8)}, 0.0}, loc);
-        t = fe::slice(t, -1, 0, s.expect_int(), 1, loc);
+        // Sliced back to the symbolic column count itself (an int here would specialize seq).
+        t = dispatch1(*op_slice_Tensor, {t, SymInt(-1), SymInt(0), s, SymInt(1)}, loc);
       }
       m = fe::expand(t, {q.sizes()[0], q.sizes()[1], q.sizes()[2], k.sizes()[2]}, false, loc);
     }
