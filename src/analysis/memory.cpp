@@ -218,6 +218,16 @@ class Analyzer {
           break;
         }
         case NodeOp::CallFunction: {
+          if (!vmap_.empty()) {
+            VmapLevels lv;
+            for (const NodeArg& a : n.args())
+              if (const auto* p = std::get_if<Node*>(&a); p && *p)
+                if (auto it = vmap_.find(*p); it != vmap_.end())
+                  for (const auto& e : it->second)
+                    if (std::none_of(lv.begin(), lv.end(), [&](const auto& x) { return x.first == e.first; })) lv.push_back(e);
+            std::sort(lv.begin(), lv.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+            if (!lv.empty()) vmap_[&n] = std::move(lv);
+          }
           std::vector<int> ids(n.val.size(), -1);
           aliases(n, of, ids);
           for (size_t k = 0; k < ids.size(); ++k)
@@ -268,7 +278,16 @@ class Analyzer {
             }
           if (!body.empty()) bodies.push_back(std::move(body)), body_step.push_back(i);
           std::vector<int> ids;
-          for (size_t k = 0; k < n.val.size(); ++k) ids.push_back(new_store(stores, n, static_cast<int>(k), true, i));
+          // functorch's vmap (transformers' masks): _add_batch_dim wraps its input, _remove_batch_dim
+          // moves or expands the batch dim of the physical tensor: views, no new storage. The levels
+          // say how large the physical tensors between them are.
+          if (n.val.size() == 1 && n.callable() && n.callable()->target.starts_with("torch._functorch.predispatch.") &&
+              !n.args().empty())
+            if (const auto* p = std::get_if<Node*>(&n.args()[0]); p && *p) {
+              if (auto it = of.find(*p); it != of.end() && !it->second.empty()) ids.push_back(it->second[0]);
+              track_vmap(n, **p);
+            }
+          for (size_t k = ids.size(); k < n.val.size(); ++k) ids.push_back(new_store(stores, n, static_cast<int>(k), true, i));
           of[&n] = std::move(ids);
           break;
         }
@@ -399,7 +418,17 @@ class Analyzer {
   }
 
   int new_store(std::vector<Store>& stores, const Node& n, int k, bool activation, int step) {
-    const TensorMeta& m = n.val[static_cast<size_t>(k)];
+    TensorMeta m = n.val[static_cast<size_t>(k)];
+    if (auto it = vmap_.find(&n); it != vmap_.end()) {
+      // A value inside functorch's vmap is its per-example (logical) metadata; its storage is the
+      // physical tensor, every level's batch dim in front.
+      DimVector sizes;
+      for (const auto& [level, size] : it->second) sizes.push_back(size);
+      for (const SymInt& d : m.sizes) sizes.push_back(d);
+      m.sizes = sizes;
+      m.strides = contiguous_strides(m.sizes);
+      m.storage_offset = 0;
+    }
     const bool want_expr = symbolic_ && (opts_.formulas || !opts_.values.empty());
     stores.push_back({&n, k, m.device.normalized(), bytes_of(m), want_expr ? expr_of(m) : sym::Expr(0), activation,
                       step, step});
@@ -502,6 +531,33 @@ class Analyzer {
     if (ep_.shape_env)
       for (const sym::SymbolInfo& info : ep_.shape_env->symbols()) lb[info.name] = std::max<int64_t>(info.range.lo, 0);
     return lb;
+  }
+
+  /// vmap levels (level, batch size), ascending, of a batched value.
+  using VmapLevels = std::vector<std::pair<int64_t, SymInt>>;
+  std::unordered_map<const Node*, VmapLevels> vmap_;
+
+  /// _add_batch_dim(x, in_dim, level) adds a level of x's size at in_dim; _remove_batch_dim(x,
+  /// level, ...) drops it.
+  void track_vmap(const Node& n, const Node& x) {
+    const std::string_view fn = std::string_view(n.callable()->target).substr(std::string_view("torch._functorch.predispatch.").size());
+    const auto int_arg = [&](size_t i) -> std::optional<int64_t> {
+      if (i >= n.args().size()) return std::nullopt;
+      const auto* v = std::get_if<SymInt>(&n.args()[i]);
+      return v ? v->maybe_int() : std::nullopt;
+    };
+    VmapLevels lv;
+    if (auto it = vmap_.find(&x); it != vmap_.end()) lv = it->second;
+    const auto level = fn == "_add_batch_dim" ? int_arg(2) : int_arg(1);
+    if (!level) return;
+    if (fn == "_add_batch_dim") {
+      const auto in_dim = int_arg(1);
+      if (!in_dim || x.val.size() != 1 || *in_dim < 0 || *in_dim >= x.val[0].dim()) return;
+      lv.emplace_back(*level, x.val[0].sizes[static_cast<size_t>(*in_dim)]);
+    } else if (fn == "_remove_batch_dim") {
+      lv.erase(std::remove_if(lv.begin(), lv.end(), [&](const auto& e) { return e.first == *level; }), lv.end());
+    }
+    if (!lv.empty()) vmap_[&n] = std::move(lv);
   }
 
   const ExportedProgram& ep_;
