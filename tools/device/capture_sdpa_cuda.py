@@ -29,7 +29,10 @@ scaled_dot_product_attention on this GPU, and what that does to an exported prog
                     (tests/test_zoo_cuda.cpp compares the cases whose graph transformers 5.17 did not
                     change); --zoo-dynamic NAME,... adds NAME_dyn.txt (or NAME_dyn.error.txt: PyTorch
                     2.11 refuses a dynamic seq on CUDA for the decoders tried).
-Everything is written as it is measured, so a run stopped at its budget keeps what it has."""
+Everything is written as it is measured, so a run stopped at its budget keeps what it has.
+--zoo-only NAME,... limits the zoo part to those cases; tests/fixtures/cuda/zoo_kernels.json came from
+`--skip choice,export` runs on an H100 (every case, then --zoo-only the Falcon ones) through
+tools/device/summarize_zoo_kernels.py."""
 import argparse
 import itertools
 import json

@@ -2,7 +2,10 @@
 repository root; what tests/fixtures/cuda/zoo_dyn came from (H100, PyTorch 2.11 CUDA 13,
 transformers 5.17, 2026-11-27):
     python3 tools/device/capture_sdpa_dynamic.py --out OUT; tar czf $OUT/zoo_dyn.tgz -C OUT zoo_dyn
-(the device tool brings back few files: bring the tarball). A dynamic sequence length that exports
+(the device tool brings back few files: bring the tarball). Later captures in the same directory:
+--cases deepseek_v3,deepseek_v3_mask,deepseek_v3_lite,deepseek_v3_bf16 --hints 8,7,12 (and
+--multiple 8 --hints 8), and --cases falcon,falcon_rw --hints 8,7,16 (and --multiple 8 --hints 16,24),
+both on an H100 (PyTorch 2.11, transformers 5.17), 2026-11-27. A dynamic sequence length that exports
 on CPU can be refused on CUDA: the memory-efficient kernel pads an attention mask whose strides are
 symbolic to 8 columns, and the padded size's `% 8` ends in a guard export's solver cannot prove
 ("Constraints violated (seq)! ... seq = 8*_seq"). tools/device/probe_guard_origin.py shows where
