@@ -98,6 +98,22 @@ TEST(Limits, IntegersBeyondInt64AreRefused) {
 // fuzz_config (2026-11-27, tests/fixtures/fuzz/config_zero_head_dim.json): a Mixtral config whose
 // hidden_size 31 over 32 heads makes head_dim 0 built an empty rotary table through memcpy(null, 0),
 // undefined behaviour, then failed in a view; now it is refused at build, naming the fields.
+// fuzz_config's finding (2026-11-27, 244,064 executions into the first campaign with the Falcon
+// reader): a misspelled new_decoder_architecture left num_ln_in_parallel_attn 2 on the old layout,
+// whose layer then registered ln_attn/ln_mlp but called input_layernorm (a null module).
+TEST(Limits, FalconLayerNormsTheForwardCannotCallAreRefusedAtBuild) {
+  const std::string path = std::string(FE_FIXTURES_DIR) + "/fuzz/config_falcon_layer_norms.json";
+  try {
+    fe::zoo::build(fe::zoo::Config::from_file(path));
+    ADD_FAILURE() << "built";
+  } catch (const fe::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("'new_decoder_architecture' false, 'parallel_attn' true and "
+                                         "'num_ln_in_parallel_attn' 2 do not make a Falcon layer"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Limits, ZeroHeadDimIsRefusedAtBuild) {
   const std::string path = std::string(FE_FIXTURES_DIR) + "/fuzz/config_zero_head_dim.json";
   try {

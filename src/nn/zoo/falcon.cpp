@@ -292,6 +292,17 @@ FalconDims read_dims(const Config& c) {
   d.hidden_dropout = c.get_double("hidden_dropout", 0.0);
   d.attention_dropout = c.get_double("attention_dropout", 0.0);
   d.ln_in_parallel = c.is_null("num_ln_in_parallel_attn") ? (d.new_arch ? 2 : 1) : c.get_int("num_ln_in_parallel_attn", 1);
+  // The layer norms FalconDecoderLayer registers (parallel_attn, num_ln_in_parallel_attn) must be
+  // the ones its forward calls (new_decoder_architecture too); transformers fails in forward on
+  // the other combinations (no input_layernorm / ln_attn, or no MLP input): refused here, at build.
+  const bool two_ln_registered = d.parallel && d.ln_in_parallel == 2;
+  const bool two_ln_called = d.new_arch && d.ln_in_parallel == 2;
+  const bool mlp_input = !d.new_arch || (d.parallel && (d.ln_in_parallel == 1 || d.ln_in_parallel == 2));
+  FE_CHECK(two_ln_registered == two_ln_called && mlp_input, ValueError, c.origin(),
+           ": fields 'new_decoder_architecture' ", d.new_arch ? "true" : "false", ", 'parallel_attn' ",
+           d.parallel ? "true" : "false", " and 'num_ln_in_parallel_attn' ", d.ln_in_parallel,
+           " do not make a Falcon layer transformers can run (its layer norms are registered by parallel_attn "
+           "and num_ln_in_parallel_attn, and called by new_decoder_architecture)");
   hf::check_divisible(c, "hidden_size", d.hidden, "num_attention_heads", d.heads);
   if (d.new_arch) hf::check_divisible(c, "num_attention_heads", d.heads, "num_kv_heads", d.kv_heads);
   d.alibi = c.get_bool("alibi", false);
