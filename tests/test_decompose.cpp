@@ -127,13 +127,18 @@ TEST(Decompose, CorpusPrintsAsPyTorchAndKeepsValues) {
     }
     const bool same = normalized(to_string(d, {.read_source = false})) == normalized(fe_test::read_file(fixture));
     equal += same;
-    if (kPrintsEqual.count(name)) EXPECT_TRUE(same) << "no longer prints as PyTorch's run_decompositions()";
-    else if (same) std::cout << "[ decompose ] " << name << ": prints equal now: add it to kPrintsEqual\n";
+    if (kPrintsEqual.count(name)) {
+      EXPECT_TRUE(same) << "no longer prints as PyTorch's run_decompositions()";
+    } else if (same) {
+      std::cout << "[ decompose ] " << name << ": prints equal now: add it to kPrintsEqual\n";
+    }
     if (!same) {
       const bool up_to_names = fe_test::canonical_names(normalized(to_string(d, {.read_source = false}))) ==
                                fe_test::canonical_names(normalized(fe_test::read_file(fixture)));
       equal_up_to_names += up_to_names;
-      if (kEqualUpToNames.count(name)) EXPECT_TRUE(up_to_names) << "no longer prints as PyTorch's up to node names";
+      if (kEqualUpToNames.count(name)) {
+        EXPECT_TRUE(up_to_names) << "no longer prints as PyTorch's up to node names";
+      }
     }
     // The same program under get_decompositions(kOnly) (gen_decomposed.py's ONLY list): CIA ops
     // outside the list kept whole unless export cannot preserve them.
@@ -143,7 +148,9 @@ TEST(Decompose, CorpusPrintsAsPyTorchAndKeepsValues) {
           normalized(to_string(run_decompositions(lp.ep, only_table), {.read_source = false})) ==
           normalized(fe_test::read_file(only_fixture));
       only_equal += only_same;
-      if (kPrintsEqual.count(name)) EXPECT_TRUE(only_same) << "no longer prints as PyTorch's run_decompositions(get_decompositions(ONLY))";
+      if (kPrintsEqual.count(name)) {
+        EXPECT_TRUE(only_same) << "no longer prints as PyTorch's run_decompositions(get_decompositions(ONLY))";
+      }
     }
 
     // Values: the decomposed program computes what the original computes.
@@ -168,8 +175,9 @@ TEST(Decompose, CorpusPrintsAsPyTorchAndKeepsValues) {
     // Inputs the program writes to: the original mutates them in place, the decomposed program
     // returns their new values (USER_INPUT_MUTATION), which run() copies back.
     for (size_t k = 0; k < got_in.size(); ++k)
-      if (got_in[k].defined() && got_in[k].dtype() == want_in[k].dtype())
+      if (got_in[k].defined() && got_in[k].dtype() == want_in[k].dtype()) {
         EXPECT_EQ(worst_diff(got_in[k], want_in[k]), 0) << "input " << k << " after the run";
+      }
     ASSERT_EQ(got.size(), want.size());
     for (size_t k = 0; k < got.size(); ++k) {
       if (!want[k].defined()) continue;

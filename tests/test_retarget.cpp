@@ -262,7 +262,9 @@ TEST(RetargetCli, CudaLoweringOfADynamicSeqKeepsItSymbolic) {
     const bool retarget = how.starts_with("retarget");
     const std::string flags = retarget ? how.substr(8) : " " + how;
     ASSERT_EQ(fe_test::run_cli("export " + cfg + " --dynamic batch,seq" + flags + " -o " + cpu).rc, 0);
-    if (retarget) ASSERT_EQ(fe_test::run_cli("retarget " + cpu + " --device cuda:0 -o " + gpu).rc, 0);
+    if (retarget) {
+      ASSERT_EQ(fe_test::run_cli("retarget " + cpu + " --device cuda:0 -o " + gpu).rc, 0);
+    }
     const fe_test::CliResult r = fe_test::run_cli("decompose " + (retarget ? gpu : cpu) + " --print");
     ASSERT_EQ(r.rc, 0) << r.out;
     EXPECT_TRUE(std::regex_search(r.out, symbolic)) << r.out.substr(0, 2000);

@@ -65,8 +65,9 @@ TEST_P(ZooGolden, PrintsAsPyTorchExportsTransformers) {
   const std::string torch = without_comments(fe_test::read_file(base + ".txt"));
   EXPECT_EQ(ours, torch);
   // Every node's nn_module_stack: the module calls that were on the stack, paths and classes.
-  if (fs::exists(base + ".module_stack.txt"))
+  if (fs::exists(base + ".module_stack.txt")) {
     EXPECT_EQ(module_stacks(ep), fe_test::read_file(base + ".module_stack.txt"));
+  }
   // Lowered to Core ATen, it prints as PyTorch's ep.run_decompositions() of its export (issue 14), or
   // fails as PyTorch's does (GPT-2: the view of a sdpa output whose no-op .contiguous() was dropped).
   if (fs::exists(base + ".decompose_error.txt")) {

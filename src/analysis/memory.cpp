@@ -281,7 +281,7 @@ class Analyzer {
           // functorch's vmap (transformers' masks): _add_batch_dim wraps its input, _remove_batch_dim
           // moves or expands the batch dim of the physical tensor: views, no new storage. The levels
           // say how large the physical tensors between them are.
-          if (n.val.size() == 1 && n.callable() && n.callable()->target.starts_with("torch._functorch.predispatch.") &&
+          if (n.val.size() == 1 && (kind == CallableKind::AddBatchDim || kind == CallableKind::RemoveBatchDim) &&
               !n.args().empty())
             if (const auto* p = std::get_if<Node*>(&n.args()[0]); p && *p) {
               if (auto it = of.find(*p); it != of.end() && !it->second.empty()) ids.push_back(it->second[0]);
@@ -540,7 +540,6 @@ class Analyzer {
   /// _add_batch_dim(x, in_dim, level) adds a level of x's size at in_dim; _remove_batch_dim(x,
   /// level, ...) drops it.
   void track_vmap(const Node& n, const Node& x) {
-    const std::string_view fn = std::string_view(n.callable()->target).substr(std::string_view("torch._functorch.predispatch.").size());
     const auto int_arg = [&](size_t i) -> std::optional<int64_t> {
       if (i >= n.args().size()) return std::nullopt;
       const auto* v = std::get_if<SymInt>(&n.args()[i]);
@@ -548,13 +547,14 @@ class Analyzer {
     };
     VmapLevels lv;
     if (auto it = vmap_.find(&x); it != vmap_.end()) lv = it->second;
-    const auto level = fn == "_add_batch_dim" ? int_arg(2) : int_arg(1);
+    const bool add = n.callable()->kind == CallableKind::AddBatchDim;
+    const auto level = int_arg(add ? vmap_arg::kAddLevel : vmap_arg::kRemoveLevel);
     if (!level) return;
-    if (fn == "_add_batch_dim") {
-      const auto in_dim = int_arg(1);
+    if (add) {
+      const auto in_dim = int_arg(vmap_arg::kAddInDim);
       if (!in_dim || x.val.size() != 1 || *in_dim < 0 || *in_dim >= x.val[0].dim()) return;
       lv.emplace_back(*level, x.val[0].sizes[static_cast<size_t>(*in_dim)]);
-    } else if (fn == "_remove_batch_dim") {
+    } else {
       lv.erase(std::remove_if(lv.begin(), lv.end(), [&](const auto& e) { return e.first == *level; }), lv.end());
     }
     if (!lv.empty()) vmap_[&n] = std::move(lv);

@@ -166,8 +166,10 @@ class Retracer {
       case CallableKind::Scan:
       case CallableKind::MapImpl: return retrace_hop(n, std::move(scopes), report);
       case CallableKind::WithEffects: return retrace_effects(n);
+      case CallableKind::VmapNesting:
+      case CallableKind::AddBatchDim:
+      case CallableKind::RemoveBatchDim: return vmap_call(n);
       default:
-        if (c.target.starts_with(kPredispatch)) return vmap_call(n);
         throw UnknownOpError(detail::cat("decompose: node '", n.name(), "' calls ", c.target,
                                          ", which run_decompositions does not retrace yet"));
     }
@@ -438,8 +440,6 @@ class Retracer {
 
   // ---- functorch's vmap, recorded inline (decompose_vmap.h): batched values are their physical
   // tensors, with their levels in levels_.
-  static constexpr std::string_view kPredispatch = "torch._functorch.predispatch.";
-
   Value call_batched(const Node& n, const OpDef& op, std::vector<IValue> args, std::vector<vmap_retrace::Levels> lv) {
     const std::vector<IValue> inputs = args;
     vmap_retrace::Batched b = vmap_retrace::call(op, std::move(args), std::move(lv));
@@ -456,9 +456,8 @@ class Retracer {
   /// _vmap_increment_nesting and friends leave nothing; _add_batch_dim makes its operand batched at
   /// a level, _remove_batch_dim unbatches it (or expands a value the level did not batch).
   Value vmap_call(const Node& n) {
-    const std::string_view fn = std::string_view(n.callable()->target).substr(kPredispatch.size());
-    if (fn == "lazy_load_decompositions" || fn == "_vmap_increment_nesting" || fn == "_vmap_decrement_nesting")
-      return std::monostate{};
+    const CallableKind kind = n.callable()->kind;
+    if (kind == CallableKind::VmapNesting) return std::monostate{};
     const auto int_at = [&](size_t i) -> SymInt {
       FE_CHECK(i < n.args().size(), ValueError, "decompose: node '", n.name(), "' lacks argument ", i);
       const IValue v = arg_value(n.args()[i]);
@@ -468,19 +467,19 @@ class Retracer {
     };
     FE_CHECK(!n.args().empty() && std::holds_alternative<Node*>(n.args()[0]), ValueError, "decompose: node '",
              n.name(), "' has no tensor operand");
-    const Node* x = std::get<Node*>(n.args()[0]);
+    const Node* x = std::get<Node*>(n.args()[vmap_arg::kX]);
     auto it = levels_.find(x);
     vmap_retrace::Levels lv = it == levels_.end() ? vmap_retrace::Levels{} : it->second;
-    if (fn == "_add_batch_dim") {  // (x, in_dim, level)
-      const int64_t in_dim = int_at(1).expect_int(), level = int_at(2).expect_int();
+    if (kind == CallableKind::AddBatchDim) {
+      const int64_t in_dim = int_at(vmap_arg::kAddInDim).expect_int(), level = int_at(vmap_arg::kAddLevel).expect_int();
       FE_CHECK(in_dim == 0 && (lv.empty() || lv.back() < level), UnknownOpError, "decompose: node '", n.name(),
                "': a vmap over dim ", in_dim, " (or inside a deeper level) is not retraced yet");
       lv.push_back(level);
       levels_[&n] = lv;
       return value_of(x);
     }
-    if (fn == "_remove_batch_dim") {  // (x, level, batch_size, out_dim)
-      const int64_t level = int_at(1).expect_int(), out_dim = int_at(3).expect_int();
+    {  // RemoveBatchDim
+      const int64_t level = int_at(vmap_arg::kRemoveLevel).expect_int(), out_dim = int_at(vmap_arg::kRemoveOutDim).expect_int();
       FE_CHECK(out_dim == 0, UnknownOpError, "decompose: node '", n.name(), "': out_dim ", out_dim,
                " is not retraced yet");
       FE_CHECK(lv.empty() || lv.back() <= level, UnknownOpError, "decompose: node '", n.name(),
@@ -490,12 +489,10 @@ class Retracer {
         if (!lv.empty()) levels_[&n] = lv;
         return value_of(x);
       }
-      Tensor t = vmap_retrace::expand_unbatched(tensor_of(x), lv, int_at(2));
+      Tensor t = vmap_retrace::expand_unbatched(tensor_of(x), lv, int_at(vmap_arg::kRemoveSize));
       if (!lv.empty()) levels_[&n] = lv;
       return detail::functional_fresh(t);
     }
-    throw UnknownOpError(detail::cat("decompose: node '", n.name(), "' calls ", n.callable()->target,
-                                     ", which run_decompositions does not retrace yet"));
   }
 
   /// A size computed from a value read from data (a slice to an item() end) is a fresh unbacked
@@ -752,7 +749,6 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
     retracer.placeholders(identity);
   }
   RetracedOutputs retraced;
-  const size_t guards_before = out.shape_env ? out.shape_env->modular_guards().size() : 0;
   {
     TraceScope scope(&tracer);
     DecomposeScope decompose(&table);

@@ -37,11 +37,16 @@ const std::unordered_set<std::string>& illegal_names() {
 
 std::vector<Node*> Node::inputs() const {
   std::vector<Node*> out;
+  inputs_into(out);
+  return out;
+}
+
+void Node::inputs_into(std::vector<Node*>& out) const {
+  out.clear();
   for (const NodeArg& a : args_)
     for_each_node(a, [&](Node* n) {
       if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
     });
-  return out;
 }
 
 bool Node::multi_output() const {
@@ -220,11 +225,11 @@ const std::vector<Callable>& known_callables() {
       {"torch.ops.higher_order.auto_functionalized_v2", "auto_functionalized_v2", CallableKind::AutoFunctionalizedV2},
       {"torch.ops.higher_order.with_effects", "with_effects", CallableKind::WithEffects},
       // functorch's vmap as pre-dispatch tracing records it inline (transformers' vmapped masks)
-      {"torch._functorch.predispatch.lazy_load_decompositions", "lazy_load_decompositions", CallableKind::Opaque},
-      {"torch._functorch.predispatch._vmap_increment_nesting", "_vmap_increment_nesting", CallableKind::Opaque},
-      {"torch._functorch.predispatch._vmap_decrement_nesting", "_vmap_decrement_nesting", CallableKind::Opaque},
-      {"torch._functorch.predispatch._add_batch_dim", "_add_batch_dim", CallableKind::Opaque},
-      {"torch._functorch.predispatch._remove_batch_dim", "_remove_batch_dim", CallableKind::Opaque},
+      {"torch._functorch.predispatch.lazy_load_decompositions", "lazy_load_decompositions", CallableKind::VmapNesting},
+      {"torch._functorch.predispatch._vmap_increment_nesting", "_vmap_increment_nesting", CallableKind::VmapNesting},
+      {"torch._functorch.predispatch._vmap_decrement_nesting", "_vmap_decrement_nesting", CallableKind::VmapNesting},
+      {"torch._functorch.predispatch._add_batch_dim", "_add_batch_dim", CallableKind::AddBatchDim},
+      {"torch._functorch.predispatch._remove_batch_dim", "_remove_batch_dim", CallableKind::RemoveBatchDim},
   };
   return t;
 }
@@ -340,7 +345,7 @@ void Graph::lint() const {
   std::vector<std::pair<size_t, const Node*>> edges;
   edges.reserve(nodes_.size() * 3);
   bool past_placeholders = false;
-  std::vector<Node*> ins;  // one buffer for every node's distinct inputs (inputs() allocates per node)
+  std::vector<Node*> ins;  // one buffer for every node's distinct inputs
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const Node* n = nodes_[i].get();
     FE_INTERNAL_ASSERT(names.insert(n->name()).second, "lint: duplicate node name '", n->name(), "'");
@@ -352,11 +357,7 @@ void Graph::lint() const {
     FE_INTERNAL_ASSERT(n->op() != NodeOp::Output || i + 1 == nodes_.size(), "lint: output node is not last");
     FE_INTERNAL_ASSERT(n->op() != NodeOp::CallFunction || n->target(), "lint: call_function '", n->name(),
                        "' without target");
-    ins.clear();
-    for (const NodeArg& a : n->args())
-      for_each_node(a, [&](Node* x) {
-        if (std::find(ins.begin(), ins.end(), x) == ins.end()) ins.push_back(x);
-      });
+    n->inputs_into(ins);
     FE_INTERNAL_ASSERT(n->op() != NodeOp::GetItem || (n->args().size() == 1 && ins.size() == 1 && ins[0]->multi_output()),
                        "lint: getitem '", n->name(), "' must take one multi-output node");
     for (const Node* in : ins) {

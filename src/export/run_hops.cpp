@@ -267,9 +267,9 @@ Value Runner::call_other(const Node& n, const Vals& vals, const Scopes& scopes) 
     case CallableKind::InvokeSubgraph:
       // (subgraph, identifier, *operands): a call of the subgraph, as if inlined.
       return call_subgraph(n, std::get<Node*>(a.at(0)), operands_from(n, 2, vals), scopes);
-    case CallableKind::Opaque:
-      if (n.callable()->target.starts_with(kPredispatch)) return vmap_call(n, vals);
-      break;
+    case CallableKind::VmapNesting:
+    case CallableKind::AddBatchDim:
+    case CallableKind::RemoveBatchDim: return vmap_call(n, vals);
     default: break;
   }
   throw UnknownOpError(detail::cat("run: ", n.callable()->target, " cannot be executed (node '", n.name(), "')"));

@@ -97,7 +97,6 @@ class Runner {
   // value is a real tensor whose leading dims are its vmap levels (ascending), then its
   // per-example dims; the graph's nodes between _add_batch_dim and _remove_batch_dim compute on
   // those per example.
-  static constexpr std::string_view kPredispatch = "torch._functorch.predispatch.";
   using Levels = std::vector<int64_t>;
   const Levels* levels_of(const Node* n) const;
   int64_t int_arg(const Node& n, size_t i, const Vals& vals) const;

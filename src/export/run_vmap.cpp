@@ -26,16 +26,15 @@ int64_t Runner::int_arg(const Node& n, size_t i, const Vals& vals) const {
 }
 
 Value Runner::vmap_call(const Node& n, const Vals& vals) {
-  const std::string_view fn = std::string_view(n.callable()->target).substr(kPredispatch.size());
-  if (fn == "lazy_load_decompositions" || fn == "_vmap_increment_nesting" || fn == "_vmap_decrement_nesting")
-    return std::monostate{};
-  const Node* xn = n.args().empty() ? nullptr : std::get<Node*>(n.args()[0]);
+  const CallableKind kind = n.callable()->kind;
+  if (kind == CallableKind::VmapNesting) return std::monostate{};
+  const Node* xn = n.args().empty() ? nullptr : std::get<Node*>(n.args()[vmap_arg::kX]);
   FE_CHECK(xn, ValueError, "run: ", n.name(), ": no tensor operand");
   Tensor x = tensor_of(xn, vals);
   Levels lv = levels_of(xn) ? *levels_of(xn) : Levels{};
   const auto nl = static_cast<int64_t>(lv.size());
-  if (fn == "_add_batch_dim") {  // (x, in_dim, level): the new level is the innermost one
-    const int64_t in_dim = int_arg(n, 1, vals), level = int_arg(n, 2, vals);
+  if (kind == CallableKind::AddBatchDim) {  // the new level is the innermost one
+    const int64_t in_dim = int_arg(n, vmap_arg::kAddInDim, vals), level = int_arg(n, vmap_arg::kAddLevel, vals);
     std::vector<int64_t> perm;
     for (int64_t d = 0; d < x.dim(); ++d)
       if (d != nl + in_dim) perm.push_back(d);
@@ -44,8 +43,9 @@ Value Runner::vmap_call(const Node& n, const Vals& vals) {
     batched_[&n] = lv;
     return fe::permute(x, perm);
   }
-  if (fn == "_remove_batch_dim") {  // (x, level, batch_size, out_dim)
-    const int64_t level = int_arg(n, 1, vals), size = int_arg(n, 2, vals), out_dim = int_arg(n, 3, vals);
+  if (kind == CallableKind::RemoveBatchDim) {
+    const int64_t level = int_arg(n, vmap_arg::kRemoveLevel, vals), size = int_arg(n, vmap_arg::kRemoveSize, vals),
+                  out_dim = int_arg(n, vmap_arg::kRemoveOutDim, vals);
     auto it = std::find(lv.begin(), lv.end(), level);
     Tensor r;
     if (it == lv.end()) {  // not batched at this level: every example is the same

@@ -651,11 +651,11 @@ class Checker {
   ///   _remove_batch_dim(x, level, batch_size, out_dim): x with batch_size inserted at out_dim;
   ///   lazy_load_decompositions / _vmap_increment_nesting / _vmap_decrement_nesting: no value.
   bool check_vmap(const Node& n, const std::string& path) {
-    const std::string fn = n.callable()->target.substr(std::string("torch._functorch.predispatch.").size());
-    if (fn == "lazy_load_decompositions" || fn == "_vmap_increment_nesting" || fn == "_vmap_decrement_nesting")
+    const CallableKind kind = n.callable()->kind;
+    if (kind == CallableKind::VmapNesting)
       return n.val.empty() || (mismatch(n, path, "outputs", detail::cat(n.val.size(), " tensors"), "none"), false);
     const auto& a = n.args();
-    const Node* x = !a.empty() && std::holds_alternative<Node*>(a[0]) ? std::get<Node*>(a[0]) : nullptr;
+    const Node* x = !a.empty() && std::holds_alternative<Node*>(a[vmap_arg::kX]) ? std::get<Node*>(a[vmap_arg::kX]) : nullptr;
     auto int_at = [&](size_t i) -> std::optional<int64_t> {
       if (i >= a.size()) return std::nullopt;
       if (auto* v = std::get_if<SymInt>(&a[i])) return v->maybe_int();
@@ -666,29 +666,26 @@ class Checker {
       return false;
     }
     TensorMeta want = x->val[0];
-    if (fn == "_add_batch_dim") {
-      const auto in_dim = int_at(1);
+    if (kind == CallableKind::AddBatchDim) {
+      const auto in_dim = int_at(vmap_arg::kAddInDim);
       if (!in_dim || *in_dim < 0 || *in_dim >= want.dim()) {
         mismatch(n, path, "in_dim", "a dim of the input", "out of range");
         return false;
       }
       want.sizes.erase_at(static_cast<size_t>(*in_dim));
-    } else if (fn == "_remove_batch_dim") {
+    } else {  // RemoveBatchDim
       // The batch size: an int, or a symbolic size's node (a dynamic batch or seq).
       std::optional<SymInt> size;
-      if (a.size() > 2) {
-        if (auto* v = std::get_if<SymInt>(&a[2])) size = *v;
-        else if (auto* m = std::get_if<Node*>(&a[2]); m && *m && (*m)->sym_val) size = *(*m)->sym_val;
+      if (a.size() > vmap_arg::kRemoveSize) {
+        if (auto* v = std::get_if<SymInt>(&a[vmap_arg::kRemoveSize])) size = *v;
+        else if (auto* m = std::get_if<Node*>(&a[vmap_arg::kRemoveSize]); m && *m && (*m)->sym_val) size = *(*m)->sym_val;
       }
-      const auto out_dim = int_at(3);
+      const auto out_dim = int_at(vmap_arg::kRemoveOutDim);
       if (!size || !out_dim || *out_dim < 0 || *out_dim > want.dim()) {
         mismatch(n, path, "out_dim", "a position in the output", "out of range");
         return false;
       }
       want.sizes.insert_at(static_cast<size_t>(*out_dim), *size);
-    } else {
-      unverified(n, path, n.callable()->target + " is not a callable we interpret (its recorded outputs are kept)");
-      return false;
     }
     // Physical layout is functorch's business: compare shape, dtype and device.
     bool ok = true;
@@ -723,8 +720,10 @@ class Checker {
       case CallableKind::WithEffects: return check_with_effects(n, path);
       case CallableKind::AutoFunctionalized:
       case CallableKind::AutoFunctionalizedV2: return check_auto_functionalized(n, path);
+      case CallableKind::VmapNesting:
+      case CallableKind::AddBatchDim:
+      case CallableKind::RemoveBatchDim: return check_vmap(n, path);
       case CallableKind::Opaque:
-        if (n.callable()->target.starts_with("torch._functorch.predispatch.")) return check_vmap(n, path);
         unverified(n, path, n.callable()->target + " is not a callable we interpret (its recorded outputs are kept)");
         return false;
       default:

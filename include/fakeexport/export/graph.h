@@ -41,8 +41,16 @@ enum class NodeOp : uint8_t { Placeholder, CallFunction, GetItem, Output, SymOp,
 /// recorded outputs stand, and running it is an error naming it.
 enum class CallableKind : uint8_t {
   Opaque, Cond, WhileLoop, MapImpl, Scan, WrapWithSetGradEnabled, WrapWithAutocast, InvokeSubgraph,
-  AutoFunctionalized, AutoFunctionalizedV2, WithEffects
+  AutoFunctionalized, AutoFunctionalizedV2, WithEffects,
+  // functorch's vmap traced inline (torch._functorch.predispatch.*, transformers' vmapped masks):
+  VmapNesting,     ///< lazy_load_decompositions / _vmap_increment_nesting / _vmap_decrement_nesting: no value
+  AddBatchDim,     ///< _add_batch_dim(x, in_dim, level)
+  RemoveBatchDim,  ///< _remove_batch_dim(x, level, batch_size, out_dim)
 };
+/// Argument positions of the vmap calls, one place for every reader (verifier, run, decompose, memory).
+namespace vmap_arg {
+inline constexpr size_t kX = 0, kAddInDim = 1, kAddLevel = 2, kRemoveLevel = 1, kRemoveSize = 2, kRemoveOutDim = 3;
+}
 struct Callable {
   std::string target;     ///< as serialized and printed: "torch.ops.higher_order.cond"
   std::string node_name;  ///< FX's default node name: "cond", "wrap_with_set_grad_enabled"
@@ -92,6 +100,8 @@ class Node {
   const std::vector<Node*>& users() const { return users_; }
   /// Input nodes in argument order, each once (FX's `all_input_nodes`).
   std::vector<Node*> inputs() const;
+  /// inputs() into a caller's buffer (cleared first): no allocation per node on hot walks.
+  void inputs_into(std::vector<Node*>& out) const;
 
   /// Output metadata: one entry per tensor output; empty for ops returning nothing.
   std::vector<TensorMeta> val;

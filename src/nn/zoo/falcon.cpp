@@ -64,12 +64,6 @@ Tensor list_index(const Tensor& x, int64_t dim, int64_t i) {
   return index(x, ix);
 }
 
-/// torch.tensor(value, dtype=dtype): a lifted constant, read through lift_fresh_copy + detach_.
-Tensor scalar_constant(Scalar value, DType dtype) {
-  Tensor t = known_buffer([&] { return full({}, Scalar(value), {.dtype = dtype}); });
-  return detach_(lift_fresh_copy(t));
-}
-
 /// build_alibi_tensor(attention_mask, num_heads, dtype): per-head slopes (powers of 2^(-8/n) for the
 /// largest power of two n <= heads, odd powers of the next base for the rest) times each token's
 /// position, [batch * heads, 1, seq], computed in bfloat16 then cast to `dtype`.
@@ -79,11 +73,11 @@ Tensor build_alibi_tensor(const Tensor& mask, int64_t heads, DType dtype) {
   const auto base_for = [](int64_t n) { return std::pow(2.0, -std::pow(2.0, -(std::log2(static_cast<double>(n)) - 3))); };
   const TensorOptions i32{.dtype = DType::Int32, .device = mask.device()};
   // In Python's order: the base, then the powers (C++ leaves argument order unspecified).
-  Tensor base = scalar_constant(Scalar(base_for(closest)), DType::Float32);
+  Tensor base = tensor_constant(Scalar(base_for(closest)), DType::Float32);
   Tensor slopes = pow(base, arange(Scalar(int64_t{1}), Scalar(1 + closest), i32));
   if (closest != heads) {
     const int64_t remaining = std::min(closest, heads - closest);
-    Tensor extra_base = scalar_constant(Scalar(base_for(2 * closest)), DType::Float32);
+    Tensor extra_base = tensor_constant(Scalar(base_for(2 * closest)), DType::Float32);
     Tensor extra = pow(extra_base, arange(Scalar(int64_t{1}), Scalar(1 + 2 * remaining), Scalar(int64_t{2}), i32));
     slopes = cat({slopes, extra}, 0);
   }
@@ -245,12 +239,12 @@ class FalconModel : public nn::Module {
     Tensor position_ids = (arange(Scalar(inputs_embeds.size(1)), {.device = dev}) + 0).unsqueeze(0);
     // and_mask_function=lambda *args: torch.tensor(True, dtype=torch.bool) ("force mask creation
     // for alibi"): a lifted constant read inside the vmapped mask function.
-    const masks::MaskFunction always = [](const masks::Indices&) { return scalar_constant(Scalar(true), DType::Bool); };
+    const masks::MaskFunction always = [](const masks::Indices&) { return tensor_constant(Scalar(true), DType::Bool); };
     Tensor mask = masks::create_causal_mask_and(inputs_embeds, Tensor(), always);
     if (alibi.defined()) {
       // The boolean mask made additive (0 or finfo.min), then the scaled bias where it is open.
       const double min = finfo_min(dtype);
-      mask = where(mask, scalar_constant(Scalar(0.0), dtype), Scalar(min));
+      mask = where(mask, tensor_constant(Scalar(0.0), dtype), Scalar(min));
       std::vector<SymInt> shape{batch, -1};
       shape.insert(shape.end(), alibi.sizes().begin() + 1, alibi.sizes().end());
       Tensor bias = alibi.reshape(shape) / std::sqrt(static_cast<double>(d_.hidden / d_.heads));

@@ -57,6 +57,10 @@ std::string_view default_config_t5();
 /// (FakeTensor.constant), so saved programs carry them.
 Tensor known_buffer(const std::function<Tensor()>& make);
 
+/// torch.tensor(value, dtype=dtype) inside a forward: a lifted constant, read through
+/// lift_fresh_copy + detach_ as export records it.
+Tensor tensor_constant(Scalar value, DType dtype);
+
 /// torch.finfo(dtype).min for the floating dtypes a model computes in.
 inline double finfo_min(DType t) {
   switch (t) {

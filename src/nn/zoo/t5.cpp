@@ -167,6 +167,8 @@ class T5Attention : public nn::Module {
     return {(*o)(out), position_bias};
   }
 
+  const Dims d_;  // before the linears: their initializers follow declaration order
+  const bool decoder_;
   std::shared_ptr<nn::Linear> q, k, v, o;
   std::shared_ptr<nn::Embedding> relative_attention_bias;
 
@@ -211,9 +213,6 @@ class T5Attention : public nn::Module {
     if (!buckets.defined()) return picked + 0;
     return buckets.add_(picked);
   }
-
-  const Dims d_;
-  const bool decoder_;
 };
 
 /// T5LayerSelfAttention / T5LayerCrossAttention: x + dropout(attention(layer_norm(x))).
@@ -292,9 +291,7 @@ class T5Block : public nn::Module {
 /// masking_utils' eager_mask: the boolean mask as 0.0 (a torch.tensor constant) where attended,
 /// the dtype's lowest value elsewhere.
 Tensor eager_mask(const Tensor& mask, DType dtype) {
-  Tensor zero = known_buffer([&] { return full({}, 0.0, {.dtype = dtype}); });
-  zero = detach_(lift_fresh_copy(zero));
-  return where(mask, zero, Scalar(finfo_min(dtype)));
+  return where(mask, tensor_constant(Scalar(0.0), dtype), Scalar(finfo_min(dtype)));
 }
 
 /// T5Stack: embed_tokens (tied), block, final_layer_norm, dropout.

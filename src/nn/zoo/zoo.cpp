@@ -156,6 +156,11 @@ Tensor known_buffer(const std::function<Tensor()>& make) {
   return d.is_cpu() ? v : v.to(d);
 }
 
+Tensor tensor_constant(Scalar value, DType dtype) {
+  Tensor t = known_buffer([&] { return full({}, value, {.dtype = dtype}); });
+  return detach_(lift_fresh_copy(t));
+}
+
 DimSpec seq_dim(const InputOptions& o, const std::string& name, int64_t max_positions) {
   if (!o.dynamic_seq) return Dim::STATIC;
   const int64_t hi = o.seq_max > 0 ? o.seq_max : max_positions, m = o.seq_multiple;
