@@ -198,15 +198,21 @@ Exported export_model(const ExportArgs& a, const zoo::Config& cfg, DType dtype) 
     placement.add(p.substr(0, eq), parse_device(p.substr(eq + 1), "--place " + p));
   }
   if (!placement.empty()) zoo::place(*model, placement);
+  if (a.static_cache > 0) model = zoo::with_static_cache(std::move(model), a.batch > 0 ? a.batch : 1, a.static_cache);
   zoo::ExampleInputs in = model->example_inputs(io);  // floating inputs in the model's dtype, as a user casts them
   dscope.reset();
   // The process ends right after this command: model and program are deliberately never freed
   // (tearing down a 126-layer program costs more than exporting half of it; compilers do the same).
   // PyTorch's export verifies structure, not every fake-tensor propagation again; --verify (and
   // `check MODEL`) re-run each node's meta as well.
+  const zoo::ExportHints hints = model->export_hints();
   ExportedProgram* ep = kept(new ExportedProgram(export_program(
       *model, in.args,
-      {.dynamic_shapes = in.dynamic_shapes, .verify = a.verify_full ? VerifyLevel::Full : VerifyLevel::Structure})));
+      {.dynamic_shapes = in.dynamic_shapes,
+       .verify = a.verify_full ? VerifyLevel::Full : VerifyLevel::Structure,
+       .strict = hints.strict,
+       .state_access_paths = hints.state_access_paths,
+       .grad_enabled = !hints.no_grad})));
   return {ep, kept(model.release())};
 }
 
@@ -253,6 +259,11 @@ void add_model_options(CLI::App& cmd, ExportArgs& a) {
   cmd.add_flag("--verify", a.verify_full,
                "after the trace, re-run every node's meta function on its recorded inputs (as `check` does); "
                "by default the program's structure is verified, as torch.export does");
+  cmd.add_option("--static-cache", a.static_cache,
+                 "LEN: export the decode step with transformers' StaticCache of LEN tokens, as "
+                 "convert_and_export_with_cache does (inputs input_ids [batch, seq] and cache_position [seq]; "
+                 "seq defaults to 1, batch to 1; the cache as buffers)")
+      ->check(int_range(1, int64_t{1} << 31));
   cmd.add_flag("--attention-mask", a.attention_mask,
                "decoder LMs: also take attention_mask [batch, seq] (an all-ones example), as model(input_ids, attention_mask)");
 }

@@ -1,6 +1,8 @@
 // export_program: swaps state for fake twins, traces forward through the dispatcher into a Graph,
 // and builds the typed signature (PyTorch's non-strict torch.export, without Python).
+#include <algorithm>
 #include <atomic>
+#include <set>
 #include <unordered_map>
 
 #include "export/dynamic_shapes.h"
@@ -39,6 +41,58 @@ class StateSwap {
   std::unordered_map<const TensorImpl*, Tensor> twins_;
 };
 
+/// What TorchDynamo's capture changes (ExportOptions::strict): unused subscripts are gone (and
+/// named as if never made); parameters then buffers are lifted in order of first use, unused ones
+/// not at all; lifted constants and user inputs follow as before.
+void lift_as_dynamo(ExportedProgram& ep, const std::vector<Node*>& subscripts) {
+  Graph& g = ep.graph;
+  size_t erased = 0;
+  for (size_t i = subscripts.size(); i-- > 0;)  // later subscripts may read earlier ones
+    if (subscripts[i]->users().empty()) g.erase(subscripts[i]), ++erased;
+  // Order of first read: by node, then by argument within it (linear's weight before its bias).
+  std::unordered_map<const Node*, size_t> first_use;
+  std::vector<Node*> ins;
+  for (const auto& n : g.nodes()) {
+    n->inputs_into(ins);
+    for (Node* in : ins) first_use.try_emplace(in, first_use.size());
+  }
+  std::unordered_map<std::string, const InputSpec*> spec_of;
+  for (const InputSpec& s : ep.signature.inputs) spec_of.emplace(s.name, &s);
+  std::vector<std::pair<size_t, Node*>> params, buffers;
+  std::vector<Node*> rest, unused;
+  for (Node* p : g.placeholders()) {
+    auto s = spec_of.find(p->name());
+    const InputKind kind = s == spec_of.end() ? InputKind::UserInput : s->second->kind;
+    auto u = first_use.find(p);
+    if (kind == InputKind::Parameter || kind == InputKind::Buffer) {
+      if (u == first_use.end()) unused.push_back(p);
+      else (kind == InputKind::Parameter ? params : buffers).emplace_back(u->second, p);
+    } else {
+      rest.push_back(p);
+    }
+  }
+  std::sort(params.begin(), params.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(buffers.begin(), buffers.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Node*> order;
+  for (auto& [i, p] : params) order.push_back(p);
+  for (auto& [i, p] : buffers) order.push_back(p);
+  order.insert(order.end(), rest.begin(), rest.end());
+  std::set<std::string> dropped_targets;
+  for (Node* p : unused) {
+    dropped_targets.insert(spec_of.at(p->name())->target);
+    g.erase(p);
+  }
+  g.reorder_placeholders(order);
+  std::vector<InputSpec> inputs;
+  for (auto* list : {&params, &buffers})
+    for (auto& [i, p] : *list) inputs.push_back(*spec_of.at(p->name()));
+  for (const InputSpec& s : ep.signature.inputs)
+    if (s.kind != InputKind::Parameter && s.kind != InputKind::Buffer) inputs.push_back(s);
+  ep.signature.inputs = std::move(inputs);
+  std::erase_if(ep.constants, [&](const auto& c) { return dropped_targets.count(c.first) > 0; });
+  if (erased) g.renumber_names();
+}
+
 }  // namespace
 
 ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& args, const ExportOptions& options) {
@@ -49,6 +103,12 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
   ep.shape_env = std::make_shared<sym::ShapeEnv>();
   sym::ShapeEnv& env = *ep.shape_env;
   Tracer tracer(g, std::move(paths), &env);
+  tracer.strict_mode = options.strict;
+  // strict: a state tensor's placeholder is named after the path the forward reads it through.
+  auto access_name = [&](const std::string& name) -> const std::string& {
+    auto it = options.state_access_paths.find(name);
+    return it == options.state_access_paths.end() ? name : it->second;
+  };
 
   ep.state_dict = module.state_dict();  // the module's own tensors, before fake twins replace them
   FakeTensorMode fake_mode;
@@ -58,16 +118,18 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
   auto params = module.named_parameters(true, /*remove_duplicate=*/false);
   auto buffers = module.named_buffers();
   for (auto& [name, slot] : params) {
+    // Tied: non-strict export reads the last name's placeholder; dynamo the first name it met.
     swap.fakify(*slot);
-    Node* n = g.placeholder("p_" + flat_name(name), slot->meta());
-    tracer.bind(*slot, n);
+    const bool bound = tracer.traced_node(*slot) != nullptr;
+    Node* n = g.placeholder("p_" + flat_name(access_name(name)), slot->meta());
+    if (!options.strict || !bound) tracer.bind(*slot, n);
     ep.signature.inputs.push_back({InputKind::Parameter, n->name(), name, true});
   }
   for (auto& [name, slot] : buffers) {
     const bool persistent = module.is_persistent_buffer(name);
     if (!persistent) ep.constants.emplace_back(name, *slot);
     swap.fakify(*slot);
-    Node* n = g.placeholder("b_" + flat_name(name), slot->meta());
+    Node* n = g.placeholder("b_" + flat_name(access_name(name)), slot->meta());
     tracer.bind(*slot, n);
     ep.signature.inputs.push_back({InputKind::Buffer, n->name(), name, persistent});
   }
@@ -142,11 +204,13 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
     }
   }
 
+  if (options.strict) lift_as_dynamo(ep, tracer.subscripts);
   if (!env.symbols().empty()) detail::fold_symbolic_nodes(g, env, /*last_input_wins=*/true);
   // torch.no_grad() regions become wrap_with_set_grad_enabled calls (replace_set_grad_with_hop_pass),
   // after the symbolic sizes are re-expressed (apply_runtime_assertion_pass runs first in
   // _produce_aten_artifact, so sym nodes are named while the region's nodes are still in the graph).
-  detail::outline_grad_regions(g, tracer.grad_regions);
+  // Under an outer torch.no_grad() they change no grad mode and record nothing.
+  if (options.grad_enabled) detail::outline_grad_regions(g, tracer.grad_regions);
 
   // No dead-code elimination here: PyTorch 2.14's export keeps unused pure ops (checked by
   // tests/fixtures/export_ops_cpu.txt); DeadCodeElimination is a separate, opt-in pass.

@@ -317,6 +317,39 @@ void Graph::erase(Node* n) {
   std::erase_if(nodes_, [&](const auto& p) { return p.get() == n; });
 }
 
+void Graph::reorder_placeholders(const std::vector<Node*>& order) {
+  size_t head = 0;
+  while (head < nodes_.size() && nodes_[head]->op() == NodeOp::Placeholder) ++head;
+  FE_INTERNAL_ASSERT(order.size() == head, "reorder_placeholders: ", order.size(), " given for ", head);
+  std::unordered_map<const Node*, size_t> at;
+  for (size_t i = 0; i < head; ++i) at.emplace(nodes_[i].get(), i);
+  std::vector<std::unique_ptr<Node>> moved;
+  moved.reserve(head);
+  for (Node* n : order) {
+    auto it = at.find(n);
+    FE_INTERNAL_ASSERT(it != at.end() && nodes_[it->second], "reorder_placeholders: '", n->name(), "' is not a placeholder or is given twice");
+    moved.push_back(std::move(nodes_[it->second]));
+  }
+  for (size_t i = 0; i < head; ++i) nodes_[i] = std::move(moved[i]);
+}
+
+void Graph::renumber_names() {
+  used_names_.clear();
+  base_count_.clear();
+  for (auto& n : nodes_) {
+    if (n->op_ == NodeOp::Placeholder || n->op_ == NodeOp::Output || n->op_ == NodeOp::GetAttr) {
+      used_names_.insert(n->name_);
+      continue;
+    }
+    std::string_view base = n->name_;
+    const size_t us = base.rfind('_');
+    if (us != std::string_view::npos && us + 1 < base.size() &&
+        std::all_of(base.begin() + static_cast<long>(us) + 1, base.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
+      base = base.substr(0, us);
+    n->name_ = unique_name(std::string(base));
+  }
+}
+
 std::vector<Node*> Graph::placeholders() const {
   std::vector<Node*> out;
   for (const auto& n : nodes_)

@@ -212,6 +212,17 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   /// Regions traced under NoGradScope, for outline_grad_regions once the trace is done.
   std::vector<GradRegion> grad_regions;
 
+  // torch.export(strict=True) (ExportOptions::strict).
+  bool strict_mode = false;
+  bool strict() const override { return strict_mode; }
+  void set_call_site(const SrcLocArg* site) override {
+    call_site_ = site ? std::optional<SrcLocArg>(*site) : std::nullopt;
+  }
+  void begin_subscript() override { ++subscript_depth_; }
+  void end_subscript() override { --subscript_depth_; }
+  /// strict: the nodes recorded inside a SubscriptScope, in order.
+  std::vector<Node*> subscripts;
+
   // User arithmetic on sizes is traced at once (FX names such nodes add, mul, ...; they usually
   // fold away later but keep their names taken).
   // An expression over values with no graph origin (a stride such as 16*s27 read from a loaded
@@ -279,6 +290,8 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
  private:
   int grad_depth_ = 0;
   GradRegion open_region_;
+  std::optional<SrcLocArg> call_site_;
+  int subscript_depth_ = 0;
 
   Node* lift_constant(const Tensor& t) {
     FE_CHECK(!parent_, UserError, "cond: a branch reads a tensor (", t.meta().annotation(),
@@ -297,8 +310,9 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   void stamp(Node* n, const SrcLocArg& loc) {
     if (!provenance) {
       if (retracing) return;  // nodes made after the last graph node (output syncs): no metadata
-      n->loc = loc;
+      n->loc = call_site_ ? *call_site_ : loc;
       n->module_stack = module_stack();
+      if (subscript_depth_ > 0 && strict_mode) subscripts.push_back(n);
       return;
     }
     n->loc = provenance->loc;

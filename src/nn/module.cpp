@@ -157,6 +157,11 @@ Module& Module::train(bool on) {
   return *this;
 }
 
+bool UnaryModule::torch_nn_in_strict_trace() const {
+  const TraceSink* sink = active_trace_sink();
+  return sink && sink->strict() && type_name().starts_with("torch.nn.modules.");
+}
+
 std::vector<Tensor> UnaryModule::forward_dyn(const std::vector<Tensor>& args) {
   FE_CHECK(args.size() == 1, ValueError, type_name(), ".forward() takes 1 tensor argument but ", args.size(),
            " were given");

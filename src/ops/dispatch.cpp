@@ -21,6 +21,26 @@ NoGradScope::NoGradScope() : sink_(t_sink) {
 NoGradScope::~NoGradScope() {
   if (sink_) sink_->end_grad_mode();
 }
+namespace {
+thread_local bool t_call_site_set = false;
+}
+CallSiteScope::CallSiteScope(bool torch_nn_module, const SrcLocArg& site) {
+  if (!torch_nn_module || t_call_site_set || !t_sink || !t_sink->strict()) return;
+  sink_ = t_sink;
+  t_call_site_set = true;
+  sink_->set_call_site(&site);
+}
+CallSiteScope::~CallSiteScope() {
+  if (!sink_) return;
+  sink_->set_call_site(nullptr);
+  t_call_site_set = false;
+}
+SubscriptScope::SubscriptScope() : sink_(t_sink) {
+  if (sink_) sink_->begin_subscript();
+}
+SubscriptScope::~SubscriptScope() {
+  if (sink_) sink_->end_subscript();
+}
 DecomposeScope::DecomposeScope(const DecompTable* table) : prev_(t_decomp) { t_decomp = table; }
 DecomposeScope::~DecomposeScope() { t_decomp = prev_; }
 

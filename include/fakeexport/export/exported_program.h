@@ -98,6 +98,16 @@ struct ExportOptions {
   DynamicShapes dynamic_shapes;
   /// How much of the verifier runs before returning (VerifyLevel).
   VerifyLevel verify = VerifyLevel::Full;
+  /// torch.export(strict=True), the program TorchDynamo captures: parameters, then buffers, each
+  /// in order of first use and only if used; torch.nn modules' ops attributed to their call site;
+  /// unused Python subscripts dropped (names as if never made).
+  bool strict = false;
+  /// strict: the attribute path the forward reads a state tensor through, by its state-dict name
+  /// (`key_cache_0` read as `static_cache.layers.0.keys`): the placeholder is named after the path.
+  std::map<std::string, std::string> state_access_paths;
+  /// false: exported under `torch.no_grad()` (transformers' convert_and_export_with_cache), so
+  /// no-grad regions inside are no grad-mode changes and record no wrap_with_set_grad_enabled.
+  bool grad_enabled = true;
 };
 
 /// Traces `module.forward_dyn(args)` under FakeTensorMode into an ExportedProgram. Real parameters

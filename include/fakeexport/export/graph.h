@@ -215,6 +215,11 @@ class Graph {
   void set_name(Node* n, std::string_view name);
   /// Removes a node that has no users (InternalError otherwise).
   void erase(Node* n);
+  /// Puts the placeholders in `order` (every placeholder, each once) at the head of the graph.
+  void reorder_placeholders(const std::vector<Node*>& order);
+  /// Names every node again in graph order from its base name (`add_7` -> `add`, then numbered as
+  /// FX numbers them), as if nodes erased since had never been made; placeholders keep theirs.
+  void renumber_names();
   /// Erases, last to first, every node `dead` holds for which nothing is left using it once the
   /// later ones are gone (chains go in one pass); one compaction of the node list, not one per node.
   /// Returns how many were erased.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fakeexport/core/tensor.h"
+#include "fakeexport/ops/dispatch.h"
 
 namespace fe::nn {
 
@@ -94,10 +95,14 @@ uint64_t module_call_epoch();
 /// A module whose forward takes and returns one tensor; `m(x)` records the module call.
 class UnaryModule : public Module {
  public:
-  Tensor operator()(const Tensor& x) {
+  Tensor operator()(const Tensor& x, SrcLocArg site = SrcLocArg::current()) {
     ModuleCallScope s(*this);
+    CallSiteScope c(torch_nn_in_strict_trace(), site);
     return forward(x);
   }
+  /// A torch.nn module (not a transformers one) called inside a strict trace: its ops take the
+  /// call site's location.
+  bool torch_nn_in_strict_trace() const;
   virtual Tensor forward(const Tensor& x) = 0;
   std::vector<Tensor> forward_dyn(const std::vector<Tensor>& args) override;
   std::vector<std::string> forward_arg_names() const override { return {"input"}; }

@@ -2,6 +2,7 @@
 // state_dict names, shapes and dtypes equal to transformers' for the same config; plus placement of
 // a built model over devices by module-path prefix (what `device_map` does in HuggingFace).
 #pragma once
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -88,6 +89,14 @@ struct ExampleInputs {
   DynamicShapes dynamic_shapes;
 };
 
+/// How a zoo model is exported beyond its inputs (a decode step: as transformers'
+/// convert_and_export_with_cache exports it); see ExportOptions.
+struct ExportHints {
+  bool strict = false;   ///< torch.export(strict=True)
+  bool no_grad = false;  ///< under torch.no_grad()
+  std::map<std::string, std::string> state_access_paths;  ///< state-dict name -> attribute path read
+};
+
 /// A zoo model: an nn::Module with a generic forward, its units in forward order, example inputs.
 class Model : public nn::Module {
  public:
@@ -103,7 +112,16 @@ class Model : public nn::Module {
   /// A state_dict tensor the checkpoint stores in another layout (Mixtral's per-expert w1/w2/w3 for
   /// the fused experts.gate_up_proj/down_proj), assembled from `file`; undefined when not applicable.
   virtual Tensor checkpoint_tensor(std::string_view name, const SafetensorsFile& file) const { return Tensor(); }
+  virtual ExportHints export_hints() const { return {}; }
 };
+
+/// transformers' decode step with a StaticCache (integrations.executorch's
+/// TorchExportableModuleWithStaticCache, exported by convert_and_export_with_cache): `model`, a
+/// decoder LM on the llama blocks, with a cache of `max_cache_len` tokens for `batch` sequences as
+/// non-persistent buffers (key_cache_i, value_cache_i, cumulative_length_i); forward(input_ids
+/// [batch, seq], cache_position [seq]) -> logits. Build and place `model` first: each layer's cache
+/// lives on the layer's device. ValueError for other families.
+std::unique_ptr<Model> with_static_cache(std::unique_ptr<Model> model, int64_t batch, int64_t max_cache_len);
 
 /// What a config may ask to be built, checked before anything is: the defaults leave 405B-class
 /// models (126 layers) far inside.

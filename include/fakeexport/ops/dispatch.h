@@ -31,6 +31,40 @@ class TraceSink {
   /// Whether `t` was computed, through recorded calls, from `source` (vmap: whether a value is
   /// batched at the level `source` entered).
   virtual bool depends_on(const Tensor& /*t*/, const Tensor& /*source*/) { return false; }
+  /// torch.export(strict=True): the program TorchDynamo captures (ExportOptions::strict).
+  virtual bool strict() const { return false; }
+  /// strict: the ops of a torch.nn module's forward are attributed to the module's call site
+  /// (dynamo's stack traces end in user code); null ends it.
+  virtual void set_call_site(const SrcLocArg* /*site*/) {}
+  /// Around a Python subscript (`x[:, None]`): strict export drops it when unused (dynamo's
+  /// dead-code elimination removes operator.getitem but keeps torch calls).
+  virtual void begin_subscript() {}
+  virtual void end_subscript() {}
+};
+
+/// The call site of a torch.nn module (nn::UnaryModule::operator()) for a strict trace; the
+/// outermost such module wins. Nothing outside a strict trace.
+class CallSiteScope {
+ public:
+  CallSiteScope(bool torch_nn_module, const SrcLocArg& site);
+  ~CallSiteScope();
+  CallSiteScope(const CallSiteScope&) = delete;
+  CallSiteScope& operator=(const CallSiteScope&) = delete;
+
+ private:
+  TraceSink* sink_ = nullptr;
+};
+
+/// Ops recorded in the scope are a Python subscript (TraceSink::begin_subscript).
+class SubscriptScope {
+ public:
+  SubscriptScope();
+  ~SubscriptScope();
+  SubscriptScope(const SubscriptScope&) = delete;
+  SubscriptScope& operator=(const SubscriptScope&) = delete;
+
+ private:
+  TraceSink* sink_;
 };
 
 /// Installs a TraceSink for this thread for the scope's lifetime.

@@ -424,6 +424,7 @@ Tensor Attention::operator()(const Tensor& h, const Tensor& cos_in, const Tensor
     q = apply_rotary(q, cos, sin);
     k = apply_rotary(k, cos, sin);
   }
+  if (cache) std::tie(k, v) = cache->update(k, v);
   // transformers 5.12's sdpa_attention_forward under export: repeat_kv, then sdpa with the
   // materialized boolean mask (is_causal False) and the explicit scale.
   Tensor key = repeat_kv(k, groups_);
@@ -513,21 +514,43 @@ size_t BaseModel::pair_of(bool sliding) const {
   return 0;
 }
 
-Tensor BaseModel::operator()(const Tensor& input_ids, const Tensor& attention_mask) {
+Tensor BaseModel::operator()(const Tensor& input_ids, const Tensor& attention_mask, const StaticCache* cache) {
   nn::ModuleCallScope scope(*this);
   Tensor h = (*embed_tokens)(input_ids);
   Device dev = h.device();
-  // position_ids = torch.arange(seq, device=...) + past_seen_tokens (0), unsqueezed.
-  Tensor position_ids = (arange(Scalar(h.size(1)), {.device = dev}) + 0).unsqueeze(0);
+  // position_ids = torch.arange(seq, device=...) + past_seen_tokens, unsqueezed: 0 without a
+  // cache, else the cache's length (get_seq_length: layer 0's cumulative_length, a tensor).
+  const Tensor past = cache ? *cache->layers.at(0).cumulative_length : Tensor();
+  Tensor position_ids = arange(Scalar(h.size(1)), {.device = dev});
+  position_ids = (cache ? position_ids + past : position_ids + 0).unsqueeze(0);
   // transformers.masking_utils: the full causal mask unless every layer slides, then the sliding
   // one (kv > q - window on top of causal) when some layer does; Qwen2-MoE builds both always.
   Tensor full, sliding;
-  if (!all_sliding_ || both_masks_) full = masks::create_causal_mask(h, attention_mask, position_ids);
-  if (any_sliding_ || both_masks_)
-    sliding = masks::create_causal_mask(h, attention_mask, position_ids, masks::sliding_window_overlay(sliding_window_));
-  // One (cos, sin) per rotary pair (Gemma 3: per layer type, in its order).
-  std::vector<std::pair<Tensor, Tensor>> rotary;
-  for (size_t t = 0; t < rotary_emb->types(); ++t) rotary.push_back((*rotary_emb)(h, position_ids, t));
+  const masks::MaskFunction window = masks::sliding_window_overlay(sliding_window_);
+  if (cache) {
+    // Layer 0's length again, read after the position ids (the same tensor object).
+    const Tensor seen = *cache->layers.at(0).cumulative_length;
+    if (!all_sliding_ || both_masks_) full = masks::create_causal_mask_cached(h, seen, cache->max_cache_len);
+    if (any_sliding_ || both_masks_)
+      sliding = masks::create_causal_mask_cached(h, *cache->layers.at(0).cumulative_length, cache->max_cache_len, window);
+  } else {
+    if (!all_sliding_ || both_masks_) full = masks::create_causal_mask(h, attention_mask, position_ids);
+    if (any_sliding_ || both_masks_) sliding = masks::create_causal_mask(h, attention_mask, position_ids, window);
+  }
+  // One (cos, sin) per rotary pair (Gemma 3: per layer type, in the order of
+  // `set(config.layer_types)`: the registration order (PYTHONHASHSEED=0's) in Python, the order of
+  // first appearance under TorchDynamo, whose sets keep insertion order).
+  std::vector<size_t> pair_order;
+  const TraceSink* sink = active_trace_sink();
+  if (sink && sink->strict())
+    for (const auto& layer : layer_ptrs) {
+      const size_t t = pair_of(layer->sliding);
+      if (std::find(pair_order.begin(), pair_order.end(), t) == pair_order.end()) pair_order.push_back(t);
+    }
+  for (size_t t = 0; t < rotary_emb->types(); ++t)
+    if (std::find(pair_order.begin(), pair_order.end(), t) == pair_order.end()) pair_order.push_back(t);
+  std::vector<std::pair<Tensor, Tensor>> rotary(rotary_emb->types());
+  for (size_t t : pair_order) rotary[t] = (*rotary_emb)(h, position_ids, t);
   for (const auto& layer : layer_ptrs) {
     auto& [cos, sin] = rotary[pair_of(layer->sliding)];
     // Layer inputs follow the layer's device, in the order accelerate's hooks move the layer's
@@ -570,7 +593,10 @@ std::vector<Tensor> CausalLM::forward_dyn(const std::vector<Tensor>& args) {
   FE_CHECK(args.size() == 1 || args.size() == 2, ValueError, type_,
            ".forward() takes 1 or 2 tensor arguments (input_ids, attention_mask) but ", args.size(), " were given");
   nn::ModuleCallScope scope(*this);
-  Tensor h = (*model)(args[0], args.size() > 1 ? args[1] : Tensor());
+  return {logits_of((*model)(args[0], args.size() > 1 ? args[1] : Tensor()))};
+}
+
+Tensor CausalLM::logits_of(Tensor h) {
   h = move_to(h, lm_head->weight.device());
   // hidden_states[:, slice(-logits_to_keep, None), :] with logits_to_keep = 0: every index, an alias.
   Tensor logits = (*lm_head)(alias(h));
@@ -580,7 +606,22 @@ std::vector<Tensor> CausalLM::forward_dyn(const std::vector<Tensor>& args) {
     logits = tanh(logits);
     logits = logits * cap;
   }
-  return {logits};
+  return logits;
+}
+
+Tensor CausalLM::forward_cached(const Tensor& input_ids, const StaticCache& cache) {
+  nn::ModuleCallScope scope(*this);
+  return logits_of((*model)(input_ids, Tensor(), &cache));
+}
+
+std::pair<Tensor, Tensor> StaticCacheLayer::update(const Tensor& k, const Tensor& v) const {
+  const SymInt kv_length = k.size(-2);
+  // cache_position = torch.arange(kv_length, device=self.device) + self.cumulative_length
+  Tensor position = arange(Scalar(kv_length), {.device = keys->device()}) + *cumulative_length;
+  cumulative_length->add_(Scalar(kv_length));
+  keys->index_copy_(2, position, k);
+  values->index_copy_(2, position, v);
+  return {*keys, *values};
 }
 
 ExampleInputs CausalLM::example_inputs(const InputOptions& o) {

@@ -173,9 +173,27 @@ class FusedGateUpMLP : public nn::UnaryModule {
 };
 
 /// A decoder layer's attention block: (hidden states, cos, sin, mask) -> hidden states.
+/// One layer of transformers' StaticCache (cache_utils.StaticLayer): slots of the buffers a decode
+/// step's wrapper registers (nn/zoo/static_cache.cpp), read when the forward runs (export swaps
+/// fake twins into them).
+struct StaticCacheLayer {
+  Tensor* keys = nullptr;               ///< [batch, kv_heads, max_cache_len, head_dim]
+  Tensor* values = nullptr;
+  Tensor* cumulative_length = nullptr;  ///< int64 [1]: the tokens written so far
+  /// StaticLayer.update: k and v written at cumulative_length + arange(seq) (index_copy_ along the
+  /// cache's length), the length advanced in place; the whole cache back.
+  std::pair<Tensor, Tensor> update(const Tensor& k, const Tensor& v) const;
+};
+struct StaticCache {
+  std::vector<StaticCacheLayer> layers;
+  int64_t max_cache_len = 0;
+};
+
 class AttentionBlock : public nn::Module {
  public:
   virtual Tensor operator()(const Tensor& h, const Tensor& cos, const Tensor& sin, const Tensor& mask) = 0;
+  /// Set by a decode step's wrapper: the layer of the StaticCache this attention updates.
+  const StaticCacheLayer* cache = nullptr;
 };
 
 /// <Prefix>Attention with HF's sdpa path: causal sdpa with enable_gqa when there is no mask, else
@@ -232,7 +250,9 @@ class BaseModel : public nn::Module {
   BaseModel(const Arch& a, const MlpFactory& make_mlp, const AttentionFactory& make_attn = nullptr);
   std::string type_name() const override { return type_; }
   /// `attention_mask`: the 2D padding mask, or undefined (None).
-  Tensor operator()(const Tensor& input_ids, const Tensor& attention_mask = Tensor());
+  /// With `cache` (a decode step): positions start at the cache's length and the masks cover the
+  /// whole cache.
+  Tensor operator()(const Tensor& input_ids, const Tensor& attention_mask = Tensor(), const StaticCache* cache = nullptr);
   std::shared_ptr<nn::Embedding> embed_tokens;
   std::shared_ptr<nn::ModuleList> layers;
   std::vector<std::shared_ptr<DecoderLayer>> layer_ptrs;
@@ -258,12 +278,16 @@ class CausalLM : public Model {
   std::vector<std::string> forward_arg_names() const override { return {"input_ids", "attention_mask"}; }
   std::vector<Unit> units() const override;
   std::vector<Tensor> forward_dyn(const std::vector<Tensor>& args) override;
+  /// The logits of input_ids [batch, seq] with the cache (a decode step's forward).
+  Tensor forward_cached(const Tensor& input_ids, const StaticCache& cache);
   ExampleInputs example_inputs(const InputOptions& opts) override;
   const Arch& arch() const { return arch_; }
   std::shared_ptr<BaseModel> model;
   std::shared_ptr<nn::Linear> lm_head;
 
  private:
+  /// The head: the hidden states moved to lm_head's device, its logits (soft-capped for Gemma 2).
+  Tensor logits_of(Tensor h);
   Arch arch_;
   std::string type_;
 };

@@ -58,12 +58,12 @@ Tensor find_packed_sequence_indices(const Tensor& position_ids) {
 }
 
 Tensor sdpa_mask(const SymInt& batch, const SymInt& q_length, const SymInt& kv_length, const MaskFunction& fn,
-                 const Tensor& padding_mask, Device device, bool use_vmap) {
+                 const Tensor& padding_mask, Device device, bool use_vmap, const Tensor& q_offset) {
   MaskFunction f = padding_mask.defined() ? and_masks({fn, padding(padding_mask)}) : fn;
   const TensorOptions on{.device = device};
   Tensor batch_arange = arange(Scalar(batch), on);
   Tensor head_arange = arange(Scalar(int64_t{1}), on);
-  Tensor q_arange = arange(Scalar(q_length), on) + 0;
+  Tensor q_arange = q_offset.defined() ? arange(Scalar(q_length), on) + q_offset : arange(Scalar(q_length), on) + 0;
   Tensor kv_arange = arange(Scalar(kv_length), on) + 0;
   if (use_vmap && active_trace_sink()) {
     // _vmap_expansion_sdpa: vmap over kv (innermost), q, head, batch (outermost, level 1).
@@ -74,12 +74,16 @@ Tensor sdpa_mask(const SymInt& batch, const SymInt& q_length, const SymInt& kv_l
     for (size_t i = 4; i-- > 0;) mask = vmap::leave(mask, l[i]);
     return mask;
   }
-  // _non_vmap_expansion_sdpa: [:, None, None, None], [None, :, None, None], ...
+  // _non_vmap_expansion_sdpa: [:, None, None, None], [None, :, None, None], ... (subscripts: a
+  // strict export drops those the mask function does not read).
   Indices idx;
-  idx.batch = full_slice(batch_arange, 0).unsqueeze(1).unsqueeze(2).unsqueeze(3);
-  idx.head = full_slice(head_arange.unsqueeze(0), 1).unsqueeze(2).unsqueeze(3);
-  idx.q = full_slice(q_arange.unsqueeze(0).unsqueeze(1), 2).unsqueeze(3);
-  idx.kv = full_slice(kv_arange.unsqueeze(0).unsqueeze(1).unsqueeze(2), 3);
+  {
+    SubscriptScope subscript;
+    idx.batch = full_slice(batch_arange, 0).unsqueeze(1).unsqueeze(2).unsqueeze(3);
+    idx.head = full_slice(head_arange.unsqueeze(0), 1).unsqueeze(2).unsqueeze(3);
+    idx.q = full_slice(q_arange.unsqueeze(0).unsqueeze(1), 2).unsqueeze(3);
+    idx.kv = full_slice(kv_arange.unsqueeze(0).unsqueeze(1).unsqueeze(2), 3);
+  }
   Tensor mask = f(idx);
   return mask.expand({batch, -1, q_length, kv_length});
 }
@@ -118,6 +122,16 @@ Tensor create_causal_mask(const Tensor& inputs_embeds, const Tensor& attention_m
   MaskFunction fn = overlay ? and_masks({overlay, causal()}) : causal();
   if (packed.defined()) fn = and_masks({fn, packed_sequence(packed)});
   return sdpa_mask(batch, q_length, kv_length, fn, attention_mask, device);
+}
+
+Tensor create_causal_mask_cached(const Tensor& inputs_embeds, const Tensor& past_seen, int64_t max_cache_len,
+                                 const MaskFunction& overlay) {
+  const Device device = inputs_embeds.device();
+  // _preprocess_mask_arguments: q_offset = past_key_values.get_seq_length().to(inputs_embeds.device)
+  const Tensor q_offset = past_seen.to(device);
+  MaskFunction fn = overlay ? and_masks({overlay, causal()}) : causal();
+  return sdpa_mask(inputs_embeds.size(0), inputs_embeds.size(1), SymInt(max_cache_len), fn, Tensor(), device,
+                   /*use_vmap=*/false, q_offset);
 }
 
 Tensor create_causal_mask_and(const Tensor& inputs_embeds, const Tensor& attention_mask_in, const MaskFunction& and_fn) {

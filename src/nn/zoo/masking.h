@@ -40,14 +40,21 @@ Tensor find_packed_sequence_indices(const Tensor& position_ids);
 /// [batch, 1, q_length, kv_length]. `use_vmap` (a custom or/and mask function): vmapped over the
 /// four aranges instead (nn/zoo/vmap.h), as export records it; outside a trace the broadcast
 /// computes the same values.
+/// `q_offset`: a tensor added to the query positions (a cache's length), else 0.
 Tensor sdpa_mask(const SymInt& batch, const SymInt& q_length, const SymInt& kv_length, const MaskFunction& fn,
-                 const Tensor& padding_mask, Device device, bool use_vmap = false);
+                 const Tensor& padding_mask, Device device, bool use_vmap = false, const Tensor& q_offset = Tensor());
 
 /// create_causal_mask without a cache: the 2D attention_mask (may be undefined) as a padding mask,
 /// or, without one, the packed-sequence mask from position_ids; `overlay`: an extra mask function
 /// (create_sliding_window_causal_mask passes the sliding-window overlay).
 Tensor create_causal_mask(const Tensor& inputs_embeds, const Tensor& attention_mask, const Tensor& position_ids,
                           const MaskFunction& overlay = nullptr);
+
+/// create_causal_mask with a static cache (a decode step): the queries start at `past_seen` (the
+/// cache's cumulative length, moved to the embeddings' device), the keys are the whole cache
+/// (get_mask_sizes: max_cache_len, offset 0); no packed-sequence detection with a cache.
+Tensor create_causal_mask_cached(const Tensor& inputs_embeds, const Tensor& past_seen, int64_t max_cache_len,
+                                 const MaskFunction& overlay = nullptr);
 
 /// create_causal_mask(..., and_mask_function=f) without a cache: causal & f, vmapped (transformers
 /// cannot tell a custom function is index-based); no packed-sequence detection (position_ids unread).

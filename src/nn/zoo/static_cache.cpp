@@ -1,0 +1,102 @@
+// transformers 5.12's decode step: integrations.executorch.TorchExportableModuleWithStaticCache, the
+// decoder LM with a StaticCache registered as non-persistent buffers, as convert_and_export_with_cache
+// exports it (strict, under torch.no_grad()). Memory and cost analyses then see the cache.
+#include <memory>
+#include <string>
+
+#include "fakeexport/core/error.h"
+#include "fakeexport/ops/api.h"
+#include "nn/zoo/families.h"
+#include "nn/zoo/llama_parts.h"
+
+namespace fe::zoo {
+namespace {
+
+class StaticCacheDecoder : public Model {
+ public:
+  StaticCacheDecoder(std::shared_ptr<lm::CausalLM> m, int64_t batch, int64_t max_cache_len)
+      : model(register_module("model", std::move(m))), batch_(batch) {
+    const lm::Arch& a = model->arch();
+    cache_.max_cache_len = max_cache_len;
+    cache_.layers.reserve(static_cast<size_t>(a.layers));  // attention blocks point into it
+    // StaticCache.early_initialization(batch, kv heads, head_dim, model dtype, device): per layer
+    // keys and values [batch, kv_heads, max_cache_len, head_dim] and a length, on the layer's device.
+    for (size_t i = 0; i < model->model->layer_ptrs.size(); ++i) {
+      lm::DecoderLayer& layer = *model->model->layer_ptrs[i];
+      const Tensor& w = layer.input_layernorm->weight;
+      const TensorOptions on{.dtype = w.dtype(), .device = w.device()};
+      const std::string n = std::to_string(i);
+      lm::StaticCacheLayer l;
+      l.keys = &register_buffer("key_cache_" + n, zeros({batch, a.kv_heads, max_cache_len, a.head_dim}, on), false);
+      l.values = &register_buffer("value_cache_" + n, zeros({batch, a.kv_heads, max_cache_len, a.head_dim}, on), false);
+      l.cumulative_length =
+          &register_buffer("cumulative_length_" + n, zeros({1}, {.dtype = DType::Int64, .device = w.device()}), false);
+      cache_.layers.push_back(l);
+      access_["key_cache_" + n] = "static_cache.layers." + n + ".keys";
+      access_["value_cache_" + n] = "static_cache.layers." + n + ".values";
+      access_["cumulative_length_" + n] = "static_cache.layers." + n + ".cumulative_length";
+    }
+    for (size_t i = 0; i < cache_.layers.size(); ++i) model->model->layer_ptrs[i]->self_attn->cache = &cache_.layers[i];
+  }
+  std::string type_name() const override {
+    return "transformers.integrations.executorch.TorchExportableModuleWithStaticCache";
+  }
+  std::string model_type() const override { return model->model_type(); }
+  std::vector<std::string> forward_arg_names() const override { return {"input_ids", "cache_position"}; }
+  std::vector<Unit> units() const override {
+    std::vector<Unit> u = model->units();
+    for (Unit& x : u) x.path = "model." + x.path;
+    return u;
+  }
+  std::vector<Tensor> forward_dyn(const std::vector<Tensor>& args) override {
+    FE_CHECK(args.size() == 2, ValueError, type_name(),
+             ".forward() takes 2 tensor arguments (input_ids, cache_position) but ", args.size(), " were given");
+    nn::ModuleCallScope scope(*this);
+    // Each generation starts from the cache position given: layer.cumulative_length.copy_(cache_position[0:1]).
+    for (const lm::StaticCacheLayer& l : cache_.layers) l.cumulative_length->copy_(args[1].slice(0, 0, 1));
+    return {model->forward_cached(args[0], cache_)};
+  }
+  ExampleInputs example_inputs(const InputOptions& o) override {
+    FE_CHECK(!o.dynamic_batch && !o.dynamic_seq, ValueError,
+             "a decode step with a static cache is exported with static shapes here (no --dynamic)");
+    FE_CHECK(!o.attention_mask, ValueError, "a decode step with a static cache takes no attention_mask");
+    const int64_t s = seq_or(o, 1);
+    FE_CHECK(s <= cache_.max_cache_len, ValueError, "--seq ", s, " exceeds the cache's ", cache_.max_cache_len,
+             " tokens");
+    const Device d = model->model->embed_tokens->weight.device();
+    ExampleInputs in;
+    in.args.push_back(token_ids(batch_, s, model->arch().vocab, d));
+    in.args.push_back(arange(Scalar(s), {.dtype = DType::Int64, .device = d}));
+    return in;
+  }
+  ExportHints export_hints() const override { return {.strict = true, .no_grad = true, .state_access_paths = access_}; }
+
+  std::shared_ptr<lm::CausalLM> model;
+
+ private:
+  int64_t batch_;
+  lm::StaticCache cache_;
+  std::map<std::string, std::string> access_;
+};
+
+}  // namespace
+
+std::unique_ptr<Model> with_static_cache(std::unique_ptr<Model> m, int64_t batch, int64_t max_cache_len) {
+  FE_CHECK(batch >= 1 && max_cache_len >= 1, ValueError, "a static cache needs batch >= 1 and a length >= 1, got ",
+           batch, " and ", max_cache_len);
+  auto* lm = dynamic_cast<lm::CausalLM*>(m.get());
+  FE_CHECK(lm, ValueError, "a decode step with a static cache is built for the decoder families on the llama blocks "
+           "(llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, phi3, qwen2_moe, qwen3_moe), not model_type '",
+           m->model_type(), "'");
+  for (const auto& layer : lm->model->layer_ptrs)
+    FE_CHECK(dynamic_cast<const lm::Attention*>(layer->self_attn.get()), ValueError,
+             "a decode step with a static cache: model_type '", lm->model_type(), "' has its own attention (",
+             layer->self_attn->type_name(), "), whose cache layout transformers' StaticCache does not fit "
+             "(its convert_and_export_with_cache fails on it too)");
+  std::shared_ptr<lm::CausalLM> owned(static_cast<lm::CausalLM*>(m.release()));
+  auto out = std::make_unique<StaticCacheDecoder>(std::move(owned), batch, max_cache_len);
+  out->eval();
+  return out;
+}
+
+}  // namespace fe::zoo
