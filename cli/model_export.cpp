@@ -212,6 +212,7 @@ Exported export_model(const ExportArgs& a, const zoo::Config& cfg, DType dtype) 
        .verify = a.verify_full ? VerifyLevel::Full : VerifyLevel::Structure,
        .strict = hints.strict,
        .state_access_paths = hints.state_access_paths,
+       .kwarg_inputs = hints.kwarg_inputs,
        .grad_enabled = !hints.no_grad})));
   return {ep, kept(model.release())};
 }

@@ -5,12 +5,17 @@
 // tools/oracle/scripts/gen_zoo_kv_golden.py), compared whole except `# File:` comments.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/export/exported_program.h"
+#include "fakeexport/export/run.h"
 #include "fakeexport/nn/zoo.h"
+#include "fakeexport/ops/api.h"
+#include "fakeexport/serde/pt2.h"
+#include "fakeexport/serde/safetensors.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -32,7 +37,7 @@ fe::ExportedProgram export_decode_step(const std::string& name, int64_t batch, i
   const fe::zoo::ExampleInputs in = m->example_inputs({.batch = batch, .seq = seq});
   const fe::zoo::ExportHints h = m->export_hints();
   return fe::export_program(*m, in.args,
-                            {.strict = h.strict, .state_access_paths = h.state_access_paths, .grad_enabled = !h.no_grad});
+                            {.strict = h.strict, .state_access_paths = h.state_access_paths, .kwarg_inputs = h.kwarg_inputs, .grad_enabled = !h.no_grad});
 }
 
 struct Case {
@@ -58,6 +63,51 @@ INSTANTIATE_TEST_SUITE_P(Zoo, StaticCacheGolden,
                          ::testing::Values("llama", "llama_mha_bias", "qwen2", "qwen3", "gemma", "mistral", "phi3",
                                            "gemma2", "gemma3_text", "qwen3_moe", "qwen2_moe", "qwen2_moe_window",
                                            "llama_bf16", "gemma2_bf16", "gemma3_text_bf16"));
+
+/// max |got - want| over float logits of equal shape; infinity when the shapes differ.
+double worst_diff(const fe::Tensor& got, const fe::Tensor& want) {
+  const fe::Tensor g = got.contiguous(), w = want.contiguous();
+  if (fe_test::ints(g.sizes()) != fe_test::ints(w.sizes())) return INFINITY;
+  double worst = 0;
+  for (int64_t k = 0; k < w.numel(); ++k)
+    worst = std::max(worst, std::abs(double(g.data<float>()[k]) - double(w.data<float>()[k])));
+  return worst;
+}
+
+// Generation with HF's weights (tests/fixtures/zoo/eager: input_ids [2, 7] and HF's logits over the
+// whole sequence): a prefill program over the first 4 tokens, then a one-token program three times,
+// the cache carried between runs in the wrapper's buffers. Each step's logits are HF's for those
+// positions: the cache, its positions and the mask over the whole cache compute what attention over
+// the full sequence does. Mixtral too (no PyTorch golden: transformers' StaticCache fails on its config).
+TEST(StaticCache, GenerationStepsRunToHuggingFacesLogits) {
+  const fs::path root = fs::path(FE_FIXTURES_DIR) / "zoo";
+  for (const std::string name : {"tiny_llama", "tiny_qwen2", "tiny_qwen3", "tiny_gemma", "tiny_mistral", "tiny_phi3",
+                                 "tiny_gemma2", "tiny_gemma3_text", "tiny_mixtral", "tiny_qwen2_moe", "tiny_qwen3_moe"}) {
+    SCOPED_TRACE(name);
+    if (!fs::exists(root / "eager" / name / "io.safetensors")) GTEST_SKIP() << "no eager fixture for " << name;
+    auto inner = fe::zoo::build(fe::zoo::Config::from_file((root / "configs" / (name + ".json")).string()));
+    fe::zoo::load_weights(*inner, (root / "eager" / name / "model.safetensors").string());
+    fe::SafetensorsFile io((root / "eager" / name / "io.safetensors").string());
+    const fe::Tensor ids = io.load("input_0_input_ids"), want = io.load("output_0");
+    ASSERT_EQ(fe_test::ints(ids.sizes()), (std::vector<int64_t>{2, 7}));
+    auto m = fe::zoo::with_static_cache(std::move(inner), 2, 16);
+    const fe::zoo::ExportHints h = m->export_hints();
+    const fe::ExportOptions opts{.strict = h.strict, .state_access_paths = h.state_access_paths, .kwarg_inputs = h.kwarg_inputs, .grad_enabled = !h.no_grad};
+    const auto step = [&](int64_t from, int64_t n) {
+      const fe::Tensor tokens = ids.slice(1, from, from + n).contiguous();
+      const fe::Tensor positions = fe::arange(fe::Scalar(from), fe::Scalar(from + n), {.dtype = fe::DType::Int64});
+      const fe::ExportedProgram ep = fe::export_program(*m, {tokens, positions}, opts);
+      if (from == 0) {  // for PyTorch to load and run (tools/oracle/scripts/check_our_pt2.py)
+        fs::create_directories(fs::path(FE_BUILD_DIR) / "pt2_out" / "static_cache");
+        fe::serde::save(ep, (fs::path(FE_BUILD_DIR) / "pt2_out" / "static_cache" / (name + ".pt2")).string());
+      }
+      const std::vector<fe::Tensor> got = fe::run(ep, {tokens, positions});
+      EXPECT_LE(worst_diff(got.at(0), want.slice(1, from, from + n)), 1e-4) << "tokens " << from << " to " << from + n;
+    };
+    step(0, 4);
+    for (int64_t k = 4; k < 7; ++k) step(k, 1);
+  }
+}
 
 TEST(StaticCache, TheCacheIsStateTheProgramWritesInPlace) {
   const fe::ExportedProgram ep = export_decode_step("llama", 4, 1, 1024);

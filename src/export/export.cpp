@@ -215,6 +215,9 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
   // No dead-code elimination here: PyTorch 2.14's export keeps unused pure ops (checked by
   // tests/fixtures/export_ops_cpu.txt); DeadCodeElimination is a separate, opt-in pass.
   ModuleCallEntry root{"", {}, {}};
+  FE_CHECK(options.kwarg_inputs <= args.size(), ValueError, "export: ", options.kwarg_inputs,
+           " keyword inputs of ", args.size());
+  root.kwarg_inputs = options.kwarg_inputs;
   for (const auto& s : ep.signature.inputs)
     if (s.kind == InputKind::UserInput) root.inputs.push_back(s.name);
   for (const auto& s : ep.signature.outputs) root.outputs.push_back(s.name);

@@ -566,9 +566,13 @@ class Writer {
         // A traced root: export does not preserve its signature's arguments (PyTorch writes []),
         // forward(*args) is a tuple of tensors with no kwargs; one output is a bare leaf.
         traced_root = true;
+        const size_t kw = std::min(e.kwarg_inputs, e.inputs.size()), positional = e.inputs.size() - kw;
+        OJ names = OJ::array(), leaves = OJ::array();
+        for (size_t i = positional; i < e.inputs.size(); ++i) names.push_back(e.inputs[i]), leaves.push_back(leaf_spec());
         OJ in_spec{{"type", "builtins.tuple"}, {"context", "null"},
-                   {"children_spec", OJ::array({tuple_spec(e.inputs.size()),
-                                                OJ{{"type", "builtins.dict"}, {"context", "[]"}, {"children_spec", OJ::array()}}})}};
+                   {"children_spec", OJ::array({tuple_spec(positional),
+                                                OJ{{"type", "builtins.dict"}, {"context", dump_python_json(names)},
+                                                   {"children_spec", std::move(leaves)}}})}};
         OJ out_spec = e.outputs.size() == 1 ? leaf_spec() : tuple_spec(e.outputs.size());
         sig = OJ{{"inputs", OJ::array()}, {"outputs", OJ::array()},
                  {"in_spec", dump_python_json(OJ::array({1, std::move(in_spec)}))},

@@ -48,6 +48,8 @@ struct GraphSignature {
 struct ModuleCallEntry {
   std::string fqn;
   std::vector<std::string> inputs, outputs;
+  /// Traced root: how many of the last inputs the forward takes by name (export(args, kwargs)).
+  size_t kwarg_inputs = 0;
   /// A loaded program's ModuleCallSignature, as serialized: argument names, the pytree specs as
   /// JSON text, forward_arg_names. Absent for traced programs (the writer derives the root's) and
   /// for entries serialized with `signature: null`.
@@ -105,6 +107,9 @@ struct ExportOptions {
   /// strict: the attribute path the forward reads a state tensor through, by its state-dict name
   /// (`key_cache_0` read as `static_cache.layers.0.keys`): the placeholder is named after the path.
   std::map<std::string, std::string> state_access_paths;
+  /// The last this many inputs are passed by name (torch.export's kwargs): the archive's in_spec
+  /// says so, and PyTorch's ep.module() takes them as keywords.
+  size_t kwarg_inputs = 0;
   /// false: exported under `torch.no_grad()` (transformers' convert_and_export_with_cache), so
   /// no-grad regions inside are no grad-mode changes and record no wrap_with_set_grad_enabled.
   bool grad_enabled = true;

@@ -95,6 +95,7 @@ struct ExportHints {
   bool strict = false;   ///< torch.export(strict=True)
   bool no_grad = false;  ///< under torch.no_grad()
   std::map<std::string, std::string> state_access_paths;  ///< state-dict name -> attribute path read
+  size_t kwarg_inputs = 0;  ///< the last this many inputs passed by name
 };
 
 /// A zoo model: an nn::Module with a generic forward, its units in forward order, example inputs.

@@ -69,7 +69,10 @@ class StaticCacheDecoder : public Model {
     in.args.push_back(arange(Scalar(s), {.dtype = DType::Int64, .device = d}));
     return in;
   }
-  ExportHints export_hints() const override { return {.strict = true, .no_grad = true, .state_access_paths = access_}; }
+  // convert_and_export_with_cache: export(wrapper, args=(), kwargs={input_ids, cache_position}).
+  ExportHints export_hints() const override {
+    return {.strict = true, .no_grad = true, .state_access_paths = access_, .kwarg_inputs = 2};
+  }
 
   std::shared_ptr<lm::CausalLM> model;
 

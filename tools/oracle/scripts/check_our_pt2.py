@@ -276,6 +276,28 @@ for path in sorted(glob.glob(os.path.join(OUT, "retarget", "*.pt2"))):
     if not same:
         print("retarget %s: PyTorch's print of ours DIFFERS from our print" % name)
     ok &= same
+# Decode steps with a static cache (tests/test_zoo_static_cache.cpp): HF's weights, the cache empty;
+# PyTorch runs the prefill of the eager fixture's first 4 tokens to HF's logits for them.
+kv_ok = kv_all = 0
+for path in sorted(glob.glob(os.path.join(OUT, "static_cache", "*.pt2"))):
+    name = os.path.basename(path)[:-4]
+    kv_all += 1
+    try:
+        ep = torch.export.load(path)
+        io = load_file("tests/fixtures/zoo/eager/%s/io.safetensors" % name)
+        ids = io["input_0_input_ids"][:, :4]
+        got = ep.module()(input_ids=ids, cache_position=torch.arange(4))
+        err = (got - io["output_0"][:, :4]).abs().max().item()
+    except Exception as e:  # noqa: BLE001
+        print("static_cache %s: %s: %s" % (name, type(e).__name__, str(e).splitlines()[0][:200]))
+        ok = False
+        continue
+    kv_ok += err <= 1e-4
+    if err > 1e-4:
+        print("static_cache %s: max |PyTorch running ours - HF| = %.3g" % (name, err))
+    ok &= err <= 1e-4
+if kv_all:
+    print("static_cache: %d of %d decode-step archives load in PyTorch and prefill to HF's logits" % (kv_ok, kv_all))
 if rt_all:
     print("retarget: %d of %d corpus programs retargeted to cuda:0 load in PyTorch and print as we print them"
           % (rt_ok, rt_all))

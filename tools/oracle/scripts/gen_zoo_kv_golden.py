@@ -8,6 +8,7 @@ gen_zoo_golden.py.
 Per case NAME and shape, in DIR (default tests/fixtures/zoo_golden), next to NAME.config.json:
   NAME.kv.txt        a cache of 16 tokens for 1 sequence; input_ids [1, 1], cache_position [1]
                      (`fakeexport export NAME.config.json --static-cache 16`)
+  NAME.kv.decomposed.txt  str(ep.run_decompositions()) of NAME.kv.txt's program
   NAME.kv_b2s3.txt   a cache of 16 tokens for 2 sequences; input_ids [2, 3], cache_position [3]
                      (`... --static-cache 16 --batch 2 --seq 3`)
 """
@@ -50,6 +51,9 @@ def main():
             ep = convert_and_export_with_cache(model, ids, torch.arange(seq))
             with open(os.path.join(a.out, f"{name}.{suffix}.txt"), "w") as f:
                 f.write(golden.stable(str(ep)))
+            if suffix == "kv":  # ep.run_decompositions(): the cache writes functionalized
+                with open(os.path.join(a.out, f"{name}.kv.decomposed.txt"), "w") as f:
+                    f.write(golden.stable(str(ep.run_decompositions())))
             print(name, suffix, "ok", len(ep.graph.nodes), "nodes")
 
 
