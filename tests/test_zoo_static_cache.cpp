@@ -7,9 +7,12 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 
+#include "fakeexport/analysis/memory.h"
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
+#include "fakeexport/export/decompose.h"
 #include "fakeexport/export/exported_program.h"
 #include "fakeexport/export/run.h"
 #include "fakeexport/nn/zoo.h"
@@ -103,6 +106,12 @@ TEST(StaticCache, GenerationStepsRunToHuggingFacesLogits) {
       }
       const std::vector<fe::Tensor> got = fe::run(ep, {tokens, positions});
       EXPECT_LE(worst_diff(got.at(0), want.slice(1, from, from + n)), 1e-4) << "tokens " << from << " to " << from + n;
+      if (from == 0) {
+        // Lowered to Core ATen (the cache writes functionalized: index_put, BUFFER_MUTATION outputs
+        // written back), the prefill computes the same logits.
+        const fe::ExportedProgram low = fe::run_decompositions(ep, fe::default_decompositions());
+        EXPECT_LE(worst_diff(fe::run(low, {tokens, positions}).at(0), want.slice(1, 0, n)), 1e-4) << "decomposed";
+      }
     };
     step(0, 4);
     for (int64_t k = 4; k < 7; ++k) step(k, 1);
@@ -128,6 +137,55 @@ TEST(StaticCache, TheCacheIsStateTheProgramWritesInPlace) {
     }
   EXPECT_EQ(index_copies, 4);
   EXPECT_EQ(ep.signature.outputs.size(), 1u);
+}
+
+// memory --kv-cache estimates the cache from the key/value projections; the decode step holds the
+// cache transformers allocates. The two agree byte for byte (GQA, a head_dim apart from
+// hidden / heads, bfloat16).
+TEST(StaticCache, TheCacheTransformersAllocatesIsTheKvCacheEstimate) {
+  for (const std::string name : {"llama", "qwen3", "gemma2_bf16", "llama_mha_bias"}) {
+    SCOPED_TRACE(name);
+    const fe::ExportedProgram ep = export_decode_step(name, 2, 1, 48);
+    int64_t cache = 0;
+    const auto phs = ep.graph.placeholders();
+    for (size_t i = 0; i < phs.size(); ++i) {
+      const fe::InputSpec& s = ep.signature.inputs.at(i);
+      if (s.target.starts_with("key_cache_") || s.target.starts_with("value_cache_"))
+        cache += phs[i]->val.at(0).numel().expect_int() * fe::itemsize(phs[i]->val[0].dtype);
+    }
+    int64_t estimate = 0;
+    for (const auto& [dev, bytes] : fe::analysis::kv_cache_bytes(ep, 48, 2)) estimate += bytes;
+    EXPECT_GT(cache, 0);
+    EXPECT_EQ(cache, estimate);
+  }
+}
+
+// Over a pipeline each layer's cache lives with the layer; the wrapper's copy_ of cache_position
+// (on the first device) into a later layer's length is a cross-device copy, as FakeTensor allows
+// copy_ (the result on self's device).
+TEST(StaticCache, EachLayersCacheLivesOnItsDevice) {
+  fe::FakeTensorMode fake;
+  auto inner = fe::zoo::build(fe::zoo::builtin_config("llama"));  // 4 layers
+  const std::vector<fe::Device> devs{fe::Device::parse("cuda:0"), fe::Device::parse("cuda:1")};
+  fe::zoo::place(*inner, fe::zoo::Placement::pipeline(inner->units(), devs));
+  auto m = fe::zoo::with_static_cache(std::move(inner), 1, 32);
+  const fe::zoo::ExampleInputs in = m->example_inputs({});
+  const fe::zoo::ExportHints h = m->export_hints();
+  const fe::ExportedProgram ep = fe::export_program(
+      *m, in.args, {.strict = h.strict, .state_access_paths = h.state_access_paths, .grad_enabled = !h.no_grad});
+  std::map<std::string, std::string> device_of;
+  const auto phs = ep.graph.placeholders();
+  for (size_t i = 0; i < phs.size(); ++i) device_of[ep.signature.inputs.at(i).target] = phs[i]->val.at(0).device.str();
+  EXPECT_EQ(device_of.at("key_cache_0"), "cuda:0");
+  EXPECT_EQ(device_of.at("value_cache_3"), "cuda:1");
+  EXPECT_EQ(device_of.at("cumulative_length_3"), "cuda:1");
+  int cross = 0;
+  for (const auto& n : ep.graph.nodes())
+    if (n->op() == fe::NodeOp::CallFunction && n->target()->schema.name == "copy_") {
+      const fe::Node* src = std::get<fe::Node*>(n->args().at(1));
+      cross += src->val.at(0).device != n->val.at(0).device;
+    }
+  EXPECT_EQ(cross, 2);  // layers 2 and 3
 }
 
 TEST(StaticCache, FamiliesWithoutTheCacheAreRefused) {

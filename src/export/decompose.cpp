@@ -65,9 +65,18 @@ class Retracer {
   /// Placeholders in `order` (indices into the root graph's placeholders).
   void placeholders(const std::vector<size_t>& order) {
     const std::vector<Node*> all = ep_.graph.placeholders();
+    const bool specs = all.size() == ep_.signature.inputs.size();
     for (size_t i : order) {
       Node* p = all[i];
-      Node* n = g_->placeholder(p->name(), p->val.empty() ? TensorMeta{} : p->val[0]);
+      // placeholder_naming_pass: parameters and buffers are named after their targets (a strict
+      // program's `b_static_cache_layers_0_keys` becomes `b_key_cache_0`).
+      std::string name = p->name();
+      if (specs) {
+        const InputSpec& s = ep_.signature.inputs[i];
+        if (s.kind == InputKind::Parameter) name = "p_" + detail::placeholder_name(s.target);
+        if (s.kind == InputKind::Buffer) name = "b_" + detail::placeholder_name(s.target);
+      }
+      Node* n = g_->placeholder(name, p->val.empty() ? TensorMeta{} : p->val[0]);
       n->constant = p->constant;
       n->sym_val = p->sym_val;
       if (p->val.empty()) {
@@ -743,6 +752,8 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
     for (size_t i : order) inputs.push_back(ep.signature.inputs[i]);
     out.signature.inputs = std::move(inputs);
     retracer.placeholders(order);
+    const std::vector<Node*> renamed = out.graph.placeholders();
+    for (size_t k = 0; k < renamed.size(); ++k) out.signature.inputs[k].name = renamed[k]->target_name();
   } else {
     std::vector<size_t> identity(ep.graph.placeholders().size());
     for (size_t i = 0; i < identity.size(); ++i) identity[i] = i;

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "export/dynamic_shapes.h"
 #include "export/tracer.h"
@@ -125,8 +126,11 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
     if (!options.strict || !bound) tracer.bind(*slot, n);
     ep.signature.inputs.push_back({InputKind::Parameter, n->name(), name, true});
   }
+  // Persistent buffers are the state_dict's (one walk; asking the module per buffer walks it again).
+  std::unordered_set<std::string_view> in_state_dict;
+  for (const auto& [name, t] : ep.state_dict) in_state_dict.insert(name);
   for (auto& [name, slot] : buffers) {
-    const bool persistent = module.is_persistent_buffer(name);
+    const bool persistent = in_state_dict.count(name) > 0;
     if (!persistent) ep.constants.emplace_back(name, *slot);
     swap.fakify(*slot);
     Node* n = g.placeholder("b_" + flat_name(access_name(name)), slot->meta());

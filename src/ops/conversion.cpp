@@ -314,8 +314,9 @@ void register_conversion_ops(Registry& r) {
   op_zero_ = r.add({"aten::zero_(Tensor(a!) self) -> Tensor(a!)", meta_zero_, cpu_zero_});
   op_fill_inplace_Scalar = r.add({"aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", meta_fill_scalar, cpu_fill_});
   op_fill_inplace_Tensor = r.add({"aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", meta_fill_tensor, cpu_fill_});
-  op_copy_ = r.add({"aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", meta_copy_, cpu_copy_});
-  op_copy = r.add({"aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", meta_copy, cpu_copy_});
+  // FakeTensor's multi-device ops: the source may live elsewhere, the result is on self's device.
+  op_copy_ = r.add({"aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", meta_copy_, cpu_copy_, kFree});
+  op_copy = r.add({"aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", meta_copy, cpu_copy_, kFree});
   r.add({.schema = "aten::fill.Scalar(Tensor self, Scalar value) -> Tensor", .meta = meta_fill_functional<false>,
          .cpu = cpu_fill_, .decomp = decomp_fill});
   r.add({.schema = "aten::fill.Tensor(Tensor self, Tensor value) -> Tensor", .meta = meta_fill_functional<true>,

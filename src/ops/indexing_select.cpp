@@ -103,6 +103,24 @@ void meta_scatter_(const MetaArgs& a, MetaOut& out) {
   out.push(a.tensor(0));
 }
 
+/// torch._refs' _index_copy_impl: x.index_put((None,) * dim + (index,), source) (index_put_ in
+/// place), a 0-d x as [1].
+template <bool kInPlace>
+std::vector<Tensor> decomp_index_copy(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  int64_t dim = std::get<SymInt>(a[1]).expect_int();
+  if (dim < 0) dim += std::max<int64_t>(x.dim(), 1);
+  const Tensor target = x.dim() == 0 ? fe::unsqueeze(x, 0, loc) : x;
+  TensorIndices idx(static_cast<size_t>(dim));
+  idx.emplace_back(decomp_tensor(a, 2));
+  if (kInPlace) {
+    fe::index_put_(target, idx, decomp_tensor(a, 3), false, loc);
+    return {x};
+  }
+  const Tensor out = fe::index_put(target, idx, decomp_tensor(a, 3), false, loc);
+  return {x.dim() == 0 ? fe::squeeze(out, 0, loc) : out};
+}
+
 /// The index_copy decomposition's checks; returns the wrapped dim.
 int64_t check_index_copy(const MetaArgs& a) {
   const TensorMeta& self = a.tensor(0);
@@ -359,10 +377,10 @@ void register_indexing_select_ops(Registry& r) {
          cpu_scatter_});
   op_scatter_inplace_value = r.add({"aten::scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)", meta_scatter_,
          cpu_scatter_});
-  op_index_copy = r.add({"aten::index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor", meta_index_copy,
-         cpu_index_copy});
-  op_index_copy_ = r.add({"aten::index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)", meta_index_copy_,
-         cpu_index_copy_});
+  op_index_copy = r.add({.schema = "aten::index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
+                         .meta = meta_index_copy, .cpu = cpu_index_copy, .decomp = decomp_index_copy<false>});
+  op_index_copy_ = r.add({.schema = "aten::index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)",
+                          .meta = meta_index_copy_, .cpu = cpu_index_copy_, .decomp = decomp_index_copy<true>});
   op_one_hot = r.add({"aten::one_hot(Tensor self, int num_classes=-1) -> Tensor", meta_one_hot, cpu_one_hot});
   op_embedding = r.add({"aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor",
          meta_embedding, cpu_embedding});
