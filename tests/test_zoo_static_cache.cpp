@@ -29,7 +29,8 @@ const std::string kGolden = std::string(FE_FIXTURES_DIR) + "/zoo_golden";
 
 /// The decode step of golden config NAME: built under the config's dtype, wrapped with a cache of
 /// `len` tokens for `batch` sequences, exported with the wrapper's hints.
-fe::ExportedProgram export_decode_step(const std::string& name, int64_t batch, int64_t seq, int64_t len = 16) {
+fe::ExportedProgram export_decode_step(const std::string& name, int64_t batch, int64_t seq, int64_t len = 16,
+                                       bool dynamic_seq = false) {
   fe::FakeTensorMode fake;
   const fe::zoo::Config c = fe::zoo::Config::from_file(kGolden + "/" + name + ".config.json");
   std::unique_ptr<fe::zoo::Model> m;
@@ -37,10 +38,11 @@ fe::ExportedProgram export_decode_step(const std::string& name, int64_t batch, i
     fe::DTypeScope dt(c.is_null("dtype") ? fe::DType::Float32 : fe::parse_dtype(c.get_string("dtype")).value());
     m = fe::zoo::with_static_cache(fe::zoo::build(c), batch, len);
   }
-  const fe::zoo::ExampleInputs in = m->example_inputs({.batch = batch, .seq = seq});
+  const fe::zoo::ExampleInputs in = m->example_inputs({.batch = batch, .seq = seq, .dynamic_seq = dynamic_seq});
   const fe::zoo::ExportHints h = m->export_hints();
   return fe::export_program(*m, in.args,
-                            {.strict = h.strict, .state_access_paths = h.state_access_paths, .kwarg_inputs = h.kwarg_inputs, .grad_enabled = !h.no_grad});
+                            {.dynamic_shapes = in.dynamic_shapes,
+                             .strict = h.strict, .state_access_paths = h.state_access_paths, .kwarg_inputs = h.kwarg_inputs, .grad_enabled = !h.no_grad});
 }
 
 struct Case {
@@ -60,6 +62,14 @@ TEST_P(StaticCacheGolden, DecodeStepPrintsAsConvertAndExportWithCache) {
     EXPECT_EQ(fe_test::without_comments(fe::to_string(ep, {.read_source = false})),
               fe_test::without_comments(fe_test::read_file(golden)));
   }
+  // The step's tokens dynamic: equal up to node names (PyTorch numbers some nodes after size
+  // computations it traced and dropped: sym_size_int_5, le_1), the symbol (s11, from dynamo's
+  // `L['flat_args'][0].size()[1]`), its range and every shape as PyTorch's.
+  const std::string golden = kGolden + "/" + GetParam() + ".kv_dyn.txt";
+  if (!fs::exists(golden)) GTEST_SKIP() << "no golden print " << golden;
+  const fe::ExportedProgram ep = export_decode_step(GetParam(), 1, 3, 16, /*dynamic_seq=*/true);
+  EXPECT_EQ(fe_test::canonical_names(fe_test::without_comments(fe::to_string(ep, {.read_source = false}))),
+            fe_test::canonical_names(fe_test::without_comments(fe_test::read_file(golden))));
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, StaticCacheGolden,
@@ -115,6 +125,17 @@ TEST(StaticCache, GenerationStepsRunToHuggingFacesLogits) {
     };
     step(0, 4);
     for (int64_t k = 4; k < 7; ++k) step(k, 1);
+    // One program with the step's tokens dynamic serves both: a 4-token prefill, then 1-token steps.
+    fe::ExportOptions dyn = opts;
+    dyn.dynamic_shapes = m->example_inputs({.seq = 3, .dynamic_seq = true}).dynamic_shapes;
+    const fe::Tensor ex_ids = ids.slice(1, 0, 3).contiguous();
+    const fe::ExportedProgram any = fe::export_program(*m, {ex_ids, fe::arange(fe::Scalar(3), {.dtype = fe::DType::Int64})}, dyn);
+    for (const auto& [from, n] : std::vector<std::pair<int64_t, int64_t>>{{0, 4}, {4, 1}, {5, 1}, {6, 1}}) {
+      const fe::Tensor tokens = ids.slice(1, from, from + n).contiguous();
+      const fe::Tensor positions = fe::arange(fe::Scalar(from), fe::Scalar(from + n), {.dtype = fe::DType::Int64});
+      EXPECT_LE(worst_diff(fe::run(any, {tokens, positions}).at(0), want.slice(1, from, from + n)), 1e-4)
+          << "dynamic program, tokens " << from << " to " << from + n;
+    }
   }
 }
 
@@ -206,7 +227,7 @@ TEST(StaticCache, FamiliesWithoutTheCacheAreRefused) {
   EXPECT_THROW(fe::zoo::with_static_cache(fe::zoo::build(fe::zoo::builtin_config("llama")), 1, 0), fe::ValueError);
   auto m = fe::zoo::with_static_cache(fe::zoo::build(fe::zoo::builtin_config("llama")), 1, 8);
   EXPECT_THROW(m->example_inputs({.seq = 9}), fe::ValueError);  // more tokens than the cache holds
-  EXPECT_THROW(m->example_inputs({.seq = 4, .dynamic_seq = true}), fe::ValueError);
+  EXPECT_THROW(m->example_inputs({.batch = 2, .dynamic_batch = true}), fe::ValueError);  // the cache's batch is fixed
 }
 
 TEST(StaticCacheCli, ExportsTheDecodeStepAndRefusesBadLengths) {

@@ -84,12 +84,15 @@ void validate_dynamic_shapes(const DynamicShapes& shapes, const std::vector<std:
 }
 
 DimVector make_input_sizes(sym::ShapeEnv& env, const std::string& name, const TensorMeta& example,
-                           const std::vector<DimSpec>* spec, std::vector<InputDim>& dims) {
+                           const std::vector<DimSpec>* spec, std::vector<InputDim>& dims,
+                           std::optional<size_t> flat_index) {
   DimVector sizes = example.sizes;
   if (!spec || spec->empty()) return sizes;
   for (size_t d = 0; d < spec->size(); ++d) {
     const DimSpec& s = (*spec)[d];
-    InputDim in{name, static_cast<int64_t>(d), sym::size_source(name, static_cast<int64_t>(d)), s, sizes[d]};
+    std::string source = flat_index ? detail::cat("L['flat_args'][", *flat_index, "].size()[", d, "]")
+                                    : sym::size_source(name, static_cast<int64_t>(d));
+    InputDim in{name, static_cast<int64_t>(d), std::move(source), s, sizes[d]};
     const int64_t v = sizes[d].hint();
     // 0/1 are specialized (no symbol, no id taken): PyTorch's specialize_zero_one.
     if (is_dynamic(s.kind()) && v != 0 && v != 1) {

@@ -1,6 +1,7 @@
 // dynamic_shapes for export_program: symbolic input sizes before the trace, then PyTorch's
 // produce_guards checks (constraint violations with suggested fixes) and range constraints after it.
 #pragma once
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,8 +28,11 @@ void validate_dynamic_shapes(const DynamicShapes& shapes, const std::vector<std:
 
 /// The traced sizes of input `name` (symbols for its dynamic dims, in PyTorch's allocation order);
 /// appends its dims to `dims`.
+/// `flat_index`: strict export (TorchDynamo) names a size by the input's leaf position,
+/// `L['flat_args'][k].size()[d]`, instead of its parameter name.
 DimVector make_input_sizes(sym::ShapeEnv& env, const std::string& name, const TensorMeta& example,
-                           const std::vector<DimSpec>* spec, std::vector<InputDim>& dims);
+                           const std::vector<DimSpec>* spec, std::vector<InputDim>& dims,
+                           std::optional<size_t> flat_index = std::nullopt);
 
 /// Equalities the spec implies: dims sharing a named Dim, derived dims `A*dim + B` (phantom roots
 /// get their own symbol, sourced by the Dim's name).

@@ -153,7 +153,8 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
     Tensor a = args[i].is_fake() ? args[i] : fake_like(args[i]);
     auto spec = options.dynamic_shapes.find(names[i]);
     if (spec != options.dynamic_shapes.end()) {
-      DimVector sizes = detail::make_input_sizes(env, names[i], a.meta(), &spec->second, input_dims);
+      DimVector sizes = detail::make_input_sizes(env, names[i], a.meta(), &spec->second, input_dims,
+                                                 options.strict ? std::optional<size_t>(i) : std::nullopt);
       bool symbolic = false;
       for (const SymInt& s : sizes) symbolic |= s.is_symbolic();
       if (symbolic) {
@@ -209,7 +210,9 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
   }
 
   if (options.strict) lift_as_dynamo(ep, tracer.subscripts);
-  if (!env.symbols().empty()) detail::fold_symbolic_nodes(g, env, /*last_input_wins=*/true);
+  // Which input a size is read from: non-strict export re-reads it from the last input that has it,
+  // dynamo from the first.
+  if (!env.symbols().empty()) detail::fold_symbolic_nodes(g, env, /*last_input_wins=*/!options.strict);
   // torch.no_grad() regions become wrap_with_set_grad_enabled calls (replace_set_grad_with_hop_pass),
   // after the symbolic sizes are re-expressed (apply_runtime_assertion_pass runs first in
   // _produce_aten_artifact, so sym nodes are named while the region's nodes are still in the graph).

@@ -57,8 +57,10 @@ class StaticCacheDecoder : public Model {
     return {model->forward_cached(args[0], cache_)};
   }
   ExampleInputs example_inputs(const InputOptions& o) override {
-    FE_CHECK(!o.dynamic_batch && !o.dynamic_seq, ValueError,
-             "a decode step with a static cache is exported with static shapes here (no --dynamic)");
+    // The cache's batch is fixed; the tokens of a step may vary (a prefill chunk or one token), as
+    // transformers exports its text decoders: Dim("seq_length_dim", max=max_cache_len - 1) over
+    // input_ids' dim 1 and cache_position's dim 0.
+    FE_CHECK(!o.dynamic_batch, ValueError, "a decode step's batch is its static cache's: --dynamic batch does not apply");
     FE_CHECK(!o.attention_mask, ValueError, "a decode step with a static cache takes no attention_mask");
     const int64_t s = seq_or(o, 1);
     FE_CHECK(s <= cache_.max_cache_len, ValueError, "--seq ", s, " exceeds the cache's ", cache_.max_cache_len,
@@ -67,6 +69,12 @@ class StaticCacheDecoder : public Model {
     ExampleInputs in;
     in.args.push_back(token_ids(batch_, s, model->arch().vocab, d));
     in.args.push_back(arange(Scalar(s), {.dtype = DType::Int64, .device = d}));
+    if (o.dynamic_seq) {
+      const int64_t hi = o.seq_max > 0 ? std::min(o.seq_max, cache_.max_cache_len - 1) : cache_.max_cache_len - 1;
+      const Dim seq("seq_length_dim", 0, hi);
+      in.dynamic_shapes["input_ids"] = {Dim::STATIC, seq};
+      in.dynamic_shapes["cache_position"] = {seq};
+    }
     return in;
   }
   // convert_and_export_with_cache: export(wrapper, args=(), kwargs={input_ids, cache_position}).

@@ -11,6 +11,8 @@ Per case NAME and shape, in DIR (default tests/fixtures/zoo_golden), next to NAM
   NAME.kv.decomposed.txt  str(ep.run_decompositions()) of NAME.kv.txt's program
   NAME.kv_b2s3.txt   a cache of 16 tokens for 2 sequences; input_ids [2, 3], cache_position [3]
                      (`... --static-cache 16 --batch 2 --seq 3`)
+  NAME.kv_dyn.txt    1 sequence, the step's tokens dynamic (Dim("seq_length_dim", max=15), example 3)
+                     (`... --static-cache 16 --seq 3 --dynamic seq`)
 """
 import argparse
 import importlib.util
@@ -55,6 +57,19 @@ def main():
                 with open(os.path.join(a.out, f"{name}.kv.decomposed.txt"), "w") as f:
                     f.write(golden.stable(str(ep.run_decompositions())))
             print(name, suffix, "ok", len(ep.graph.nodes), "nodes")
+        # The tokens of a step dynamic, as transformers exports its text decoders (a prefill chunk or
+        # one token): Dim("seq_length_dim", max=max_cache_len - 1) over input_ids[1] and cache_position[0].
+        cfg, model, dtype = golden.build_model(name)
+        model.config.use_cache = True
+        model.generation_config = GenerationConfig(
+            use_cache=True, cache_implementation="static", max_length=MAX_CACHE_LEN,
+            cache_config={"batch_size": 1, "max_cache_len": MAX_CACHE_LEN, "device": "cpu"})
+        seq = torch.export.Dim("seq_length_dim", max=MAX_CACHE_LEN - 1)
+        ep = convert_and_export_with_cache(model, torch.ones(1, 3, dtype=torch.long), torch.arange(3),
+                                           dynamic_shapes={"input_ids": {1: seq}, "cache_position": {0: seq}})
+        with open(os.path.join(a.out, f"{name}.kv_dyn.txt"), "w") as f:
+            f.write(golden.stable(str(ep)))
+        print(name, "kv_dyn", "ok", len(ep.graph.nodes), "nodes")
 
 
 if __name__ == "__main__":
