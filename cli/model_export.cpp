@@ -263,7 +263,7 @@ void add_model_options(CLI::App& cmd, ExportArgs& a) {
   cmd.add_option("--static-cache", a.static_cache,
                  "LEN: export the decode step with transformers' StaticCache of LEN tokens, as "
                  "convert_and_export_with_cache does (inputs input_ids [batch, seq] and cache_position [seq]; "
-                 "seq defaults to 1, batch to 1; the cache as buffers)")
+                 "seq defaults to 1, batch to 1; the cache as buffers; --dynamic seq: the step's tokens up to LEN-1)")
       ->check(int_range(1, int64_t{1} << 31));
   cmd.add_flag("--attention-mask", a.attention_mask,
                "decoder LMs: also take attention_mask [batch, seq] (an all-ones example), as model(input_ids, attention_mask)");

@@ -130,6 +130,7 @@ TEST(StaticCache, GenerationStepsRunToHuggingFacesLogits) {
     dyn.dynamic_shapes = m->example_inputs({.seq = 3, .dynamic_seq = true}).dynamic_shapes;
     const fe::Tensor ex_ids = ids.slice(1, 0, 3).contiguous();
     const fe::ExportedProgram any = fe::export_program(*m, {ex_ids, fe::arange(fe::Scalar(3), {.dtype = fe::DType::Int64})}, dyn);
+    fe::serde::save(any, (fs::path(FE_BUILD_DIR) / "pt2_out" / "static_cache" / (name + ".dyn.pt2")).string());
     for (const auto& [from, n] : std::vector<std::pair<int64_t, int64_t>>{{0, 4}, {4, 1}, {5, 1}, {6, 1}}) {
       const fe::Tensor tokens = ids.slice(1, from, from + n).contiguous();
       const fe::Tensor positions = fe::arange(fe::Scalar(from), fe::Scalar(from + n), {.dtype = fe::DType::Int64});
