@@ -5,7 +5,7 @@
 # Where the PyTorch reference environment is present, PyTorch 2.14's torch.export.export of
 # transformers' LlamaForCausalLM from the same config (meta weights, input_ids [2, 8], best of 2)
 # is measured in the same run and the ratio printed; otherwise a "skipped" line says why.
-# Also the shape of issue 6 (bf16, batch 1, seq 2048).
+# Also the shape of issue 6 (bf16, batch 1, seq 2048), and the decode step with a static cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-20}"
@@ -20,6 +20,10 @@ dynamic=$(build/fe_proc_stats -n "$N" -- build/fakeexport export "$CFG" --pipeli
 echo "$dynamic"
 echo "== bf16, batch 1, seq 2048 (issue 6's shape)"
 build/fe_proc_stats -n "$N" -- build/fakeexport export "$CFG" --pipeline "$DEVS" --dtype bfloat16 --batch 1 --seq 2048 | tail -1
+echo "== the decode step with a static cache of 8,192 tokens (--static-cache 8192, bf16; a strict export)"
+build/fe_proc_stats -n "$N" -- build/fakeexport export "$CFG" --pipeline "$DEVS" --dtype bfloat16 --static-cache 8192 --json | tail -1
+echo "== ... its step length dynamic (--dynamic seq)"
+build/fe_proc_stats -n "$N" -- build/fakeexport export "$CFG" --pipeline "$DEVS" --dtype bfloat16 --static-cache 8192 --dynamic seq --seq 4 --json | tail -1
 ROOT="${FAKEEXPORT_ORACLE:-$HOME/.cache/fakeexport/oracle}"
 if [ ! -f "$ROOT/.ready" ] || [ "$(id -u)" != 0 ]; then
   echo "export_405b: PyTorch side skipped: no reference environment (tools/oracle/setup, as root)"
