@@ -17,6 +17,7 @@
 #include "export/tracer.h"
 #include "fakeexport/export/check.h"
 #include "fakeexport/export/passes.h"
+#include "ops/sdp_choice.h"
 
 namespace fe {
 namespace {
@@ -413,7 +414,20 @@ class Retracer {
     if (&op == &assert_scalar) return runtime_assert(n);
     std::vector<IValue> args;
     args.reserve(n.args().size());
+    // scaled_dot_product_attention's CPU lowering makes its boolean mask additive before the kernel
+    // it lowers to reads q, k and v: their replayed views (a written cache) come after that `where`.
+    static const OpDef& sdpa = registry().get("aten::scaled_dot_product_attention");
+    std::optional<Tensor> converted_mask;
+    if (&op == &sdpa && table_contains(op) && n.args().size() == 8) {
+      for (size_t i = 0; i < n.args().size(); ++i) {
+        const auto* p = std::get_if<Node*>(&n.args()[i]);
+        args.push_back(i < 3 && p && *p ? IValue(ref_of(*p)->value) : arg_value(n.args()[i]));  // metadata only for q, k, v
+      }
+      converted_mask = ops::sdpa_converted_mask(args, SrcLocArg{});
+      args.clear();
+    }
     for (const NodeArg& a : n.args()) args.push_back(arg_value(a));
+    if (converted_mask) args[3] = *converted_mask;
     // sym_size.int and friends: the size itself; the tracer makes a node for it where it is used.
     if (returns_int(op)) return dispatch_int(op, std::move(args));
     if (!levels_.empty()) {  // an operand is batched by a vmap being retraced

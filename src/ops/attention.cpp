@@ -624,6 +624,21 @@ std::vector<Tensor> decomp_sdpa(std::span<const IValue> a, const SrcLocArg& loc)
   return {flash_cpu_math(q, k, v, m ? &*m : nullptr, std::get<bool>(a[5]), scale, loc)};
 }
 
+}  // namespace
+
+std::optional<Tensor> sdpa_converted_mask(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor &q = decomp_tensor(a, 0), &k = decomp_tensor(a, 1), &v = decomp_tensor(a, 2);
+  const Tensor* mask = std::get_if<Tensor>(&a[3]);
+  if (!mask || !mask->defined() || mask->dtype() != DType::Bool || q.device().type() == DeviceType::CUDA) return std::nullopt;
+  const double dropout = std::get<double>(a[4]);
+  const bool flash = use_flash_cpu("aten::scaled_dot_product_attention", q.meta(), k.meta(), v.meta(), &mask->meta(),
+                                   dropout, false);
+  if (!sdpa_decomposes(q, k, v, dropout, flash) || std::get<bool>(a[7])) return std::nullopt;
+  return additive_mask(*mask, q, loc);
+}
+
+namespace {
+
 std::vector<Tensor> decomp_flash_cpu(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor &q = decomp_tensor(a, 0), &k = decomp_tensor(a, 1), &v = decomp_tensor(a, 2);
   const Tensor* mask = std::get_if<Tensor>(&a[5]);

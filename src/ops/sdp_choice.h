@@ -2,6 +2,10 @@
 // CUDA 13 build, cuDNN 9.19): the choice changes the exported program (the output's strides) and
 // its Core ATen lowering (which fused op run_decompositions records), so it is part of the meta.
 #pragma once
+#include <optional>
+#include <span>
+
+#include "fakeexport/ops/ivalue.h"
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/core/tensor_meta.h"
 
@@ -28,5 +32,12 @@ SdpBackend choose_sdp_backend_cuda(const SdpParams& p, CudaArch arch);
 /// Whether scaled_dot_product_attention on a CPU takes the fused flash kernel
 /// (sdp::use_flash_attention_cpp), else the math path.
 bool uses_flash_cpu(const SdpParams& p);
+
+/// The first step of scaled_dot_product_attention's CPU decomposition: its boolean mask made
+/// additive (convert_boolean_attn_mask), recorded now; nullopt where the call keeps its mask (none,
+/// not boolean, not on a CPU, not decomposed). PyTorch's functionalization brings q, k and v up to
+/// date only after this, when the kernel it lowers to reads them (run_decompositions' order for
+/// views of a written cache).
+std::optional<Tensor> sdpa_converted_mask(std::span<const IValue> a, const SrcLocArg& loc);
 
 }  // namespace fe::ops
