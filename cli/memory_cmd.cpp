@@ -126,7 +126,7 @@ int64_t solve_max(const MemoryArgs& a, const zoo::Config& cfg, const ExportedPro
 }
 
 int run_memory(MemoryArgs a) {
-  const Capacities capacities = parse_capacities(a.capacity, "memory");
+  const Capacities capacities = parse_capacities(a.capacity, "memory", a.model.static_cache);
   const std::vector<analysis::DeviceCap>& caps = capacities.caps;
   const int64_t reserve = capacities.reserve;
   FE_CHECK(!((a.max_batch || a.max_seq) && caps.empty()), ValueError,

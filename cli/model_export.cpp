@@ -112,7 +112,7 @@ void add_capacity_options(CLI::App& cmd, CapacityArgs& a) {
   cmd.add_option("--kv-cache", a.kv_cache, "LEN: add the key/value cache a generation of LEN tokens holds (decoders)");
 }
 
-Capacities parse_capacities(const CapacityArgs& a, std::string_view cmd) {
+Capacities parse_capacities(const CapacityArgs& a, std::string_view cmd, int64_t static_cache) {
   FE_CHECK(a.devices.empty() || a.cap.empty(), ValueError, cmd, ": give --devices or --cap, not both");
   Capacities c;
   if (!a.devices.empty()) c.caps = analysis::parse_device_list(a.devices);
@@ -121,6 +121,9 @@ Capacities parse_capacities(const CapacityArgs& a, std::string_view cmd) {
   // A cache longer than 2^31 tokens is no model's context: refuse it before its bytes overflow.
   FE_CHECK(a.kv_cache >= -1 && a.kv_cache <= (int64_t{1} << 31), ValueError,
            "--kv-cache: expected a length in [0, 2147483648] tokens, got ", a.kv_cache);
+  FE_CHECK(a.kv_cache < 0 || static_cache < 0, ValueError, cmd,
+           ": --kv-cache estimates the cache a prefill program lacks; the decode step of --static-cache holds "
+           "its cache already (give one of them)");
   return c;
 }
 

@@ -51,7 +51,8 @@ struct Capacities {
   std::vector<analysis::DeviceCap> caps;
   int64_t reserve = 0;
 };
-Capacities parse_capacities(const CapacityArgs& a, std::string_view cmd);
+/// `static_cache`: the model's --static-cache (-1: none), which --kv-cache must not be added to.
+Capacities parse_capacities(const CapacityArgs& a, std::string_view cmd, int64_t static_cache = -1);
 
 /// Devices named by --devices/--cap and no placement flag: one device takes the whole model,
 /// several split its layers as --pipeline does (memory --plan chooses a split that fits).

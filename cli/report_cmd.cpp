@@ -67,7 +67,7 @@ std::vector<std::string> assumptions(const ReportArgs& a, const ExportedProgram&
 
 int run_report(ReportArgs a) {
   FE_CHECK(!a.out.empty(), ValueError, "report: give -o FILE.html");
-  const Capacities capacities = parse_capacities(a.capacity, "report");
+  const Capacities capacities = parse_capacities(a.capacity, "report", a.model.static_cache);
   const std::vector<analysis::DeviceCap>& caps = capacities.caps;
   const int64_t reserve = capacities.reserve;
 

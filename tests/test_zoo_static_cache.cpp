@@ -236,6 +236,8 @@ TEST(StaticCacheCli, ExportsTheDecodeStepAndRefusesBadLengths) {
   ASSERT_EQ(ok.rc, 0) << ok.out;
   const fe_test::CliResult zero = fe_test::run_cli("export llama --static-cache 0");
   EXPECT_EQ(zero.rc, 2) << zero.out;
+  const fe_test::CliResult both = fe_test::run_cli("memory llama --static-cache 64 --kv-cache 64");
+  EXPECT_EQ(both.rc, 2) << both.out;  // the decode step holds its cache: no estimate on top
   const fe_test::CliResult gpt2 = fe_test::run_cli("export gpt2 --static-cache 16");
   EXPECT_EQ(gpt2.rc, 2) << gpt2.out;
   EXPECT_NE(gpt2.out.find("static cache"), std::string::npos) << gpt2.out;

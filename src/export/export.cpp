@@ -90,7 +90,9 @@ void lift_as_dynamo(ExportedProgram& ep, const std::vector<Node*>& subscripts) {
   for (const InputSpec& s : ep.signature.inputs)
     if (s.kind != InputKind::Parameter && s.kind != InputKind::Buffer) inputs.push_back(s);
   ep.signature.inputs = std::move(inputs);
+  // State that is not lifted is not the program's (a tied weight's second name, an unread buffer).
   std::erase_if(ep.constants, [&](const auto& c) { return dropped_targets.count(c.first) > 0; });
+  std::erase_if(ep.state_dict, [&](const auto& c) { return dropped_targets.count(c.first) > 0; });
   if (erased) g.renumber_names();
 }
 
