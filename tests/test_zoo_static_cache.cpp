@@ -75,7 +75,7 @@ TEST_P(StaticCacheGolden, DecodeStepPrintsAsConvertAndExportWithCache) {
 INSTANTIATE_TEST_SUITE_P(Zoo, StaticCacheGolden,
                          ::testing::Values("llama", "llama_mha_bias", "qwen2", "qwen3", "gemma", "mistral", "phi3",
                                            "gemma2", "gemma3_text", "qwen3_moe", "qwen2_moe", "qwen2_moe_window",
-                                           "llama_bf16", "gemma2_bf16", "gemma3_text_bf16"));
+                                           "llama_bf16", "gemma2_bf16", "gemma3_text_bf16", "gpt_neox"));
 
 /// max |got - want| over float logits of equal shape; infinity when the shapes differ.
 double worst_diff(const fe::Tensor& got, const fe::Tensor& want) {
@@ -95,7 +95,8 @@ double worst_diff(const fe::Tensor& got, const fe::Tensor& want) {
 TEST(StaticCache, GenerationStepsRunToHuggingFacesLogits) {
   const fs::path root = fs::path(FE_FIXTURES_DIR) / "zoo";
   for (const std::string name : {"tiny_llama", "tiny_qwen2", "tiny_qwen3", "tiny_gemma", "tiny_mistral", "tiny_phi3",
-                                 "tiny_gemma2", "tiny_gemma3_text", "tiny_mixtral", "tiny_qwen2_moe", "tiny_qwen3_moe"}) {
+                                 "tiny_gemma2", "tiny_gemma3_text", "tiny_mixtral", "tiny_qwen2_moe", "tiny_qwen3_moe",
+                                 "tiny_gpt_neox"}) {
     SCOPED_TRACE(name);
     if (!fs::exists(root / "eager" / name / "io.safetensors")) GTEST_SKIP() << "no eager fixture for " << name;
     auto inner = fe::zoo::build(fe::zoo::Config::from_file((root / "configs" / (name + ".json")).string()));

@@ -41,12 +41,15 @@ class NeoXAttention : public nn::Module {
     std::vector<Tensor> parts = qkv.chunk(3, -1);
     Tensor cos = cos_in.unsqueeze(1), sin = sin_in.unsqueeze(1);
     auto [q, k] = lm::apply_rotary_slices(parts[0], parts[1], cos, sin, /*rotate_both_first=*/true);
-    Tensor o = scaled_dot_product_attention(q, k, parts[2], mask, 0.0, false, std::pow(double(head_size_), -0.5));
+    Tensor v = parts[2];
+    if (cache) std::tie(k, v) = cache->update(k, v);  // layer_past.update (a decode step's StaticCache)
+    Tensor o = scaled_dot_product_attention(q, k, v, mask, 0.0, false, std::pow(double(head_size_), -0.5));
     o = o.transpose(1, 2).contiguous();
     o = o.reshape({b, s, -1}).contiguous();
     return (*dense)(o);
   }
   std::shared_ptr<nn::Linear> query_key_value, dense;
+  const lm::StaticCacheLayer* cache = nullptr;  ///< set by a decode step's wrapper
 
  private:
   int64_t head_size_;
@@ -111,12 +114,18 @@ class NeoXModel : public nn::Module {
     rotary_emb = register_module("rotary_emb", std::make_shared<lm::RotaryEmbedding>(kNaming, d.rope, d.head_size()));
   }
   std::string type_name() const override { return kNaming.cls("Model"); }
-  Tensor operator()(const Tensor& input_ids) {
+  /// With `cache` (a decode step): positions from the cache's length, the mask over the cache.
+  Tensor operator()(const Tensor& input_ids, const lm::StaticCache* cache = nullptr) {
     nn::ModuleCallScope scope(*this);
     Tensor inputs_embeds = (*embed_in)(to_module_device(input_ids, *embed_in));
     Device dev = inputs_embeds.device();
-    Tensor position_ids = (arange(Scalar(inputs_embeds.size(1)), {.device = dev}) + 0).unsqueeze(0);
-    Tensor mask = masks::create_causal_mask(inputs_embeds, Tensor(), position_ids);
+    Tensor position_ids = arange(Scalar(inputs_embeds.size(1)), {.device = dev});
+    if (cache) position_ids = position_ids + *cache->layers.at(0).cumulative_length;
+    else position_ids = position_ids + 0;
+    position_ids = position_ids.unsqueeze(0);
+    Tensor mask = cache ? masks::create_causal_mask_cached(inputs_embeds, *cache->layers.at(0).cumulative_length,
+                                                           cache->max_cache_len)
+                        : masks::create_causal_mask(inputs_embeds, Tensor(), position_ids);
     Tensor h = (*emb_dropout)(inputs_embeds);
     auto [cos, sin] = (*rotary_emb)(h, position_ids);
     for (size_t i = 0; i < layers->size(); ++i) {
@@ -156,7 +165,7 @@ NeoXDims read_dims(const Config& c) {
   return d;
 }
 
-class GPTNeoXForCausalLM : public Model {
+class GPTNeoXForCausalLM : public Model, public lm::CacheableLM {
  public:
   GPTNeoXForCausalLM(const Config& c, const NeoXDims& d)
       : dims(d),
@@ -177,11 +186,25 @@ class GPTNeoXForCausalLM : public Model {
     FE_CHECK(args.size() == 1, ValueError, "GPTNeoXForCausalLM.forward() takes 1 tensor argument (input_ids) but ",
              args.size(), " were given");
     nn::ModuleCallScope scope(*this);
-    Tensor h = (*gpt_neox)(args[0]);
-    // hidden_states[:, slice(-logits_to_keep, None), :] with logits_to_keep = 0: an alias.
-    Tensor kept = alias(h);
-    return {(*embed_out)(to_module_device(kept, *embed_out))};
+    return {logits_of((*gpt_neox)(args[0]))};
   }
+  Tensor forward_cached(const Tensor& input_ids, const lm::StaticCache& cache) override {
+    nn::ModuleCallScope scope(*this);
+    return logits_of((*gpt_neox)(input_ids, &cache));
+  }
+  std::vector<LayerCache> cache_layers() const override {
+    std::vector<LayerCache> out;
+    for (size_t i = 0; i < gpt_neox->layers->size(); ++i) {
+      const Tensor& w = gpt_neox->layers->at<NeoXLayer>(i).input_layernorm->weight;
+      out.push_back({dims.heads, dims.head_size(), w.dtype(), w.device()});
+    }
+    return out;
+  }
+  void attach_cache(size_t layer, const lm::StaticCacheLayer* cache) override {
+    gpt_neox->layers->at<NeoXLayer>(layer).attention->cache = cache;
+  }
+  Device input_device() const override { return gpt_neox->embed_in->weight.device(); }
+  int64_t vocab_size() const override { return dims.vocab; }
   ExampleInputs example_inputs(const InputOptions& o) override {
     ExampleInputs in;
     in.args.push_back(token_ids(batch_or(o, 2), seq_or(o, 8), dims.vocab, module_device(*gpt_neox->embed_in)));
@@ -192,6 +215,13 @@ class GPTNeoXForCausalLM : public Model {
   const NeoXDims dims;
   std::shared_ptr<NeoXModel> gpt_neox;
   std::shared_ptr<nn::Linear> embed_out;
+
+ private:
+  Tensor logits_of(const Tensor& h) {
+    // hidden_states[:, slice(-logits_to_keep, None), :] with logits_to_keep = 0: an alias.
+    Tensor kept = alias(h);
+    return (*embed_out)(to_module_device(kept, *embed_out));
+  }
 };
 
 }  // namespace

@@ -614,6 +614,15 @@ Tensor CausalLM::forward_cached(const Tensor& input_ids, const StaticCache& cach
   return logits_of((*model)(input_ids, Tensor(), &cache));
 }
 
+std::vector<CacheableLM::LayerCache> CausalLM::cache_layers() const {
+  std::vector<LayerCache> out;
+  for (const auto& layer : model->layer_ptrs) {
+    const Tensor& w = layer->input_layernorm->weight;
+    out.push_back({arch_.kv_heads, arch_.head_dim, w.dtype(), w.device()});
+  }
+  return out;
+}
+
 std::pair<Tensor, Tensor> StaticCacheLayer::update(const Tensor& k, const Tensor& v) const {
   const SymInt kv_length = k.size(-2);
   // cache_position = torch.arange(kv_length, device=self.device) + self.cumulative_length

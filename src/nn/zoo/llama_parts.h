@@ -189,6 +189,25 @@ struct StaticCache {
   int64_t max_cache_len = 0;
 };
 
+/// A decoder LM a decode step wraps (zoo::with_static_cache, nn/zoo/static_cache.cpp): each
+/// layer's cache shape and place, the attention a cache layer belongs to, the forward with a cache.
+class CacheableLM {
+ public:
+  struct LayerCache {
+    int64_t kv_heads = 0, head_dim = 0;
+    DType dtype = DType::Float32;
+    Device device;
+  };
+  virtual ~CacheableLM() = default;
+  /// Per layer: what StaticCache.early_initialization allocates (the layer's dtype and device).
+  virtual std::vector<LayerCache> cache_layers() const = 0;
+  virtual void attach_cache(size_t layer, const StaticCacheLayer* cache) = 0;
+  /// The logits of input_ids [batch, seq] with the cache.
+  virtual Tensor forward_cached(const Tensor& input_ids, const StaticCache& cache) = 0;
+  virtual Device input_device() const = 0;
+  virtual int64_t vocab_size() const = 0;
+};
+
 class AttentionBlock : public nn::Module {
  public:
   virtual Tensor operator()(const Tensor& h, const Tensor& cos, const Tensor& sin, const Tensor& mask) = 0;
@@ -269,7 +288,7 @@ class BaseModel : public nn::Module {
 };
 
 /// <Prefix>ForCausalLM: the zoo model (input_ids -> logits).
-class CausalLM : public Model {
+class CausalLM : public Model, public CacheableLM {
  public:
   CausalLM(Arch a, const MlpFactory& make_mlp, const AttentionFactory& make_attn = nullptr);
   std::string type_name() const override { return type_; }
@@ -278,8 +297,13 @@ class CausalLM : public Model {
   std::vector<std::string> forward_arg_names() const override { return {"input_ids", "attention_mask"}; }
   std::vector<Unit> units() const override;
   std::vector<Tensor> forward_dyn(const std::vector<Tensor>& args) override;
-  /// The logits of input_ids [batch, seq] with the cache (a decode step's forward).
-  Tensor forward_cached(const Tensor& input_ids, const StaticCache& cache);
+  Tensor forward_cached(const Tensor& input_ids, const StaticCache& cache) override;
+  std::vector<LayerCache> cache_layers() const override;
+  void attach_cache(size_t layer, const StaticCacheLayer* cache) override {
+    model->layer_ptrs.at(layer)->self_attn->cache = cache;
+  }
+  Device input_device() const override { return model->embed_tokens->weight.device(); }
+  int64_t vocab_size() const override { return arch_.vocab; }
   ExampleInputs example_inputs(const InputOptions& opts) override;
   const Arch& arch() const { return arch_; }
   std::shared_ptr<BaseModel> model;

@@ -14,29 +14,28 @@ namespace {
 
 class StaticCacheDecoder : public Model {
  public:
-  StaticCacheDecoder(std::shared_ptr<lm::CausalLM> m, int64_t batch, int64_t max_cache_len)
-      : model(register_module("model", std::move(m))), batch_(batch) {
-    const lm::Arch& a = model->arch();
+  StaticCacheDecoder(std::shared_ptr<Model> m, lm::CacheableLM& lm, int64_t batch, int64_t max_cache_len)
+      : model(register_module("model", std::move(m))), lm_(lm), batch_(batch) {
+    const std::vector<lm::CacheableLM::LayerCache> shapes = lm_.cache_layers();
     cache_.max_cache_len = max_cache_len;
-    cache_.layers.reserve(static_cast<size_t>(a.layers));  // attention blocks point into it
+    cache_.layers.reserve(shapes.size());  // attention blocks point into it
     // StaticCache.early_initialization(batch, kv heads, head_dim, model dtype, device): per layer
     // keys and values [batch, kv_heads, max_cache_len, head_dim] and a length, on the layer's device.
-    for (size_t i = 0; i < model->model->layer_ptrs.size(); ++i) {
-      lm::DecoderLayer& layer = *model->model->layer_ptrs[i];
-      const Tensor& w = layer.input_layernorm->weight;
-      const TensorOptions on{.dtype = w.dtype(), .device = w.device()};
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const lm::CacheableLM::LayerCache& s = shapes[i];
+      const TensorOptions on{.dtype = s.dtype, .device = s.device};
       const std::string n = std::to_string(i);
       lm::StaticCacheLayer l;
-      l.keys = &register_buffer("key_cache_" + n, zeros({batch, a.kv_heads, max_cache_len, a.head_dim}, on), false);
-      l.values = &register_buffer("value_cache_" + n, zeros({batch, a.kv_heads, max_cache_len, a.head_dim}, on), false);
+      l.keys = &register_buffer("key_cache_" + n, zeros({batch, s.kv_heads, max_cache_len, s.head_dim}, on), false);
+      l.values = &register_buffer("value_cache_" + n, zeros({batch, s.kv_heads, max_cache_len, s.head_dim}, on), false);
       l.cumulative_length =
-          &register_buffer("cumulative_length_" + n, zeros({1}, {.dtype = DType::Int64, .device = w.device()}), false);
+          &register_buffer("cumulative_length_" + n, zeros({1}, {.dtype = DType::Int64, .device = s.device}), false);
       cache_.layers.push_back(l);
       access_["key_cache_" + n] = "static_cache.layers." + n + ".keys";
       access_["value_cache_" + n] = "static_cache.layers." + n + ".values";
       access_["cumulative_length_" + n] = "static_cache.layers." + n + ".cumulative_length";
     }
-    for (size_t i = 0; i < cache_.layers.size(); ++i) model->model->layer_ptrs[i]->self_attn->cache = &cache_.layers[i];
+    for (size_t i = 0; i < cache_.layers.size(); ++i) lm_.attach_cache(i, &cache_.layers[i]);
   }
   std::string type_name() const override {
     return "transformers.integrations.executorch.TorchExportableModuleWithStaticCache";
@@ -54,7 +53,7 @@ class StaticCacheDecoder : public Model {
     nn::ModuleCallScope scope(*this);
     // Each generation starts from the cache position given: layer.cumulative_length.copy_(cache_position[0:1]).
     for (const lm::StaticCacheLayer& l : cache_.layers) l.cumulative_length->copy_(args[1].slice(0, 0, 1));
-    return {model->forward_cached(args[0], cache_)};
+    return {lm_.forward_cached(args[0], cache_)};
   }
   ExampleInputs example_inputs(const InputOptions& o) override {
     // The cache's batch is fixed; the tokens of a step may vary (a prefill chunk or one token), as
@@ -65,9 +64,9 @@ class StaticCacheDecoder : public Model {
     const int64_t s = seq_or(o, 1);
     FE_CHECK(s <= cache_.max_cache_len, ValueError, "--seq ", s, " exceeds the cache's ", cache_.max_cache_len,
              " tokens");
-    const Device d = model->model->embed_tokens->weight.device();
+    const Device d = lm_.input_device();
     ExampleInputs in;
-    in.args.push_back(token_ids(batch_, s, model->arch().vocab, d));
+    in.args.push_back(token_ids(batch_, s, lm_.vocab_size(), d));
     in.args.push_back(arange(Scalar(s), {.dtype = DType::Int64, .device = d}));
     if (o.dynamic_seq) {
       const int64_t hi = o.seq_max > 0 ? std::min(o.seq_max, cache_.max_cache_len - 1) : cache_.max_cache_len - 1;
@@ -82,9 +81,10 @@ class StaticCacheDecoder : public Model {
     return {.strict = true, .no_grad = true, .state_access_paths = access_, .kwarg_inputs = 2};
   }
 
-  std::shared_ptr<lm::CausalLM> model;
+  std::shared_ptr<Model> model;
 
  private:
+  lm::CacheableLM& lm_;
   int64_t batch_;
   lm::StaticCache cache_;
   std::map<std::string, std::string> access_;
@@ -95,17 +95,18 @@ class StaticCacheDecoder : public Model {
 std::unique_ptr<Model> with_static_cache(std::unique_ptr<Model> m, int64_t batch, int64_t max_cache_len) {
   FE_CHECK(batch >= 1 && max_cache_len >= 1, ValueError, "a static cache needs batch >= 1 and a length >= 1, got ",
            batch, " and ", max_cache_len);
-  auto* lm = dynamic_cast<lm::CausalLM*>(m.get());
+  auto* lm = dynamic_cast<lm::CacheableLM*>(m.get());
   FE_CHECK(lm, ValueError, "a decode step with a static cache is built for the decoder families on the llama blocks "
-           "(llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, phi3, qwen2_moe, qwen3_moe), not model_type '",
-           m->model_type(), "'");
-  for (const auto& layer : lm->model->layer_ptrs)
-    FE_CHECK(dynamic_cast<const lm::Attention*>(layer->self_attn.get()), ValueError,
-             "a decode step with a static cache: model_type '", lm->model_type(), "' has its own attention (",
-             layer->self_attn->type_name(), "), whose cache layout transformers' StaticCache does not fit "
-             "(its convert_and_export_with_cache fails on it too)");
-  std::shared_ptr<lm::CausalLM> owned(static_cast<lm::CausalLM*>(m.release()));
-  auto out = std::make_unique<StaticCacheDecoder>(std::move(owned), batch, max_cache_len);
+           "(llama, mistral, mixtral, qwen2, qwen3, gemma, gemma2, gemma3_text, phi3, qwen2_moe, qwen3_moe) and "
+           "gpt_neox, not model_type '", m->model_type(), "'");
+  if (const auto* causal = dynamic_cast<const lm::CausalLM*>(m.get()))
+    for (const auto& layer : causal->model->layer_ptrs)
+      FE_CHECK(dynamic_cast<const lm::Attention*>(layer->self_attn.get()), ValueError,
+               "a decode step with a static cache: model_type '", causal->model_type(), "' has its own attention (",
+               layer->self_attn->type_name(), "), whose cache layout transformers' StaticCache does not fit "
+               "(its convert_and_export_with_cache fails on it too)");
+  std::shared_ptr<Model> owned(std::move(m));
+  auto out = std::make_unique<StaticCacheDecoder>(owned, *lm, batch, max_cache_len);
   out->eval();
   return out;
 }

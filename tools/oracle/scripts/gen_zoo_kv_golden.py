@@ -28,8 +28,8 @@ golden = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(golden)
 
 MAX_CACHE_LEN = 16
-# gpt_neox: PyTorch exports it (as gpt2 and falcon_40b; falcon fails); the zoo's decode step does
-# not cover it yet, its goldens wait for it.
+# PyTorch also exports gpt2 and falcon_40b this way (falcon, Falcon-7B's multi-query, fails); the
+# zoo's decode step does not cover those yet.
 # Not here: mixtral (transformers' StaticCache fails on MixtralConfig's head_dim None: `len(head_dim)`)
 # and deepseek_v3 (its keys are wider than its values; index_copy_ into the cache fails).
 CASES = ["llama", "llama_mha_bias", "qwen2", "qwen3", "gemma", "mistral", "phi3", "gemma2", "gemma3_text", "qwen3_moe",
