@@ -75,7 +75,8 @@ TEST_P(StaticCacheGolden, DecodeStepPrintsAsConvertAndExportWithCache) {
 INSTANTIATE_TEST_SUITE_P(Zoo, StaticCacheGolden,
                          ::testing::Values("llama", "llama_mha_bias", "qwen2", "qwen3", "gemma", "mistral", "phi3",
                                            "gemma2", "gemma3_text", "qwen3_moe", "qwen2_moe", "qwen2_moe_window",
-                                           "llama_bf16", "gemma2_bf16", "gemma3_text_bf16", "gpt_neox"));
+                                           "llama_bf16", "gemma2_bf16", "gemma3_text_bf16", "gpt_neox", "gpt2",
+                                           "falcon_40b", "falcon_sequential"));
 
 /// max |got - want| over float logits of equal shape; infinity when the shapes differ.
 double worst_diff(const fe::Tensor& got, const fe::Tensor& want) {
@@ -96,7 +97,7 @@ TEST(StaticCache, GenerationStepsRunToHuggingFacesLogits) {
   const fs::path root = fs::path(FE_FIXTURES_DIR) / "zoo";
   for (const std::string name : {"tiny_llama", "tiny_qwen2", "tiny_qwen3", "tiny_gemma", "tiny_mistral", "tiny_phi3",
                                  "tiny_gemma2", "tiny_gemma3_text", "tiny_mixtral", "tiny_qwen2_moe", "tiny_qwen3_moe",
-                                 "tiny_gpt_neox"}) {
+                                 "tiny_gpt_neox", "tiny_gpt2", "tiny_falcon_40b", "tiny_falcon_sequential"}) {
     SCOPED_TRACE(name);
     if (!fs::exists(root / "eager" / name / "io.safetensors")) GTEST_SKIP() << "no eager fixture for " << name;
     auto inner = fe::zoo::build(fe::zoo::Config::from_file((root / "configs" / (name + ".json")).string()));
@@ -120,6 +121,18 @@ TEST(StaticCache, GenerationStepsRunToHuggingFacesLogits) {
       if (from == 0) {
         // Lowered to Core ATen (the cache writes functionalized: index_put, BUFFER_MUTATION outputs
         // written back), the prefill computes the same logits.
+        // GPT-2's is refused as PyTorch refuses it (tests/fixtures/zoo_golden/gpt2.decompose_error.txt):
+        // its attention output, viewed after a transpose, is not contiguous once sdpa is lowered.
+        if (name == "tiny_gpt2") {
+          try {
+            (void)fe::run_decompositions(ep, fe::default_decompositions());
+            ADD_FAILURE() << "GPT-2's prefill decomposed; PyTorch's run_decompositions fails on it";
+          } catch (const fe::Error& e) {
+            EXPECT_NE(std::string(e.what()).find("Cannot view a tensor with shape torch.Size([2, 4, 16])"),
+                      std::string::npos) << e.what();
+          }
+          return;
+        }
         const fe::ExportedProgram low = fe::run_decompositions(ep, fe::default_decompositions());
         EXPECT_LE(worst_diff(fe::run(low, {tokens, positions}).at(0), want.slice(1, 0, n)), 1e-4) << "decomposed";
       }
@@ -225,7 +238,12 @@ TEST(StaticCache, FamiliesWithoutTheCacheAreRefused) {
         }
       },
       fe::ValueError);
-  EXPECT_THROW(fe::zoo::with_static_cache(fe::zoo::build(fe::zoo::builtin_config("gpt2")), 1, 16), fe::ValueError);
+  // Falcon-7B's multi-query layout and Falcon-RW's ALiBi: transformers' export of them fails too.
+  for (const std::string name : {"falcon", "falcon_rw"})
+    EXPECT_THROW(fe::zoo::with_static_cache(
+                     fe::zoo::build(fe::zoo::Config::from_file(kGolden + "/" + name + ".config.json")), 1, 16),
+                 fe::ValueError) << name;
+  EXPECT_THROW(fe::zoo::with_static_cache(fe::zoo::build(fe::zoo::builtin_config("t5")), 1, 16), fe::ValueError);
   EXPECT_THROW(fe::zoo::with_static_cache(fe::zoo::build(fe::zoo::builtin_config("llama")), 1, 0), fe::ValueError);
   auto m = fe::zoo::with_static_cache(fe::zoo::build(fe::zoo::builtin_config("llama")), 1, 8);
   EXPECT_THROW(m->example_inputs({.seq = 9}), fe::ValueError);  // more tokens than the cache holds
@@ -239,9 +257,9 @@ TEST(StaticCacheCli, ExportsTheDecodeStepAndRefusesBadLengths) {
   EXPECT_EQ(zero.rc, 2) << zero.out;
   const fe_test::CliResult both = fe_test::run_cli("memory llama --static-cache 64 --kv-cache 64");
   EXPECT_EQ(both.rc, 2) << both.out;  // the decode step holds its cache: no estimate on top
-  const fe_test::CliResult gpt2 = fe_test::run_cli("export gpt2 --static-cache 16");
-  EXPECT_EQ(gpt2.rc, 2) << gpt2.out;
-  EXPECT_NE(gpt2.out.find("static cache"), std::string::npos) << gpt2.out;
+  const fe_test::CliResult falcon = fe_test::run_cli("export falcon --static-cache 16");  // Falcon-7B's layout
+  EXPECT_EQ(falcon.rc, 2) << falcon.out;
+  EXPECT_NE(falcon.out.find("static cache"), std::string::npos) << falcon.out;
 }
 
 }  // namespace

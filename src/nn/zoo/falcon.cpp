@@ -137,12 +137,14 @@ class FalconAttention : public nn::Module {
     Tensor cos = cos_in.unsqueeze(1), sin = sin_in.unsqueeze(1);
     q = lm::apply_rotary(q, cos, sin);
     k = lm::apply_rotary(k, cos, sin);
+    if (cache) std::tie(k, v) = cache->update(k, v);  // layer_past.update (a decode step's StaticCache)
     Tensor o = scaled_dot_product_attention(q, k, v, mask);
     o = o.view({b, heads, ql, hd}).permute({0, 2, 1, 3}).reshape({b, ql, heads * hd});
     return (*dense)(o);
   }
   std::shared_ptr<FalconLinear> query_key_value, dense;
   std::shared_ptr<nn::Dropout> attention_dropout;
+  const lm::StaticCacheLayer* cache = nullptr;  ///< set by a decode step's wrapper
 
  private:
   const FalconDims d_;
@@ -227,7 +229,9 @@ class FalconModel : public nn::Module {
   }
   std::string type_name() const override { return kNaming.cls("Model"); }
 
-  Tensor operator()(const Tensor& input_ids) {
+  /// With `cache` (a decode step; rotary layouts only): positions from the cache's length, the mask
+  /// over the cache.
+  Tensor operator()(const Tensor& input_ids, const lm::StaticCache* cache = nullptr) {
     nn::ModuleCallScope scope(*this);
     Tensor inputs_embeds = (*word_embeddings)(to_module_device(input_ids, *word_embeddings));
     const Device dev = inputs_embeds.device();
@@ -236,11 +240,15 @@ class FalconModel : public nn::Module {
     Tensor alibi;
     if (d_.alibi)
       alibi = build_alibi_tensor(ones({batch, seq}, {.dtype = DType::Int64, .device = dev}), d_.heads, dtype);
-    Tensor position_ids = (arange(Scalar(inputs_embeds.size(1)), {.device = dev}) + 0).unsqueeze(0);
+    const Tensor* past_seen = cache ? cache->layers.at(0).cumulative_length : nullptr;
+    Tensor position_ids = arange(Scalar(inputs_embeds.size(1)), {.device = dev});
+    position_ids = (past_seen ? position_ids + *past_seen : position_ids + 0).unsqueeze(0);
     // and_mask_function=lambda *args: torch.tensor(True, dtype=torch.bool) ("force mask creation
     // for alibi"): a lifted constant read inside the vmapped mask function.
     const masks::MaskFunction always = [](const masks::Indices&) { return tensor_constant(Scalar(true), DType::Bool); };
-    Tensor mask = masks::create_causal_mask_and(inputs_embeds, Tensor(), always);
+    Tensor mask = past_seen ? masks::create_causal_mask_cached(inputs_embeds, *past_seen, cache->max_cache_len,
+                                                               nullptr, always)
+                            : masks::create_causal_mask_and(inputs_embeds, Tensor(), always);
     if (alibi.defined()) {
       // The boolean mask made additive (0 or finfo.min), then the scaled bias where it is open.
       const double min = finfo_min(dtype);
@@ -306,7 +314,7 @@ FalconDims read_dims(const Config& c) {
   return d;
 }
 
-class FalconForCausalLM : public Model {
+class FalconForCausalLM : public Model, public lm::CacheableLM {
  public:
   FalconForCausalLM(const Config& c, const FalconDims& d)
       : dims(d),
@@ -329,10 +337,35 @@ class FalconForCausalLM : public Model {
     FE_CHECK(args.size() == 1, ValueError, "FalconForCausalLM.forward() takes 1 tensor argument (input_ids) but ",
              args.size(), " were given");
     nn::ModuleCallScope scope(*this);
-    Tensor h = (*transformer)(args[0]);
-    Tensor kept = alias(h);  // hidden_states[:, slice(-0, None), :]
-    return {(*lm_head)(to_module_device(kept, *lm_head))};
+    return {logits_of((*transformer)(args[0]))};
   }
+  Tensor forward_cached(const Tensor& input_ids, const lm::StaticCache& cache) override {
+    nn::ModuleCallScope scope(*this);
+    return logits_of((*transformer)(input_ids, &cache));
+  }
+  /// The cache holds the keys as attention reads them: one per query head (new_decoder_architecture
+  /// broadcasts its kv heads first). Refused: Falcon-7B's multi-query layout (transformers' own
+  /// export fails on it) and ALiBi (its export reads the cache's length with .item() and asserts
+  /// it equals the cache's size: PyTorch's program runs only when the cache fills up).
+  std::vector<LayerCache> cache_layers() const override {
+    FE_CHECK(!dims.alibi, ValueError, "a decode step with a static cache: Falcon with alibi is not supported "
+             "(transformers' export reads the cache's length with .item() and asserts it equals max_cache_len, "
+             "so PyTorch's program only runs once the cache is full)");
+    FE_CHECK(dims.new_arch || !dims.multi_query, ValueError, "a decode step with a static cache: Falcon's "
+             "multi_query layout (Falcon-7B) is not supported (transformers' convert_and_export_with_cache fails "
+             "on it too)");
+    std::vector<LayerCache> out;
+    for (size_t i = 0; i < transformer->h->size(); ++i) {
+      const Tensor& w = transformer->h->at<FalconDecoderLayer>(i).self_attention->dense->weight;
+      out.push_back({dims.heads, dims.head_dim(), w.dtype(), w.device()});
+    }
+    return out;
+  }
+  void attach_cache(size_t layer, const lm::StaticCacheLayer* cache) override {
+    transformer->h->at<FalconDecoderLayer>(layer).self_attention->cache = cache;
+  }
+  Device input_device() const override { return transformer->word_embeddings->weight.device(); }
+  int64_t vocab_size() const override { return dims.vocab; }
   ExampleInputs example_inputs(const InputOptions& o) override {
     FE_CHECK(!o.attention_mask, ValueError,
              "falcon: --attention-mask is not supported (transformers indexes the padding mask inside its vmapped "
@@ -346,6 +379,12 @@ class FalconForCausalLM : public Model {
   const FalconDims dims;
   std::shared_ptr<FalconModel> transformer;
   std::shared_ptr<nn::Linear> lm_head;
+
+ private:
+  Tensor logits_of(const Tensor& h) {
+    Tensor kept = alias(h);  // hidden_states[:, slice(-0, None), :]
+    return (*lm_head)(to_module_device(kept, *lm_head));
+  }
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "fakeexport/ops/api.h"
 #include "nn/zoo/families.h"
 #include "nn/zoo/gpt2_parts.h"
+#include "nn/zoo/llama_parts.h"
 #include "nn/zoo/masking.h"
 
 namespace fe::zoo {
@@ -99,6 +100,7 @@ Tensor GPT2Attention::operator()(const Tensor& hidden_states, const Tensor& mask
   k = k.view({k.size(0), k.size(1), -1, head_dim}).transpose(1, 2);
   v = v.view({v.size(0), v.size(1), -1, head_dim}).transpose(1, 2);
   q = q.view({q.size(0), q.size(1), -1, head_dim}).transpose(1, 2);
+  if (cache) std::tie(k, v) = cache->update(k, v);  // past_key_values.update (a decode step's StaticCache)
   // sdpa_attention_forward: is_causal = query.shape[2] > 1 and attention_mask is None and module.is_causal;
   // self-attention gets the materialized causal mask, cross-attention the encoder's bidirectional one.
   const bool causal = !is_cross_attention && !mask.defined() && q.size(2) > 1;
@@ -174,21 +176,25 @@ void GPT2Model::append_units(std::vector<Unit>& out, const std::string& prefix) 
   out.push_back({prefix + "ln_f", false});
 }
 
-Tensor GPT2Model::operator()(const Tensor& input_ids_in, const Tensor& encoder_hidden_states) {
+Tensor GPT2Model::operator()(const Tensor& input_ids_in, const Tensor& encoder_hidden_states,
+                             const lm::StaticCache* cache) {
   nn::ModuleCallScope scope(*this);
   // input_ids = input_ids.view(-1, input_shape[-1])
   const SymInt seq = input_ids_in.size(-1);
   Tensor input_ids = wte_dev_.to(input_ids_in).view({-1, seq});
   Tensor inputs_embeds = (*wte)(input_ids);
-  // position_ids = torch.arange(inputs_embeds.shape[1], device=inputs_embeds.device) + past_seen_tokens (0)
+  // position_ids = torch.arange(inputs_embeds.shape[1], device=inputs_embeds.device) + past_seen_tokens
+  // (0, or the cache's length)
   Tensor position_ids = arange(Scalar(inputs_embeds.size(1)), {.device = inputs_embeds.device()});
-  position_ids = add(position_ids, 0).unsqueeze(0);
+  const Tensor* past_seen = cache ? cache->layers.at(0).cumulative_length : nullptr;
+  position_ids = (past_seen ? add(position_ids, *past_seen) : add(position_ids, 0)).unsqueeze(0);
   Tensor position_embeds = (*wpe)(wpe_dev_.to(position_ids));
   // hidden_states = inputs_embeds + position_embeds.to(inputs_embeds.device) (recorded on one device too)
   position_embeds = position_embeds.to(inputs_embeds.device());
   Tensor hidden = inputs_embeds + position_embeds;
   // create_causal_mask(config, inputs_embeds, attention_mask=None, position_ids=position_ids)
-  Tensor mask = masks::create_causal_mask(inputs_embeds, Tensor(), position_ids);
+  Tensor mask = past_seen ? masks::create_causal_mask_cached(inputs_embeds, *past_seen, cache->max_cache_len)
+                          : masks::create_causal_mask(inputs_embeds, Tensor(), position_ids);
   // The cross-attention's: create_bidirectional_mask(config, inputs_embeds, None, encoder_hidden_states).
   Tensor enc = encoder_hidden_states, enc_mask;
   if (enc.defined()) enc_mask = masks::create_bidirectional_mask(inputs_embeds, Tensor(), enc);
@@ -224,7 +230,7 @@ std::shared_ptr<nn::Linear> make_gpt2_lm_head(const GPT2Options& o, GPT2Model& t
 
 namespace {
 
-class GPT2LMHeadModel : public Model {
+class GPT2LMHeadModel : public Model, public lm::CacheableLM {
  public:
   explicit GPT2LMHeadModel(const Config& c) : opts_(GPT2Options::from(c)) {
     transformer = register_module("transformer", std::make_shared<GPT2Model>(opts_));
@@ -248,6 +254,23 @@ class GPT2LMHeadModel : public Model {
     Tensor hidden = (*transformer)(args[0]);
     return {gpt2_logits(*lm_head, head_dev_, hidden)};
   }
+  Tensor forward_cached(const Tensor& input_ids, const lm::StaticCache& cache) override {
+    nn::ModuleCallScope scope(*this);
+    return gpt2_logits(*lm_head, head_dev_, (*transformer)(input_ids, Tensor(), &cache));
+  }
+  std::vector<LayerCache> cache_layers() const override {
+    std::vector<LayerCache> out;
+    for (const auto& b : transformer->blocks) {
+      const Tensor& w = b->ln_1->weight;
+      out.push_back({opts_.n_head, opts_.n_embd / opts_.n_head, w.dtype(), w.device()});
+    }
+    return out;
+  }
+  void attach_cache(size_t layer, const lm::StaticCacheLayer* cache) override {
+    transformer->blocks.at(layer)->attn->cache = cache;
+  }
+  Device input_device() const override { return transformer->wte->weight.device(); }
+  int64_t vocab_size() const override { return opts_.vocab_size; }
 
   // Hub checkpoints (saved from GPT2Model) lack the "transformer." prefix and carry the causal-mask
   // buffers HF ignores on load (_keys_to_ignore_on_load_unexpected).

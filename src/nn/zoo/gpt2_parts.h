@@ -13,6 +13,10 @@
 #include "nn/zoo/activations.h"
 
 namespace fe::zoo {
+namespace lm {
+struct StaticCacheLayer;
+struct StaticCache;
+}  // namespace lm
 
 /// Where a unit lives: its first parameter/buffer slot (Module::first_tensor_slot), kept from build
 /// (slots are stable; place() and load_weights rewrite them in place). `to(t)` = zoo::to_module_device.
@@ -62,6 +66,7 @@ class GPT2Attention : public nn::Module {
   double scaling = 1.0;
   std::shared_ptr<Conv1D> c_attn, q_attn, c_proj;  ///< q_attn only for cross-attention
   std::shared_ptr<nn::Dropout> attn_dropout, resid_dropout;
+  const lm::StaticCacheLayer* cache = nullptr;  ///< self-attention's layer of a decode step's StaticCache
 };
 
 class GPT2MLP : public nn::Module {
@@ -95,7 +100,9 @@ class GPT2Model : public nn::Module {
   explicit GPT2Model(const GPT2Options& o);
   std::string type_name() const override { return "transformers.models.gpt2.modeling_gpt2.GPT2Model"; }
   /// last_hidden_state for input_ids [batch, seq]; encoder_hidden_states feeds the cross-attention.
-  Tensor operator()(const Tensor& input_ids, const Tensor& encoder_hidden_states = Tensor());
+  /// With `cache` (a decode step): positions from the cache's length, the mask over the cache.
+  Tensor operator()(const Tensor& input_ids, const Tensor& encoder_hidden_states = Tensor(),
+                    const lm::StaticCache* cache = nullptr);
   /// Units under `prefix` ("transformer." or "decoder.transformer.") in forward order.
   void append_units(std::vector<Unit>& out, const std::string& prefix) const;
 
@@ -118,8 +125,5 @@ std::shared_ptr<nn::Linear> make_gpt2_lm_head(const GPT2Options& o, GPT2Model& t
 /// GPT2LMHeadModel's logits: lm_head(hidden_states[:, slice(-logits_to_keep, None), :]) with
 /// logits_to_keep = 0 (every index: an alias), on the head's device.
 Tensor gpt2_logits(nn::Linear& lm_head, const UnitDevice& head_dev, const Tensor& hidden);
-
-/// Token ids [batch, seq] with values in [0, vocab) on `device`.
-
 
 }  // namespace fe::zoo

@@ -125,13 +125,14 @@ Tensor create_causal_mask(const Tensor& inputs_embeds, const Tensor& attention_m
 }
 
 Tensor create_causal_mask_cached(const Tensor& inputs_embeds, const Tensor& past_seen, int64_t max_cache_len,
-                                 const MaskFunction& overlay) {
+                                 const MaskFunction& overlay, const MaskFunction& and_fn) {
   const Device device = inputs_embeds.device();
   // _preprocess_mask_arguments: q_offset = past_key_values.get_seq_length().to(inputs_embeds.device)
   const Tensor q_offset = past_seen.to(device);
   MaskFunction fn = overlay ? and_masks({overlay, causal()}) : causal();
+  if (and_fn) fn = and_masks({fn, and_fn});
   return sdpa_mask(inputs_embeds.size(0), inputs_embeds.size(1), SymInt(max_cache_len), fn, Tensor(), device,
-                   /*use_vmap=*/false, q_offset);
+                   /*use_vmap=*/static_cast<bool>(and_fn), q_offset);
 }
 
 Tensor create_causal_mask_and(const Tensor& inputs_embeds, const Tensor& attention_mask_in, const MaskFunction& and_fn) {

@@ -52,9 +52,10 @@ Tensor create_causal_mask(const Tensor& inputs_embeds, const Tensor& attention_m
 
 /// create_causal_mask with a static cache (a decode step): the queries start at `past_seen` (the
 /// cache's cumulative length, moved to the embeddings' device), the keys are the whole cache
-/// (get_mask_sizes: max_cache_len, offset 0); no packed-sequence detection with a cache.
+/// (get_mask_sizes: max_cache_len, offset 0); no packed-sequence detection with a cache. `and_fn`:
+/// and_mask_function (causal & and_fn, vmapped, as create_causal_mask_and).
 Tensor create_causal_mask_cached(const Tensor& inputs_embeds, const Tensor& past_seen, int64_t max_cache_len,
-                                 const MaskFunction& overlay = nullptr);
+                                 const MaskFunction& overlay = nullptr, const MaskFunction& and_fn = nullptr);
 
 /// create_causal_mask(..., and_mask_function=f) without a cache: causal & f, vmapped (transformers
 /// cannot tell a custom function is index-based); no packed-sequence detection (position_ids unread).

@@ -98,7 +98,7 @@ std::unique_ptr<Model> with_static_cache(std::unique_ptr<Model> m, int64_t batch
   auto* lm = dynamic_cast<lm::CacheableLM*>(m.get());
   FE_CHECK(lm, ValueError, "a decode step with a static cache is built for the decoder families on the llama blocks "
            "(llama, mistral, mixtral, qwen2, qwen3, gemma, gemma2, gemma3_text, phi3, qwen2_moe, qwen3_moe) and "
-           "gpt_neox, not model_type '", m->model_type(), "'");
+           "gpt_neox, gpt2 and falcon, not model_type '", m->model_type(), "'");
   if (const auto* causal = dynamic_cast<const lm::CausalLM*>(m.get()))
     for (const auto& layer : causal->model->layer_ptrs)
       FE_CHECK(dynamic_cast<const lm::Attention*>(layer->self_attn.get()), ValueError,

@@ -28,12 +28,14 @@ golden = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(golden)
 
 MAX_CACHE_LEN = 16
-# PyTorch also exports gpt2 and falcon_40b this way (falcon, Falcon-7B's multi-query, fails); the
-# zoo's decode step does not cover those yet.
-# Not here: mixtral (transformers' StaticCache fails on MixtralConfig's head_dim None: `len(head_dim)`)
+# Not here: falcon (Falcon-7B's multi-query layout: dynamo fails on it, "Observed exception");
+# falcon_rw (ALiBi: the padding mask's length, seq + the cache's length, is read with .item() and the
+# export asserts it equals max_cache_len, so PyTorch's program only runs when the cache fills up);
+# mixtral (transformers' StaticCache fails on MixtralConfig's head_dim None: `len(head_dim)`)
 # and deepseek_v3 (its keys are wider than its values; index_copy_ into the cache fails).
 CASES = ["llama", "llama_mha_bias", "qwen2", "qwen3", "gemma", "mistral", "phi3", "gemma2", "gemma3_text", "qwen3_moe",
-         "qwen2_moe", "qwen2_moe_window", "llama_bf16", "gemma2_bf16", "gemma3_text_bf16", "gpt_neox"]
+         "qwen2_moe", "qwen2_moe_window", "llama_bf16", "gemma2_bf16", "gemma3_text_bf16", "gpt_neox", "gpt2",
+         "falcon_40b", "falcon_sequential"]
 SHAPES = {"kv": (1, 1), "kv_b2s3": (2, 3)}
 
 
