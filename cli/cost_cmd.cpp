@@ -53,7 +53,7 @@ int run_cost(CostArgs a) {
   const std::vector<analysis::DeviceCap> caps =
       a.devices.empty() ? std::vector<analysis::DeviceCap>{} : analysis::parse_device_list(a.devices);
   const std::string& m = a.model.model;
-  std::optional<zoo::Config> config;
+  analysis::KvLayout kv_layout;  // MODEL's generation cache per layer
   const bool archive = m.ends_with(".pt2") || !is_model(m);
   std::string title = m;
   const ExportedProgram* ep = nullptr;
@@ -69,9 +69,10 @@ int run_cost(CostArgs a) {
       FE_CHECK(a.model.dynamic.empty(), ValueError, "cost --decode: export static shapes (drop --dynamic)");
       a.model.seq = 1;
     }
-    config = cfg;
     const DType dtype = model_dtype(a.model, cfg);
-    ep = export_model(a.model, cfg, dtype).ep;
+    const Exported e = export_model(a.model, cfg, dtype);
+    ep = e.ep;
+    kv_layout = e.model->generation_cache();
     title = cfg.model_type() + " (" + cfg.origin() + "), " + std::string(dtype_name(dtype));
   }
   analysis::CostReport r = analysis::program_cost(*ep, caps);
@@ -81,7 +82,7 @@ int run_cost(CostArgs a) {
     FE_CHECK(a.decode >= 1 && a.decode <= (int64_t{1} << 31), ValueError,
              "--decode: expected a cache length in [1, 2147483648] tokens, got ", a.decode);
     batch = program_batch(*ep);
-    analysis::add_decode_attention(r, *ep, a.decode, batch, caps, config_kv_width(config));
+    analysis::add_decode_attention(r, *ep, a.decode, batch, caps, kv_layout);
   }
   // The most expensive nodes: by time where the roofline knows the device, else by FLOPs.
   std::vector<const analysis::NodeCost*> hot;

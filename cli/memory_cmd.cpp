@@ -28,10 +28,11 @@ struct MemoryArgs {
   bool arena = false, json = false;
 };
 
-/// The program to measure and, for MODEL, its config (KV width of fused projections).
+/// The program to measure and, for MODEL, its config and what its generation cache holds per layer.
 struct Subject {
   const ExportedProgram* ep = nullptr;
   std::optional<zoo::Config> config;
+  analysis::KvLayout kv_layout;
   std::string title;
   bool archive = false;
 };
@@ -66,7 +67,9 @@ Subject load_subject(MemoryArgs& a, const std::vector<analysis::DeviceCap>& caps
   }
   s.config = load_config(m);
   const DType dtype = model_dtype(a.model, *s.config);
-  s.ep = export_model(a.model, *s.config, dtype).ep;
+  const Exported e = export_model(a.model, *s.config, dtype);
+  s.ep = e.ep;
+  s.kv_layout = e.model->generation_cache();
   s.title = s.config->model_type() + " (" + s.config->origin() + "), " + std::string(dtype_name(dtype));
   return s;
 }
@@ -118,7 +121,7 @@ int64_t solve_max(const MemoryArgs& a, const zoo::Config& cfg, const ExportedPro
     b.dynamic.clear();
     (name == "batch" ? b.batch : b.seq) = v;
     const Exported e = export_model(b, cfg, model_dtype(b, cfg));
-    return ledger_fits(ledger_with_kv(*e.ep, a.capacity.kv_cache, config_kv_width(cfg)), caps, reserve);
+    return ledger_fits(ledger_with_kv(*e.ep, a.capacity.kv_cache, e.model->generation_cache()), caps, reserve);
   };
   for (int i = 0; i < 8 && lo >= 1 && !static_fits(lo); ++i) --lo;
   for (int i = 0; i < 8 && lo + 1 <= hi && static_fits(lo + 1); ++i) ++lo;
@@ -139,7 +142,7 @@ int run_memory(MemoryArgs a) {
     FE_CHECK(!a.model.placed(), ValueError, "memory --plan chooses the placement: drop --device/--place/--pipeline");
     FE_CHECK(!a.max_batch && !a.max_seq, ValueError, "memory --plan: give --batch/--seq, not --max-batch/--max-seq");
     const zoo::Config cfg = load_config(a.model.model);
-    plan = plan_placement({&a.model, &cfg, caps, reserve, a.capacity.kv_cache, config_kv_width(cfg)});
+    plan = plan_placement({&a.model, &cfg, caps, reserve, a.capacity.kv_cache});
     if (!plan->fits) {
       if (a.json) {
         nlohmann::ordered_json j;
@@ -173,7 +176,7 @@ int run_memory(MemoryArgs a) {
       mo.values[sym] = v;
     }
   }
-  analysis::MemoryLedger l = ledger_with_kv(ep, a.capacity.kv_cache, config_kv_width(s.config), mo);
+  analysis::MemoryLedger l = ledger_with_kv(ep, a.capacity.kv_cache, s.kv_layout, mo);
   std::optional<int64_t> max_value;
   std::string max_name;
   if (a.max_batch || a.max_seq) {
@@ -187,7 +190,7 @@ int run_memory(MemoryArgs a) {
     // The ledger at the answer: what the largest batch (or sequence) holds on each device.
     if (*max_value >= 1) {
       mo.values[sym] = *max_value;
-      l = ledger_with_kv(ep, a.capacity.kv_cache, config_kv_width(s.config), mo);
+      l = ledger_with_kv(ep, a.capacity.kv_cache, s.kv_layout, mo);
     }
   }
 

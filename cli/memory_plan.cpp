@@ -77,11 +77,11 @@ std::vector<std::string> place_entries(const std::vector<Item>& items, const std
 
 }  // namespace
 
-analysis::MemoryLedger ledger_with_kv(const ExportedProgram& ep, int64_t kv_len, std::optional<int64_t> kv_width,
+analysis::MemoryLedger ledger_with_kv(const ExportedProgram& ep, int64_t kv_len, const analysis::KvLayout& layout,
                                       const analysis::MemoryOptions& opts) {
   analysis::MemoryLedger l = analysis::memory_ledger(ep, opts);
   if (kv_len < 0) return l;
-  const auto kv1 = analysis::kv_cache_bytes(ep, kv_len, 1, kv_width);
+  const auto kv1 = analysis::kv_cache_bytes(ep, kv_len, 1, layout);
   FE_CHECK(!kv1.empty(), ValueError,
            "memory --kv-cache: no attention layer whose key/value projections we recognize (k_proj/v_proj, c_attn, "
            "query_key_value, qkv_proj)");
@@ -130,6 +130,7 @@ Plan plan_placement(const PlanRequest& r) {
   const ExportedProgram& ep = *ref.ep;
   const std::vector<zoo::Unit> units = ref.model->units();
   const int64_t batch = program_batch(ep);
+  const analysis::KvLayout layout = ref.model->generation_cache();
 
   // Cost of each unit: its weights (tied ones once) and the KV cache of its attention.
   std::vector<int64_t> unit_bytes(units.size(), 0);
@@ -148,7 +149,7 @@ Plan plan_placement(const PlanRequest& r) {
     if (u < 0) continue;
     int64_t b = m.numel().hint() * itemsize(m.dtype);
     if (r.kv_cache >= 0 && s.kind == InputKind::Parameter)
-      b += batch * r.kv_cache * analysis::kv_cache_width(s.target, m, r.kv_width) * itemsize(m.dtype);
+      b += batch * analysis::kv_cache_elements(s.target, m, r.kv_cache, layout) * itemsize(m.dtype);
     unit_bytes[static_cast<size_t>(u)] += b;
   }
   std::vector<Item> items;
@@ -223,7 +224,7 @@ Plan plan_placement(const PlanRequest& r) {
     b.device = r.caps[0].device.str();
     b.place = p.place;
     const Exported got = export_model(b, *r.config, dtype);
-    const analysis::MemoryLedger l = ledger_with_kv(*got.ep, r.kv_cache, r.kv_width);
+    const analysis::MemoryLedger l = ledger_with_kv(*got.ep, r.kv_cache, got.model->generation_cache());
     bool ok = true;
     for (size_t d = 0; d < n; ++d) {
       const analysis::DeviceMemory* m = l.find(r.caps[d].device.normalized());

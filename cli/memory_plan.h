@@ -17,7 +17,6 @@ struct PlanRequest {
   std::vector<analysis::DeviceCap> caps;        ///< the devices, in pipeline order
   int64_t reserve = 0;                          ///< bytes per device outside the program
   int64_t kv_cache = -1;                        ///< --kv-cache LEN, -1: none
-  std::optional<int64_t> kv_width;              ///< fused qkv projections' kv width (config)
 };
 
 struct Plan {
@@ -27,8 +26,9 @@ struct Plan {
 };
 
 /// The ledger of `ep` plus the KV cache of `kv_len` tokens (none when < 0) at the program's batch,
-/// its formula growing with a dynamic batch. ValueError when no attention layer is recognized.
-analysis::MemoryLedger ledger_with_kv(const ExportedProgram& ep, int64_t kv_len, std::optional<int64_t> kv_width,
+/// its formula growing with a dynamic batch; `layout`: the model's (zoo::Model::generation_cache),
+/// empty for an archive. ValueError when no attention layer is recognized.
+analysis::MemoryLedger ledger_with_kv(const ExportedProgram& ep, int64_t kv_len, const analysis::KvLayout& layout,
                                       const analysis::MemoryOptions& opts = {});
 
 /// Bytes a device must hold: its peak with requests rounded as its allocator rounds them, plus

@@ -235,15 +235,6 @@ int64_t program_batch(const ExportedProgram& ep) {
   return 1;
 }
 
-std::optional<int64_t> config_kv_width(const std::optional<zoo::Config>& c) {
-  if (!c || !c->has("num_attention_heads") || !c->has("hidden_size")) return std::nullopt;
-  const int64_t heads = c->get_int("num_attention_heads");
-  const int64_t kv = c->is_null("num_key_value_heads") ? heads : c->get_int("num_key_value_heads", heads);
-  const int64_t head_dim = c->is_null("head_dim") ? c->get_int("hidden_size") / heads
-                                                   : c->get_int("head_dim", c->get_int("hidden_size") / heads);
-  return kv * head_dim;
-}
-
 void add_model_options(CLI::App& cmd, ExportArgs& a) {
   cmd.add_option("--device", a.device, "device of the whole model (default cpu)");
   cmd.add_option("--place", a.place, "PREFIX=DEV, repeatable; ranges like model.layers.0-39=cuda:0")

@@ -88,10 +88,6 @@ Exported export_model(const ExportArgs& a, const zoo::Config& cfg, DType dtype);
 /// The batch of the program's first user input (dim 0 at its example; 1 when none).
 int64_t program_batch(const ExportedProgram& ep);
 
-/// num_key_value_heads x head_dim of a config (the key/value width per token of one layer, for
-/// fused qkv projections such as Phi-3's qkv_proj); nullopt when the config does not say.
-std::optional<int64_t> config_kv_width(const std::optional<zoo::Config>& c);
-
 /// "1.50 GiB"
 std::string human_bytes(double b);
 /// "8,030,261,248"

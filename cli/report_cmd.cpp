@@ -73,7 +73,7 @@ int run_report(ReportArgs a) {
 
   const std::string& m = a.model.model;
   const bool archive = m.ends_with(".pt2") || !is_model(m);
-  std::optional<zoo::Config> config;
+  analysis::KvLayout kv_layout;  // MODEL's generation cache per layer
   std::string title = m;
   const ExportedProgram* ep = nullptr;
   if (archive) {
@@ -83,13 +83,14 @@ int run_report(ReportArgs a) {
   } else {
     place_on(a.model, caps);
     const zoo::Config cfg = load_config(m);
-    config = cfg;
     const DType dtype = model_dtype(a.model, cfg);
-    ep = export_model(a.model, cfg, dtype).ep;
+    const Exported e = export_model(a.model, cfg, dtype);
+    ep = e.ep;
+    kv_layout = e.model->generation_cache();
     title = cfg.model_type() + " (" + cfg.origin() + "), " + std::string(dtype_name(dtype));
   }
   const CheckReport check = check_program(*ep);
-  const analysis::MemoryLedger ledger = a.capacity.kv_cache >= 0 ? ledger_with_kv(*ep, a.capacity.kv_cache, config_kv_width(config))
+  const analysis::MemoryLedger ledger = a.capacity.kv_cache >= 0 ? ledger_with_kv(*ep, a.capacity.kv_cache, kv_layout)
                                                         : analysis::memory_ledger(*ep);
   const analysis::CostReport cost = analysis::program_cost(*ep, caps);
 

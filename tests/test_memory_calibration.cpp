@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -228,4 +229,28 @@ TEST(MemoryCalibration, CudaPeaksAgainstMaxMemoryAllocated) {
   }
   ASSERT_GT(n, 0u);
   EXPECT_GE(static_cast<double>(ok), 0.9 * static_cast<double>(n)) << ok << " of " << n;
+}
+
+// memory --kv-cache against what transformers' generation cache holds
+// (tests/fixtures/memory/kv_cache.json, tools/oracle/scripts/gen_kv_cache_bytes.py: the bytes of
+// the DynamicCache a forward of [2, 5] tokens leaves), for every decoder config of the zoo goldens:
+// GQA, Phi-3's fused qkv_proj, MLA's wider keys, Falcon-7B's single kv head and Falcon-40B's
+// broadcast ones, sliding-window layers that keep window - 1 tokens (Mistral, Gemma 2/3, Qwen2-MoE).
+TEST(KvCacheEstimate, EqualsWhatTransformersDynamicCacheHolds) {
+  const std::filesystem::path fixture = std::filesystem::path(FE_FIXTURES_DIR) / "memory" / "kv_cache.json";
+  std::ifstream in(fixture);
+  ASSERT_TRUE(in) << fixture;
+  const nlohmann::json want = nlohmann::json::parse(in);
+  ASSERT_GE(want.size(), 30u);
+  for (const auto& [name, w] : want.items()) {
+    SCOPED_TRACE(name);
+    const fe_test::CliResult r = fe_test::run_cli("memory " + std::string(FE_FIXTURES_DIR) + "/zoo_golden/" + name +
+                                                  ".config.json --kv-cache " + std::to_string(w["length"].get<int64_t>()) +
+                                                  " --batch " + std::to_string(w["batch"].get<int64_t>()) + " --json");
+    ASSERT_EQ(r.rc, 0) << r.out;
+    int64_t got = 0;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    for (const auto& d : j["devices"]) got += d["kv_cache_bytes"].get<int64_t>();
+    EXPECT_EQ(got, w["bytes"].get<int64_t>()) << "layer 0 holds keys " << w["layer0"][0] << " and values " << w["layer0"][1];
+  }
 }

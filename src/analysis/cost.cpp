@@ -347,7 +347,7 @@ std::string_view cost_kind_name(CostKind k) {
 }
 
 void add_decode_attention(CostReport& r, const ExportedProgram& ep, int64_t length, int64_t batch,
-                          const std::vector<DeviceCap>& devices, std::optional<int64_t> kv_width) {
+                          const std::vector<DeviceCap>& devices, const KvLayout& layout) {
   FE_CHECK(length >= 1 && batch >= 1, ValueError, "decode: need a cache length >= 1 and batch >= 1, got ", length,
            " and ", batch);
   std::map<std::string, int64_t> q_width;  // layer prefix -> q_proj's output features
@@ -356,16 +356,19 @@ void add_decode_attention(CostReport& r, const ExportedProgram& ep, int64_t leng
     if (t.spec->kind == InputKind::Parameter && name.ends_with("q_proj.weight") && t.meta->dim() == 2)
       q_width[name.substr(0, name.size() - std::string_view("q_proj.weight").size())] = t.meta->sizes[0].hint();
   }
-  for (const KvProjection& p : kv_projections(ep, kv_width)) {
+  for (const KvProjection& p : kv_projections(ep, layout)) {
     const InputSpec& s = *p.spec;
     const TensorMeta& m = *p.meta;
-    const int64_t width = p.width;
-    // k_proj and v_proj each hold half of a layer's cache; a fused projection all of it.
-    const bool half = s.target.ends_with("k_proj.weight") || s.target.ends_with("v_proj.weight");
-    const std::string prefix = half ? s.target.substr(0, s.target.size() - std::string_view("k_proj.weight").size()) : "";
-    const int64_t qw = half && q_width.count(prefix) ? q_width[prefix] : (half ? width : width / 2);
-    const int64_t bytes = checked_mul(checked_mul(batch, length, "decode bytes"), width * itemsize(m.dtype), "decode bytes");
-    const int64_t flops = checked_mul(checked_mul(4 * batch, length, "decode FLOPs"), qw, "decode FLOPs") / (half ? 2 : 1);
+    const int64_t width = p.width, tokens = p.tokens(length);
+    // Without a layout k_proj and v_proj each hold half of a layer's cache; with one (and for a
+    // fused projection) the projection stands for the whole layer.
+    const bool kv_pair = !s.target.ends_with("qkv_proj.weight") &&
+                         (s.target.ends_with("k_proj.weight") || s.target.ends_with("v_proj.weight"));
+    const bool half = kv_pair && layout.empty();
+    const std::string prefix = kv_pair ? s.target.substr(0, s.target.size() - std::string_view("k_proj.weight").size()) : "";
+    const int64_t qw = kv_pair && q_width.count(prefix) ? q_width[prefix] : (half ? width : width / 2);
+    const int64_t bytes = checked_mul(checked_mul(batch, tokens, "decode bytes"), width * itemsize(m.dtype), "decode bytes");
+    const int64_t flops = checked_mul(checked_mul(4 * batch, tokens, "decode FLOPs"), qw, "decode FLOPs") / (half ? 2 : 1);
     const Device d = m.device.normalized();
     auto it = std::find_if(r.devices.begin(), r.devices.end(), [&](const DeviceCost& x) { return x.device == d; });
     if (it == r.devices.end()) {

@@ -679,15 +679,54 @@ std::string formula_str(const sym::Expr& e, const std::map<std::string, std::str
   return e.substitute(repl).str();
 }
 
-int64_t kv_cache_width(std::string_view t, const TensorMeta& m, std::optional<int64_t> kv_width) {
-  if (m.dim() != 2) return 0;
-  if (t.ends_with("k_proj.weight") || t.ends_with("v_proj.weight")) return m.sizes[0].hint();
-  // Fused projections: GPT-2's Conv1D c_attn [in, 3*hidden]; GPT-NeoX's query_key_value and
-  // Phi-3's qkv_proj [q + k + v, in] (multi-head unless the config's kv width says otherwise).
-  if (t.ends_with("attn.c_attn.weight")) return kv_width ? 2 * *kv_width : 2 * (m.sizes[1].hint() / 3);
-  if (t.ends_with("query_key_value.weight") || t.ends_with("qkv_proj.weight"))
-    return kv_width ? 2 * *kv_width : 2 * (m.sizes[0].hint() / 3);
-  return 0;
+namespace {
+
+/// The first all-digit component of a parameter path ("model.layers.3.self_attn.k_proj.weight": 3),
+/// the decoder layer it belongs to; -1 when there is none.
+int64_t layer_index(std::string_view t) {
+  size_t start = 0;
+  while (start < t.size()) {
+    size_t end = t.find('.', start);
+    if (end == std::string_view::npos) end = t.size();
+    const std::string_view part = t.substr(start, end - start);
+    if (!part.empty() && part.size() < 10 && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::stoll(std::string(part));
+    start = end + 1;
+  }
+  return -1;
+}
+
+/// The projection `t` stands for in the cache: its key plus value elements per token and the tokens
+/// its layer keeps. With a layout entry for its layer, the layer's first projection carries the
+/// whole layer (k_proj; v_proj adds nothing) and MLA's kv_b_proj is recognized too.
+KvLayer projection_cache(std::string_view t, const TensorMeta& m, const KvLayout& layout) {
+  if (m.dim() != 2) return {};
+  const bool fused = t.ends_with("attn.c_attn.weight") || t.ends_with("query_key_value.weight") ||
+                     t.ends_with("qkv_proj.weight");
+  const bool kv_pair = !fused && (t.ends_with("k_proj.weight") || t.ends_with("v_proj.weight"));
+  const bool mla = t.ends_with("kv_b_proj.weight");
+  if (!kv_pair && !fused && !mla) return {};
+  if (!layout.empty()) {
+    const int64_t l = layer_index(t);
+    if (l >= 0 && static_cast<size_t>(l) < layout.size()) {
+      if (kv_pair && t.ends_with("v_proj.weight")) return {};
+      return layout[static_cast<size_t>(l)];
+    }
+  }
+  if (mla) return {};
+  if (kv_pair) return {m.sizes[0].hint(), 0};
+  // Fused projections without a layout, taken as multi-head: GPT-2's Conv1D c_attn [in, 3*hidden];
+  // GPT-NeoX's query_key_value and Phi-3's qkv_proj [q + k + v, in].
+  if (t.ends_with("attn.c_attn.weight")) return {2 * (m.sizes[1].hint() / 3), 0};
+  return {2 * (m.sizes[0].hint() / 3), 0};
+}
+
+}  // namespace
+
+int64_t kv_cache_elements(std::string_view t, const TensorMeta& m, int64_t length, const KvLayout& layout) {
+  const KvLayer c = projection_cache(t, m, layout);
+  const KvProjection p{nullptr, nullptr, c.width, c.keep};
+  return checked_mul(c.width, p.tokens(length), "kv cache elements");
 }
 
 std::vector<TensorInput> tensor_inputs(const ExportedProgram& ep) {
@@ -714,21 +753,23 @@ std::vector<TensorInput> tensor_inputs(const ExportedProgram& ep) {
   return out;
 }
 
-std::vector<KvProjection> kv_projections(const ExportedProgram& ep, std::optional<int64_t> kv_width) {
+std::vector<KvProjection> kv_projections(const ExportedProgram& ep, const KvLayout& layout) {
   std::vector<KvProjection> out;
   for (const TensorInput& t : tensor_inputs(ep))
     if (t.spec->kind == InputKind::Parameter)
-      if (const int64_t w = kv_cache_width(t.spec->target, *t.meta, kv_width)) out.push_back({t.spec, t.meta, w});
+      if (const KvLayer c = projection_cache(t.spec->target, *t.meta, layout); c.width > 0)
+        out.push_back({t.spec, t.meta, c.width, c.keep});
   return out;
 }
 
 std::vector<std::pair<Device, int64_t>> kv_cache_bytes(const ExportedProgram& ep, int64_t length, int64_t batch,
-                                                       std::optional<int64_t> kv_width) {
+                                                       const KvLayout& layout) {
   FE_CHECK(length >= 0 && batch >= 1, ValueError, "kv cache: need length >= 0 and batch >= 1, got length ", length,
            " and batch ", batch);
   std::vector<std::pair<Device, int64_t>> out;
-  for (const KvProjection& p : kv_projections(ep, kv_width)) {
-    const int64_t bytes = checked_mul(checked_mul(checked_mul(batch, length, "kv cache bytes"), p.width, "kv cache bytes"),
+  for (const KvProjection& p : kv_projections(ep, layout)) {
+    const int64_t bytes = checked_mul(checked_mul(checked_mul(batch, p.tokens(length), "kv cache bytes"), p.width,
+                                                  "kv cache bytes"),
                                       itemsize(p.meta->dtype), "kv cache bytes");
     const Device d = p.meta->device.normalized();
     auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == d; });

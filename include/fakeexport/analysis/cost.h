@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fakeexport/analysis/devices.h"
+#include "fakeexport/analysis/kv_layout.h"
 #include "fakeexport/export/exported_program.h"
 
 namespace fe::analysis {
@@ -81,6 +82,6 @@ CostReport program_cost(const ExportedProgram& ep, const std::vector<DeviceCap>&
 /// layer's cache and attending over it (2 x 2·batch·length·query width FLOPs; the query width is
 /// q_proj's, else the key/value width), then updates the device times and the latency.
 void add_decode_attention(CostReport& r, const ExportedProgram& ep, int64_t length, int64_t batch,
-                          const std::vector<DeviceCap>& devices, std::optional<int64_t> kv_width = std::nullopt);
+                          const std::vector<DeviceCap>& devices, const KvLayout& layout = {});
 
 }  // namespace fe::analysis

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fakeexport/analysis/kv_layout.h"
 #include "fakeexport/core/device.h"
 #include "fakeexport/export/exported_program.h"
 #include "fakeexport/sym/expr.h"
@@ -98,14 +99,17 @@ struct TensorInput {
 /// The program's tensor inputs: user inputs, parameters, buffers and constants, tied weights marked.
 std::vector<TensorInput> tensor_inputs(const ExportedProgram& ep);
 
-/// A key/value projection parameter (as kv_cache_bytes recognizes them) and the cache elements
-/// per token of one sequence it stands for.
+/// A key/value projection parameter (as kv_cache_bytes recognizes them), the cache elements per
+/// token of one sequence it stands for, and the tokens its layer keeps (0: all).
 struct KvProjection {
   const InputSpec* spec = nullptr;
   const TensorMeta* meta = nullptr;
   int64_t width = 0;
+  int64_t keep = 0;
+  /// Tokens of a `length`-token generation its layer holds.
+  int64_t tokens(int64_t length) const { return keep > 0 && keep < length ? keep : length; }
 };
-std::vector<KvProjection> kv_projections(const ExportedProgram& ep, std::optional<int64_t> kv_width = std::nullopt);
+std::vector<KvProjection> kv_projections(const ExportedProgram& ep, const KvLayout& layout = {});
 
 /// The device a copy node moves its result from (to/_to_copy: argument 0; copy/copy_/_copy_from:
 /// argument 1), when that is another device than the result's; nullopt for every other node.
@@ -113,15 +117,18 @@ std::optional<Device> transfer_source(const Node& n);
 
 /// The key/value cache a generation loop of `length` tokens holds at `batch`, per device: for each
 /// attention layer (found by its key/value projection parameters: `k_proj`/`v_proj`, GPT-2's
-/// `c_attn`, GPT-NeoX's `query_key_value`), 2 x batch x length x kv width x itemsize, on the
-/// device of that layer's weights. `kv_width` overrides the per-layer width (the config's
-/// num_key_value_heads * head_dim) for fused projections that do not show it.
+/// `c_attn`, GPT-NeoX's and Falcon's `query_key_value`, Phi-3's `qkv_proj`; with a layout also
+/// MLA's `kv_b_proj`), batch x tokens x (key + value width) x itemsize, on the device of that
+/// layer's weights. `layout` (the model's: zoo::Model::generation_cache) gives each layer's width
+/// and window where the weights do not (fused projections, MLA, sliding windows); without one the
+/// width is read from the projections (a fused one taken as multi-head).
 std::vector<std::pair<Device, int64_t>> kv_cache_bytes(const ExportedProgram& ep, int64_t length, int64_t batch,
-                                                       std::optional<int64_t> kv_width = std::nullopt);
+                                                       const KvLayout& layout = {});
 
-/// Key plus value elements per token that the parameter `name` (a key/value projection weight of
-/// metadata `m`, as kv_cache_bytes recognizes them) adds to the cache; 0 for other parameters.
-int64_t kv_cache_width(std::string_view name, const TensorMeta& m, std::optional<int64_t> kv_width = std::nullopt);
+/// Cache elements per sequence that the parameter `name` (a key/value projection weight of
+/// metadata `m`, as kv_cache_bytes recognizes them) adds for a `length`-token generation; 0 for
+/// other parameters.
+int64_t kv_cache_elements(std::string_view name, const TensorMeta& m, int64_t length, const KvLayout& layout = {});
 
 /// The program's batch and sequence symbols, named as users know them: the first user input's
 /// dim 0 ("batch") and dim 1 ("seq") when symbolic. Empty names for static programs.

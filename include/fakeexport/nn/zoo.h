@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fakeexport/analysis/kv_layout.h"
 #include "fakeexport/core/device.h"
 #include "fakeexport/core/dtype.h"
 #include "fakeexport/nn/module.h"
@@ -114,6 +115,10 @@ class Model : public nn::Module {
   /// the fused experts.gate_up_proj/down_proj), assembled from `file`; undefined when not applicable.
   virtual Tensor checkpoint_tensor(std::string_view name, const SafetensorsFile& file) const { return Tensor(); }
   virtual ExportHints export_hints() const { return {}; }
+  /// Per decoder layer, what transformers' DynamicCache holds during generation (GQA kv heads,
+  /// MLA's wider keys, Falcon's broadcast or multi-query keys, sliding-window layers' last
+  /// window - 1 tokens); empty: not a decoder LM with a cache.
+  virtual analysis::KvLayout generation_cache() const { return {}; }
 };
 
 /// transformers' decode step with a StaticCache (integrations.executorch's

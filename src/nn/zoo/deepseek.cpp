@@ -59,6 +59,8 @@ class MlaAttention : public lm::AttentionBlock {
     o_proj = register_module("o_proj", std::make_shared<Linear>(s.heads * s.v_head, s.hidden, s.bias));
   }
   std::string type_name() const override { return type_; }
+  /// transformers caches the decompressed keys (nope + rope dims) and values of every head.
+  std::array<int64_t, 3> cache_dims() const override { return {s_.heads, s_.qk_head(), s_.v_head}; }
 
   Tensor operator()(const Tensor& h, const Tensor& cos, const Tensor& sin, const Tensor& mask) override {
     nn::ModuleCallScope scope(*this);

@@ -344,23 +344,30 @@ class FalconForCausalLM : public Model, public lm::CacheableLM {
     return logits_of((*transformer)(input_ids, &cache));
   }
   /// The cache holds the keys as attention reads them: one per query head (new_decoder_architecture
-  /// broadcasts its kv heads first). Refused: Falcon-7B's multi-query layout (transformers' own
-  /// export fails on it) and ALiBi (its export reads the cache's length with .item() and asserts
-  /// it equals the cache's size: PyTorch's program runs only when the cache fills up).
+  /// broadcasts its kv heads first, Falcon-RW's layout has a kv head per head), one in all for
+  /// Falcon-7B's multi-query layout.
   std::vector<LayerCache> cache_layers() const override {
-    FE_CHECK(!dims.alibi, ValueError, "a decode step with a static cache: Falcon with alibi is not supported "
-             "(transformers' export reads the cache's length with .item() and asserts it equals max_cache_len, "
-             "so PyTorch's program only runs once the cache is full)");
-    FE_CHECK(dims.new_arch || !dims.multi_query, ValueError, "a decode step with a static cache: Falcon's "
-             "multi_query layout (Falcon-7B) is not supported (transformers' convert_and_export_with_cache fails "
-             "on it too)");
+    const int64_t kv_heads = !dims.new_arch && dims.multi_query ? 1 : dims.heads;
     std::vector<LayerCache> out;
     for (size_t i = 0; i < transformer->h->size(); ++i) {
       const Tensor& w = transformer->h->at<FalconDecoderLayer>(i).self_attention->dense->weight;
-      out.push_back({dims.heads, dims.head_dim(), w.dtype(), w.device()});
+      out.push_back({kv_heads, dims.head_dim(), w.dtype(), w.device()});
     }
     return out;
   }
+  /// Falcon-7B's multi-query layout: transformers' own export fails on it. ALiBi: its export reads
+  /// the cache's length with .item() and asserts it equals the cache's size, so PyTorch's program
+  /// runs only when the cache fills up.
+  std::string static_cache_refusal() const override {
+    if (dims.alibi)
+      return "Falcon with alibi is not supported (transformers' export reads the cache's length with .item() and "
+             "asserts it equals max_cache_len, so PyTorch's program only runs once the cache is full)";
+    if (!dims.new_arch && dims.multi_query)
+      return "Falcon's multi_query layout (Falcon-7B) is not supported (transformers' convert_and_export_with_cache "
+             "fails on it too)";
+    return {};
+  }
+  analysis::KvLayout generation_cache() const override { return lm::generation_cache_of(*this); }
   void attach_cache(size_t layer, const lm::StaticCacheLayer* cache) override {
     transformer->h->at<FalconDecoderLayer>(layer).self_attention->cache = cache;
   }

@@ -266,6 +266,7 @@ class GPT2LMHeadModel : public Model, public lm::CacheableLM {
     }
     return out;
   }
+  analysis::KvLayout generation_cache() const override { return lm::generation_cache_of(*this); }
   void attach_cache(size_t layer, const lm::StaticCacheLayer* cache) override {
     transformer->blocks.at(layer)->attn->cache = cache;
   }

@@ -200,6 +200,7 @@ class GPTNeoXForCausalLM : public Model, public lm::CacheableLM {
     }
     return out;
   }
+  analysis::KvLayout generation_cache() const override { return lm::generation_cache_of(*this); }
   void attach_cache(size_t layer, const lm::StaticCacheLayer* cache) override {
     gpt_neox->layers->at<NeoXLayer>(layer).attention->cache = cache;
   }

@@ -616,10 +616,30 @@ Tensor CausalLM::forward_cached(const Tensor& input_ids, const StaticCache& cach
 
 std::vector<CacheableLM::LayerCache> CausalLM::cache_layers() const {
   std::vector<LayerCache> out;
-  for (const auto& layer : model->layer_ptrs) {
+  for (size_t i = 0; i < model->layer_ptrs.size(); ++i) {
+    const auto& layer = model->layer_ptrs[i];
     const Tensor& w = layer->input_layernorm->weight;
-    out.push_back({arch_.kv_heads, arch_.head_dim, w.dtype(), w.device()});
+    const auto [heads, key_dim, value_dim] = layer->self_attn->cache_dims();
+    const bool sliding = i < arch_.layer_sliding.size() && arch_.layer_sliding[i];
+    out.push_back({heads, key_dim, w.dtype(), w.device(), value_dim, sliding ? arch_.sliding_window : 0});
   }
+  return out;
+}
+
+std::string CausalLM::static_cache_refusal() const {
+  for (const auto& layer : model->layer_ptrs)
+    if (!dynamic_cast<const Attention*>(layer->self_attn.get()))
+      return detail::cat("model_type '", model_type(), "' has its own attention (", layer->self_attn->type_name(),
+                         "), whose cache layout transformers' StaticCache does not fit (its convert_and_export_with_cache "
+                         "fails on it too)");
+  return {};
+}
+
+analysis::KvLayout generation_cache_of(const CacheableLM& lm) {
+  analysis::KvLayout out;
+  for (const CacheableLM::LayerCache& c : lm.cache_layers())
+    out.push_back({c.kv_heads * (c.head_dim + (c.value_head_dim > 0 ? c.value_head_dim : c.head_dim)),
+                   c.sliding_window > 0 ? c.sliding_window - 1 : 0});
   return out;
 }
 

@@ -2,6 +2,7 @@
 // mixtral.cpp): HF's RMSNorm, rotary embedding, attention, decoder layer, base model and causal-LM
 // head, parameterized by the resolved config (Arch) and, for the feed-forward block, a factory.
 #pragma once
+#include <array>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -197,10 +198,15 @@ class CacheableLM {
     int64_t kv_heads = 0, head_dim = 0;
     DType dtype = DType::Float32;
     Device device;
+    int64_t value_head_dim = 0;  ///< 0: head_dim (MLA's values are narrower than its keys)
+    int64_t sliding_window = 0;  ///< a sliding-window layer's window; 0: none
   };
   virtual ~CacheableLM() = default;
-  /// Per layer: what StaticCache.early_initialization allocates (the layer's dtype and device).
+  /// Per layer: the keys and values attention caches (as StaticCache.early_initialization allocates
+  /// them: the layer's dtype and device).
   virtual std::vector<LayerCache> cache_layers() const = 0;
+  /// Why transformers' decode step cannot be exported for this model; empty when it can.
+  virtual std::string static_cache_refusal() const { return {}; }
   virtual void attach_cache(size_t layer, const StaticCacheLayer* cache) = 0;
   /// The logits of input_ids [batch, seq] with the cache.
   virtual Tensor forward_cached(const Tensor& input_ids, const StaticCache& cache) = 0;
@@ -208,8 +214,14 @@ class CacheableLM {
   virtual int64_t vocab_size() const = 0;
 };
 
+/// What a DynamicCache holds per layer of `lm` (zoo::Model::generation_cache): keys and values per
+/// token, a sliding layer's last window - 1 tokens (DynamicSlidingWindowLayer).
+analysis::KvLayout generation_cache_of(const CacheableLM& lm);
+
 class AttentionBlock : public nn::Module {
  public:
+  /// The keys and values it caches: heads, key head_dim, value head_dim.
+  virtual std::array<int64_t, 3> cache_dims() const = 0;
   virtual Tensor operator()(const Tensor& h, const Tensor& cos, const Tensor& sin, const Tensor& mask) = 0;
   /// Set by a decode step's wrapper: the layer of the StaticCache this attention updates.
   const StaticCacheLayer* cache = nullptr;
@@ -222,6 +234,7 @@ class Attention : public AttentionBlock {
   explicit Attention(const Arch& a);
   std::string type_name() const override { return type_; }
   Tensor operator()(const Tensor& h, const Tensor& cos, const Tensor& sin, const Tensor& mask) override;
+  std::array<int64_t, 3> cache_dims() const override { return {kv_heads_, head_dim_, head_dim_}; }
   std::shared_ptr<nn::Linear> q_proj, k_proj, v_proj, o_proj;
   std::shared_ptr<nn::Linear> qkv_proj;  ///< instead of q/k/v_proj with Arch::fused_qkv
   std::shared_ptr<RMSNorm> q_norm, k_norm;  ///< null unless Arch::qk_norm
@@ -299,6 +312,8 @@ class CausalLM : public Model, public CacheableLM {
   std::vector<Tensor> forward_dyn(const std::vector<Tensor>& args) override;
   Tensor forward_cached(const Tensor& input_ids, const StaticCache& cache) override;
   std::vector<LayerCache> cache_layers() const override;
+  std::string static_cache_refusal() const override;
+  analysis::KvLayout generation_cache() const override { return generation_cache_of(*this); }
   void attach_cache(size_t layer, const StaticCacheLayer* cache) override {
     model->layer_ptrs.at(layer)->self_attn->cache = cache;
   }

@@ -27,7 +27,7 @@ class StaticCacheDecoder : public Model {
       const std::string n = std::to_string(i);
       lm::StaticCacheLayer l;
       l.keys = &register_buffer("key_cache_" + n, zeros({batch, s.kv_heads, max_cache_len, s.head_dim}, on), false);
-      l.values = &register_buffer("value_cache_" + n, zeros({batch, s.kv_heads, max_cache_len, s.head_dim}, on), false);
+      l.values = &register_buffer("value_cache_" + n, zeros({batch, s.kv_heads, max_cache_len, s.value_head_dim > 0 ? s.value_head_dim : s.head_dim}, on), false);
       l.cumulative_length =
           &register_buffer("cumulative_length_" + n, zeros({1}, {.dtype = DType::Int64, .device = s.device}), false);
       cache_.layers.push_back(l);
@@ -99,12 +99,8 @@ std::unique_ptr<Model> with_static_cache(std::unique_ptr<Model> m, int64_t batch
   FE_CHECK(lm, ValueError, "a decode step with a static cache is built for the decoder families on the llama blocks "
            "(llama, mistral, mixtral, qwen2, qwen3, gemma, gemma2, gemma3_text, phi3, qwen2_moe, qwen3_moe) and "
            "gpt_neox, gpt2 and falcon, not model_type '", m->model_type(), "'");
-  if (const auto* causal = dynamic_cast<const lm::CausalLM*>(m.get()))
-    for (const auto& layer : causal->model->layer_ptrs)
-      FE_CHECK(dynamic_cast<const lm::Attention*>(layer->self_attn.get()), ValueError,
-               "a decode step with a static cache: model_type '", causal->model_type(), "' has its own attention (",
-               layer->self_attn->type_name(), "), whose cache layout transformers' StaticCache does not fit "
-               "(its convert_and_export_with_cache fails on it too)");
+  const std::string refusal = lm->static_cache_refusal();
+  FE_CHECK(refusal.empty(), ValueError, "a decode step with a static cache: ", refusal);
   std::shared_ptr<Model> owned(std::move(m));
   auto out = std::make_unique<StaticCacheDecoder>(owned, *lm, batch, max_cache_len);
   out->eval();
