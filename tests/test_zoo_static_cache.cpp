@@ -61,6 +61,15 @@ TEST_P(StaticCacheGolden, DecodeStepPrintsAsConvertAndExportWithCache) {
     const fe::ExportedProgram ep = export_decode_step(k.name, k.batch, k.seq);
     EXPECT_EQ(fe_test::without_comments(fe::to_string(ep, {.read_source = false})),
               fe_test::without_comments(fe_test::read_file(golden)));
+    // Lowered to Core ATen as ep.run_decompositions() lowers it: the cache writes functionalized
+    // (index_put, BUFFER_MUTATION outputs), the one-query flash output's no-op contiguous.
+    const std::string decomposed = kGolden + "/" + k.name + ".kv.decomposed.txt";
+    if (k.file == ".kv.txt" && fs::exists(decomposed)) {
+      const fe::ExportedProgram low = fe::run_decompositions(ep, fe::default_decompositions());
+      EXPECT_EQ(fe_test::without_comments(fe::to_string(low, {.read_source = false})),
+                fe_test::without_comments(fe_test::read_file(decomposed)))
+          << "decomposed";
+    }
   }
   // The step's tokens dynamic: equal up to node names (PyTorch numbers some nodes after size
   // computations it traced and dropped: sym_size_int_5, le_1), the symbol (s11, from dynamo's

@@ -537,7 +537,9 @@ Tensor flash_cpu_math(const Tensor& q, const Tensor& k, const Tensor& v, const T
   // enable_gqa=query.size(1) != key.size(1) (MQA's single key/value head repeated).
   const bool gqa = !q.sizes()[1].same_as(k.sizes()[1]);
   const Tensor out = sdpa_math(q, k, v, mask, causal, scale, loc, gqa).first;
-  return fe::permute(fe::clone(fe::permute(out, {2, 0, 1, 3}, loc), MemoryFormat::Contiguous, loc), {1, 2, 0, 3}, loc);
+  // .contiguous(memory_format=torch.contiguous_format): no copy when the permuted output already is
+  // (one query: its size-1 dims do not count).
+  return fe::permute(fe::contiguous(fe::permute(out, {2, 0, 1, 3}, loc), MemoryFormat::Contiguous, loc), {1, 2, 0, 3}, loc);
 }
 
 /// Whether the decomposition covers the call: no dropout, 4-D inputs of one head count (no GQA),

@@ -423,12 +423,16 @@ std::vector<Tensor> decomp_baddbmm(std::span<const IValue> a, const SrcLocArg& l
   if (out.dtype() != result) out = dispatch1(*op_to_dtype, {out, result}, loc);
   return {out};
 }
-/// ATen's should_fold for N-D (N >= 3) @ 2-D: the batch folds into rows when that is a view (the
-/// leading dims are dense over each other).
+/// torch._decomp's should_fold (PyTorch 2.14) for N-D (N >= 3) @ 2-D: the batch folds into rows
+/// when the operand is contiguous, its size-1 dims skipped (TensorGeometry's rule; eager's ATen
+/// checks only the leading dims against each other).
 bool folds(const Tensor& x) {
   const TensorMeta& m = x.meta();
-  for (size_t i = 0; i + 2 < m.sizes.size(); ++i)
-    if (!sym_eq(m.strides[i], m.strides[i + 1] * m.sizes[i + 1]).guard()) return false;
+  SymInt expected(1);
+  for (size_t k = m.sizes.size(); k-- > 0;) {
+    if (!sym_eq(m.sizes[k], 1).guard() && !sym_eq(m.strides[k], expected).guard()) return false;
+    expected = expected * m.sizes[k];
+  }
   return true;
 }
 
