@@ -215,6 +215,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   // torch.export(strict=True) (ExportOptions::strict).
   bool strict_mode = false;
   bool strict() const override { return strict_mode; }
+  bool has_call_site() const override { return call_site_.has_value(); }
   void set_call_site(const SrcLocArg* site) override {
     call_site_ = site ? std::optional<SrcLocArg>(*site) : std::nullopt;
   }

@@ -21,19 +21,13 @@ NoGradScope::NoGradScope() : sink_(t_sink) {
 NoGradScope::~NoGradScope() {
   if (sink_) sink_->end_grad_mode();
 }
-namespace {
-thread_local bool t_call_site_set = false;
-}
 CallSiteScope::CallSiteScope(bool torch_nn_module, const SrcLocArg& site) {
-  if (!torch_nn_module || t_call_site_set || !t_sink || !t_sink->strict()) return;
+  if (!torch_nn_module || !t_sink || !t_sink->strict() || t_sink->has_call_site()) return;
   sink_ = t_sink;
-  t_call_site_set = true;
   sink_->set_call_site(&site);
 }
 CallSiteScope::~CallSiteScope() {
-  if (!sink_) return;
-  sink_->set_call_site(nullptr);
-  t_call_site_set = false;
+  if (sink_) sink_->set_call_site(nullptr);
 }
 SubscriptScope::SubscriptScope() : sink_(t_sink) {
   if (sink_) sink_->begin_subscript();

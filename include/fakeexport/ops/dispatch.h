@@ -36,6 +36,8 @@ class TraceSink {
   /// strict: the ops of a torch.nn module's forward are attributed to the module's call site
   /// (dynamo's stack traces end in user code); null ends it.
   virtual void set_call_site(const SrcLocArg* /*site*/) {}
+  /// Whether a call site is set (an outer torch.nn module's).
+  virtual bool has_call_site() const { return false; }
   /// Around a Python subscript (`x[:, None]`): strict export drops it when unused (dynamo's
   /// dead-code elimination removes operator.getitem but keeps torch calls).
   virtual void begin_subscript() {}

@@ -527,12 +527,9 @@ Tensor BaseModel::operator()(const Tensor& input_ids, const Tensor& attention_ma
   // one (kv > q - window on top of causal) when some layer does; Qwen2-MoE builds both always.
   Tensor full, sliding;
   const masks::MaskFunction window = masks::sliding_window_overlay(sliding_window_);
-  if (cache) {
-    // Layer 0's length again, read after the position ids (the same tensor object).
-    const Tensor seen = *cache->layers.at(0).cumulative_length;
-    if (!all_sliding_ || both_masks_) full = masks::create_causal_mask_cached(h, seen, cache->max_cache_len);
-    if (any_sliding_ || both_masks_)
-      sliding = masks::create_causal_mask_cached(h, *cache->layers.at(0).cumulative_length, cache->max_cache_len, window);
+  if (cache) {  // each mask reads layer 0's length again: the same tensor object as `past`
+    if (!all_sliding_ || both_masks_) full = masks::create_causal_mask_cached(h, past, cache->max_cache_len);
+    if (any_sliding_ || both_masks_) sliding = masks::create_causal_mask_cached(h, past, cache->max_cache_len, window);
   } else {
     if (!all_sliding_ || both_masks_) full = masks::create_causal_mask(h, attention_mask, position_ids);
     if (any_sliding_ || both_masks_) sliding = masks::create_causal_mask(h, attention_mask, position_ids, window);
