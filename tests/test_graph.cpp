@@ -71,6 +71,19 @@ TEST(Graph, LintRejectsUseBeforeDefinition) {
   EXPECT_THROW(g.lint(), InternalError);
 }
 
+// A node of another graph using ours: our node's use-list names a user outside this graph, and
+// theirs uses a node it does not define. Both lints say so.
+TEST(Graph, LintRejectsUsesAcrossGraphs) {
+  Graph g, other;
+  Node* x = g.placeholder("x", meta({2}));
+  g.output({g.call(op("aten::relu"), {x})});
+  EXPECT_NO_THROW(g.lint());
+  Node* y = other.placeholder("y", meta({2}));
+  other.output({other.call(op("aten::add.Tensor"), {y, x})});
+  EXPECT_THROW(g.lint(), InternalError);
+  EXPECT_THROW(other.lint(), InternalError);
+}
+
 TEST(Passes, DeadCodeEliminationRemovesDeadChainsKeepsSideEffects) {
   Graph g;
   Node* x = g.placeholder("x", meta({2}));

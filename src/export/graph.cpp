@@ -371,11 +371,11 @@ void Graph::lint() const {
   auto before = [&](const Node* in, size_t i) { return (in->lint_mark_ >> 32) == (pass >> 32) && (in->lint_mark_ & 0xffffffffu) <= i; };
   std::unordered_set<std::string_view> names;
   names.reserve(nodes_.size());
-  // Every (input, user) edge, by the input's position: each node's use-list must be exactly its
-  // slice here (no user missing, none extra, none twice). Sorting the edges once keeps this
-  // O(E log E) without scanning each listed user's arguments (a size node read by every layer has
-  // thousands of users).
-  std::vector<std::pair<size_t, const Node*>> edges;
+  // Every (input, user) edge, bucketed by the input's position (a counting sort: O(N + E)): each
+  // node's use-list must be exactly its bucket (no user missing, none extra, none twice), without
+  // scanning each listed user's arguments (a size node read by every layer has thousands of users).
+  // Within a bucket the users come in graph order.
+  std::vector<std::pair<uint32_t, const Node*>> edges;
   edges.reserve(nodes_.size() * 3);
   bool past_placeholders = false;
   std::vector<Node*> ins;  // one buffer for every node's distinct inputs
@@ -397,25 +397,36 @@ void Graph::lint() const {
       FE_INTERNAL_ASSERT(n->op() == NodeOp::GetItem || !in->multi_output(), "lint: '", n->name(),
                          "' uses multi-output '", in->name(), "' directly instead of through getitem");
       FE_INTERNAL_ASSERT(before(in, i), "lint: node '", n->name(), "' uses '", in->name(), "' before its definition");
-      edges.emplace_back((in->lint_mark_ & 0xffffffffu) - 1, n);
+      edges.emplace_back(static_cast<uint32_t>((in->lint_mark_ & 0xffffffffu) - 1), n);
     }
   }
-  std::sort(edges.begin(), edges.end());
+  std::vector<uint32_t> start(nodes_.size() + 1, 0);
+  for (const auto& [at, user] : edges) ++start[at + 1];
+  for (size_t i = 0; i < nodes_.size(); ++i) start[i + 1] += start[i];
+  std::vector<const Node*> by_input(edges.size());
+  {
+    std::vector<uint32_t> next(start.begin(), start.end() - 1);
+    for (const auto& [at, user] : edges) by_input[next[at]++] = user;
+  }
+  // A node's position in the graph (users are compared in graph order).
+  auto pos = [](const Node* u) { return u->lint_mark_ & 0xffffffffu; };
   std::vector<const Node*> users;
-  size_t e = 0;
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const Node* n = nodes_[i].get();
     users.assign(n->users().begin(), n->users().end());
-    std::sort(users.begin(), users.end());
+    for (const Node* u : users)
+      FE_INTERNAL_ASSERT(before(u, nodes_.size()), "lint: '", n->name(), "' lists user '", u->name(),
+                         "' which is not in this graph");
+    std::sort(users.begin(), users.end(), [&](const Node* x, const Node* y) { return pos(x) < pos(y); });
     const auto dup = std::adjacent_find(users.begin(), users.end());
     FE_INTERNAL_ASSERT(dup == users.end(), "lint: '", n->name(), "' lists user '", (dup == users.end() ? n : *dup)->name(), "' twice");
-    size_t k = 0;
-    for (; e < edges.size() && edges[e].first == i; ++e, ++k) {
-      FE_INTERNAL_ASSERT(k < users.size() && users[k] == edges[e].second, "lint: '", n->name(),
-                         "' does not list user '", edges[e].second->name(), "' (or lists one that does not use it)");
+    const size_t lo = start[i], count = start[i + 1] - lo;
+    for (size_t k = 0; k < count; ++k) {
+      FE_INTERNAL_ASSERT(k < users.size() && users[k] == by_input[lo + k], "lint: '", n->name(),
+                         "' does not list user '", by_input[lo + k]->name(), "' (or lists one that does not use it)");
     }
-    FE_INTERNAL_ASSERT(k == users.size(), "lint: '", n->name(), "' lists user '", users[std::min(k, users.size() - 1)]->name(),
-                       "' which does not use it");
+    FE_INTERNAL_ASSERT(count == users.size(), "lint: '", n->name(), "' lists user '",
+                       users[std::min(count, users.size() - 1)]->name(), "' which does not use it");
   }
   FE_INTERNAL_ASSERT(output_node(), "lint: graph has no output node");
 }
