@@ -376,7 +376,8 @@ class FalconForCausalLM : public Model, public lm::CacheableLM {
   ExampleInputs example_inputs(const InputOptions& o) override {
     FE_CHECK(!o.attention_mask, ValueError,
              "falcon: --attention-mask is not supported (transformers indexes the padding mask inside its vmapped "
-             "mask function, which export records as a flat_apply higher-order op)");
+             "mask function, which export records as a flat_apply higher-order op that torch.export.save cannot "
+             "serialize either)");
     ExampleInputs in;
     in.args.push_back(token_ids(batch_or(o, 2), seq_or(o, 8), dims.vocab, module_device(*transformer->word_embeddings)));
     if (o.dynamic_batch || o.dynamic_seq) in.dynamic_shapes["input_ids"] = batch_seq_dims(o, dims.max_pos);
