@@ -350,25 +350,21 @@ void add_decode_attention(CostReport& r, const ExportedProgram& ep, int64_t leng
                           const std::vector<DeviceCap>& devices, const KvLayout& layout) {
   FE_CHECK(length >= 1 && batch >= 1, ValueError, "decode: need a cache length >= 1 and batch >= 1, got ", length,
            " and ", batch);
-  std::map<std::string, int64_t> q_width;  // layer prefix -> q_proj's output features
+  std::map<std::string, int64_t, std::less<>> q_width;  // layer prefix -> q_proj's output features
   for (const TensorInput& t : tensor_inputs(ep)) {
     const std::string& name = t.spec->target;
     if (t.spec->kind == InputKind::Parameter && name.ends_with("q_proj.weight") && t.meta->dim() == 2)
       q_width[name.substr(0, name.size() - std::string_view("q_proj.weight").size())] = t.meta->sizes[0].hint();
   }
   for (const KvProjection& p : kv_projections(ep, layout)) {
-    const InputSpec& s = *p.spec;
     const TensorMeta& m = *p.meta;
-    const int64_t width = p.width, tokens = p.tokens(length);
-    // Without a layout k_proj and v_proj each hold half of a layer's cache; with one (and for a
-    // fused projection) the projection stands for the whole layer.
-    const bool kv_pair = !s.target.ends_with("qkv_proj.weight") &&
-                         (s.target.ends_with("k_proj.weight") || s.target.ends_with("v_proj.weight"));
-    const bool half = kv_pair && layout.empty();
-    const std::string prefix = kv_pair ? s.target.substr(0, s.target.size() - std::string_view("k_proj.weight").size()) : "";
-    const int64_t qw = kv_pair && q_width.count(prefix) ? q_width[prefix] : (half ? width : width / 2);
+    const int64_t width = p.cache.width, tokens = p.cache.tokens(length);
+    // The query width sets the score FLOPs: the layer's q_proj where there is one, else taken
+    // equal to one of key/value (a pair's half carries one; a whole layer's width both).
+    const auto q = p.prefix.empty() ? q_width.end() : q_width.find(p.prefix);
+    const int64_t qw = q != q_width.end() ? q->second : (p.parts == 2 ? width : width / 2);
     const int64_t bytes = checked_mul(checked_mul(batch, tokens, "decode bytes"), width * itemsize(m.dtype), "decode bytes");
-    const int64_t flops = checked_mul(checked_mul(4 * batch, tokens, "decode FLOPs"), qw, "decode FLOPs") / (half ? 2 : 1);
+    const int64_t flops = checked_mul(checked_mul(4 * batch, tokens, "decode FLOPs"), qw, "decode FLOPs") / p.parts;
     const Device d = m.device.normalized();
     auto it = std::find_if(r.devices.begin(), r.devices.end(), [&](const DeviceCost& x) { return x.device == d; });
     if (it == r.devices.end()) {

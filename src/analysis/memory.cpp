@@ -696,37 +696,46 @@ int64_t layer_index(std::string_view t) {
   return -1;
 }
 
-/// The projection `t` stands for in the cache: its key plus value elements per token and the tokens
-/// its layer keeps. With a layout entry for its layer, the layer's first projection carries the
-/// whole layer (k_proj; v_proj adds nothing) and MLA's kv_b_proj is recognized too.
-KvLayer projection_cache(std::string_view t, const TensorMeta& m, const KvLayout& layout) {
+/// The projection `t` stands for in the cache: its key plus value elements per token, the tokens
+/// its layer keeps, and whether it is one of a k_proj/v_proj pair. With a layout entry for its
+/// layer, the layer's first projection carries the whole layer (k_proj; v_proj adds nothing) and
+/// MLA's kv_b_proj is recognized too.
+KvProjection projection_cache(std::string_view t, const TensorMeta& m, const KvLayout& layout) {
   if (m.dim() != 2) return {};
   const bool fused = t.ends_with("attn.c_attn.weight") || t.ends_with("query_key_value.weight") ||
                      t.ends_with("qkv_proj.weight");
   const bool kv_pair = !fused && (t.ends_with("k_proj.weight") || t.ends_with("v_proj.weight"));
   const bool mla = t.ends_with("kv_b_proj.weight");
   if (!kv_pair && !fused && !mla) return {};
+  KvProjection p;
+  if (kv_pair) p.prefix = t.substr(0, t.size() - std::string_view("k_proj.weight").size());
   if (!layout.empty()) {
     const int64_t l = layer_index(t);
     if (l >= 0 && static_cast<size_t>(l) < layout.size()) {
       if (kv_pair && t.ends_with("v_proj.weight")) return {};
-      return layout[static_cast<size_t>(l)];
+      p.cache = layout[static_cast<size_t>(l)];
+      return p;
     }
   }
   if (mla) return {};
-  if (kv_pair) return {m.sizes[0].hint(), 0};
-  // Fused projections without a layout, taken as multi-head: GPT-2's Conv1D c_attn [in, 3*hidden];
-  // GPT-NeoX's query_key_value and Phi-3's qkv_proj [q + k + v, in].
-  if (t.ends_with("attn.c_attn.weight")) return {2 * (m.sizes[1].hint() / 3), 0};
-  return {2 * (m.sizes[0].hint() / 3), 0};
+  if (kv_pair) {
+    p.cache = {m.sizes[0].hint(), 0};
+    p.parts = 2;
+  } else if (t.ends_with("attn.c_attn.weight")) {
+    // Fused projections without a layout, taken as multi-head: GPT-2's Conv1D c_attn [in, 3*hidden];
+    // GPT-NeoX's query_key_value and Phi-3's qkv_proj [q + k + v, in].
+    p.cache = {2 * (m.sizes[1].hint() / 3), 0};
+  } else {
+    p.cache = {2 * (m.sizes[0].hint() / 3), 0};
+  }
+  return p;
 }
 
 }  // namespace
 
 int64_t kv_cache_elements(std::string_view t, const TensorMeta& m, int64_t length, const KvLayout& layout) {
-  const KvLayer c = projection_cache(t, m, layout);
-  const KvProjection p{nullptr, nullptr, c.width, c.keep};
-  return checked_mul(c.width, p.tokens(length), "kv cache elements");
+  const KvLayer c = projection_cache(t, m, layout).cache;
+  return checked_mul(c.width, c.tokens(length), "kv cache elements");
 }
 
 std::vector<TensorInput> tensor_inputs(const ExportedProgram& ep) {
@@ -757,8 +766,10 @@ std::vector<KvProjection> kv_projections(const ExportedProgram& ep, const KvLayo
   std::vector<KvProjection> out;
   for (const TensorInput& t : tensor_inputs(ep))
     if (t.spec->kind == InputKind::Parameter)
-      if (const KvLayer c = projection_cache(t.spec->target, *t.meta, layout); c.width > 0)
-        out.push_back({t.spec, t.meta, c.width, c.keep});
+      if (KvProjection p = projection_cache(t.spec->target, *t.meta, layout); p.cache.width > 0) {
+        p.spec = t.spec, p.meta = t.meta;
+        out.push_back(p);
+      }
   return out;
 }
 
@@ -768,7 +779,7 @@ std::vector<std::pair<Device, int64_t>> kv_cache_bytes(const ExportedProgram& ep
            " and batch ", batch);
   std::vector<std::pair<Device, int64_t>> out;
   for (const KvProjection& p : kv_projections(ep, layout)) {
-    const int64_t bytes = checked_mul(checked_mul(checked_mul(batch, p.tokens(length), "kv cache bytes"), p.width,
+    const int64_t bytes = checked_mul(checked_mul(checked_mul(batch, p.cache.tokens(length), "kv cache bytes"), p.cache.width,
                                                   "kv cache bytes"),
                                       itemsize(p.meta->dtype), "kv cache bytes");
     const Device d = p.meta->device.normalized();

@@ -10,6 +10,8 @@ namespace fe::analysis {
 struct KvLayer {
   int64_t width = 0;  ///< key plus value elements per token of one sequence
   int64_t keep = 0;   ///< tokens a sliding-window layer keeps (sliding_window - 1); 0: every token
+  /// Tokens of a `length`-token generation the layer holds.
+  int64_t tokens(int64_t length) const { return keep > 0 && keep < length ? keep : length; }
 };
 /// By layer index; empty: derived from the key/value projections' shapes alone.
 using KvLayout = std::vector<KvLayer>;

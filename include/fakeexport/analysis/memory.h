@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fakeexport/analysis/kv_layout.h"
@@ -99,15 +100,18 @@ struct TensorInput {
 /// The program's tensor inputs: user inputs, parameters, buffers and constants, tied weights marked.
 std::vector<TensorInput> tensor_inputs(const ExportedProgram& ep);
 
-/// A key/value projection parameter (as kv_cache_bytes recognizes them), the cache elements per
-/// token of one sequence it stands for, and the tokens its layer keeps (0: all).
+/// A key/value projection parameter (as kv_cache_bytes recognizes them) and the cache it stands
+/// for: elements per token of one sequence and the tokens its layer keeps.
 struct KvProjection {
   const InputSpec* spec = nullptr;
   const TensorMeta* meta = nullptr;
-  int64_t width = 0;
-  int64_t keep = 0;
-  /// Tokens of a `length`-token generation its layer holds.
-  int64_t tokens(int64_t length) const { return keep > 0 && keep < length ? keep : length; }
+  KvLayer cache;
+  /// How many projections share the layer's cache: 2 for a k_proj/v_proj pair read without a
+  /// layout (each carries its own half), 1 when this one stands for the whole layer.
+  int parts = 1;
+  /// For k_proj/v_proj, the layer's attention prefix ("model.layers.3.self_attn."), where its
+  /// q_proj lives; empty for fused and MLA projections.
+  std::string_view prefix;
 };
 std::vector<KvProjection> kv_projections(const ExportedProgram& ep, const KvLayout& layout = {});
 

@@ -240,13 +240,11 @@ class FalconModel : public nn::Module {
     Tensor alibi;
     if (d_.alibi)
       alibi = build_alibi_tensor(ones({batch, seq}, {.dtype = DType::Int64, .device = dev}), d_.heads, dtype);
-    const Tensor* past_seen = cache ? cache->layers.at(0).cumulative_length : nullptr;
-    Tensor position_ids = arange(Scalar(inputs_embeds.size(1)), {.device = dev});
-    position_ids = (past_seen ? position_ids + *past_seen : position_ids + 0).unsqueeze(0);
+    Tensor position_ids = lm::past_positions(inputs_embeds, cache);
     // and_mask_function=lambda *args: torch.tensor(True, dtype=torch.bool) ("force mask creation
     // for alibi"): a lifted constant read inside the vmapped mask function.
     const masks::MaskFunction always = [](const masks::Indices&) { return tensor_constant(Scalar(true), DType::Bool); };
-    Tensor mask = past_seen ? masks::create_causal_mask_cached(inputs_embeds, *past_seen, cache->max_cache_len,
+    Tensor mask = cache ? masks::create_causal_mask_cached(inputs_embeds, cache->past_seen(), cache->max_cache_len,
                                                                nullptr, always)
                             : masks::create_causal_mask_and(inputs_embeds, Tensor(), always);
     if (alibi.defined()) {

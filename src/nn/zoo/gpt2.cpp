@@ -183,18 +183,14 @@ Tensor GPT2Model::operator()(const Tensor& input_ids_in, const Tensor& encoder_h
   const SymInt seq = input_ids_in.size(-1);
   Tensor input_ids = wte_dev_.to(input_ids_in).view({-1, seq});
   Tensor inputs_embeds = (*wte)(input_ids);
-  // position_ids = torch.arange(inputs_embeds.shape[1], device=inputs_embeds.device) + past_seen_tokens
-  // (0, or the cache's length)
-  Tensor position_ids = arange(Scalar(inputs_embeds.size(1)), {.device = inputs_embeds.device()});
-  const Tensor* past_seen = cache ? cache->layers.at(0).cumulative_length : nullptr;
-  position_ids = (past_seen ? add(position_ids, *past_seen) : add(position_ids, 0)).unsqueeze(0);
+  Tensor position_ids = lm::past_positions(inputs_embeds, cache);
   Tensor position_embeds = (*wpe)(wpe_dev_.to(position_ids));
   // hidden_states = inputs_embeds + position_embeds.to(inputs_embeds.device) (recorded on one device too)
   position_embeds = position_embeds.to(inputs_embeds.device());
   Tensor hidden = inputs_embeds + position_embeds;
   // create_causal_mask(config, inputs_embeds, attention_mask=None, position_ids=position_ids)
-  Tensor mask = past_seen ? masks::create_causal_mask_cached(inputs_embeds, *past_seen, cache->max_cache_len)
-                          : masks::create_causal_mask(inputs_embeds, Tensor(), position_ids);
+  Tensor mask = cache ? masks::create_causal_mask_cached(inputs_embeds, cache->past_seen(), cache->max_cache_len)
+                       : masks::create_causal_mask(inputs_embeds, Tensor(), position_ids);
   // The cross-attention's: create_bidirectional_mask(config, inputs_embeds, None, encoder_hidden_states).
   Tensor enc = encoder_hidden_states, enc_mask;
   if (enc.defined()) enc_mask = masks::create_bidirectional_mask(inputs_embeds, Tensor(), enc);

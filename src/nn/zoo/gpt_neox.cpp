@@ -119,11 +119,8 @@ class NeoXModel : public nn::Module {
     nn::ModuleCallScope scope(*this);
     Tensor inputs_embeds = (*embed_in)(to_module_device(input_ids, *embed_in));
     Device dev = inputs_embeds.device();
-    Tensor position_ids = arange(Scalar(inputs_embeds.size(1)), {.device = dev});
-    if (cache) position_ids = position_ids + *cache->layers.at(0).cumulative_length;
-    else position_ids = position_ids + 0;
-    position_ids = position_ids.unsqueeze(0);
-    Tensor mask = cache ? masks::create_causal_mask_cached(inputs_embeds, *cache->layers.at(0).cumulative_length,
+    Tensor position_ids = lm::past_positions(inputs_embeds, cache);
+    Tensor mask = cache ? masks::create_causal_mask_cached(inputs_embeds, cache->past_seen(),
                                                            cache->max_cache_len)
                         : masks::create_causal_mask(inputs_embeds, Tensor(), position_ids);
     Tensor h = (*emb_dropout)(inputs_embeds);

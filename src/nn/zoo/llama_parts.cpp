@@ -518,11 +518,8 @@ Tensor BaseModel::operator()(const Tensor& input_ids, const Tensor& attention_ma
   nn::ModuleCallScope scope(*this);
   Tensor h = (*embed_tokens)(input_ids);
   Device dev = h.device();
-  // position_ids = torch.arange(seq, device=...) + past_seen_tokens, unsqueezed: 0 without a
-  // cache, else the cache's length (get_seq_length: layer 0's cumulative_length, a tensor).
-  const Tensor past = cache ? *cache->layers.at(0).cumulative_length : Tensor();
-  Tensor position_ids = arange(Scalar(h.size(1)), {.device = dev});
-  position_ids = (cache ? position_ids + past : position_ids + 0).unsqueeze(0);
+  Tensor position_ids = past_positions(h, cache);
+  const Tensor past = cache ? cache->past_seen() : Tensor();
   // transformers.masking_utils: the full causal mask unless every layer slides, then the sliding
   // one (kv > q - window on top of causal) when some layer does; Qwen2-MoE builds both always.
   Tensor full, sliding;
@@ -638,6 +635,11 @@ analysis::KvLayout generation_cache_of(const CacheableLM& lm) {
     out.push_back({c.kv_heads * (c.head_dim + (c.value_head_dim > 0 ? c.value_head_dim : c.head_dim)),
                    c.sliding_window > 0 ? c.sliding_window - 1 : 0});
   return out;
+}
+
+Tensor past_positions(const Tensor& inputs_embeds, const StaticCache* cache) {
+  Tensor p = arange(Scalar(inputs_embeds.size(1)), {.device = inputs_embeds.device()});
+  return (cache ? p + cache->past_seen() : p + 0).unsqueeze(0);
 }
 
 std::pair<Tensor, Tensor> StaticCacheLayer::update(const Tensor& k, const Tensor& v) const {

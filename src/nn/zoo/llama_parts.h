@@ -188,7 +188,12 @@ struct StaticCacheLayer {
 struct StaticCache {
   std::vector<StaticCacheLayer> layers;
   int64_t max_cache_len = 0;
+  /// get_seq_length(): layer 0's cumulative_length (a tensor, read by the graph).
+  const Tensor& past_seen() const { return *layers.at(0).cumulative_length; }
 };
+/// position_ids = torch.arange(seq, device=embeds.device) + past_seen_tokens, unsqueezed: past
+/// is 0 without a cache (still recorded as an add), else the cache's length.
+Tensor past_positions(const Tensor& inputs_embeds, const StaticCache* cache);
 
 /// A decoder LM a decode step wraps (zoo::with_static_cache, nn/zoo/static_cache.cpp): each
 /// layer's cache shape and place, the attention a cache layer belongs to, the forward with a cache.
