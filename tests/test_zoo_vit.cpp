@@ -26,9 +26,14 @@ TEST(ZooVit, Units) {
 
 TEST(ZooVit, ExportsOnEveryPlacement) {
   // One cut between the layers (the hidden states and the attention mask move); the head follows the
-  // last layer.
+  // last layer. A half model also casts its float32 pixels (a same-device copy): transfers only.
   FakeTensorMode fake;
-  for (const char* name : kConfigs) expect_copies(name, {"cuda:0->cuda:1", "cuda:0->cuda:1"});
+  for (const char* name : kConfigs) expect_transfers(name, {"cuda:0->cuda:1", "cuda:0->cuda:1"});
+  // The pixels come as image processors give them, float32, whatever the model's dtype.
+  for (const char* name : kConfigs) {
+    const Placements p = export_placements(name);
+    EXPECT_EQ(p.cpu.graph.placeholders().back()->val[0].dtype, fe::DType::Float32) << name;
+  }
 }
 
 TEST(ZooVit, LogitsShapeAndDynamicBatch) {

@@ -371,8 +371,9 @@ class CLIPModel : public Model {
     const int64_t b = batch_or(o, 2), s = seq_or(o, 8);
     ExampleInputs in;
     in.args.push_back(token_ids(b, s, text_.vocab, module_device(*text_model->embeddings)));
+    // float32 whatever the model's dtype, as CLIPImageProcessor returns them (the model casts).
     in.args.push_back(randn({b, vision_.channels, vision_.image_size, vision_.image_size},
-                            {.device = module_device(*vision_model->embeddings)}));
+                            {.dtype = DType::Float32, .device = module_device(*vision_model->embeddings)}));
     if (o.dynamic_batch || o.dynamic_seq) {
       // One batch for texts and images; the texts' length up to the text positions.
       in.dynamic_shapes["input_ids"] = batch_seq_dims(o, text_.max_positions);

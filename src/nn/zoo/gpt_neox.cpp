@@ -152,7 +152,10 @@ NeoXDims read_dims(const Config& c) {
   hf::check_divisible(c, "hidden_size", d.hidden, "num_attention_heads", d.heads);
   // Legacy fields (Pythia's config.json): rotary_emb_base, rotary_pct.
   d.rope = lm::parse_rope(c, c.get_double("rotary_emb_base", 10000.0), d.max_pos);
-  if (!c.has("partial_rotary_factor") && d.rope.partial_rotary_factor == 1.0)
+  // rope_parameters.setdefault("partial_rotary_factor", rotary_pct or 0.25): the rope dict's own
+  // value (even 1.0) wins.
+  const auto in_rope = [&](const char* key) { return !c.is_null(key) && c.size_of(key, 0) > 0 && c.sub(key).has("partial_rotary_factor"); };
+  if (!c.has("partial_rotary_factor") && !in_rope("rope_scaling") && !in_rope("rope_parameters"))
     d.rope.partial_rotary_factor = c.get_double("rotary_pct", 0.25);
   const int64_t rotary = static_cast<int64_t>(static_cast<double>(d.head_size()) * d.rope.partial_rotary_factor);
   FE_CHECK(rotary > 0 && rotary % 2 == 0 && d.rope.partial_rotary_factor <= 1.0, ValueError, c.origin(),

@@ -11,12 +11,29 @@
 
 namespace fe::zoo::masks {
 
-Tensor full_slice(const Tensor& x, int64_t dim) {
-  const SymInt n = x.size(dim);
-  if (!n.is_symbolic()) return x;
+namespace {
+
+/// statically_known_true(n <= stop): a constant compared, a symbol by its range's upper bound.
+bool known_at_most(const SymInt& n, int64_t stop) {
+  if (!n.is_symbolic()) return n.expect_int() <= stop;
   const sym::SymNode& s = *n.node();
-  if (s.env && s.env->bound(s.env->replace(s.expr)).hi < sym::kPosInf) return x;
-  return x.slice(dim, 0);
+  if (!s.env) return false;
+  const int64_t hi = s.env->bound(s.env->replace(s.expr)).hi;
+  return hi != sym::kPosInf && hi <= stop;
+}
+
+}  // namespace
+
+Tensor full_slice(const Tensor& x, int64_t dim) {
+  return known_at_most(x.size(dim), INT64_MAX) ? x : x.slice(dim, 0);
+}
+
+Tensor leading_slice(const Tensor& x, int64_t dim, int64_t stop) {
+  Tensor r = x;
+  for (int64_t d = 0; d < dim; ++d) r = full_slice(r, d);
+  if (!known_at_most(x.size(dim), stop)) return r.slice(dim, 0, stop);
+  // Every slice a no-op: THPVariable_getitem returns an alias, never the tensor itself.
+  return r.is_same(x) ? alias(x) : r;
 }
 
 MaskFunction causal() {
@@ -52,7 +69,7 @@ MaskFunction and_masks(std::vector<MaskFunction> fs) {
 
 Tensor find_packed_sequence_indices(const Tensor& position_ids) {
   // position_ids[:, :1] - 1, then diff with it prepended, != 1, cumsum.
-  Tensor first = position_ids.slice(1, 0, 1) - 1;
+  Tensor first = leading_slice(position_ids, 1, 1) - 1;
   Tensor d = diff(position_ids, 1, -1, first);
   return (d != 1).cumsum(-1);
 }

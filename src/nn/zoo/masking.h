@@ -19,6 +19,9 @@ using MaskFunction = std::function<Tensor(const Indices&)>;
 /// (applySlice skips a slice when statically_known_true(length <= INT64_MAX), which fails for a
 /// size without upper bound), then slice(x, dim, 0, INT64_MAX).
 Tensor full_slice(const Tensor& x, int64_t dim);
+/// x[:, ..., :stop] (`:` before `dim`) as Python indexing records it: slices that are no-ops
+/// skipped, and an alias when all are (position_ids[:, :1] of one token).
+Tensor leading_slice(const Tensor& x, int64_t dim, int64_t stop);
 
 /// kv <= q.
 MaskFunction causal();

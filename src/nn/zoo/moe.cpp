@@ -64,6 +64,9 @@ Tensor Experts::operator()(const Tensor& x, const Tensor& top_k_index, const Ten
   weighted.masked_fill_(sentinel_mask, 0.0);
   Tensor inv_perm = empty_like(perm);
   Tensor positions = arange(perm.size(0), {.device = device});
+  // inv_perm[perm] = positions: Python's setitem strips the value's leading size-1 dims first
+  // (slicePrefix1sDims: a view to [] for one routed token).
+  if (positions.size(0).maybe_int() == 1) positions = positions.view({});
   inv_perm.index_put_({perm}, positions);
   weighted = weighted.index({inv_perm});
   Tensor per_token = weighted.view({num_tokens, num_top_k, hidden_dim});

@@ -209,7 +209,8 @@ std::string vit_state_dict_key(std::string_view key, std::string_view prefix) {
 }
 
 Tensor example_pixels(int64_t batch, const ViTOptions& o, Device device) {
-  return randn({batch, o.num_channels, o.image_size, o.image_size}, {.device = device});
+  // float32 whatever the model's dtype, as image processors return them (the model casts).
+  return randn({batch, o.num_channels, o.image_size, o.image_size}, {.dtype = DType::Float32, .device = device});
 }
 
 // ---- the vit family: ViTForImageClassification

@@ -1,0 +1,66 @@
+"""Compares `fakeexport export` of each variant sweep_zoo.py wrote with PyTorch's print: static
+exactly (comments and blank lines aside), dynamic up to node names. Runs on the host (no torch).
+Usage: python3 tools/oracle/scripts/sweep_zoo_compare.py [build/zoo_sweep] [build/fakeexport]"""
+import difflib
+import json
+import os
+import re
+import subprocess
+import sys
+
+out = sys.argv[1] if len(sys.argv) > 1 else "build/zoo_sweep"
+exe = sys.argv[2] if len(sys.argv) > 2 else "build/fakeexport"
+
+
+def without_comments(s):
+    return "".join(l.rstrip(" ") + "\n" for l in s.split("\n") if l.strip() and not l.strip().startswith("#"))
+
+
+def canonical(s):
+    names = {}
+    for m in re.finditer(r"\n\s+([A-Za-z_]\w*)(?:: \"[^\"]*\")? = ", s):
+        names.setdefault(m.group(1), f"N{len(names)}")
+    return re.sub(r"(?<![\w.])[A-Za-z_]\w*", lambda m: names.get(m.group(0), m.group(0)), s)
+
+
+def ours(cfg, batch, seq, dynamic):
+    cmd = [exe, "export", cfg, "--batch", str(batch), "--seq", str(seq), "--print"]
+    if dynamic:
+        cmd += ["--dynamic", "batch,seq"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    return r.stdout if r.returncode == 0 else f"ERROR rc={r.returncode}: {r.stderr.strip()}"
+
+
+bad = good = 0
+for f in sorted(os.listdir(out)):
+    if not f.endswith(".config.json"):
+        continue
+    name = f[: -len(".config.json")]
+    inputs = json.load(open(os.path.join(out, name + ".inputs.json")))
+    error = os.path.join(out, name + ".error.txt")
+    if os.path.exists(error):  # PyTorch refused: so must we, with a one-line error and exit 2
+        got = ours(os.path.join(out, f), inputs["batch"], inputs["seq"], False)
+        if got.startswith("ERROR rc=2"):
+            good += 1
+        else:
+            bad += 1
+            print(f"MISMATCH {name}: PyTorch refused ({open(error).read().strip()[:150]}), ours: {got[:150]}")
+        continue
+    for suffix, dyn in (("", False), ("_dyn", True)):
+        golden = os.path.join(out, name + suffix + ".txt")
+        if not os.path.exists(golden):
+            continue
+        got = without_comments(ours(os.path.join(out, f), inputs["batch"], inputs["seq"], dyn))
+        want = without_comments(open(golden).read())
+        if dyn:
+            got, want = canonical(got), canonical(want)
+        if got == want:
+            good += 1
+            continue
+        bad += 1
+        diff = list(difflib.unified_diff(want.split("\n"), got.split("\n"), "pytorch", "ours", n=0, lineterm=""))
+        print(f"MISMATCH {name}{suffix} ({len(diff)} diff lines)")
+        for l in diff[2:12]:
+            print("   ", l[:220])
+print(f"{good} equal, {bad} differ")
+sys.exit(1 if bad else 0)
