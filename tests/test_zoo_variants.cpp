@@ -2,14 +2,18 @@
 // head layouts, widths, activations, tied heads, rope types, dtypes, batch and seq, one token
 // included), each exported by PyTorch 2.14 from the transformers 5.12 model
 // (tools/oracle/scripts/sweep_zoo.py; the committed ones are variants that once differed). Static
-// prints equal, dynamic ones up to node names, and where PyTorch cannot export one (longrope's
-// data-dependent branch) we refuse it too.
+// prints equal, dynamic ones up to node names, and so do, where the sweep wrote them, the
+// decomposition (issue 14), the export with an attention mask and the decode step with a static
+// cache. Where PyTorch cannot export one (longrope's data-dependent branch; a bfloat16 MoE's
+// decode step on cpu) we refuse it too.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "fakeexport/core/error.h"
+#include "fakeexport/export/decompose.h"
 #include "fakeexport/export/exported_program.h"
 #include "test_util.h"
 #include "zoo_test_util.h"
@@ -29,6 +33,37 @@ std::vector<std::string> variants() {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+/// FX's process-wide <eval_with_key>.N counter, which depends on what ran before.
+std::string stable(const std::string& s) { return std::regex_replace(s, std::regex(R"(<eval_with_key>\.\d+)"), "<eval_with_key>.N"); }
+
+/// The decode step with a 16-token static cache (NAME.kv.json: its batch and seq) prints as
+/// convert_and_export_with_cache's NAME.kv.txt, or is refused where PyTorch's failed (.kv_error.txt).
+void check_decode_step(const fe::zoo::Config& c, fe::DType dtype, const std::string& base) {
+  const nlohmann::json kv = nlohmann::json::parse(fe_test::read_file(base + ".kv.json"));
+  const int64_t batch = kv.at("batch"), seq = kv.at("seq");
+  const auto step = [&] {
+    std::unique_ptr<fe::zoo::Model> m;
+    {
+      fe::DTypeScope dt(dtype);
+      m = fe::zoo::with_static_cache(fe::zoo::build(c), batch, 16);
+    }
+    const fe::zoo::ExampleInputs in = m->example_inputs({.batch = batch, .seq = seq});
+    const fe::zoo::ExportHints h = m->export_hints();
+    return fe::export_program(*m, in.args,
+                              {.dynamic_shapes = in.dynamic_shapes, .strict = h.strict,
+                               .state_access_paths = h.state_access_paths, .kwarg_inputs = h.kwarg_inputs,
+                               .grad_enabled = !h.no_grad});
+  };
+  if (fs::exists(base + ".kv_error.txt")) {
+    EXPECT_THROW(step(), fe::UserError) << "PyTorch could not export the decode step: "
+                                        << fe_test::read_file(base + ".kv_error.txt");
+    return;
+  }
+  EXPECT_EQ(fe_test::without_comments(fe::to_string(step(), {.read_source = false})),
+            fe_test::without_comments(fe_test::read_file(base + ".kv.txt")))
+      << "decode step";
 }
 
 TEST(ZooVariants, PrintAsPyTorchExportsThemOrAreRefusedAsPyTorchRefuses) {
@@ -64,6 +99,30 @@ TEST(ZooVariants, PrintAsPyTorchExportsThemOrAreRefusedAsPyTorchRefuses) {
     const fe::ExportedProgram ep = zoo_test::export_model(*m, {.batch = batch, .seq = seq});
     EXPECT_EQ(fe_test::without_comments(fe::to_string(ep, {.read_source = false})),
               fe_test::without_comments(fe_test::read_file(base + ".txt")));
+    if (fs::exists(base + ".decomposed.txt")) {
+      const fe::ExportedProgram low = fe::run_decompositions(ep, fe::default_decompositions());
+      EXPECT_EQ(stable(fe_test::without_comments(fe::to_string(low, {.read_source = false}))),
+                stable(fe_test::without_comments(fe_test::read_file(base + ".decomposed.txt"))))
+          << "decomposed";
+    }
+    if (fs::exists(base + ".decompose_error.txt")) {  // PyTorch's run_decompositions() failed: so must ours
+      std::string want = fe_test::read_file(base + ".decompose_error.txt");
+      want = want.substr(0, want.find('\n'));
+      try {
+        fe::run_decompositions(ep, fe::default_decompositions());
+        ADD_FAILURE() << "PyTorch's run_decompositions() raised, ours did not: " << want;
+      } catch (const fe::UserError& e) {
+        EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+      }
+    }
+    if (fs::exists(base + "_mask.txt")) {
+      const fe::ExportedProgram masked =
+          zoo_test::export_model(*m, {.batch = batch, .seq = seq, .attention_mask = true});
+      EXPECT_EQ(fe_test::without_comments(fe::to_string(masked, {.read_source = false})),
+                fe_test::without_comments(fe_test::read_file(base + "_mask.txt")))
+          << "with attention_mask";
+    }
+    if (fs::exists(base + ".kv.json")) check_decode_step(c, dtype, base);
     if (!fs::exists(base + "_dyn.txt")) continue;
     const fe::ExportedProgram dyn =
         zoo_test::export_model(*m, {.batch = batch, .seq = seq, .dynamic_batch = true, .dynamic_seq = true});

@@ -626,6 +626,14 @@ std::string CausalLM::static_cache_refusal() const {
       return detail::cat("model_type '", model_type(), "' has its own attention (", layer->self_attn->type_name(),
                          "), whose cache layout transformers' StaticCache does not fit (its convert_and_export_with_cache "
                          "fails on it too)");
+  // transformers' _can_use_grouped_mm, under dynamo, asks is_torch_less_or_equal for bfloat16
+  // experts on cpu, which imports a module: dynamo breaks the graph there (probed in 2.14).
+  for (const auto& [name, w] : const_cast<CausalLM*>(this)->named_parameters())
+    if (name.ends_with("experts.gate_up_proj") && w->dtype() == DType::BFloat16 && w->device().is_cpu())
+      return detail::cat("its bfloat16 experts on cpu: transformers' _can_use_grouped_mm calls is_torch_less_or_equal, "
+                         "which imports a module, and dynamo stops there (\"Attempted to call function marked as "
+                         "skipped\": importlib.import_module), so convert_and_export_with_cache fails on it too; "
+                         "export the decode step in float32");
   return {};
 }
 

@@ -92,6 +92,51 @@ def perturb(mt, fields, rng):
     return f
 
 
+def write(a, name, t):
+    with open(os.path.join(a.out, name), "w") as f:
+        f.write(t)
+
+
+def extra(a, vname, mt, cfg, model, args, kwargs, text, rng):
+    """The variant's decomposition, masked export and decode step, as gen_zoo_golden.py and
+    gen_zoo_kv_golden.py write them for the golden cases."""
+    ep = torch.export.export(model, args, kwargs, strict=False)
+    try:
+        write(a, vname + ".decomposed.txt", text(ep.run_decompositions()))
+    except Exception as e:  # noqa: BLE001 - PyTorch's own failure is the answer
+        write(a, vname + ".decompose_error.txt", str(e).splitlines()[0] + "\n")
+    base = vname.rsplit("_v", 1)[0]
+    if base in g.MASKED:
+        mask = torch.ones(args[0].shape, dtype=torch.long)
+        margs, mkw = ((args[0],), {"attention_mask": mask}) if mt == "falcon" else ((args[0], mask), {})
+        try:
+            write(a, vname + "_mask.txt", text(torch.export.export(model, margs, mkw, strict=False)))
+        except Exception as e:  # noqa: BLE001
+            print(vname, "mask skipped:", str(e).splitlines()[0][:160])
+    if base in KV:
+        from transformers import GenerationConfig
+        from transformers.integrations.executorch import convert_and_export_with_cache
+        batch, seq = rng.choice([1, 2]), rng.choice([1, 2, 5])
+        model.config.use_cache = True
+        model.generation_config = GenerationConfig(
+            use_cache=True, cache_implementation="static", max_length=16,
+            cache_config={"batch_size": batch, "max_cache_len": 16, "device": "cpu"})
+        write(a, vname + ".kv.json", json.dumps({"batch": batch, "seq": seq}))
+        try:
+            ep = convert_and_export_with_cache(model, torch.ones(batch, seq, dtype=torch.long), torch.arange(seq))
+            write(a, vname + ".kv.txt", text(ep))
+        except Exception as e:  # noqa: BLE001 - PyTorch's failure is the answer: we must refuse too
+            print(vname, "kv refused:", str(e).splitlines()[0][:160])
+            write(a, vname + ".kv_error.txt", str(e).splitlines()[0] + "\n")
+        model.config.use_cache = False
+
+
+# The golden cases whose decode step gen_zoo_kv_golden.py exports.
+KV = {"llama", "llama_mha_bias", "qwen2", "qwen3", "gemma", "mistral", "phi3", "gemma2", "gemma3_text", "qwen3_moe",
+      "qwen2_moe", "qwen2_moe_window", "llama_bf16", "gemma2_bf16", "gemma3_text_bf16", "gpt_neox", "gpt2",
+      "falcon_40b", "falcon_sequential"}
+
+
 def main():
     if os.environ.get("PYTHONHASHSEED") != "0":
         os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, PYTHONHASHSEED="0"))
@@ -101,6 +146,10 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--first", type=int, default=0, help="first seed")
     ap.add_argument("--variants", default="", help="comma-separated variant names (NAME_vSEED): only these")
+    ap.add_argument("--extra", action="store_true",
+                    help="also NAME.decomposed.txt (or .decompose_error.txt), NAME_mask.txt (decoder LMs "
+                         "given an all-ones attention_mask) and NAME.kv.txt (the decode step with a 16-token "
+                         "static cache, NAME.kv.json its batch and seq)")
     ap.add_argument("--strip-comments", action="store_true",
                     help="write prints without comment and blank lines (the committed tests/fixtures/zoo_variants)")
     a = ap.parse_args()
@@ -140,6 +189,8 @@ def main():
                 json.dump({"batch": batch, "seq": seq}, f)
             try:
                 args, kwargs = g.example_inputs(vname, cfg, batch, seq)
+                if mt == "whisper":  # its features in the model's dtype, as a user casts them (no cast inside)
+                    args = tuple(x.to(model.dtype) for x in args)
                 ep = torch.export.export(model, args, kwargs, strict=False)
             except Exception as e:  # noqa: BLE001 - PyTorch's failure is the answer: we must refuse too
                 print(vname, "refused:", str(e).splitlines()[0][:160])
@@ -156,6 +207,8 @@ def main():
                         f.write(text(ep))
                 except Exception as e:  # noqa: BLE001
                     print(vname, "dynamic skipped:", str(e).splitlines()[0][:160])
+            if a.extra:
+                extra(a, vname, mt, cfg, model, args, kwargs, text, rng)
             made += 1
             print(vname, "ok", flush=True)
     print(f"{made} variants written, {skipped} skipped")

@@ -13,6 +13,7 @@ exe = sys.argv[2] if len(sys.argv) > 2 else "build/fakeexport"
 
 
 def without_comments(s):
+    s = re.sub(r"<eval_with_key>\.\d+", "<eval_with_key>.N", s)
     return "".join(l.rstrip(" ") + "\n" for l in s.split("\n") if l.strip() and not l.strip().startswith("#"))
 
 
@@ -23,12 +24,22 @@ def canonical(s):
     return re.sub(r"(?<![\w.])[A-Za-z_]\w*", lambda m: names.get(m.group(0), m.group(0)), s)
 
 
-def ours(cfg, batch, seq, dynamic):
-    cmd = [exe, "export", cfg, "--batch", str(batch), "--seq", str(seq), "--print"]
-    if dynamic:
-        cmd += ["--dynamic", "batch,seq"]
+def run(cmd):
     r = subprocess.run(cmd, capture_output=True, text=True)
     return r.stdout if r.returncode == 0 else f"ERROR rc={r.returncode}: {r.stderr.strip()}"
+
+
+def ours(cfg, batch, seq, dynamic, *more):
+    cmd = [exe, "export", cfg, "--batch", str(batch), "--seq", str(seq), "--print", *more]
+    if dynamic:
+        cmd += ["--dynamic", "batch,seq"]
+    return run(cmd)
+
+
+def decomposed(cfg, batch, seq):
+    pt2 = os.path.join(out, "_tmp.pt2")
+    r = run([exe, "export", cfg, "--batch", str(batch), "--seq", str(seq), "-o", pt2])
+    return r if r.startswith("ERROR") else run([exe, "decompose", pt2, "--print"])
 
 
 bad = good = 0
@@ -46,11 +57,35 @@ for f in sorted(os.listdir(out)):
             bad += 1
             print(f"MISMATCH {name}: PyTorch refused ({open(error).read().strip()[:150]}), ours: {got[:150]}")
         continue
-    for suffix, dyn in (("", False), ("_dyn", True)):
+    cfg, b, s = os.path.join(out, f), inputs["batch"], inputs["seq"]
+    derr = os.path.join(out, name + ".decompose_error.txt")
+    if os.path.exists(derr):  # PyTorch's run_decompositions() failed: ours must fail with its reason
+        got = decomposed(cfg, b, s)
+        want = open(derr).read().strip()
+        if want in got:
+            good += 1
+        else:
+            bad += 1
+            print(f"MISMATCH {name}.decompose: PyTorch failed ({want[:150]}), ours: {got[:150]}")
+    kv = json.load(open(os.path.join(out, name + ".kv.json"))) if os.path.exists(os.path.join(out, name + ".kv.json")) else {}
+    kerr = os.path.join(out, name + ".kv_error.txt")
+    if os.path.exists(kerr):  # PyTorch could not export the decode step: we must refuse it (exit 2)
+        got = ours(cfg, kv["batch"], kv["seq"], False, "--static-cache", "16")
+        if got.startswith("ERROR rc=2"):
+            good += 1
+        else:
+            bad += 1
+            print(f"MISMATCH {name}.kv: PyTorch refused ({open(kerr).read().strip()[:150]}), ours: {got[:150]}")
+    cases = (("", lambda: ours(cfg, b, s, False)), ("_dyn", lambda: ours(cfg, b, s, True)),
+             ("_mask", lambda: ours(cfg, b, s, False, "--attention-mask")),
+             (".decomposed", lambda: decomposed(cfg, b, s)),
+             (".kv", lambda: ours(cfg, kv["batch"], kv["seq"], False, "--static-cache", "16")))
+    for suffix, produce in cases:
+        dyn = suffix == "_dyn"
         golden = os.path.join(out, name + suffix + ".txt")
         if not os.path.exists(golden):
             continue
-        got = without_comments(ours(os.path.join(out, f), inputs["batch"], inputs["seq"], dyn))
+        got = without_comments(produce())
         want = without_comments(open(golden).read())
         if dyn:
             got, want = canonical(got), canonical(want)
