@@ -274,6 +274,36 @@ def example_inputs(name, cfg, batch=B, seq=S):
     return args, kwargs
 
 
+def export_dynamic(mt, cfg, model, args, kwargs):
+    """torch.export of the case with its batch and seq dynamic (each family's inputs and ranges)."""
+    from torch.export import Dim
+    batch = Dim("batch", min=1, max=1024)
+    if mt == "vit":  # pixel_values: the batch only
+        return torch.export.export(model, args, dynamic_shapes=({0: batch},), strict=False)
+    elif mt == "vision-encoder-decoder":  # one batch; the decoder's tokens are the seq
+        dec = cfg.decoder.max_position_embeddings
+        ds = ({0: batch}, {0: batch, 1: Dim("seq", min=2, max=dec)})
+        return torch.export.export(model, args, dynamic_shapes=ds, strict=False)
+    elif mt == "whisper":  # one batch; the features' length is fixed, the decoder's tokens are the seq
+        seq = Dim("seq", min=2, max=cfg.max_target_positions)
+        ds = {"input_features": {0: batch}, "decoder_input_ids": {0: batch, 1: seq}}
+        return torch.export.export(model, args, kwargs, dynamic_shapes=ds, strict=False)
+    elif mt == "clip":  # one batch for texts and images; the texts' length up to the positions
+        seq = Dim("seq", min=2, max=cfg.text_config.max_position_embeddings)
+        return torch.export.export(model, args, dynamic_shapes=({0: batch, 1: seq}, {0: batch}), strict=False)
+    elif mt == "t5":  # one batch; encoder and decoder lengths apart, unbounded (relative positions)
+        ds = {"input_ids": {0: batch, 1: Dim("seq", min=2)}, "decoder_input_ids": {0: batch, 1: Dim("decoder_seq", min=2)}}
+        return torch.export.export(model, args, kwargs, dynamic_shapes=ds, strict=False)
+    elif mt == "blenderbot":  # one batch; encoder and decoder lengths apart
+        m = cfg.max_position_embeddings
+        ds = {"input_ids": {0: batch, 1: Dim("seq", min=2, max=m)},
+              "decoder_input_ids": {0: batch, 1: Dim("decoder_seq", min=2, max=m)}}
+        return torch.export.export(model, args, kwargs, dynamic_shapes=ds, strict=False)
+    else:
+        ds = ({0: batch, 1: Dim("seq", min=2, max=cfg.max_position_embeddings)},)
+        return torch.export.export(model, (args[0],), dynamic_shapes=ds, strict=False)
+
+
 def config_dict(name, cfg, dtype):
     """NAME.config.json's content (before json.dump(..., default=str)): config.to_dict() with the
     architecture and the dtype the model was built under."""
@@ -317,32 +347,7 @@ def main():
                 f.write(stable(decomposed))
         print(name, "ok", len(ep.graph.nodes), "nodes")
         if name in DYNAMIC:
-            from torch.export import Dim
-            batch = Dim("batch", min=1, max=1024)
-            if mt == "vit":  # pixel_values: the batch only
-                ep = torch.export.export(model, args, dynamic_shapes=({0: batch},), strict=False)
-            elif mt == "vision-encoder-decoder":  # one batch; the decoder's tokens are the seq
-                dec = cfg.decoder.max_position_embeddings
-                ds = ({0: batch}, {0: batch, 1: Dim("seq", min=2, max=dec)})
-                ep = torch.export.export(model, args, dynamic_shapes=ds, strict=False)
-            elif mt == "whisper":  # one batch; the features' length is fixed, the decoder's tokens are the seq
-                seq = Dim("seq", min=2, max=cfg.max_target_positions)
-                ds = {"input_features": {0: batch}, "decoder_input_ids": {0: batch, 1: seq}}
-                ep = torch.export.export(model, args, kwargs, dynamic_shapes=ds, strict=False)
-            elif mt == "clip":  # one batch for texts and images; the texts' length up to the positions
-                seq = Dim("seq", min=2, max=cfg.text_config.max_position_embeddings)
-                ep = torch.export.export(model, args, dynamic_shapes=({0: batch, 1: seq}, {0: batch}), strict=False)
-            elif mt == "t5":  # one batch; encoder and decoder lengths apart, unbounded (relative positions)
-                ds = {"input_ids": {0: batch, 1: Dim("seq", min=2)}, "decoder_input_ids": {0: batch, 1: Dim("decoder_seq", min=2)}}
-                ep = torch.export.export(model, args, kwargs, dynamic_shapes=ds, strict=False)
-            elif mt == "blenderbot":  # one batch; encoder and decoder lengths apart
-                m = cfg.max_position_embeddings
-                ds = {"input_ids": {0: batch, 1: Dim("seq", min=2, max=m)},
-                      "decoder_input_ids": {0: batch, 1: Dim("decoder_seq", min=2, max=m)}}
-                ep = torch.export.export(model, args, kwargs, dynamic_shapes=ds, strict=False)
-            else:
-                ds = ({0: batch, 1: Dim("seq", min=2, max=cfg.max_position_embeddings)},)
-                ep = torch.export.export(model, (ids,), dynamic_shapes=ds, strict=False)
+            ep = export_dynamic(mt, cfg, model, args, kwargs)
             with open(os.path.join(a.out, name + "_dyn.txt"), "w") as f:
                 f.write(stable(str(ep)))
             print(name + "_dyn", "ok", len(ep.graph.nodes), "nodes")

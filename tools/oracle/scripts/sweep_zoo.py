@@ -3,7 +3,8 @@ committed goldens (other layer counts, head layouts, widths, activations, tied h
 expert counts, batch and seq), so a fix tuned to one config shows up as a mismatch on another.
 
 For each case of gen_zoo_golden.CASES and each seed, writes to OUT:
-  NAME.config.json, NAME.txt (static print), NAME_dyn.txt (decoder LMs: dynamic batch and seq),
+  NAME.config.json, NAME.txt (static print), NAME_dyn.txt (dynamic batch and seq, as the case's
+  golden; batch and seq > 1),
   NAME.inputs.json ({"batch", "seq"}); a variant PyTorch cannot build or export is skipped and said.
 tools/oracle/scripts/sweep_zoo_compare.py then compares `fakeexport export` with them.
 The committed tests/fixtures/zoo_variants (tests/test_zoo_variants.cpp) are variants that once
@@ -21,7 +22,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_zoo_golden as g  # noqa: E402
 import torch  # noqa: E402
-from torch.export import Dim  # noqa: E402
 
 LLM = {"llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe", "phi3", "gemma2",
        "gemma3_text", "deepseek_v3"}
@@ -131,6 +131,35 @@ def extra(a, vname, mt, cfg, model, args, kwargs, text, rng):
         model.config.use_cache = False
 
 
+def eager(a, vname, model, args, kwargs):
+    """Random weights (every parameter, norms too, so a swapped tensor shows), the model run on the
+    example inputs, weights, inputs and outputs written for sweep_zoo_compare.py's `fakeexport run`."""
+    import inspect
+    import shutil
+    import tempfile
+    from safetensors.torch import save_file
+    gen = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(torch.randn(p.shape, generator=gen) * 0.2)
+        outs = model(*args, **kwargs)
+
+    def tensors(output):  # nested outputs flattened, as export returns them
+        for o in output:
+            if isinstance(o, torch.Tensor):
+                yield o
+            elif isinstance(o, tuple):
+                yield from tensors(o)
+    names = list(inspect.signature(model.forward).parameters)[: len(args)]
+    inputs = dict(zip(names, args), **kwargs)
+    save_file({k: v.contiguous() for k, v in inputs.items()}, os.path.join(a.out, vname + ".in.safetensors"))
+    save_file({"output_%d" % i: o.contiguous() for i, o in enumerate(tensors(outs.to_tuple()))},
+              os.path.join(a.out, vname + ".out.safetensors"))
+    with tempfile.TemporaryDirectory() as d:
+        model.save_pretrained(d, safe_serialization=True)
+        shutil.copy(os.path.join(d, "model.safetensors"), os.path.join(a.out, vname + ".model.safetensors"))
+
+
 # The golden cases whose decode step gen_zoo_kv_golden.py exports.
 KV = {"llama", "llama_mha_bias", "qwen2", "qwen3", "gemma", "mistral", "phi3", "gemma2", "gemma3_text", "qwen3_moe",
       "qwen2_moe", "qwen2_moe_window", "llama_bf16", "gemma2_bf16", "gemma3_text_bf16", "gpt_neox", "gpt2",
@@ -150,6 +179,10 @@ def main():
                     help="also NAME.decomposed.txt (or .decompose_error.txt), NAME_mask.txt (decoder LMs "
                          "given an all-ones attention_mask) and NAME.kv.txt (the decode step with a 16-token "
                          "static cache, NAME.kv.json its batch and seq)")
+    ap.add_argument("--eager", action="store_true",
+                    help="float32 variants: also NAME.model.safetensors (random weights, save_pretrained), "
+                         "NAME.in.safetensors (the inputs by forward argument name) and NAME.out.safetensors "
+                         "(transformers' outputs, output_0 ..., as the export returns them)")
     ap.add_argument("--strip-comments", action="store_true",
                     help="write prints without comment and blank lines (the committed tests/fixtures/zoo_variants)")
     a = ap.parse_args()
@@ -199,16 +232,17 @@ def main():
                 continue
             with open(os.path.join(a.out, vname + ".txt"), "w") as f:
                 f.write(text(ep))
-            if (mt in LLM or mt in ("gpt2", "gpt_neox", "falcon")) and batch > 1 and seq > 1:
-                ds = ({0: Dim("batch", min=1, max=1024), 1: Dim("seq", min=2, max=cfg.max_position_embeddings)},)
+            if vname.rsplit("_v", 1)[0] in g.DYNAMIC and batch > 1 and seq > 1:
                 try:
-                    ep = torch.export.export(model, (args[0],), dynamic_shapes=ds, strict=False)
+                    ep = g.export_dynamic(mt, cfg, model, args, kwargs)
                     with open(os.path.join(a.out, vname + "_dyn.txt"), "w") as f:
                         f.write(text(ep))
                 except Exception as e:  # noqa: BLE001
                     print(vname, "dynamic skipped:", str(e).splitlines()[0][:160])
             if a.extra:
                 extra(a, vname, mt, cfg, model, args, kwargs, text, rng)
+            if a.eager and dtype == "float32":
+                eager(a, vname, model, args, kwargs)
             made += 1
             print(vname, "ok", flush=True)
     print(f"{made} variants written, {skipped} skipped")

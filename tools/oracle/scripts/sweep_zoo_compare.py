@@ -42,6 +42,60 @@ def decomposed(cfg, batch, seq):
     return r if r.startswith("ERROR") else run([exe, "decompose", pt2, "--print"])
 
 
+def read_safetensors(path):
+    """name -> (dtype, shape, list of floats) of a safetensors file (no numpy here)."""
+    import struct
+    with open(path, "rb") as fh:
+        n = struct.unpack("<Q", fh.read(8))[0]
+        header = json.loads(fh.read(n))
+        data = fh.read()
+    out = {}
+    for k, v in header.items():
+        if k == "__metadata__":
+            continue
+        lo, hi = v["data_offsets"]
+        raw = data[lo:hi]
+        dt = v["dtype"]
+        if dt == "F32":
+            vals = list(struct.unpack("<%df" % (len(raw) // 4), raw))
+        elif dt == "BF16":
+            vals = [struct.unpack("<f", b"\0\0" + raw[i:i + 2])[0] for i in range(0, len(raw), 2)]
+        elif dt == "F16":
+            vals = list(struct.unpack("<%de" % (len(raw) // 2), raw))
+        elif dt == "I64":
+            vals = list(struct.unpack("<%dq" % (len(raw) // 8), raw))
+        elif dt == "BOOL":
+            vals = list(raw)
+        else:
+            vals = None
+        out[k] = (dt, v["shape"], vals)
+    return out
+
+
+def eager_mismatch(name, cfg, b, s):
+    """`fakeexport run` of the variant's export with transformers' weights on its inputs against
+    transformers' outputs (allclose rtol 1e-4, atol 1e-4); None when equal, else the reason."""
+    pt2, res = os.path.join(out, "_eager.pt2"), os.path.join(out, "_eager_out.safetensors")
+    weights = os.path.join(out, name + ".model.safetensors")
+    r = run([exe, "export", cfg, "--batch", str(b), "--seq", str(s), "--weights", weights, "-o", pt2])
+    if r.startswith("ERROR"):
+        return r[:300]
+    r = run([exe, "run", pt2, "--inputs", os.path.join(out, name + ".in.safetensors"), "-o", res])
+    if r.startswith("ERROR"):
+        return r[:300]
+    got, want = read_safetensors(res), read_safetensors(os.path.join(out, name + ".out.safetensors"))
+    if sorted(got) != sorted(want):
+        return f"outputs {sorted(got)} != {sorted(want)}"
+    for k in want:
+        (gd, gs, gv), (wd, ws, wv) = got[k], want[k]
+        if gd != wd or gs != ws:
+            return f"{k}: {gd}{gs} != {wd}{ws}"
+        worst = max((abs(x - y) - 1e-4 * abs(y) for x, y in zip(gv, wv)), default=0.0)
+        if worst > 1e-4:
+            return f"{k}: max |ours - transformers| beyond tolerance by {worst:.3g}"
+    return None
+
+
 bad = good = 0
 for f in sorted(os.listdir(out)):
     if not f.endswith(".config.json"):
@@ -58,6 +112,13 @@ for f in sorted(os.listdir(out)):
             print(f"MISMATCH {name}: PyTorch refused ({open(error).read().strip()[:150]}), ours: {got[:150]}")
         continue
     cfg, b, s = os.path.join(out, f), inputs["batch"], inputs["seq"]
+    if os.path.exists(os.path.join(out, name + ".out.safetensors")):
+        why = eager_mismatch(name, cfg, b, s)
+        if why is None:
+            good += 1
+        else:
+            bad += 1
+            print(f"MISMATCH {name}.run: {why}")
     derr = os.path.join(out, name + ".decompose_error.txt")
     if os.path.exists(derr):  # PyTorch's run_decompositions() failed: ours must fail with its reason
         got = decomposed(cfg, b, s)
