@@ -43,13 +43,13 @@ std::string stable(const std::string& s) { return std::regex_replace(s, std::reg
 void check_decode_step(const fe::zoo::Config& c, fe::DType dtype, const std::string& base) {
   const nlohmann::json kv = nlohmann::json::parse(fe_test::read_file(base + ".kv.json"));
   const int64_t batch = kv.at("batch"), seq = kv.at("seq");
-  const auto step = [&] {
+  const auto step = [&](int64_t batch, int64_t seq, bool dynamic_seq = false) {
     std::unique_ptr<fe::zoo::Model> m;
     {
       fe::DTypeScope dt(dtype);
       m = fe::zoo::with_static_cache(fe::zoo::build(c), batch, 16);
     }
-    const fe::zoo::ExampleInputs in = m->example_inputs({.batch = batch, .seq = seq});
+    const fe::zoo::ExampleInputs in = m->example_inputs({.batch = batch, .seq = seq, .dynamic_seq = dynamic_seq});
     const fe::zoo::ExportHints h = m->export_hints();
     return fe::export_program(*m, in.args,
                               {.dynamic_shapes = in.dynamic_shapes, .strict = h.strict,
@@ -57,13 +57,18 @@ void check_decode_step(const fe::zoo::Config& c, fe::DType dtype, const std::str
                                .grad_enabled = !h.no_grad});
   };
   if (fs::exists(base + ".kv_error.txt")) {
-    EXPECT_THROW(step(), fe::UserError) << "PyTorch could not export the decode step: "
-                                        << fe_test::read_file(base + ".kv_error.txt");
+    EXPECT_THROW(step(batch, seq), fe::UserError) << "PyTorch could not export the decode step: "
+                                                  << fe_test::read_file(base + ".kv_error.txt");
     return;
   }
-  EXPECT_EQ(fe_test::without_comments(fe::to_string(step(), {.read_source = false})),
+  EXPECT_EQ(fe_test::without_comments(fe::to_string(step(batch, seq), {.read_source = false})),
             fe_test::without_comments(fe_test::read_file(base + ".kv.txt")))
       << "decode step";
+  if (fs::exists(base + ".kv_dyn.txt")) {  // 1 x 3 tokens, the tokens dynamic: up to node names
+    EXPECT_EQ(fe_test::canonical_names(fe_test::without_comments(fe::to_string(step(1, 3, true), {.read_source = false}))),
+              fe_test::canonical_names(fe_test::without_comments(fe_test::read_file(base + ".kv_dyn.txt"))))
+        << "dynamic decode step";
+  }
 }
 
 TEST(ZooVariants, PrintAsPyTorchExportsThemOrAreRefusedAsPyTorchRefuses) {

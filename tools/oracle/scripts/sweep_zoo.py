@@ -128,6 +128,19 @@ def extra(a, vname, mt, cfg, model, args, kwargs, text, rng):
         except Exception as e:  # noqa: BLE001 - PyTorch's failure is the answer: we must refuse too
             print(vname, "kv refused:", str(e).splitlines()[0][:160])
             write(a, vname + ".kv_error.txt", str(e).splitlines()[0] + "\n")
+        else:
+            # The step's tokens dynamic (batch 1, 3 tokens, up to the cache's length - 1), as
+            # gen_zoo_kv_golden.py's NAME.kv_dyn.txt.
+            model.generation_config = GenerationConfig(
+                use_cache=True, cache_implementation="static", max_length=16,
+                cache_config={"batch_size": 1, "max_cache_len": 16, "device": "cpu"})
+            dim = torch.export.Dim("seq_length_dim", max=15)
+            try:
+                ep = convert_and_export_with_cache(model, torch.ones(1, 3, dtype=torch.long), torch.arange(3),
+                                                   dynamic_shapes={"input_ids": {1: dim}, "cache_position": {0: dim}})
+                write(a, vname + ".kv_dyn.txt", text(ep))
+            except Exception as e:  # noqa: BLE001
+                print(vname, "kv_dyn skipped:", str(e).splitlines()[0][:160])
         model.config.use_cache = False
 
 

@@ -140,9 +140,11 @@ for f in sorted(os.listdir(out)):
     cases = (("", lambda: ours(cfg, b, s, False)), ("_dyn", lambda: ours(cfg, b, s, True)),
              ("_mask", lambda: ours(cfg, b, s, False, "--attention-mask")),
              (".decomposed", lambda: decomposed(cfg, b, s)),
-             (".kv", lambda: ours(cfg, kv["batch"], kv["seq"], False, "--static-cache", "16")))
+             (".kv", lambda: ours(cfg, kv["batch"], kv["seq"], False, "--static-cache", "16")),
+             (".kv_dyn", lambda: run([exe, "export", cfg, "--static-cache", "16", "--batch", "1", "--seq", "3",
+                                      "--dynamic", "seq", "--print"])))
     for suffix, produce in cases:
-        dyn = suffix == "_dyn"
+        dyn = suffix in ("_dyn", ".kv_dyn")
         golden = os.path.join(out, name + suffix + ".txt")
         if not os.path.exists(golden):
             continue
