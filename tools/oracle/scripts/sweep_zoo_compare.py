@@ -5,11 +5,14 @@ import difflib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 out = sys.argv[1] if len(sys.argv) > 1 else "build/zoo_sweep"
 exe = sys.argv[2] if len(sys.argv) > 2 else "build/fakeexport"
+scratch = tempfile.mkdtemp(prefix="sweep_zoo_")  # archives written on the way, not beside the fixtures
 
 
 def without_comments(s):
@@ -37,7 +40,7 @@ def ours(cfg, batch, seq, dynamic, *more):
 
 
 def decomposed(cfg, batch, seq):
-    pt2 = os.path.join(out, "_tmp.pt2")
+    pt2 = os.path.join(scratch, "decompose.pt2")
     r = run([exe, "export", cfg, "--batch", str(batch), "--seq", str(seq), "-o", pt2])
     return r if r.startswith("ERROR") else run([exe, "decompose", pt2, "--print"])
 
@@ -75,7 +78,7 @@ def read_safetensors(path):
 def eager_mismatch(name, cfg, b, s):
     """`fakeexport run` of the variant's export with transformers' weights on its inputs against
     transformers' outputs (allclose rtol 1e-4, atol 1e-4); None when equal, else the reason."""
-    pt2, res = os.path.join(out, "_eager.pt2"), os.path.join(out, "_eager_out.safetensors")
+    pt2, res = os.path.join(scratch, "eager.pt2"), os.path.join(scratch, "eager_out.safetensors")
     weights = os.path.join(out, name + ".model.safetensors")
     r = run([exe, "export", cfg, "--batch", str(b), "--seq", str(s), "--weights", weights, "-o", pt2])
     if r.startswith("ERROR"):
@@ -160,5 +163,6 @@ for f in sorted(os.listdir(out)):
         print(f"MISMATCH {name}{suffix} ({len(diff)} diff lines)")
         for l in diff[2:12]:
             print("   ", l[:220])
+shutil.rmtree(scratch, ignore_errors=True)
 print(f"{good} equal, {bad} differ")
 sys.exit(1 if bad else 0)
