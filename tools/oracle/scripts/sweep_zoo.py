@@ -187,9 +187,9 @@ def perturb_more(mt, f, rng):
         if rng.random() < 0.5:
             f[k] = rng.choice(choices)
     if mt in LLM and mt != "deepseek_v3":
-        maybe("vocab_size", [96, 160])
         maybe("max_position_embeddings", [32, 128])
-        if mt in ("llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe"):
+        longrope = (f.get("rope_scaling") or {}).get("rope_type") == "longrope"  # its factors fit head_dim
+        if mt in ("llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe") and not longrope:
             maybe("head_dim", [8, 16, 24])
         if mt == "qwen2":
             maybe("use_sliding_window", [True])
