@@ -245,6 +245,7 @@ def main():
                     help="float32 variants: also NAME.model.safetensors (random weights, save_pretrained), "
                          "NAME.in.safetensors (the inputs by forward argument name) and NAME.out.safetensors "
                          "(transformers' outputs, output_0 ..., as the export returns them)")
+    ap.add_argument("--eager-half", action="store_true", help="--eager for half-dtype variants too")
     ap.add_argument("--more", action="store_true", help="also the second-tier variations (perturb_more)")
     ap.add_argument("--strip-comments", action="store_true",
                     help="write prints without comment and blank lines (the committed tests/fixtures/zoo_variants)")
@@ -308,7 +309,7 @@ def main():
                     print(vname, "dynamic skipped:", str(e).splitlines()[0][:160])
             if a.extra:
                 extra(a, vname, mt, cfg, model, args, kwargs, text, rng)
-            if a.eager and dtype == "float32":
+            if a.eager and (dtype == "float32" or a.eager_half):
                 eager(a, vname, model, args, kwargs)
             made += 1
             print(vname, "ok", flush=True)
