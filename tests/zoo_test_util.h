@@ -17,6 +17,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "fakeexport/export/decompose.h"
 #include "fakeexport/export/summary.h"
 #include "fakeexport/fakeexport.h"
 #include "fakeexport/nn/zoo.h"
@@ -287,6 +288,19 @@ inline std::string build_error(const std::string& json) {
     fe::FakeTensorMode fake;
     zoo::build(zoo::Config::parse(json, "test config"));
   });
+}
+
+/// PyTorch's run_decompositions() of this program failed (`file`'s first line is its error, as
+/// gen_zoo_golden.py and sweep_zoo.py write it): ours must raise a UserError carrying that text.
+inline void expect_decomposition_refused(const fe::ExportedProgram& ep, const std::string& file) {
+  std::string want = fe_test::read_file(file);
+  want = want.substr(0, want.find('\n'));
+  try {
+    fe::run_decompositions(ep, fe::default_decompositions());
+    ADD_FAILURE() << "PyTorch's run_decompositions() raised, ours did not: " << want;
+  } catch (const fe::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace zoo_test
