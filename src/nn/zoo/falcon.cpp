@@ -245,8 +245,8 @@ class FalconModel : public nn::Module {
     // for alibi"): a lifted constant read inside the vmapped mask function.
     const masks::MaskFunction always = [](const masks::Indices&) { return tensor_constant(Scalar(true), DType::Bool); };
     Tensor mask = cache ? masks::create_causal_mask_cached(inputs_embeds, cache->past_seen(), cache->max_cache_len,
-                                                               nullptr, always)
-                            : masks::create_causal_mask_and(inputs_embeds, Tensor(), always);
+                                                           nullptr, always)
+                        : masks::create_causal_mask_and(inputs_embeds, Tensor(), always);
     if (alibi.defined()) {
       // The boolean mask made additive (0 or finfo.min), then the scaled bias where it is open.
       const double min = finfo_min(dtype);

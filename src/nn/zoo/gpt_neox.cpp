@@ -118,7 +118,6 @@ class NeoXModel : public nn::Module {
   Tensor operator()(const Tensor& input_ids, const lm::StaticCache* cache = nullptr) {
     nn::ModuleCallScope scope(*this);
     Tensor inputs_embeds = (*embed_in)(to_module_device(input_ids, *embed_in));
-    Device dev = inputs_embeds.device();
     Tensor position_ids = lm::past_positions(inputs_embeds, cache);
     Tensor mask = cache ? masks::create_causal_mask_cached(inputs_embeds, cache->past_seen(),
                                                            cache->max_cache_len)
