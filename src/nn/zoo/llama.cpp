@@ -165,6 +165,8 @@ lm::Arch lm::llama_arch(const Config& c) {
     a.max_positions = c.get_int("max_position_embeddings", 32768);
     a.qkv_bias = mt == "qwen2_moe" ? c.get_bool("qkv_bias", true) : true;
     a.both_masks = mt == "qwen2_moe";
+    // Qwen2Model / Qwen3Model: create_causal_mask always, the sliding one if has_sliding_layers.
+    a.full_mask_always = mt == "qwen2" || mt == "qwen3";
     if (mt == "qwen3" || mt == "qwen3_moe") {
       a.qkv_bias = a.o_bias = c.get_bool("attention_bias", false);
       // Qwen3MoeAttention: getattr(config, "head_dim", hidden // heads), which parse_dims computed

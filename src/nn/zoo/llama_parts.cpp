@@ -491,7 +491,8 @@ BaseModel::BaseModel(const Arch& a, const MlpFactory& make_mlp, const AttentionF
       type_(a.naming.cls(a.base_model_suffix)),
       sliding_window_(a.sliding_window),
       any_sliding_(false),
-      both_masks_(a.both_masks) {
+      both_masks_(a.both_masks),
+      full_always_(a.full_mask_always) {
   all_sliding_ = a.layers > 0;
   for (int64_t i = 0; i < a.layers; ++i) {
     auto layer = std::make_shared<DecoderLayer>(a, i, make_mlp, make_attn);
@@ -520,15 +521,16 @@ Tensor BaseModel::operator()(const Tensor& input_ids, const Tensor& attention_ma
   Device dev = h.device();
   Tensor position_ids = past_positions(h, cache);
   const Tensor past = cache ? cache->past_seen() : Tensor();
-  // transformers.masking_utils: the full causal mask unless every layer slides, then the sliding
-  // one (kv > q - window on top of causal) when some layer does; Qwen2-MoE builds both always.
+  // transformers.masking_utils: the full causal mask unless every layer slides (Qwen2/Qwen3: even
+  // then, unused), then the sliding one (kv > q - window on top of causal) when some layer does;
+  // Qwen2-MoE and Gemma 2/3 build both always.
   Tensor full, sliding;
   const masks::MaskFunction window = masks::sliding_window_overlay(sliding_window_);
   if (cache) {  // each mask reads layer 0's length again: the same tensor object as `past`
-    if (!all_sliding_ || both_masks_) full = masks::create_causal_mask_cached(h, past, cache->max_cache_len);
+    if (!all_sliding_ || both_masks_ || full_always_) full = masks::create_causal_mask_cached(h, past, cache->max_cache_len);
     if (any_sliding_ || both_masks_) sliding = masks::create_causal_mask_cached(h, past, cache->max_cache_len, window);
   } else {
-    if (!all_sliding_ || both_masks_) full = masks::create_causal_mask(h, attention_mask, position_ids);
+    if (!all_sliding_ || both_masks_ || full_always_) full = masks::create_causal_mask(h, attention_mask, position_ids);
     if (any_sliding_ || both_masks_) sliding = masks::create_causal_mask(h, attention_mask, position_ids, window);
   }
   // One (cos, sin) per rotary pair (Gemma 3: per layer type, in the order of

@@ -54,6 +54,9 @@ struct Arch {
   std::optional<int64_t> pad_token_id;  ///< the embedding's padding_idx
   std::vector<bool> layer_sliding;  ///< per layer: whether it uses the sliding-window mask
   bool both_masks = false;  ///< build the full and the sliding mask whatever the layers use (Qwen2-MoE)
+  /// Build the full mask even when every layer slides (Qwen2/Qwen3: the full one always, the
+  /// sliding one when some layer slides).
+  bool full_mask_always = false;
   bool fused_qkv = false;   ///< Phi-3: one qkv_proj (o_proj registered first), sliced into q, k, v
   bool rotary_slices = false;  ///< Phi-3's apply_rotary_pos_emb: rotate x[..., :rotary_dim], cat the rest
   double resid_dropout = -1;   ///< Phi-3: resid_{attn,mlp}_dropout modules (eval: recorded, p as given); < 0 none
@@ -301,7 +304,7 @@ class BaseModel : public nn::Module {
   /// The rotary pair a layer takes: Gemma 3's of its type, else the only one.
   size_t pair_of(bool sliding) const;
   int64_t sliding_window_;
-  bool any_sliding_, all_sliding_ = false, both_masks_;
+  bool any_sliding_, all_sliding_ = false, both_masks_, full_always_;
   std::vector<bool> rope_is_sliding_;  ///< per rotary pair (Gemma 3): whether it is the sliding layers'
 };
 

@@ -236,7 +236,7 @@ def main():
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--only", default="")
     ap.add_argument("--first", type=int, default=0, help="first seed")
-    ap.add_argument("--variants", default="", help="comma-separated variant names (NAME_vSEED): only these")
+    ap.add_argument("--variants", default="", help="comma-separated variant names (NAME_vSEED, NAME_mSEED): only these")
     ap.add_argument("--extra", action="store_true",
                     help="also NAME.decomposed.txt (or .decompose_error.txt), NAME_mask.txt (decoder LMs "
                          "given an all-ones attention_mask) and NAME.kv.txt (the decode step with a 16-token "
@@ -264,17 +264,16 @@ def main():
     for name, (mt, cls, fields) in base.items():
         if a.only and name not in a.only.split(","):
             continue
-        seeds = range(a.first, a.first + a.seeds)
+        # (tag, seed): _vSEED the first tier's variants, _mSEED with the second tier's too (--more)
+        runs = [("m" if a.more else "v", seed) for seed in range(a.first, a.first + a.seeds)]
         if wanted is not None:
-            tag = "_m" if a.more else "_v"
-            seeds = sorted(int(v.rsplit(tag, 1)[1]) for v in wanted if v.rsplit(tag, 1)[0] == name)
-        for seed in seeds:
+            runs = sorted((m.group(2), int(m.group(3))) for m in (re.fullmatch(r"(.*)_([vm])(\d+)", v) for v in wanted)
+                          if m and m.group(1) == name)
+        for tag, seed in runs:
             rng = random.Random(f"{name}/{seed}")
-            vname = f"{name}_{'m' if a.more else 'v'}{seed}"
-            if wanted is not None and vname not in wanted:
-                continue
+            vname = f"{name}_{tag}{seed}"
             f = perturb(mt, fields, rng)
-            if a.more:
+            if tag == "m":
                 f = perturb_more(mt, f, random.Random(f"{name}/{seed}/more"))
             g.CASES[vname] = (mt, cls, f)
             batch, seq = rng.choice([1, 2, 3]), rng.choice([1, 4, 5, 8])
