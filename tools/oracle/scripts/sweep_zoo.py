@@ -191,7 +191,7 @@ def perturb_more(mt, f, rng):
         longrope = (f.get("rope_scaling") or {}).get("rope_type") == "longrope"  # its factors fit head_dim
         if mt in ("llama", "qwen2", "mistral", "qwen3", "gemma", "mixtral", "qwen3_moe", "qwen2_moe") and not longrope:
             maybe("head_dim", [8, 16, 24])
-        if mt == "qwen2":
+        if mt in ("qwen2", "qwen3"):
             maybe("use_sliding_window", [True])
             f.setdefault("sliding_window", 4)
             maybe("max_window_layers", [0, 1])
