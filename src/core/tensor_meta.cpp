@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "fakeexport/core/error.h"
+#include "fakeexport/sym/shape_env.h"
 
 namespace fe {
 
@@ -19,6 +20,14 @@ namespace {
 bool known_eq(const SymInt& a, const SymInt& b) {
   if (!a.is_symbolic() && !b.is_symbolic()) return a.hint() == b.hint();
   return a.same_as(b) || statically_known_true(sym_eq(a, b));
+}
+// a * b without reporting it to a tracer: layout checks are not user arithmetic (PyTorch computes
+// them in C++, and records its own contiguity check only where export traces it, see
+// Tracer::on_contiguous).
+SymInt untraced_mul(const SymInt& a, const SymInt& b) {
+  if (!a.is_symbolic() && !b.is_symbolic()) return a.hint() * b.hint();
+  sym::ShapeEnv* env = (a.is_symbolic() ? a : b).node()->env;
+  return env->make(a.expr() * b.expr(), a.hint() * b.hint());
 }
 }  // namespace
 
@@ -52,7 +61,7 @@ bool TensorMeta::is_contiguous() const {
   for (size_t i = sizes.size(); i-- > 0;) {
     if (known_eq(sizes[i], 1)) continue;
     if (!known_eq(strides[i], expected)) return false;
-    expected = expected * sizes[i];
+    expected = untraced_mul(expected, sizes[i]);
   }
   return true;
 }
@@ -65,7 +74,7 @@ bool TensorMeta::is_channels_last_contiguous() const {
   for (int d : {1, 3, 2, 0}) {
     if (known_eq(sizes[d], 1)) continue;
     if (!known_eq(strides[d], expected)) return false;
-    expected = expected * sizes[d];
+    expected = untraced_mul(expected, sizes[d]);
   }
   return true;
 }
@@ -83,7 +92,7 @@ bool TensorMeta::is_non_overlapping_and_dense() const {
   for (size_t d : perm) {
     if (known_eq(sizes[d], 1)) continue;
     if (!known_eq(strides[d], expected)) return false;
-    expected = expected * sizes[d];
+    expected = untraced_mul(expected, sizes[d]);
   }
   return true;
 }

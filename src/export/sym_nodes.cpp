@@ -4,6 +4,7 @@
 // values rebuilt from operator nodes, and sym nodes nobody uses dropped.
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "export/dynamic_shapes.h"
 #include "fakeexport/core/error.h"
@@ -58,18 +59,26 @@ class Folder {
     }
     if (last_wins_) std::for_each(phs.rbegin(), phs.rend(), consider);
     else std::for_each(phs.begin(), phs.end(), consider);
+    // PyTorch makes one for every input dim whose own symbol (before dims were equated) is new,
+    // and keeps those the graph reads: a dim whose symbol was replaced by another input's (t5's
+    // batch, read from decoder_input_ids) still takes a name.
+    std::unordered_set<std::string> own_symbols;
     for (Node* ph : phs) {
       if (ph->val.empty()) continue;
       const TensorMeta& m = ph->val[0];
       for (size_t d = 0; d < m.sizes.size(); ++d) {
         const SymInt& s = m.sizes[d];
-        if (!s.is_symbolic() || !s.expr().is_symbol()) continue;
-        const std::string key = s.expr().str();
-        auto it = source.find(key);
-        if (it == source.end() || it->second != std::make_pair(ph, d) || known_.count(key)) continue;
+        if (!s.is_symbolic() || s.expr().is_constant()) continue;  // a specialized dim is an int
+        const sym::Expr& own = s.node()->expr;
+        const bool new_own = own.is_symbol() && own_symbols.insert(own.str()).second;
+        const sym::Expr e = s.expr();
+        const std::string key = e.is_symbol() ? e.str() : std::string();
+        auto it = key.empty() ? source.end() : source.find(key);
+        const bool read_here = it != source.end() && it->second == std::make_pair(ph, d) && !known_.count(key);
+        if (!read_here && !new_own) continue;
         Node* n = g_.call(sym_size, {ph, SymInt(static_cast<int64_t>(d))}, "sym_size_int", first_body);
         n->sym_val = s;
-        known_[key] = n;
+        if (read_here) known_[key] = n;
       }
     }
     for (Node* n : order) {

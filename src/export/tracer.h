@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "export/contiguity_trace.h"
 #include "export/grad_regions.h"
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
@@ -230,11 +231,57 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   // tensor) is left untraced: it becomes a node only if an argument needs it (then proxy() says
   // where it failed).
   void on_binary(const SymInt& r) override {
+    // Arithmetic on values already known to be constants (a head count inferred from a view whose
+    // sizes were since equated) is Python int arithmetic in PyTorch: no node.
+    const sym::SymNode* s = r.node();
+    if (s && s->has_operands && known_constant(s->a) && known_constant(s->b)) return;
     if (traceable(r)) (void)proxy(r);
   }
   void on_compare(Rel rel, const SymInt& a, const SymInt& b) override {
     static constexpr PyOp ops[] = {PyOp::Eq, PyOp::Ne, PyOp::Lt, PyOp::Le, PyOp::Gt, PyOp::Ge};
     g_.sym_op(ops[static_cast<size_t>(rel)], {operand(a), operand(b)}, std::nullopt);
+  }
+  // Not under strict (TorchDynamo's graph is retraced without these names; the decode-step goldens
+  // of convert_and_export_with_cache have none).
+  void on_dropped(std::string_view base, std::span<const SymInt> operands) override {
+    if (retracing || provenance || strict_mode) return;
+    for (const SymInt& v : operands)
+      if (!known_constant(v) && traceable(v)) (void)proxy(v);
+    (void)g_.unique_name(base);
+  }
+  void on_contiguous(const void* tensor, std::span<const SymInt> sizes, std::span<const SymInt> strides) override {
+    if (retracing || provenance || strict_mode) return;
+    bool symbolic = false;
+    std::string key;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      symbolic |= !known_constant(sizes[d]);
+      key.append(sizes[d].str()).append(":").append(strides[d].str()).append(",");
+    }
+    if (!symbolic) return;
+    // Sizes and strides already known to be constants are ints to c10's check.
+    std::vector<SymInt> sz(sizes.begin(), sizes.end()), st(strides.begin(), strides.end());
+    for (auto* v : {&sz, &st})
+      for (SymInt& x : *v)
+        if (x.is_symbolic() && x.maybe_int()) x = SymInt(*x.maybe_int());
+    // A layout met before was checked then; later tensors of it come from FakeTensor's cache with
+    // the answer. A view of a contiguous() copy is checked anew each time (measured: the reshape
+    // after Phi-3's, GPT-NeoX's and DeepSeek's copies, in every layer).
+    if (!views_a_copy(static_cast<const TensorImpl*>(tensor)) && !contiguity_seen_.insert(std::move(key)).second) return;
+    record_contiguity_check(*this, sz, st, strides_read_);
+  }
+  /// Whether `t` is (a view of) the result of a contiguous() copy recorded in this trace.
+  bool views_a_copy(const TensorImpl* t) const {
+    static const OpDef& contiguous = op("aten::contiguous");
+    if (!t || t->trace_id != id_) return false;
+    const Node* n = static_cast<const Node*>(t->trace_node);
+    while (n && n->op() == NodeOp::CallFunction) {
+      if (n->target() == &contiguous) return true;
+      const std::string_view name = n->target()->schema.name;
+      if (name != "view" && name != "reshape" && name != "_unsafe_view" && name != "transpose" && name != "alias")
+        return false;
+      n = n->inputs().empty() ? nullptr : n->inputs()[0];
+    }
+    return false;
   }
 
   /// Tensors the program reads but that are neither state nor inputs become lifted constants.
@@ -293,6 +340,9 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   GradRegion open_region_;
   std::optional<SrcLocArg> call_site_;
   int subscript_depth_ = 0;
+  /// on_contiguous: layouts whose contiguity was computed; stride values already read.
+  std::unordered_set<std::string> contiguity_seen_;
+  std::unordered_set<const void*> strides_read_;
 
   Node* lift_constant(const Tensor& t) {
     FE_CHECK(!parent_, UserError, "cond: a branch reads a tensor (", t.meta().annotation(),
@@ -391,12 +441,19 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   NodeArg operand(const SymInt& v) { return v.is_symbolic() ? NodeArg(handle(v)) : NodeArg(v); }
   SymInt handle(const SymInt& v) { return v.node()->env->make_handle(v, proxy(v)); }
 
+  /// A value whose expression is already a constant is passed as that int (as PyTorch passes a
+  /// size it computed from known values); others name their node.
   void symbolic_args_to_nodes(NodeArg& a) {
-    if (auto* s = std::get_if<SymInt>(&a); s && s->is_symbolic()) *s = handle(*s);
+    const auto fix = [&](SymInt& x) {
+      if (!x.is_symbolic()) return;
+      if (const auto c = x.maybe_int()) x = SymInt(*c);
+      else x = handle(x);
+    };
+    if (auto* s = std::get_if<SymInt>(&a)) fix(*s);
     if (auto* l = std::get_if<std::vector<SymInt>>(&a))
-      for (SymInt& x : *l)
-        if (x.is_symbolic()) x = handle(x);
+      for (SymInt& x : *l) fix(x);
   }
+  static bool known_constant(const SymInt& v) { return !v.is_symbolic() || v.maybe_int().has_value(); }
 
   std::shared_ptr<const ModuleStack> module_stack() {
     if (stack_ && epoch_ == nn::module_call_epoch()) return stack_;

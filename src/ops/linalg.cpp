@@ -3,6 +3,7 @@
 // CompositeImplicit code and the Python meta/decompositions), so errors and dtypes match fake mode.
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/sym/shape_env.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
 #include "ops/linalg_meta.h"
@@ -252,6 +253,15 @@ void meta_matmul(const MetaArgs& a, MetaOut& out) { out.push(matmul_meta(a, a.te
 
 // ATen's linear (Linear.cpp): addmm for 2-D input with bias, the flattened addmm for contiguous
 // input, else matmul(input, weight.t()) + bias.
+/// FakeTensor views linear's folded 2-D result back with split_dim, which computes the second
+/// to last size anew (`(s0*s1) // s0`): the same value, a new SymInt that export reads from this
+/// output (sym_size(linear, 1)) rather than from the input.
+void fresh_folded_size(const TensorMeta& x, TensorMeta& r) {
+  if (x.dim() < 3 || r.dim() < 2) return;
+  SymInt& s = r.sizes[r.dim() - 2];
+  if (s.is_symbolic()) s = s.node()->env->make(s.expr(), s.hint());
+}
+
 void meta_linear(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& x = a.tensor(0);
   const TensorMeta& w = a.tensor(1);
@@ -268,10 +278,12 @@ void meta_linear(const MetaArgs& a, MetaOut& out) {
     FE_CHECK(st.has_value(), ShapeError, label(a), ": view size is not compatible with input tensor's size and stride");
     r.sizes = lead;
     r.strides = *st;
+    fresh_folded_size(x, r);
     return out.push(std::move(r));
   }
   TensorMeta r = matmul_meta(a, x, t_meta(a, w));
   if (b) r = mul_meta(a, r, *b);  // out-of-place add: broadcast + promotion, like mul
+  fresh_folded_size(x, r);
   out.push(std::move(r));
 }
 

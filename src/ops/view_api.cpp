@@ -4,6 +4,7 @@
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/sym/shape_env.h"
 #include "ops/families.h"
 
 namespace fe {
@@ -57,6 +58,13 @@ Tensor squeeze(const Tensor& self, std::vector<int64_t> dims, SrcLocArg loc) {
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format, SrcLocArg loc) {
   // TensorBase::contiguous returns self before dispatching when nothing is to be done, so export
   // records no node then (tests/fixtures/dynamic/gpt2_block.txt).
+  // torch.export records the symbolic contiguity check c10 runs here (user code only).
+  if (memory_format == MemoryFormat::Contiguous)
+    for (const SymInt& s : self.meta().sizes)
+      if (s.is_symbolic()) {
+        if (sym::SymTracer* t = s.node()->env->user_tracer()) t->on_contiguous(self.impl(), self.meta().sizes, self.meta().strides);
+        break;
+      }
   if (memory_format == MemoryFormat::Contiguous && self.meta().is_contiguous()) return self;
   if (memory_format == MemoryFormat::ChannelsLast && self.meta().is_channels_last_contiguous()) return self;
   if (memory_format == MemoryFormat::Contiguous) return dispatch1(*op_contiguous, {self}, loc);

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <source_location>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -103,6 +104,14 @@ class SymTracer {
   virtual ~SymTracer() = default;
   virtual void on_binary(const SymInt& result) = 0;
   virtual void on_compare(Rel rel, const SymInt& a, const SymInt& b) = 0;
+  /// Size arithmetic PyTorch's trace records eagerly and later drops while our code need not do it
+  /// (applySlice's bound check, a contiguity computation): the operands get graph values as for a
+  /// recorded node and the node name `base` ("le", "sym_max") is used up, so later names match.
+  virtual void on_dropped(std::string_view base, std::span<const SymInt> operands) = 0;
+  /// `Tensor.contiguous()` called from user code on `tensor` (its TensorImpl) with this layout: the symbolic
+  /// contiguity check c10 runs the first time a layout is met (later tensors come from
+  /// FakeTensor's dispatch cache with it done), recorded as PyTorch records it and dropped.
+  virtual void on_contiguous(const void* tensor, std::span<const SymInt> sizes, std::span<const SymInt> strides) = 0;
 };
 
 class ShapeEnv {
@@ -129,6 +138,8 @@ class ShapeEnv {
   void trace_compare(Rel rel, const SymInt& a, const SymInt& b) {
     if (tracer_ && ctx_.op.empty()) tracer_->on_compare(rel, a, b);
   }
+  /// The tracer when user code (not an op's meta) is running under a trace, else null.
+  SymTracer* user_tracer() const { return ctx_.op.empty() ? tracer_ : nullptr; }
 
   /// The expression with every replacement applied.
   Expr replace(const Expr& e) const;

@@ -39,7 +39,8 @@ class BertEmbeddings : public nn::Module {
   Tensor operator()(const Tensor& input_ids) {
     nn::ModuleCallScope scope(*this);
     const SymInt B = input_ids.size(0), T = input_ids.size(1);
-    Tensor pos = hf::slice_to(position_ids, 1, 0, T);
+    // self.position_ids[:, past_key_values_length : seq_length + past_key_values_length]
+    Tensor pos = hf::slice_to(position_ids, 1, 0, T + 0);
     // HF's buffered default: zeros gathered at the positions, broadcast over the batch.
     Tensor tt = token_type_ids.expand({pos.size(0), SymInt(-1)}).gather(1, pos).expand({B, T});
     // One statement per call: C++ leaves the order of `a(x) + b(y)`'s operands unspecified.
@@ -72,6 +73,7 @@ class BertSelfAttention : public nn::Module {
     Tensor k = (*key)(h).view({B, T, -1, head_dim}).transpose(1, 2);
     Tensor v = (*value)(h).view({B, T, -1, head_dim}).transpose(1, 2);
     // sdpa_attention_forward: the bidirectional mask, not causal, scale = head_dim ** -0.5.
+    masks::is_causal_probe(q);
     Tensor o = scaled_dot_product_attention(q, k, v, mask, 0.0, false, std::pow(double(head_dim), -0.5));
     o = o.transpose(1, 2).contiguous();
     return o.reshape({B, T, -1}).contiguous();
@@ -177,7 +179,7 @@ class BertPooler : public nn::Module {
   std::string type_name() const override { return std::string(kPrefix) + "BertPooler"; }
   Tensor operator()(const Tensor& h) {
     nn::ModuleCallScope scope(*this);
-    return (*activation)((*dense)(h.select(1, 0)));  // hidden_states[:, 0]
+    return (*activation)((*dense)(masks::getitem(h, ":0")));  // hidden_states[:, 0]
   }
   std::shared_ptr<nn::Linear> dense;
   std::shared_ptr<hf::Tanh> activation;

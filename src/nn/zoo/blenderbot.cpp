@@ -75,6 +75,7 @@ class BlenderbotAttention : public nn::Module {
     // seq is >= 2).
     const auto t = T.maybe_int();
     const bool causal = is_causal && !mask.defined() && (!t || *t > 1);
+    masks::is_causal_probe(q);
     Tensor o = scaled_dot_product_attention(q, k, v, mask, 0.0, causal, std::pow(double(head_dim), -0.5));
     o = o.transpose(1, 2).contiguous();
     return (*out_proj)(o.reshape({B, T, -1}).contiguous());

@@ -150,6 +150,7 @@ class CLIPAttention : public nn::Module {
     keys = keys.view({b, n, -1, head_dim}).transpose(1, 2);
     values = values.view({b, n, -1, head_dim}).transpose(1, 2);
     // sdpa_attention_forward: the vision tower passes no mask and is not causal.
+    masks::is_causal_probe(queries);
     Tensor out = scaled_dot_product_attention(queries, keys, values, mask, 0.0, false, scale);
     out = out.transpose(1, 2).contiguous();
     out = out.reshape({b, n, -1}).contiguous();
@@ -287,7 +288,7 @@ class CLIPVisionTransformer : public nn::Module {
     h = (*encoder)(h, Tensor());
     TowerOutput out;
     out.last_hidden_state = h;
-    Tensor pooled = h.select(1, 0);  // last_hidden_state[:, 0, :]
+    Tensor pooled = masks::getitem(h, ":0:");  // last_hidden_state[:, 0, :]
     out.pooler_output = (*post_layernorm)(post_dev_.to(pooled));
     return out;
   }

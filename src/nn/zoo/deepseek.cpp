@@ -15,6 +15,7 @@
 #include "fakeexport/ops/api.h"
 #include "nn/zoo/families.h"
 #include "nn/zoo/llama_parts.h"
+#include "nn/zoo/masking.h"
 #include "nn/zoo/moe.h"
 
 namespace fe::zoo {
@@ -85,6 +86,7 @@ class MlaAttention : public lm::AttentionBlock {
     const int64_t groups = s_.heads / s_.kv_heads;
     key = lm::repeat_kv(key, groups);
     Tensor value = lm::repeat_kv(kv[1], groups);
+    masks::is_causal_probe(query);
     Tensor o = scaled_dot_product_attention(query, key, value, mask, 0.0, false, s_.scaling);
     o = o.transpose(1, 2).contiguous();
     o = o.reshape({b, s, -1}).contiguous();

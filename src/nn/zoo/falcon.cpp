@@ -388,7 +388,7 @@ class FalconForCausalLM : public Model, public lm::CacheableLM {
 
  private:
   Tensor logits_of(const Tensor& h) {
-    Tensor kept = alias(h);  // hidden_states[:, slice(-0, None), :]
+    Tensor kept = masks::getitem(h, ":::");  // hidden_states[:, slice(-0, None), :]
     return (*lm_head)(to_module_device(kept, *lm_head));
   }
 };

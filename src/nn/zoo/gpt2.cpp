@@ -104,6 +104,7 @@ Tensor GPT2Attention::operator()(const Tensor& hidden_states, const Tensor& mask
   // sdpa_attention_forward: is_causal = query.shape[2] > 1 and attention_mask is None and module.is_causal;
   // self-attention gets the materialized causal mask, cross-attention the encoder's bidirectional one.
   const bool causal = !is_cross_attention && !mask.defined() && q.size(2) > 1;
+  masks::is_causal_probe(q);
   Tensor out = scaled_dot_product_attention(q, k, v, mask, 0.0, causal, scaling);
   out = out.transpose(1, 2).contiguous();
   out = out.reshape({out.size(0), out.size(1), -1}).contiguous();
@@ -211,7 +212,7 @@ Tensor GPT2Model::operator()(const Tensor& input_ids_in, const Tensor& encoder_h
 }
 
 Tensor gpt2_logits(nn::Linear& lm_head, const UnitDevice& head_dev, const Tensor& hidden) {
-  Tensor kept = alias(hidden);
+  Tensor kept = masks::getitem(hidden, ":::");
   return lm_head(head_dev.to(kept));
 }
 

@@ -43,6 +43,7 @@ class NeoXAttention : public nn::Module {
     auto [q, k] = lm::apply_rotary_slices(parts[0], parts[1], cos, sin, /*rotate_both_first=*/true);
     Tensor v = parts[2];
     if (cache) std::tie(k, v) = cache->update(k, v);  // layer_past.update (a decode step's StaticCache)
+    masks::is_causal_probe(q);
     Tensor o = scaled_dot_product_attention(q, k, v, mask, 0.0, false, std::pow(double(head_size_), -0.5));
     o = o.transpose(1, 2).contiguous();
     o = o.reshape({b, s, -1}).contiguous();
@@ -219,7 +220,7 @@ class GPTNeoXForCausalLM : public Model, public lm::CacheableLM {
  private:
   Tensor logits_of(const Tensor& h) {
     // hidden_states[:, slice(-logits_to_keep, None), :] with logits_to_keep = 0: an alias.
-    Tensor kept = alias(h);
+    Tensor kept = masks::getitem(h, ":::");
     return (*embed_out)(to_module_device(kept, *embed_out));
   }
 };

@@ -278,7 +278,7 @@ std::pair<Tensor, Tensor> RotaryEmbedding::operator()(const Tensor& x, const Ten
   nn::ModuleCallScope scope(*this);
   // inv_freq[None, :, None].float().expand(position_ids.shape[0], -1, 1).to(x.device)
   Tensor inv = inv_freq.unsqueeze(0).unsqueeze(2).to(DType::Float32).expand({position_ids.size(0), -1, 1}).to(x.device());
-  Tensor pos = position_ids.unsqueeze(1).to(DType::Float32);
+  Tensor pos = masks::getitem(position_ids, ":N:").to(DType::Float32);
   // with autocast disabled: (inv.float() @ pos.float()).transpose(1, 2)
   Tensor a = inv.to(DType::Float32);
   Tensor b = pos.to(DType::Float32);
@@ -362,7 +362,7 @@ Tensor apply_rotary(const Tensor& x, const Tensor& cos, const Tensor& sin) {
 Tensor repeat_kv(const Tensor& x, int64_t n_rep) {
   if (n_rep == 1) return x;
   const SymInt b = x.size(0), kv = x.size(1), s = x.size(2), hd = x.size(3);
-  return x.unsqueeze(2).expand({b, kv, n_rep, s, hd}).reshape({b, kv * n_rep, s, hd});
+  return masks::getitem(x, "::N::").expand({b, kv, n_rep, s, hd}).reshape({b, kv * n_rep, s, hd});
 }
 
 std::pair<Tensor, Tensor> apply_rotary_slices(const Tensor& q, const Tensor& k, const Tensor& cos, const Tensor& sin,
@@ -429,11 +429,12 @@ Tensor Attention::operator()(const Tensor& h, const Tensor& cos_in, const Tensor
   // materialized boolean mask (is_causal False) and the explicit scale.
   Tensor key = repeat_kv(k, groups_);
   Tensor value = repeat_kv(v, groups_);
+  masks::is_causal_probe(q);
   Tensor o = scaled_dot_product_attention(q, key, value, mask, 0.0, false, scaling_);
   // .transpose(1, 2).contiguous(): recorded only when sdpa's output (laid out like the query) is
   // not already in that order, e.g. after Phi-3's cat.
   o = o.transpose(1, 2).contiguous();
-  o = o.reshape({b, s, -1});
+  o = o.reshape({b, s, -1}).contiguous();
   return (*o_proj)(o);
 }
 
@@ -595,7 +596,7 @@ std::vector<Tensor> CausalLM::forward_dyn(const std::vector<Tensor>& args) {
 Tensor CausalLM::logits_of(Tensor h) {
   h = move_to(h, lm_head->weight.device());
   // hidden_states[:, slice(-logits_to_keep, None), :] with logits_to_keep = 0: every index, an alias.
-  Tensor logits = (*lm_head)(alias(h));
+  Tensor logits = (*lm_head)(masks::getitem(h, ":::"));
   if (arch_.final_logit_softcap) {
     const double cap = *arch_.final_logit_softcap;
     logits = logits / cap;

@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "fakeexport/core/error.h"
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "fakeexport/sym/shape_env.h"
@@ -22,18 +23,65 @@ bool known_at_most(const SymInt& n, int64_t stop) {
   return hi != sym::kPosInf && hi <= stop;
 }
 
+/// applySlice's `length <= stop` on a symbolic length: a node torch.export records and drops.
+void slice_check(const SymInt& length, int64_t stop) {
+  if (!length.is_symbolic() || length.maybe_int()) return;
+  if (sym::SymTracer* t = length.node()->env->user_tracer()) {
+    const SymInt operands[2] = {length, stop};
+    t->on_dropped("le", operands);
+  }
+}
+
 }  // namespace
 
 Tensor full_slice(const Tensor& x, int64_t dim) {
+  slice_check(x.size(dim), INT64_MAX);
   return known_at_most(x.size(dim), INT64_MAX) ? x : x.slice(dim, 0);
 }
 
 Tensor leading_slice(const Tensor& x, int64_t dim, int64_t stop) {
   Tensor r = x;
   for (int64_t d = 0; d < dim; ++d) r = full_slice(r, d);
+  slice_check(x.size(dim), stop);
   if (!known_at_most(x.size(dim), stop)) return r.slice(dim, 0, stop);
   // Every slice a no-op: THPVariable_getitem returns an alias, never the tensor itself.
   return r.is_same(x) ? alias(x) : r;
+}
+
+Tensor getitem(const Tensor& x, std::string_view items) {
+  Tensor r = x;
+  int64_t dim = 0;
+  for (char c : items) {
+    if (c == 'N') {
+      r = r.unsqueeze(dim++);
+    } else if (c == ':') {
+      r = full_slice(r, dim++);
+    } else {
+      // An integer index (one digit): applySelect's bounds check `index in [-size, size)` as
+      // recorded on a symbolic size: size > -index - 1, size > index, and their conjunction.
+      FE_INTERNAL_ASSERT(c >= '0' && c <= '9', "getitem: item '", c, "' is not ':', 'N' or a digit");
+      const int64_t index = c - '0';
+      const SymInt size = r.size(dim);
+      if (size.is_symbolic() && !size.maybe_int())
+        if (sym::SymTracer* t = size.node()->env->user_tracer()) {
+          const SymInt lo[2] = {size, -index - 1}, hi[2] = {size, index};
+          t->on_dropped("gt", lo);
+          t->on_dropped("gt", hi);
+          t->on_dropped("and_", {});
+        }
+      r = r.select(dim, index);
+    }
+  }
+  return r.is_same(x) ? alias(x) : r;
+}
+
+void is_causal_probe(const Tensor& query) {
+  const SymInt q_len = query.size(2);
+  if (!q_len.is_symbolic() || q_len.maybe_int()) return;
+  if (sym::SymTracer* t = q_len.node()->env->user_tracer()) {
+    const SymInt operands[2] = {q_len, 1};
+    t->on_dropped("gt", operands);
+  }
 }
 
 MaskFunction causal() {
@@ -75,7 +123,18 @@ Tensor find_packed_sequence_indices(const Tensor& position_ids) {
 }
 
 Tensor sdpa_mask(const SymInt& batch, const SymInt& q_length, const SymInt& kv_length, const MaskFunction& fn,
-                 const Tensor& padding_mask, Device device, bool use_vmap, const Tensor& q_offset) {
+                 const Tensor& padding_mask, Device device, bool use_vmap, const Tensor& q_offset,
+                 bool allow_is_causal_skip) {
+  if (padding_mask.defined() && kv_length.is_symbolic() && !kv_length.maybe_int())
+    if (sym::SymTracer* t = kv_length.node()->env->user_tracer()) {
+      // prepare_padding_mask: `kv_length + kv_offset - attention_mask.shape[-1] > 0` (an expression
+      // that is 0, still traced); _ignore_causal_mask_sdpa: `padding_mask.shape[-1] > kv_length`.
+      const SymInt operands[2] = {kv_length, padding_mask.size(-1)};
+      t->on_dropped("add", std::span(operands, 1));
+      t->on_dropped("sub", std::span(operands + 1, 1));
+      t->on_dropped("gt", {});
+      if (allow_is_causal_skip) t->on_dropped("gt", operands);
+    }
   MaskFunction f = padding_mask.defined() ? and_masks({fn, padding(padding_mask)}) : fn;
   const TensorOptions on{.device = device};
   Tensor batch_arange = arange(Scalar(batch), on);
@@ -138,7 +197,8 @@ Tensor create_causal_mask(const Tensor& inputs_embeds, const Tensor& attention_m
   }
   MaskFunction fn = overlay ? and_masks({overlay, causal()}) : causal();
   if (packed.defined()) fn = and_masks({fn, packed_sequence(packed)});
-  return sdpa_mask(batch, q_length, kv_length, fn, attention_mask, device);
+  return sdpa_mask(batch, q_length, kv_length, fn, attention_mask, device, false, Tensor(),
+                   /*allow_is_causal_skip=*/!packed.defined());
 }
 
 Tensor create_causal_mask_cached(const Tensor& inputs_embeds, const Tensor& past_seen, int64_t max_cache_len,

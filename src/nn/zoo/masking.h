@@ -3,6 +3,7 @@
 // Shared by every family; under export the causal mask is never skipped (is_tracing).
 #pragma once
 #include <functional>
+#include <string_view>
 #include <vector>
 
 #include "fakeexport/core/tensor.h"
@@ -19,6 +20,12 @@ using MaskFunction = std::function<Tensor(const Indices&)>;
 /// (applySlice skips a slice when statically_known_true(length <= INT64_MAX), which fails for a
 /// size without upper bound), then slice(x, dim, 0, INT64_MAX).
 Tensor full_slice(const Tensor& x, int64_t dim);
+/// Python's `x[items]` over full slices, None and small integers, one character each
+/// (`x[:, :, None, :, :]` is "::N::", `x[:, 0]` ":0"): each `:` as full_slice, None as unsqueeze,
+/// an integer as select after its bounds check; an alias when nothing changed.
+Tensor getitem(const Tensor& x, std::string_view items);
+/// sdpa_attention_forward's `query.shape[2] > 1` (is_causal), a comparison export records.
+void is_causal_probe(const Tensor& query);
 /// x[:, ..., :stop] (`:` before `dim`) as Python indexing records it: slices that are no-ops
 /// skipped, and an alias when all are (position_ids[:, :1] of one token).
 Tensor leading_slice(const Tensor& x, int64_t dim, int64_t stop);
@@ -44,8 +51,10 @@ Tensor find_packed_sequence_indices(const Tensor& position_ids);
 /// four aranges instead (nn/zoo/vmap.h), as export records it; outside a trace the broadcast
 /// computes the same values.
 /// `q_offset`: a tensor added to the query positions (a cache's length), else 0.
+/// `allow_is_causal_skip`: _ignore_causal_mask_sdpa is asked (compares the padding mask's length).
 Tensor sdpa_mask(const SymInt& batch, const SymInt& q_length, const SymInt& kv_length, const MaskFunction& fn,
-                 const Tensor& padding_mask, Device device, bool use_vmap = false, const Tensor& q_offset = Tensor());
+                 const Tensor& padding_mask, Device device, bool use_vmap = false, const Tensor& q_offset = Tensor(),
+                 bool allow_is_causal_skip = false);
 
 /// create_causal_mask without a cache: the 2D attention_mask (may be undefined) as a padding mask,
 /// or, without one, the packed-sequence mask from position_ids; `overlay`: an extra mask function

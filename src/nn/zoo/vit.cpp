@@ -103,6 +103,7 @@ Tensor ViTAttention::operator()(const Tensor& hidden_states, const Tensor& mask)
   Tensor q = (*q_proj)(hidden_states).view({b, n, -1, head_dim}).transpose(1, 2);
   Tensor k = (*k_proj)(hidden_states).view({b, n, -1, head_dim}).transpose(1, 2);
   Tensor v = (*v_proj)(hidden_states).view({b, n, -1, head_dim}).transpose(1, 2);
+  masks::is_causal_probe(q);
   Tensor out = scaled_dot_product_attention(q, k, v, mask, 0.0, false, scaling);
   out = out.transpose(1, 2).contiguous();
   out = out.reshape({b, n, -1}).contiguous();
@@ -144,7 +145,7 @@ ViTPooler::ViTPooler(const ViTOptions& o)
 
 Tensor ViTPooler::operator()(const Tensor& hidden_states) {
   nn::ModuleCallScope scope(*this);
-  Tensor first_token_tensor = hidden_states.select(1, 0);  // hidden_states[:, 0]
+  Tensor first_token_tensor = masks::getitem(hidden_states, ":0");  // hidden_states[:, 0]
   return (*activation)((*dense)(first_token_tensor));
 }
 
@@ -250,7 +251,7 @@ class ViTForImageClassification : public Model {
              "(pixel_values) but ", args.size(), " were given");
     nn::ModuleCallScope scope(*this);
     Tensor sequence_output = (*vit)(args[0]).last_hidden_state;
-    Tensor pooled_output = sequence_output.select(1, 0);  // sequence_output[:, 0, :]
+    Tensor pooled_output = masks::getitem(sequence_output, ":0:");  // sequence_output[:, 0, :]
     if (!classifier) return {pooled_output};
     return {(*classifier)(head_dev_.to(pooled_output))};
   }

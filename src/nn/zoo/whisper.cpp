@@ -66,6 +66,7 @@ class WhisperAttention : public nn::Module {
     // kv_shape = (input_shape[0], -1, num_heads, head_dim): the query's batch.
     Tensor k = (*k_proj)(cur).view({B, -1, heads, head_dim}).transpose(1, 2).contiguous();
     Tensor v = (*v_proj)(cur).view({B, -1, heads, head_dim}).transpose(1, 2).contiguous();
+    masks::is_causal_probe(q);
     Tensor o = scaled_dot_product_attention(q, k, v, mask, 0.0, false, 1.0);
     o = o.transpose(1, 2).contiguous();
     return (*out_proj)(o.reshape({B, T, -1}).contiguous());
