@@ -112,6 +112,9 @@ class SymTracer {
   /// contiguity check c10 runs the first time a layout is met (later tensors come from
   /// FakeTensor's dispatch cache with it done), recorded as PyTorch records it and dropped.
   virtual void on_contiguous(const void* tensor, std::span<const SymInt> sizes, std::span<const SymInt> strides) = 0;
+  /// `value` (the size of the 1-D `tensor`) is read as that tensor's numel: its graph value, if it
+  /// has none yet, is a node named as PyTorch's sym_numel read (the value first appeared as a numel).
+  virtual void on_numel_read(const void* tensor, const SymInt& value) = 0;
 };
 
 class ShapeEnv {

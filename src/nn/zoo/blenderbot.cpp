@@ -44,7 +44,8 @@ class LearnedPositionalEmbedding : public nn::Embedding {
   /// The encoder's call: positions 0..seq-1 made on the weight's device.
   Tensor positions(const SymInt& seq) {
     nn::ModuleCallScope scope(*this);
-    return embedding(arange(0, seq, {.dtype = DType::Int64, .device = weight.device()}), weight);
+    // torch.arange(past_key_values_length, past_key_values_length + seq_len, ...): 0 + seq is traced.
+    return embedding(arange(0, SymInt(0) + seq, {.dtype = DType::Int64, .device = weight.device()}), weight);
   }
 };
 

@@ -6,6 +6,7 @@
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/ops/api.h"
+#include "fakeexport/sym/shape_env.h"
 #include "nn/zoo/llama_parts.h"
 
 namespace fe::zoo::moe {
@@ -63,10 +64,20 @@ Tensor Experts::operator()(const Tensor& x, const Tensor& top_k_index, const Ten
   Tensor weighted = proj * w;
   weighted.masked_fill_(sentinel_mask, 0.0);
   Tensor inv_perm = empty_like(perm);
+  // perm.size(0) is top_k_index's numel, which is how export first reads it.
+  const SymInt routed = perm.size(0);
+  sym::SymTracer* tracer = routed.is_symbolic() ? routed.node()->env->user_tracer() : nullptr;
+  if (tracer) tracer->on_numel_read(perm.impl(), perm.size(0));
   Tensor positions = arange(perm.size(0), {.device = device});
   // inv_perm[perm] = positions: Python's setitem strips the value's leading size-1 dims first
-  // (slicePrefix1sDims: a view to [] for one routed token).
+  // (slicePrefix1sDims: a view to [] for one routed token), after comparing the value's sizes
+  // (recorded on a symbolic count of routed tokens).
   if (positions.size(0).maybe_int() == 1) positions = positions.view({});
+  if (tracer && !positions.size(0).maybe_int()) {
+    const SymInt n[2] = {positions.size(0), 1};
+    tracer->on_dropped("ne", n);
+    tracer->on_dropped("eq", {});
+  }
   inv_perm.index_put_({perm}, positions);
   weighted = weighted.index({inv_perm});
   Tensor per_token = weighted.view({num_tokens, num_top_k, hidden_dim});
