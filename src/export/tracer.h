@@ -258,11 +258,6 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
       key.append(sizes[d].str()).append(":").append(strides[d].str()).append(",");
     }
     if (!symbolic) return;
-    // Sizes and strides already known to be constants are ints to c10's check.
-    std::vector<SymInt> sz(sizes.begin(), sizes.end()), st(strides.begin(), strides.end());
-    for (auto* v : {&sz, &st})
-      for (SymInt& x : *v)
-        if (x.is_symbolic() && x.maybe_int()) x = SymInt(*x.maybe_int());
     // Whether c10 computes it again depends on FakeTensor's dispatch cache: a tensor made by a
     // cache hit has it already. Measured on stacks of identical layers (PyTorch 2.14, 2-5 layers of
     // Llama, Qwen2, BERT, Blenderbot, Mixtral, Gemma 3): a layout is checked the 1st and 3rd time
@@ -276,10 +271,14 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     if (copy) key.insert(0, "copy:");
     Layout& l = contiguity_seen_[std::move(key)];
     const int met = ++l.met;
-    const std::string role = module_role();
-    if (met == 1) l.first_role = role;
-    if (met == 2) l.same_role = role == l.first_role;
+    if (met == 1) l.first_role = module_role();
+    if (met == 2) l.same_role = module_role() == l.first_role;
     if (copy ? met > 2 : (met != 1 && !(met == 3 && l.same_role))) return;
+    // Sizes and strides already known to be constants are ints to c10's check.
+    std::vector<SymInt> sz(sizes.begin(), sizes.end()), st(strides.begin(), strides.end());
+    for (auto* v : {&sz, &st})
+      for (SymInt& x : *v)
+        if (x.is_symbolic() && x.maybe_int()) x = SymInt(*x.maybe_int());
     record_contiguity_check(*this, sz, st, strides_read_);
   }
   void on_numel_read(const void* tensor, const SymInt& value) override {

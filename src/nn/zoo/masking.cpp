@@ -23,10 +23,15 @@ bool known_at_most(const SymInt& n, int64_t stop) {
   return hi != sym::kPosInf && hi <= stop;
 }
 
+/// The tracer to report size arithmetic on `v` to: set while user code runs under a trace and `v`
+/// is not yet known to be a constant (PyTorch does int arithmetic then, recording nothing).
+sym::SymTracer* tracer_for(const SymInt& v) {
+  return v.is_symbolic() && !v.maybe_int() ? v.node()->env->user_tracer() : nullptr;
+}
+
 /// applySlice's `length <= stop` on a symbolic length: a node torch.export records and drops.
 void slice_check(const SymInt& length, int64_t stop) {
-  if (!length.is_symbolic() || length.maybe_int()) return;
-  if (sym::SymTracer* t = length.node()->env->user_tracer()) {
+  if (sym::SymTracer* t = tracer_for(length)) {
     const SymInt operands[2] = {length, stop};
     t->on_dropped("le", operands);
   }
@@ -62,13 +67,12 @@ Tensor getitem(const Tensor& x, std::string_view items) {
       FE_INTERNAL_ASSERT(c >= '0' && c <= '9', "getitem: item '", c, "' is not ':', 'N' or a digit");
       const int64_t index = c - '0';
       const SymInt size = r.size(dim);
-      if (size.is_symbolic() && !size.maybe_int())
-        if (sym::SymTracer* t = size.node()->env->user_tracer()) {
-          const SymInt lo[2] = {size, -index - 1}, hi[2] = {size, index};
-          t->on_dropped("gt", lo);
-          t->on_dropped("gt", hi);
-          t->on_dropped("and_", {});
-        }
+      if (sym::SymTracer* t = tracer_for(size)) {
+        const SymInt lo[2] = {size, -index - 1}, hi[2] = {size, index};
+        t->on_dropped("gt", lo);
+        t->on_dropped("gt", hi);
+        t->on_dropped("and_", {});
+      }
       r = r.select(dim, index);
     }
   }
@@ -77,8 +81,7 @@ Tensor getitem(const Tensor& x, std::string_view items) {
 
 void is_causal_probe(const Tensor& query) {
   const SymInt q_len = query.size(2);
-  if (!q_len.is_symbolic() || q_len.maybe_int()) return;
-  if (sym::SymTracer* t = q_len.node()->env->user_tracer()) {
+  if (sym::SymTracer* t = tracer_for(q_len)) {
     const SymInt operands[2] = {q_len, 1};
     t->on_dropped("gt", operands);
   }
@@ -125,16 +128,15 @@ Tensor find_packed_sequence_indices(const Tensor& position_ids) {
 Tensor sdpa_mask(const SymInt& batch, const SymInt& q_length, const SymInt& kv_length, const MaskFunction& fn,
                  const Tensor& padding_mask, Device device, bool use_vmap, const Tensor& q_offset,
                  bool allow_is_causal_skip) {
-  if (padding_mask.defined() && kv_length.is_symbolic() && !kv_length.maybe_int())
-    if (sym::SymTracer* t = kv_length.node()->env->user_tracer()) {
-      // prepare_padding_mask: `kv_length + kv_offset - attention_mask.shape[-1] > 0` (an expression
-      // that is 0, still traced); _ignore_causal_mask_sdpa: `padding_mask.shape[-1] > kv_length`.
-      const SymInt operands[2] = {kv_length, padding_mask.size(-1)};
-      t->on_dropped("add", std::span(operands, 1));
-      t->on_dropped("sub", std::span(operands + 1, 1));
-      t->on_dropped("gt", {});
-      if (allow_is_causal_skip) t->on_dropped("gt", operands);
-    }
+  if (sym::SymTracer* t = padding_mask.defined() ? tracer_for(kv_length) : nullptr) {
+    // prepare_padding_mask: `kv_length + kv_offset - attention_mask.shape[-1] > 0` (an expression
+    // that is 0, still traced); _ignore_causal_mask_sdpa: `padding_mask.shape[-1] > kv_length`.
+    const SymInt operands[2] = {kv_length, padding_mask.size(-1)};
+    t->on_dropped("add", std::span(operands, 1));
+    t->on_dropped("sub", std::span(operands + 1, 1));
+    t->on_dropped("gt", {});
+    if (allow_is_causal_skip) t->on_dropped("gt", operands);
+  }
   MaskFunction f = padding_mask.defined() ? and_masks({fn, padding(padding_mask)}) : fn;
   const TensorOptions on{.device = device};
   Tensor batch_arange = arange(Scalar(batch), on);
