@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/heap.h"
 #include "fakeexport/core/scopes.h"
 #include "cli/model_export.h"
 #include "fakeexport/core/error.h"
@@ -56,6 +57,7 @@ void arm_time_limit(unsigned seconds) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  fe::cli::prefer_huge_page_heap();
   CLI::App app{"fakeexport: torch.export programs in C++, without data"};
   app.require_subcommand(1);
   std::vector<std::string> libraries;
