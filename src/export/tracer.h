@@ -267,13 +267,29 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     // In a decoder layer with cross-attention, where the same layout is met twice per layer, only
     // the 1st time (T5, Blenderbot, GPT-2 in a vision encoder-decoder): the 3rd time is checked
     // only when the 2nd was the same role (the module path without its layer index) as the 1st.
+    //
+    // A later check needs new symbolic values: FakeTensor's cache key compares SymInts by value but
+    // a hit's outputs are new SymNode objects, and only those (the fresh sequence length each
+    // linear gives, as split_dim does) make the key miss again. Where the layout's symbols are the
+    // very objects of its first meeting (Whisper's encoder: only the batch is symbolic, its seq
+    // is fixed), every later meeting hits: checked once.
     const bool copy = views_a_copy(static_cast<const TensorImpl*>(tensor));
     if (copy) key.insert(0, "copy:");
     Layout& l = contiguity_seen_[std::move(key)];
     const int met = ++l.met;
-    if (met == 1) l.first_role = module_role();
+    const auto same_objects = [&] {
+      for (size_t d = 0, k = 0; d < sizes.size(); ++d)
+        if (!known_constant(sizes[d]) && (k >= l.first_nodes.size() || l.first_nodes[k++] != sizes[d].node())) return false;
+      return true;
+    };
+    if (met == 1) {
+      l.first_role = module_role();
+      for (const SymInt& x : sizes)
+        if (!known_constant(x)) l.first_nodes.push_back(x.node());
+    }
     if (met == 2) l.same_role = module_role() == l.first_role;
     if (copy ? met > 2 : (met != 1 && !(met == 3 && l.same_role))) return;
+    if (met > 1 && same_objects()) return;
     // Sizes and strides already known to be constants are ints to c10's check.
     std::vector<SymInt> sz(sizes.begin(), sizes.end()), st(strides.begin(), strides.end());
     for (auto* v : {&sz, &st})
@@ -376,6 +392,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     int met = 0;
     std::string first_role;
     bool same_role = false;
+    std::vector<const sym::SymNode*> first_nodes;  ///< the symbolic sizes' objects when first met
   };
   std::unordered_map<std::string, Layout> contiguity_seen_;
   /// The innermost module call's path with its digits removed ("model.layers..self_attn").

@@ -35,9 +35,12 @@ def main():
         os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, PYTHONHASHSEED="0"))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="tests/fixtures/dynamic_names")
+    ap.add_argument("--only", default="", help="NAME,...: just these cases")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     for name, (base, field, layers, extra) in CASES.items():
+        if a.only and name not in a.only.split(","):
+            continue
         mt, cls, fields = G.CASES[base]
         fields = dict(fields, **{field: layers})
         for k, v in extra.items():
