@@ -149,14 +149,11 @@ inline std::vector<std::string> unit_paths(zoo::Model& m) {
 // Exports the model's example inputs for `o`, with their dynamic shapes.
 /// Whether a case's dynamic export (`--dynamic batch,seq`, no attention_mask) prints with PyTorch's
 /// node names, by its name ("gemma3_text_v3" is a gemma3_text variant). PyTorch numbers nodes after
-/// the size arithmetic its trace recorded and dropped, which the tracer records too; Whisper's and
-/// Falcon's still differ (Whisper: where c10's contiguity check runs again, which depends on
-/// FakeTensor's dispatch cache; Falcon: its vmapped mask), so their prints are compared with nodes
-/// renamed in order.
+/// the size arithmetic its trace recorded and dropped, which the tracer records too; Whisper's
+/// decoder still differs (where c10's contiguity check runs again, which depends on FakeTensor's
+/// dispatch cache), so its prints are compared with nodes renamed in order.
 inline bool dynamic_names_exact(std::string_view name) {
-  for (std::string_view f : {"whisper", "falcon"})
-    if (name.starts_with(f)) return false;
-  return true;
+  return !name.starts_with("whisper");
 }
 
 inline fe::ExportedProgram export_model(zoo::Model& m, const zoo::InputOptions& o = {}) {

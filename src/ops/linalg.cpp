@@ -249,7 +249,17 @@ SymInt matmul_scratch(const TensorMeta& x, const TensorMeta& y) {
 
 SymInt scratch_matmul(const MetaArgs& a) { return matmul_scratch(a.tensor(0), a.tensor(1)); }
 
-void meta_matmul(const MetaArgs& a, MetaOut& out) { out.push(matmul_meta(a, a.tensor(0), a.tensor(1))); }
+void fresh_folded_size(const TensorMeta& x, TensorMeta& r);
+
+// A 3-D (or deeper) operand folded into mm is viewed back as linear's is: its second-to-last size
+// is a new SymInt (Falcon's `hidden_states @ weight.T`, read as sym_size(matmul, 1)).
+void meta_matmul(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = a.tensor(0);
+  const TensorMeta& y = a.tensor(1);
+  TensorMeta r = matmul_meta(a, x, y);
+  if (y.dim() == 2 && should_fold(x, y)) fresh_folded_size(x, r);
+  out.push(std::move(r));
+}
 
 // ATen's linear (Linear.cpp): addmm for 2-D input with bias, the flattened addmm for contiguous
 // input, else matmul(input, weight.t()) + bias.

@@ -6,6 +6,7 @@
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/sym/shape_env.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
 #include "ops/meta_util.h"
@@ -90,10 +91,17 @@ void meta_sort(const MetaArgs& a, MetaOut& out) {
 
 void meta_cumsum(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& x = a.tensor(0);
-  wrap_dim(a.to_int(1), x.dim(), label(a));
+  const int64_t dim = wrap_dim(a.to_int(1), x.dim(), label(a));
   const std::optional<DType> dtype = a.opt_dtype(2);
   const DType dt = dtype ? *dtype : is_integral(x.dtype, true) ? DType::Int64 : x.dtype;
-  out.push(make_contiguous(x.sizes, dt, x.device));
+  TensorMeta r = make_contiguous(x.sizes, dt, x.device);
+  // The scanned dim's size is a new SymInt of the same value (PyTorch's meta computes it anew;
+  // export then reads it from this output: Falcon-RW's alibi, `sym_size(cumsum, 1)`).
+  if (x.dim() > 0) {
+    SymInt& s = r.sizes[static_cast<size_t>(dim)];
+    if (s.is_symbolic() && !s.maybe_int()) s = s.node()->env->make(s.expr(), s.hint());
+  }
+  out.push(std::move(r));
 }
 
 // ---- reference kernels

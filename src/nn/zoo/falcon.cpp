@@ -81,7 +81,7 @@ Tensor build_alibi_tensor(const Tensor& mask, int64_t heads, DType dtype) {
     Tensor extra = pow(extra_base, arange(Scalar(int64_t{1}), Scalar(1 + 2 * remaining), Scalar(int64_t{2}), i32));
     slopes = cat({slopes, extra}, 0);
   }
-  Tensor positions = ((mask.cumsum(-1) - 1) * mask).unsqueeze(1);
+  Tensor positions = masks::getitem((mask.cumsum(-1) - 1) * mask, ":N:");  // [:, None, :]
   Tensor alibi = slopes.unsqueeze(1).to(DType::BFloat16) * positions;
   return alibi.reshape({b * heads, 1, s}).to(dtype);
 }
@@ -239,7 +239,8 @@ class FalconModel : public nn::Module {
     const DType dtype = inputs_embeds.dtype();
     Tensor alibi;
     if (d_.alibi)
-      alibi = build_alibi_tensor(ones({batch, seq}, {.dtype = DType::Int64, .device = dev}), d_.heads, dtype);
+      // torch.ones((batch_size, seq_length + past_key_values_length)): the `+ 0` is traced.
+      alibi = build_alibi_tensor(ones({batch, seq + 0}, {.dtype = DType::Int64, .device = dev}), d_.heads, dtype);
     Tensor position_ids = lm::past_positions(inputs_embeds, cache);
     // and_mask_function=lambda *args: torch.tensor(True, dtype=torch.bool) ("force mask creation
     // for alibi"): a lifted constant read inside the vmapped mask function.

@@ -6,6 +6,7 @@
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/sym/shape_env.h"
 
 namespace fe::zoo::vmap {
 namespace {
@@ -16,10 +17,20 @@ void call(std::string_view fn, std::span<const IValue> args, std::span<const Ten
   if (TraceSink* s = active_trace_sink()) s->record_callable(std::string(kPrefix) + std::string(fn), args, outs);
 }
 
-/// An unrecorded tensor with `sizes`, x's dtype and device.
+/// An unrecorded tensor with `sizes`, x's dtype and device. Its size checks and strides are not
+/// user arithmetic either (functorch makes the batched value in C++): they run as inside an op's
+/// meta, where the tracer records no symbolic arithmetic.
 Tensor shaped_like(const Tensor& x, std::vector<SymInt> sizes) {
   TraceScope off(nullptr);
-  return empty(sizes, {.dtype = x.dtype(), .device = x.device()});
+  sym::ShapeEnv* env = nullptr;
+  for (const SymInt& s : sizes)
+    if (s.is_symbolic()) env = s.node()->env;
+  if (!env) return empty(sizes, {.dtype = x.dtype(), .device = x.device()});
+  const sym::ShapeEnv::OpContext outer = env->context();
+  env->set_context({"torch._functorch.vmap", outer.call});
+  Tensor t = empty(sizes, {.dtype = x.dtype(), .device = x.device()});
+  env->set_context(outer);
+  return t;
 }
 
 }  // namespace
@@ -43,7 +54,26 @@ Tensor leave(const Tensor& r, const Level& l) {
   const std::array<IValue, 4> a{IValue(r), IValue(SymInt(l.level)), IValue(l.size), IValue(SymInt(0))};
   call("_remove_batch_dim", a, std::span<const Tensor>(&out, 1));
   TraceSink* s = active_trace_sink();
-  if (s && !s->depends_on(r, l.logical)) (void)r.unsqueeze(0).expand(sizes);  // functorch's expansion, unused
+  if (s && !s->depends_on(r, l.logical)) {
+    (void)r.unsqueeze(0).expand(sizes);  // functorch's expansion, unused
+  } else if (s) {
+    // Unwrapping a batched result computes its numel in C++ with SymInts, which the trace records
+    // (and drops): a product of the symbolic sizes (Falcon's [q, kv] mask: `mul(q, kv)`).
+    const SymInt* first = nullptr;
+    bool product = false;  // the running numel is itself a product: only the new factor is read
+    for (const SymInt& f : sizes) {
+      if (!f.is_symbolic() || f.maybe_int()) continue;
+      if (!first) {
+        first = &f;
+        continue;
+      }
+      if (sym::SymTracer* t = f.node()->env->user_tracer()) {
+        const SymInt operands[2] = {*first, f};
+        t->on_dropped("mul", product ? std::span<const SymInt>(operands + 1, 1) : std::span<const SymInt>(operands));
+      }
+      product = true;
+    }
+  }
   call("_vmap_decrement_nesting", {}, {});
   return out;
 }

@@ -30,7 +30,7 @@ def canonical(s):
 
 
 # Families whose dynamic prints still differ from PyTorch's in node names (zoo_test_util.h).
-NAMES_DIFFER = ("whisper", "falcon")
+NAMES_DIFFER = ("whisper",)
 
 
 def run(cmd):
