@@ -2,7 +2,8 @@
 // trace records and drops, c10's contiguity check among it, which it runs again in some later
 // layers (where FakeTensor's dispatch cache misses). tests/fixtures/dynamic_names holds PyTorch's
 // dynamic exports (batch and seq) of golden cases with 3-5 layers, written by
-// tools/oracle/scripts/gen_dynamic_names.py; each must print exactly so, names included.
+// tools/oracle/scripts/gen_dynamic_names.py (NAME_mask: with an attention_mask input, whose seq
+// PyTorch unifies with the tokens' mid-trace); each must print exactly so, names included.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -31,13 +32,15 @@ TEST(DynamicNames, DeeperStacksPrintAsPyTorchExportsThem) {
       fe::DTypeScope dt(c.is_null("dtype") ? fe::DType::Float32 : fe::parse_dtype(c.get_string("dtype")).value());
       m = fe::zoo::build(c);
     }
-    const fe::ExportedProgram ep =
-        zoo_test::export_model(*m, {.batch = 2, .seq = 8, .dynamic_batch = true, .dynamic_seq = true});
+    // NAME_mask: model(input_ids, attention_mask), as `--attention-mask` exports it.
+    const bool masked = name.ends_with("_mask");
+    const fe::ExportedProgram ep = zoo_test::export_model(
+        *m, {.batch = 2, .seq = 8, .dynamic_batch = true, .dynamic_seq = true, .attention_mask = masked});
     EXPECT_EQ(fe_test::without_comments(fe::to_string(ep, {.read_source = false})),
               fe_test::without_comments(fe_test::read_file((dir / (name + "_dyn.txt")).string())));
     ++compared;
   }
-  EXPECT_EQ(compared, 8) << "cases in " << dir;
+  EXPECT_EQ(compared, 11) << "cases in " << dir;
 }
 
 }  // namespace

@@ -288,14 +288,23 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
         if (!known_constant(x)) l.first_nodes.push_back(x.node());
     }
     if (met == 2) l.same_role = module_role() == l.first_role;
-    if (copy ? met > 2 : (met != 1 && !(met == 3 && l.same_role))) return;
-    if (met > 1 && same_objects()) return;
+    if (inputs_unified_) {
+      // After the replacement the layouts are new to the cache: measured (Llama with an
+      // attention_mask, 2 and 5 layers) checked in the first three layers, copies too.
+      if (met > 3) return;
+    } else {
+      if (copy ? met > 2 : (met != 1 && !(met == 3 && l.same_role))) return;
+      if (met > 1 && same_objects()) return;
+    }
     // Sizes and strides already known to be constants are ints to c10's check.
     std::vector<SymInt> sz(sizes.begin(), sizes.end()), st(strides.begin(), strides.end());
     for (auto* v : {&sz, &st})
       for (SymInt& x : *v)
         if (x.is_symbolic() && x.maybe_int()) x = SymInt(*x.maybe_int());
     record_contiguity_check(*this, sz, st, strides_read_);
+  }
+  void on_inputs_unified() override {
+    if (!retracing && !provenance && !strict_mode) inputs_unified_ = true;
   }
   void on_numel_read(const void* tensor, const SymInt& value) override {
     if (retracing || provenance || strict_mode || known_constant(value)) return;
@@ -395,6 +404,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     std::vector<const sym::SymNode*> first_nodes;  ///< the symbolic sizes' objects when first met
   };
   std::unordered_map<std::string, Layout> contiguity_seen_;
+  bool inputs_unified_ = false;  ///< on_inputs_unified was reported
   /// The innermost module call's path with its digits removed ("model.layers..self_attn").
   std::string module_role() {
     const auto stack = module_stack();

@@ -115,6 +115,10 @@ class SymTracer {
   /// `value` (the size of the 1-D `tensor`) is read as that tensor's numel: its graph value, if it
   /// has none yet, is a node named as PyTorch's sym_numel read (the value first appeared as a numel).
   virtual void on_numel_read(const void* tensor, const SymInt& value) = 0;
+  /// Two inputs' dims PyTorch gives separate symbols were just found equal (a padding mask's
+  /// length and the tokens' at the first attention): its ShapeEnv replaces one symbol by the other,
+  /// so the SymInts made from then on hold other expressions and FakeTensor's cache misses again.
+  virtual void on_inputs_unified() {}
 };
 
 class ShapeEnv {

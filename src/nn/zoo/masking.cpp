@@ -136,6 +136,7 @@ Tensor sdpa_mask(const SymInt& batch, const SymInt& q_length, const SymInt& kv_l
     t->on_dropped("sub", std::span(operands + 1, 1));
     t->on_dropped("gt", {});
     if (allow_is_causal_skip) t->on_dropped("gt", operands);
+    t->on_inputs_unified();
   }
   MaskFunction f = padding_mask.defined() ? and_masks({fn, padding(padding_mask)}) : fn;
   const TensorOptions on{.device = device};

@@ -15,7 +15,8 @@ import transformers  # noqa: E402
 
 import gen_zoo_golden as G  # noqa: E402
 
-# name: (golden case, layer field, layers, other fields)
+# name: (golden case, layer field, layers, other fields); a name ending in "_mask" is exported as
+# model(input_ids, attention_mask) (all ones), both dynamic (`fakeexport export --attention-mask`).
 CASES = {
     "llama_l4": ("llama", "num_hidden_layers", 4, {}),
     "qwen2_l5": ("qwen2", "num_hidden_layers", 5, {"layer_types": None}),
@@ -27,6 +28,9 @@ CASES = {
                        {"layer_types": ["sliding_attention", "full_attention", "sliding_attention",
                                         "sliding_attention", "full_attention"]}),
     "blenderbot_l4": ("blenderbot", "encoder_layers", 4, {}),
+    "llama_l5_mask": ("llama", "num_hidden_layers", 5, {}),
+    "mixtral_l4_mask": ("mixtral", "num_hidden_layers", 4, {}),
+    "phi3_l4_mask": ("phi3", "num_hidden_layers", 4, {}),
 }
 
 
@@ -51,12 +55,19 @@ def main():
         G.CASES[name] = (mt, cls, fields)
         cfg, model, dtype = G.build_model(name)
         args, kwargs = G.example_inputs(name, cfg)
-        ep = G.export_dynamic(mt, cfg, model, args, kwargs)
+        masked = name.endswith("_mask")
+        if masked:
+            from torch.export import Dim
+            mask = torch.ones(G.B, G.S, dtype=torch.long)
+            b, s = Dim("batch", min=1, max=1024), Dim("seq", min=2, max=cfg.max_position_embeddings)
+            ep = torch.export.export(model, (args[0], mask), dynamic_shapes=({0: b, 1: s}, {0: b, 1: s}), strict=False)
+        else:
+            ep = G.export_dynamic(mt, cfg, model, args, kwargs)
         with open(os.path.join(a.out, name + ".config.json"), "w") as f:
             json.dump(G.config_dict(name, cfg, dtype), f, indent=1, sort_keys=True, default=str)
             f.write("\n")
         with open(os.path.join(a.out, name + ".inputs.json"), "w") as f:
-            json.dump({"batch": G.B, "seq": G.S}, f)
+            json.dump(dict({"batch": G.B, "seq": G.S}, **({"attention_mask": True} if masked else {})), f)
             f.write("\n")
         with open(os.path.join(a.out, name + "_dyn.txt"), "w") as f:
             f.write(G.stable(str(ep)))
