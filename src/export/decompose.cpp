@@ -9,6 +9,7 @@
 #include <set>
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 #include <variant>
 
 #include "export/decompose_vmap.h"
@@ -729,6 +730,46 @@ std::vector<size_t> retrace_input_order(const std::vector<InputSpec>& inputs) {
   return order;
 }
 
+/// PyTorch's retrace ends with insert_deferred_runtime_asserts, which removes the assertions the
+/// retrace recorded and makes them again after every other node: each comparison an _assert_scalar
+/// reads (and a size read of a tensor it compares, `sym_size(slice_1, 0)` for an unbacked u1) takes
+/// the next free name of its kind (`ge` -> `ge_1`, after `ge`s the retrace used up), and the
+/// assertion's message names it so.
+void recreate_runtime_asserts(Graph& g) {
+  static const OpDef& assert_scalar = op("aten::_assert_scalar");
+  static const OpDef& sym_size = op("aten::sym_size.int");
+  std::unordered_set<const Node*> renamed;
+  const auto base_of = [](const std::string& name) {
+    const size_t us = name.rfind('_');
+    const bool numbered = us != std::string::npos && us + 1 < name.size() &&
+                          std::all_of(name.begin() + static_cast<long>(us) + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return numbered ? name.substr(0, us) : name;
+  };
+  for (const auto& up : g.nodes()) {
+    Node* a = up.get();
+    if (a->op() != NodeOp::CallFunction || a->target() != &assert_scalar || a->args().size() != 2) continue;
+    Node* const* cond = std::get_if<Node*>(&a->args()[0]);
+    if (!cond || (*cond)->op() != NodeOp::SymOp || !renamed.insert(*cond).second) continue;
+    for (Node* in : (*cond)->inputs())
+      if (in->op() == NodeOp::CallFunction && in->target() == &sym_size && !in->inputs().empty() &&
+          in->inputs()[0]->op() != NodeOp::Placeholder && renamed.insert(in).second)
+        g.rename_fresh(in, "sym_size_int");
+    const std::string old_name = (*cond)->name();
+    g.rename_fresh(*cond, base_of(old_name));
+    for (Node* user : (*cond)->users()) {
+      if (user->target() != &assert_scalar || user->args().size() != 2) continue;
+      const std::string* msg = std::get_if<std::string>(&user->args()[1]);
+      const std::string tail = "on node '" + old_name + "'";
+      if (!msg || !msg->ends_with(tail)) continue;
+      std::vector<NodeArg> args = user->args();
+      std::string m = *msg;
+      m.replace(m.size() - tail.size(), tail.size(), "on node '" + (*cond)->name() + "'");
+      args[1] = std::move(m);
+      g.set_args(user, std::move(args));
+    }
+  }
+}
+
 size_t call_count(const Graph& g) {
   size_t k = 0;
   for (const auto& n : g.nodes()) k += n->op() == NodeOp::CallFunction || n->op() == NodeOp::CallOther;
@@ -839,6 +880,7 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
   // Like aot_export's retrace: pure nodes nothing uses are gone (asserts and mutations stay).
   DeadCodeElimination().run(out.graph);
   if (out.shape_env && !out.shape_env->symbols().empty()) detail::fold_symbolic_nodes(out.graph, *out.shape_env, false, /*trace_from_user=*/true);
+  recreate_runtime_asserts(out.graph);
   r.nodes_after = call_count(out.graph);
   verify(out);
   return out;

@@ -283,6 +283,11 @@ void Graph::replace_all_uses_with(Node* from, Node* to) {
   FE_INTERNAL_ASSERT(from->users_.empty(), "users left after replace_all_uses_with");
 }
 
+void Graph::rename_fresh(Node* n, std::string_view base) {
+  FE_INTERNAL_ASSERT(n->op_ != NodeOp::Placeholder, "rename_fresh: placeholder '", n->name_, "'");
+  n->name_ = unique_name(base);
+}
+
 void Graph::set_name(Node* n, std::string_view name) {
   if (n->name_ == name) return;
   FE_INTERNAL_ASSERT(!used_names_.contains(name), "set_name: '", name, "' is already taken");

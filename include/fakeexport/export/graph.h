@@ -213,6 +213,9 @@ class Graph {
   /// Gives `n` exactly this name (a loaded program's names are kept as written); InternalError if
   /// another node has it. A placeholder named like its target loses its `name = target` line.
   void set_name(Node* n, std::string_view name);
+  /// Gives `n` a new name made from `base` as unique_name makes one, its old name staying taken
+  /// (a pass that re-creates a node, as insert_deferred_runtime_asserts re-creates assertions).
+  void rename_fresh(Node* n, std::string_view base);
   /// Removes a node that has no users (InternalError otherwise).
   void erase(Node* n);
   /// Puts the placeholders in `order` (every placeholder, each once) at the head of the graph.
