@@ -249,7 +249,12 @@ SymInt matmul_scratch(const TensorMeta& x, const TensorMeta& y) {
 
 SymInt scratch_matmul(const MetaArgs& a) { return matmul_scratch(a.tensor(0), a.tensor(1)); }
 
-void fresh_folded_size(const TensorMeta& x, TensorMeta& r);
+/// FakeTensor views a folded 2-D result back with split_dim, which computes the second to last
+/// size anew (`(s0*s1) // s0`): the same value, a new SymInt that export reads from this output
+/// (sym_size(linear, 1)) rather than from the input.
+void fresh_folded_size(const TensorMeta& x, TensorMeta& r) {
+  if (x.dim() >= 3 && r.dim() >= 2) renew_symint(r.sizes[r.dim() - 2]);
+}
 
 // A 3-D (or deeper) operand folded into mm is viewed back as linear's is: its second-to-last size
 // is a new SymInt (Falcon's `hidden_states @ weight.T`, read as sym_size(matmul, 1)).
@@ -263,15 +268,6 @@ void meta_matmul(const MetaArgs& a, MetaOut& out) {
 
 // ATen's linear (Linear.cpp): addmm for 2-D input with bias, the flattened addmm for contiguous
 // input, else matmul(input, weight.t()) + bias.
-/// FakeTensor views linear's folded 2-D result back with split_dim, which computes the second
-/// to last size anew (`(s0*s1) // s0`): the same value, a new SymInt that export reads from this
-/// output (sym_size(linear, 1)) rather than from the input.
-void fresh_folded_size(const TensorMeta& x, TensorMeta& r) {
-  if (x.dim() < 3 || r.dim() < 2) return;
-  SymInt& s = r.sizes[r.dim() - 2];
-  if (s.is_symbolic()) s = s.node()->env->make(s.expr(), s.hint());
-}
-
 void meta_linear(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& x = a.tensor(0);
   const TensorMeta& w = a.tensor(1);

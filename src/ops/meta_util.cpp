@@ -391,6 +391,10 @@ bool is_cpu_scalar(const TensorMeta& t) { return t.dim() == 0 && t.device.is_cpu
 
 }  // namespace
 
+void renew_symint(SymInt& s) {
+  if (s.is_symbolic()) s = s.node()->env->make(s.expr(), s.hint());
+}
+
 bool any_symbolic_meta(const TensorMeta& m) {
   return any_symbolic(m.sizes) || any_symbolic(m.strides) || m.storage_offset.is_symbolic();
 }

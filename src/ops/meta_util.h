@@ -94,6 +94,10 @@ DimVector symbolic_output_strides(IntSpan shape, std::span<const TensorMeta* con
                                   bool single_dense_shortcut = true);
 /// Any symbolic size, stride or offset.
 bool any_symbolic_meta(const TensorMeta& m);
+/// Makes `s` a new SymInt of the same value where it is a symbolic one: a size PyTorch's meta
+/// computes anew (FakeTensor's split_dim, cumsum's scanned dim), which export then reads from the
+/// op's output rather than from its input.
+void renew_symint(SymInt& s);
 
 /// Dtype names as C++ TORCH_CHECK messages print them (caffe2::TypeMeta): "float", "c10::Half".
 const char* cpp_type_name(DType t);

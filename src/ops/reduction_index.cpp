@@ -6,7 +6,6 @@
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
-#include "fakeexport/sym/shape_env.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
 #include "ops/meta_util.h"
@@ -97,10 +96,7 @@ void meta_cumsum(const MetaArgs& a, MetaOut& out) {
   TensorMeta r = make_contiguous(x.sizes, dt, x.device);
   // The scanned dim's size is a new SymInt of the same value (PyTorch's meta computes it anew;
   // export then reads it from this output: Falcon-RW's alibi, `sym_size(cumsum, 1)`).
-  if (x.dim() > 0) {
-    SymInt& s = r.sizes[static_cast<size_t>(dim)];
-    if (s.is_symbolic() && !s.maybe_int()) s = s.node()->env->make(s.expr(), s.hint());
-  }
+  if (x.dim() > 0) renew_symint(r.sizes[static_cast<size_t>(dim)]);
   out.push(std::move(r));
 }
 

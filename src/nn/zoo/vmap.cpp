@@ -22,15 +22,20 @@ void call(std::string_view fn, std::span<const IValue> args, std::span<const Ten
 /// meta, where the tracer records no symbolic arithmetic.
 Tensor shaped_like(const Tensor& x, std::vector<SymInt> sizes) {
   TraceScope off(nullptr);
-  sym::ShapeEnv* env = nullptr;
+  struct MetaContext {  // the ShapeEnv's op context for the scope, restored after
+    sym::ShapeEnv* env = nullptr;
+    sym::ShapeEnv::OpContext outer;
+    ~MetaContext() {
+      if (env) env->set_context(outer);
+    }
+  } ctx;
   for (const SymInt& s : sizes)
-    if (s.is_symbolic()) env = s.node()->env;
-  if (!env) return empty(sizes, {.dtype = x.dtype(), .device = x.device()});
-  const sym::ShapeEnv::OpContext outer = env->context();
-  env->set_context({"torch._functorch.vmap", outer.call});
-  Tensor t = empty(sizes, {.dtype = x.dtype(), .device = x.device()});
-  env->set_context(outer);
-  return t;
+    if (s.is_symbolic()) ctx.env = s.node()->env;
+  if (ctx.env) {
+    ctx.outer = ctx.env->context();
+    ctx.env->set_context({"torch._functorch.vmap", ctx.outer.call});
+  }
+  return empty(sizes, {.dtype = x.dtype(), .device = x.device()});
 }
 
 }  // namespace
@@ -59,20 +64,12 @@ Tensor leave(const Tensor& r, const Level& l) {
   } else if (s) {
     // Unwrapping a batched result computes its numel in C++ with SymInts, which the trace records
     // (and drops): a product of the symbolic sizes (Falcon's [q, kv] mask: `mul(q, kv)`).
-    const SymInt* first = nullptr;
-    bool product = false;  // the running numel is itself a product: only the new factor is read
-    for (const SymInt& f : sizes) {
-      if (!f.is_symbolic() || f.maybe_int()) continue;
-      if (!first) {
-        first = &f;
-        continue;
-      }
-      if (sym::SymTracer* t = f.node()->env->user_tracer()) {
-        const SymInt operands[2] = {*first, f};
-        t->on_dropped("mul", product ? std::span<const SymInt>(operands + 1, 1) : std::span<const SymInt>(operands));
-      }
-      product = true;
-    }
+    std::vector<SymInt> factors;
+    for (const SymInt& f : sizes)
+      if (f.is_symbolic() && !f.maybe_int()) factors.push_back(f);
+    for (size_t i = 1; i < factors.size(); ++i)
+      if (sym::SymTracer* t = factors[i].node()->env->user_tracer())  // the running product is itself dropped
+        t->on_dropped("mul", i == 1 ? std::span<const SymInt>(factors.data(), 2) : std::span<const SymInt>(&factors[i], 1));
   }
   call("_vmap_decrement_nesting", {}, {});
   return out;
