@@ -44,8 +44,9 @@ class StateSwap {
 
 /// What TorchDynamo's capture changes (ExportOptions::strict): unused subscripts are gone (and
 /// named as if never made); parameters then buffers are lifted in order of first use, unused ones
-/// not at all; lifted constants and user inputs follow as before.
-void lift_as_dynamo(ExportedProgram& ep, const std::vector<Node*>& subscripts) {
+/// not at all; lifted constants and user inputs follow as before. `checks` (Tracer::strict_checks)
+/// keep their names' places in the renaming and are then erased.
+void lift_as_dynamo(ExportedProgram& ep, const std::vector<Node*>& subscripts, const std::vector<Node*>& checks) {
   Graph& g = ep.graph;
   size_t erased = 0;
   for (size_t i = subscripts.size(); i-- > 0;)  // later subscripts may read earlier ones
@@ -93,7 +94,8 @@ void lift_as_dynamo(ExportedProgram& ep, const std::vector<Node*>& subscripts) {
   // State that is not lifted is not the program's (a tied weight's second name, an unread buffer).
   std::erase_if(ep.constants, [&](const auto& c) { return dropped_targets.count(c.first) > 0; });
   std::erase_if(ep.state_dict, [&](const auto& c) { return dropped_targets.count(c.first) > 0; });
-  if (erased) g.renumber_names();
+  if (erased || !checks.empty()) g.renumber_names();
+  for (size_t i = checks.size(); i-- > 0;) g.erase(checks[i]);  // their names are taken; an and_ reads the two before it
 }
 
 }  // namespace
@@ -211,7 +213,7 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
     }
   }
 
-  if (options.strict) lift_as_dynamo(ep, tracer.subscripts);
+  if (options.strict) lift_as_dynamo(ep, tracer.subscripts, tracer.strict_checks);
   // Which input a size is read from: non-strict export re-reads it from the last input that has it,
   // dynamo from the first.
   if (!env.symbols().empty()) detail::fold_symbolic_nodes(g, env, /*last_input_wins=*/!options.strict);

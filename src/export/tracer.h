@@ -224,6 +224,8 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   void end_subscript() override { --subscript_depth_; }
   /// strict: the nodes recorded inside a SubscriptScope, in order.
   std::vector<Node*> subscripts;
+  /// strict: dead nodes standing for ATen's checks until lift_as_dynamo has named the graph.
+  std::vector<Node*> strict_checks;
 
   // User arithmetic on sizes is traced at once (FX names such nodes add, mul, ...; they usually
   // fold away later but keep their names taken).
@@ -241,13 +243,29 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     static constexpr PyOp ops[] = {PyOp::Eq, PyOp::Ne, PyOp::Lt, PyOp::Le, PyOp::Gt, PyOp::Ge};
     g_.sym_op(ops[static_cast<size_t>(rel)], {operand(a), operand(b)}, std::nullopt);
   }
-  // Not under strict (TorchDynamo's graph is retraced without these names; the decode-step goldens
-  // of convert_and_export_with_cache have none).
+  // Not under strict: TorchDynamo runs user code's size arithmetic symbolically, and AOT's trace of
+  // its graph sees only the checks inside ATen calls (on_aten_check).
   void on_dropped(std::string_view base, std::span<const SymInt> operands) override {
-    if (retracing || provenance || strict_mode) return;
+    if (!strict_mode) on_aten_check(base, operands);
+  }
+  void on_aten_check(std::string_view base, std::span<const SymInt> operands) override {
+    if (retracing || provenance) return;
     for (const SymInt& v : operands)
       if (!known_constant(v) && traceable(v)) (void)proxy(v);
-    (void)g_.unique_name(base);
+    if (!strict_mode) {
+      (void)g_.unique_name(base);
+      return;
+    }
+    // strict: lift_as_dynamo names every node afresh, in order, as AOT's trace of TorchDynamo's graph
+    // named them; until then a dead node holds the check's place. A check with fewer than two
+    // operands reads the checks before it (applySelect's `and_`, a running product's next `mul`).
+    std::vector<NodeArg> args;
+    for (size_t i = operands.size(); i < 2 && i < strict_checks.size() + operands.size(); ++i)
+      args.emplace_back(strict_checks.end()[-static_cast<long>(i - operands.size() + 1)]);
+    for (const SymInt& v : operands) args.push_back(operand(v));
+    Node* n = g_.sym_op(PyOp::Le, std::move(args), std::nullopt);
+    g_.rename_fresh(n, base);
+    strict_checks.push_back(n);
   }
   void on_contiguous(const void* tensor, std::span<const SymInt> sizes, std::span<const SymInt> strides) override {
     if (retracing || provenance || strict_mode) return;

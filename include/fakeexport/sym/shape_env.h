@@ -108,6 +108,10 @@ class SymTracer {
   /// (applySlice's bound check, a contiguity computation): the operands get graph values as for a
   /// recorded node and the node name `base` ("le", "sym_max") is used up, so later names match.
   virtual void on_dropped(std::string_view base, std::span<const SymInt> operands) = 0;
+  /// As on_dropped, for a check ATen's C++ runs inside an indexing call (applySlice's
+  /// `length <= stop`, applySelect's bounds): strict export records it too, since its AOT trace
+  /// runs TorchDynamo's graph through those calls again.
+  virtual void on_aten_check(std::string_view base, std::span<const SymInt> operands) { on_dropped(base, operands); }
   /// `Tensor.contiguous()` called from user code on `tensor` (its TensorImpl) with this layout: the symbolic
   /// contiguity check c10 runs the first time a layout is met (later tensors come from
   /// FakeTensor's dispatch cache with it done), recorded as PyTorch records it and dropped.

@@ -33,7 +33,7 @@ sym::SymTracer* tracer_for(const SymInt& v) {
 void slice_check(const SymInt& length, int64_t stop) {
   if (sym::SymTracer* t = tracer_for(length)) {
     const SymInt operands[2] = {length, stop};
-    t->on_dropped("le", operands);
+    t->on_aten_check("le", operands);
   }
 }
 
@@ -69,9 +69,9 @@ Tensor getitem(const Tensor& x, std::string_view items) {
       const SymInt size = r.size(dim);
       if (sym::SymTracer* t = tracer_for(size)) {
         const SymInt lo[2] = {size, -index - 1}, hi[2] = {size, index};
-        t->on_dropped("gt", lo);
-        t->on_dropped("gt", hi);
-        t->on_dropped("and_", {});
+        t->on_aten_check("gt", lo);
+        t->on_aten_check("gt", hi);
+        t->on_aten_check("and_", {});
       }
       r = r.select(dim, index);
     }

@@ -75,8 +75,8 @@ Tensor Experts::operator()(const Tensor& x, const Tensor& top_k_index, const Ten
   if (positions.size(0).maybe_int() == 1) positions = positions.view({});
   if (tracer && !positions.size(0).maybe_int()) {
     const SymInt n[2] = {positions.size(0), 1};
-    tracer->on_dropped("ne", n);
-    tracer->on_dropped("eq", {});
+    tracer->on_aten_check("ne", n);
+    tracer->on_aten_check("eq", {});
   }
   inv_perm.index_put_({perm}, positions);
   weighted = weighted.index({inv_perm});

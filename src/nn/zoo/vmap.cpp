@@ -63,13 +63,28 @@ Tensor leave(const Tensor& r, const Level& l) {
     (void)r.unsqueeze(0).expand(sizes);  // functorch's expansion, unused
   } else if (s) {
     // Unwrapping a batched result computes its numel in C++ with SymInts, which the trace records
-    // (and drops): a product of the symbolic sizes (Falcon's [q, kv] mask: `mul(q, kv)`).
-    std::vector<SymInt> factors;
+    // (and drops): the running product of the sizes, each step with a symbolic side a `mul`
+    // (Falcon's [q, kv] mask: `mul(q, kv)`; with a static cache's kv, `mul(q, 16)`). A leading 1
+    // is no step.
+    const auto symbolic = [](const SymInt& v) { return v.is_symbolic() && !v.maybe_int(); };
+    sym::SymTracer* t = nullptr;
     for (const SymInt& f : sizes)
-      if (f.is_symbolic() && !f.maybe_int()) factors.push_back(f);
-    for (size_t i = 1; i < factors.size(); ++i)
-      if (sym::SymTracer* t = factors[i].node()->env->user_tracer())  // the running product is itself dropped
-        t->on_dropped("mul", i == 1 ? std::span<const SymInt>(factors.data(), 2) : std::span<const SymInt>(&factors[i], 1));
+      if (symbolic(f)) t = f.node()->env->user_tracer();
+    bool started = false, sym_running = false, recorded = false;  // recorded: the product is a dropped node
+    SymInt running;
+    for (const SymInt& f : sizes) {
+      if (!started || (!sym_running && running.maybe_int() == 1)) {
+        started = true, sym_running = symbolic(f), running = f;
+        continue;
+      }
+      if (t && (sym_running || symbolic(f))) {
+        const SymInt step[2] = {running, f};
+        t->on_aten_check("mul", recorded ? std::span<const SymInt>(step + 1, 1) : std::span<const SymInt>(step, 2));
+        recorded = true;
+      }
+      if (!sym_running && !symbolic(f)) running = SymInt(*running.maybe_int() * *f.maybe_int());
+      sym_running = sym_running || symbolic(f);
+    }
   }
   call("_vmap_decrement_nesting", {}, {});
   return out;
