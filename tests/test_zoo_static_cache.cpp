@@ -20,7 +20,6 @@
 #include "fakeexport/serde/pt2.h"
 #include "fakeexport/serde/safetensors.h"
 #include "test_util.h"
-#include "zoo_test_util.h"
 
 namespace fs = std::filesystem;
 
@@ -73,15 +72,14 @@ TEST_P(StaticCacheGolden, DecodeStepPrintsAsConvertAndExportWithCache) {
     }
   }
   // The step's tokens dynamic: the symbol (s11, from dynamo's `L['flat_args'][0].size()[1]`), its
-  // range, every shape, and (kv_dyn_names_exact) the node names as PyTorch's: sym_size_int_5 and
-  // le_1 are numbered after the checks AOT's trace recorded inside indexing calls and dropped.
+  // range, every shape and every node name as PyTorch's (sym_size_int_5 and le_1 are numbered after
+  // the checks AOT's trace recorded inside indexing calls and dropped).
   const std::string golden = kGolden + "/" + GetParam() + ".kv_dyn.txt";
   if (!fs::exists(golden)) GTEST_SKIP() << "no golden print " << golden;
   const fe::ExportedProgram ep = export_decode_step(GetParam(), 1, 3, 16, /*dynamic_seq=*/true);
   const std::string ours = fe_test::without_comments(fe::to_string(ep, {.read_source = false}));
   const std::string torch = fe_test::without_comments(fe_test::read_file(golden));
-  if (zoo_test::kv_dyn_names_exact(GetParam())) EXPECT_EQ(ours, torch);
-  else EXPECT_EQ(fe_test::canonical_names(ours), fe_test::canonical_names(torch));
+  EXPECT_EQ(ours, torch);
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, StaticCacheGolden,

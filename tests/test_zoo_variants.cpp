@@ -67,8 +67,7 @@ void check_decode_step(const fe::zoo::Config& c, fe::DType dtype, const std::str
   if (fs::exists(base + ".kv_dyn.txt")) {  // 1 x 3 tokens, the tokens dynamic
     const std::string ours = fe_test::without_comments(fe::to_string(step(1, 3, true), {.read_source = false}));
     const std::string torch = fe_test::without_comments(fe_test::read_file(base + ".kv_dyn.txt"));
-    if (zoo_test::kv_dyn_names_exact(fs::path(base).filename().string())) EXPECT_EQ(ours, torch) << "dynamic decode step";
-    else EXPECT_EQ(fe_test::canonical_names(ours), fe_test::canonical_names(torch)) << "dynamic decode step";
+    EXPECT_EQ(ours, torch) << "dynamic decode step";
   }
 }
 

@@ -156,14 +156,6 @@ inline bool dynamic_names_exact(std::string_view name) {
   return !name.starts_with("whisper");
 }
 
-/// Whether a case's decode step with dynamic tokens (strict, as convert_and_export_with_cache)
-/// prints with PyTorch's node names: AOT's trace of TorchDynamo's graph records the checks inside
-/// ATen's indexing and functorch's unbatching, which the tracer records too. The MoE experts still
-/// differ: there PyTorch reads the token count again (sym_size of the flattened hidden states).
-inline bool kv_dyn_names_exact(std::string_view name) {
-  return !name.starts_with("qwen2_moe") && !name.starts_with("qwen3_moe");
-}
-
 inline fe::ExportedProgram export_model(zoo::Model& m, const zoo::InputOptions& o = {}) {
   zoo::ExampleInputs in = m.example_inputs(o);
   return fe::export_program(m, in.args, {.dynamic_shapes = in.dynamic_shapes});

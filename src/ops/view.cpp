@@ -176,8 +176,10 @@ bool collapse_view(DimVector& sz, DimVector& st, size_t start, size_t end) {
     if (!view_guard(sym_ne(sz[i], 1))) continue;
     if (ExportSemanticsScope::active()) stride = sym_min(stride, st[i]);
     else if (view_guard(sym_lt(st[i], stride))) stride = st[i];
-    length = length * sz[i];
   }
+  // The length multiplies in size-1 dims too: [1, s, 32] viewed as [-1, 32] has a new SymInt s,
+  // not the input's (measured), so a later read of it is a new sym_size node.
+  for (size_t i = end; i-- > start;) length = length * sz[i];
   for (size_t i = end; i > start; --i) {
     sz.erase_at(i);
     st.erase_at(i);
