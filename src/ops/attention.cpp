@@ -5,6 +5,8 @@
 // output). The meta mirrors that choice because the two paths give different strides and errors.
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -12,6 +14,7 @@
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "ops/cpu_util.h"
+#include "ops/elementwise.h"
 #include "ops/families.h"
 #include "ops/linalg_meta.h"
 #include "ops/meta_util.h"
@@ -297,6 +300,54 @@ double load(const Tensor& t, int64_t off) {
 /// The reference attention both overloads run: out = softmax(q k^T * scale + mask) v, and, when
 /// `lse` is given, its row's log-sum-exp (natural log, over the scaled and masked scores; -inf for a
 /// fully masked row) at [batch dims..., l].
+/// The fused CPU kernel's key block (kv_split_size 512 for every query length).
+constexpr int64_t kFlashKvBlock = 512;
+/// Lanes of a float vector where PyTorch's reference environment runs (AVX512).
+constexpr int64_t kFlashLanes = 16;
+
+/// Vectorized<float>::exp_u20 (AVX512 and AVX2 alike): exp(x) = 2^n * p(r), n = floor(x log2 e + 1/2),
+/// r = x - n ln 2, p the degree-5 polynomial with the kernel's coefficients, every step a float fma.
+float exp_u20(float x) {
+  const float lo = std::bit_cast<float>(0xc2aeac50u), hi = std::bit_cast<float>(0x42b17218u);
+  const float log2e = std::bit_cast<float>(0x3fb8aa3bu), ln2 = std::bit_cast<float>(0x3f317218u);
+  const bool underflow = x < lo;
+  const float c = std::max(std::min(x, hi), lo);
+  const float fx = std::floor(std::fma(c, log2e, 0.5f));
+  const float r = std::fma(-fx, ln2, c);
+  float y = std::fma(r, 0.00828929059f, 0.0418978221f);
+  y = std::fma(r, y, 0.166676521f);
+  y = std::fma(r, y, 0.499991506f);
+  y = std::fma(r, y, 0.999999701f);
+  y = std::fma(r, y, 1.0f);
+  const float two_n1 = underflow ? 0.0f : std::bit_cast<float>(static_cast<uint32_t>(static_cast<int32_t>(fx - 1) + 127) << 23);
+  return y * two_n1 * 2.0f;
+}
+
+/// _exp_reduce_sum_fusion_kernel: exp(x - max) of one block, exp_u20 on whole vectors and std::exp
+/// on the tail; each value stored rounded to `t` (the input dtype), the sum kept in float: lanes
+/// summed across vectors, then halved pairwise (lane i with i ^ 8, ^ 4, ^ 2, ^ 1), then the tail.
+float flash_exp_sum(const float* x, int64_t n, float max, double* out, DType t) {
+  float lanes[kFlashLanes] = {};
+  const int64_t whole = n / kFlashLanes * kFlashLanes;
+  for (int64_t i = 0; i < whole; ++i) {
+    const float e = exp_u20(x[i] - max);
+    lanes[i % kFlashLanes] += e;
+    out[i] = ew::round_to(t, e);
+  }
+  for (int64_t half = kFlashLanes / 2; half >= 1; half /= 2) {
+    float next[kFlashLanes];
+    for (int64_t i = 0; i < kFlashLanes; ++i) next[i] = lanes[i] + lanes[i ^ half];
+    std::copy(next, next + kFlashLanes, lanes);
+  }
+  float sum = lanes[0];
+  for (int64_t i = whole; i < n; ++i) {
+    const float e = std::exp(x[i] - max);
+    sum += e;
+    out[i] = ew::round_to(t, e);
+  }
+  return sum;
+}
+
 struct SdpaCall {
   const Tensor& q;
   const Tensor& k;
@@ -305,6 +356,7 @@ struct SdpaCall {
   bool causal;
   std::optional<double> scale;
   bool gqa;
+  bool flash;  ///< the fused CPU kernel's arithmetic (see sdpa_reference), else exact
 };
 void sdpa_reference(const SdpaCall& c, Tensor& out, Tensor* lse) {
   const Tensor &q = c.q, &k = c.k, &v = c.v;
@@ -331,6 +383,13 @@ void sdpa_reference(const SdpaCall& c, Tensor& out, Tensor* lse) {
   std::vector<int64_t> idx(nb, 0);
   std::vector<double> p(static_cast<size_t>(S));
   auto* ob = static_cast<std::byte*>(out.data_ptr());
+  // The fused CPU kernel on bfloat16/float16 (cpu_flash_attention) works in float: scores
+  // q.k * scale (+ mask), exp(score - max) summed in float, but each exp rounded to the input's
+  // dtype before the product with v; the output is that product times 1 / sum, rounded once.
+  // Measured: exact arithmetic differs from PyTorch's bfloat16 output in a fifth of the elements.
+  const bool reduced = c.flash && (q.dtype() == DType::BFloat16 || q.dtype() == DType::Float16);
+  const float fscale = static_cast<float>(scale);
+  std::vector<float> fs(reduced ? static_cast<size_t>(S) : 0), dst(reduced ? static_cast<size_t>(Ev) : 0);
   for (int64_t b = 0; b < batches; ++b) {
     int64_t qo = 0, ko = 0, vo = 0, mo = 0, oo = 0, lo = 0;
     for (size_t d = 0; d < nb; ++d) {
@@ -341,7 +400,57 @@ void sdpa_reference(const SdpaCall& c, Tensor& out, Tensor* lse) {
       oo += idx[d] * om.strides[d].expect_int();
       if (lse) lo += idx[d] * lse->meta().strides[d].expect_int();
     }
-    for (int64_t l = 0; l < L; ++l) {
+    for (int64_t l = 0; l < L && reduced; ++l) {
+      const float inf = std::numeric_limits<float>::infinity();
+      for (int64_t s = 0; s < S; ++s) {
+        double acc = 0;
+        for (int64_t e = 0; e < E; ++e)
+          acc += load(q, qo + l * qs[nb] + e * qs[nb + 1]) * load(k, ko + s * ks[nb] + e * ks[nb + 1]);
+        float t = causal && s > l ? -inf : static_cast<float>(acc);
+        t = t * fscale;
+        if (mask) {
+          const double mv = load(*mask, mo + l * ms[nb] + s * ms[nb + 1]);
+          t = t + (mask->dtype() == DType::Bool ? (mv != 0 ? 0.0f : -inf) : static_cast<float>(mv));
+        }
+        fs[static_cast<size_t>(s)] = t;
+      }
+      // Online softmax over blocks of kFlashKvBlock keys, as the kernel walks them.
+      float row_max = -inf, row_sum = 0;
+      std::fill(dst.begin(), dst.end(), 0.0f);
+      for (int64_t n = 0; n < S; n += kFlashKvBlock) {
+        const int64_t len = std::min<int64_t>(kFlashKvBlock, S - n);
+        const float* blk = fs.data() + n;
+        float m = row_max;
+        for (int64_t j = 0; j < len; ++j) m = std::max(m, blk[j]);
+        if (m == -inf) {
+          for (int64_t j = 0; j < len; ++j) p[static_cast<size_t>(n + j)] = 0;
+        } else {
+          const float block_sum = flash_exp_sum(blk, len, m, p.data() + n, q.dtype());
+          const float rescale = std::exp(row_max - m);
+          row_sum = block_sum + rescale * row_sum;
+          row_max = m;
+          if (n > 0)
+            for (float& d : dst) d = d * rescale;
+        }
+        for (int64_t e = 0; e < Ev; ++e) {
+          double acc = 0;
+          for (int64_t j = 0; j < len; ++j)
+            acc += p[static_cast<size_t>(n + j)] * load(v, vo + (n + j) * vs[nb] + e * vs[nb + 1]);
+          dst[static_cast<size_t>(e)] = static_cast<float>(acc) + dst[static_cast<size_t>(e)];
+        }
+      }
+      if (lse) {
+        const TensorMeta& lm = lse->meta();
+        detail::store(static_cast<std::byte*>(lse->data_ptr()) + (lo + l * lm.strides[nb].expect_int()) * itemsize(lm.dtype),
+                      lm.dtype, (row_max == -inf ? 0.0f : row_max) + std::log(row_sum == 0 ? 1.0f : row_sum));
+      }
+      const float recip = 1 / (row_sum == 0 ? 1.0f : row_sum);
+      for (int64_t e = 0; e < Ev; ++e) {
+        const int64_t off = oo + l * om.strides[nb].expect_int() + e * om.strides[nb + 1].expect_int();
+        detail::store(ob + off * itemsize(om.dtype), om.dtype, dst[static_cast<size_t>(e)] * recip);
+      }
+    }
+    for (int64_t l = 0; l < L && !reduced; ++l) {
       double mx = -std::numeric_limits<double>::infinity();
       for (int64_t s = 0; s < S; ++s) {
         double acc = 0;
@@ -388,9 +497,10 @@ void cpu_sdpa(const OpDef&, std::span<const IValue> args, std::span<Tensor> o) {
   const Tensor* mask = std::holds_alternative<Tensor>(args[3]) ? &std::get<Tensor>(args[3]) : nullptr;
   const std::optional<double> scale =
       std::holds_alternative<double>(args[6]) ? std::optional(std::get<double>(args[6])) : std::nullopt;
-  sdpa_reference({std::get<Tensor>(args[0]), std::get<Tensor>(args[1]), std::get<Tensor>(args[2]), mask,
-                  std::get<bool>(args[5]), scale, std::get<bool>(args[7])},
-                 o[0], nullptr);
+  const Tensor &q = std::get<Tensor>(args[0]), &k = std::get<Tensor>(args[1]), &v = std::get<Tensor>(args[2]);
+  const bool flash = use_flash_cpu("aten::scaled_dot_product_attention", q.meta(), k.meta(), v.meta(),
+                                   mask ? &mask->meta() : nullptr, 0.0, std::get<bool>(args[7]));
+  sdpa_reference({q, k, v, mask, std::get<bool>(args[5]), scale, std::get<bool>(args[7]), flash}, o[0], nullptr);
 }
 
 // _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, *, attn_mask,
@@ -424,7 +534,7 @@ void cpu_flash_cpu(const OpDef&, std::span<const IValue> args, std::span<Tensor>
   const std::optional<double> scale =
       std::holds_alternative<double>(args[6]) ? std::optional(std::get<double>(args[6])) : std::nullopt;
   sdpa_reference({std::get<Tensor>(args[0]), std::get<Tensor>(args[1]), std::get<Tensor>(args[2]), mask,
-                  std::get<bool>(args[4]), scale, false},
+                  std::get<bool>(args[4]), scale, false, true},
                  o[0], &o[1]);
 }
 

@@ -5,6 +5,9 @@ Writes under tests/fixtures/run/:
   cond.weights.safetensors, cond_{true,false}.{inputs,outputs}.safetensors: a Linear followed by
     torch.cond on the sign of its output's sum, exported with a dynamic batch, run once per branch.
   cond.txt: the exported cond program's print (the C++ test mirrors CondModel statement for statement).
+  sdpa_<dtype>_<kind>.pt2 and .{inputs,outputs}.safetensors: scaled_dot_product_attention on
+    bfloat16 / float16 q, k, v (no mask, causal, bool mask, float mask, GQA; 20 keys: a vector's
+    width and a tail), exported and run: the fused CPU kernel's own rounding, which `run` matches.
 Run: tools/oracle/run tools/oracle/scripts/gen_run_cases.py"""
 import os
 
@@ -67,4 +70,36 @@ while len(found) < 2:
 for branch, x in found.items():
     with torch.no_grad():
         save_io("cond_%s" % ("true" if branch else "false"), [x], run(x))
+
+
+# 3. scaled_dot_product_attention in half dtypes: the CPU flash kernel's arithmetic
+class Attn(nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+
+    def forward(self, q, k, v, mask=None):
+        if self.kind == "causal":
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        if self.kind == "gqa":
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+for dtype, tag in ((torch.bfloat16, "bf16"), (torch.float16, "f16")):
+    for kind in ("plain", "causal", "bool_mask", "float_mask", "gqa"):
+        kv_heads = 2 if kind == "gqa" else 4
+        q = torch.randn(2, 4, 7, 16).to(dtype)
+        k = torch.randn(2, kv_heads, 20, 16).to(dtype) * 2
+        v = torch.randn(2, kv_heads, 20, 16).to(dtype)
+        args = [q, k, v]
+        if kind in ("bool_mask", "gqa"):
+            args.append(torch.rand(2, 1, 7, 20) > 0.3)
+        elif kind == "float_mask":
+            args.append((torch.randn(1, 4, 7, 20) * 3).to(dtype))
+        ep = export(Attn(kind), tuple(args))
+        name = "sdpa_%s_%s" % (tag, kind)
+        torch.export.save(ep, os.path.join(OUT, name + ".pt2"))
+        with torch.no_grad():
+            save_io(name, args, ep.module()(*args))
 print(sorted(os.listdir(OUT)))
