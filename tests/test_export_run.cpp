@@ -300,3 +300,25 @@ TEST(ExportRun, HalfAttentionFollowsTheFusedCpuKernel) {
       EXPECT_LE(differ * 100, got.numel() * (std::string(dtype) == "bf16" ? 3 : 18)) << differ << " of " << got.numel();
     }
 }
+
+// pow with a scalar exponent of 3 or -2 squares first and rounds the square to the dtype
+// (bfloat16, float32), as PyTorch's CPU kernel does; the other exponents and float16 round once.
+// A Python scalar multiplies and divides a half tensor in float, and is added or subtracted after
+// rounding to the tensor's dtype.
+TEST(ExportRun, PowAndScalarArithmeticRoundAsPyTorch) {
+  for (const char* dtype : {"bf16", "f16", "f32"}) {
+    const std::string name = std::string("run/pow_") + dtype;
+    SCOPED_TRACE(name);
+    const serde::LoadedProgram lp = serde::load(fixture_path(name + ".pt2"), {.materialize_weights = true});
+    const std::vector<Tensor> in = load_all(fixture_path(name + ".inputs.safetensors"), "input_");
+    const std::vector<Tensor> want = load_all(fixture_path(name + ".outputs.safetensors"), "output_");
+    const std::vector<Tensor> got = run(lp.ep, in);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      const Tensor g = got[k].to(DType::Float64).contiguous(), w = want[k].to(DType::Float64).contiguous();
+      int64_t differ = 0;
+      for (int64_t i = 0; i < g.numel(); ++i) differ += g.data<double>()[i] != w.data<double>()[i];
+      EXPECT_EQ(differ, 0) << "output " << k << " of " << g.numel() << " elements";
+    }
+  }
+}

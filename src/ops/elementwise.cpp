@@ -3,6 +3,7 @@
 // where, masked_fill, clamp, maximum/minimum live in elementwise_logic.cpp; the public API in
 // elementwise_api.cpp.
 #include <cmath>
+#include <optional>
 
 #include "core/element.h"
 #include "fakeexport/ops/api.h"
@@ -272,8 +273,22 @@ void cpu_arith(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) 
                                 F != Form::Inplace
                             ? o[0].dtype()
                             : common;
+  // pow_tensor_scalar_optimized_kernel: x ** 3 is (x * x) * x and x ** -2 is 1 / (x * x), the
+  // square rounded to the dtype on its own (measured on bfloat16 and float32; float16 and the other
+  // exponents round once).
+  const bool two_step_pow = K == Arith::Pow && F == Form::Scalar && (compute == DType::BFloat16 || compute == DType::Float32);
+  // mul/div by a Python scalar on a half tensor take the scalar in float (the kernel's opmath
+  // scalar); add/sub round it to the tensor's dtype first (measured, bfloat16 and float16).
+  std::optional<double> opmath_scalar;
+  if constexpr (K == Arith::Mul || K == Arith::Div)
+    if ((compute == DType::BFloat16 || compute == DType::Float16) && !std::holds_alternative<Tensor>(a[1]))
+      opmath_scalar = round_to(DType::Float32, cpu::number_of(a[1]));
   nary_kernel(a, {0, 1}, o[0], compute, [&](const double* v) -> double {
-    const double x = v[0], y = v[1];
+    const double x = v[0], y = opmath_scalar ? *opmath_scalar : v[1];
+    if (K == Arith::Pow && two_step_pow && (y == 3 || y == -2)) {
+      const double sq = ew::round_to(compute, x * x);
+      return y == 3 ? sq * x : 1 / sq;
+    }
     switch (K) {
       case Arith::Add: return x + alpha * y;
       case Arith::Sub: return x - alpha * y;

@@ -8,6 +8,9 @@ Writes under tests/fixtures/run/:
   sdpa_<dtype>_<kind>.pt2 and .{inputs,outputs}.safetensors: scaled_dot_product_attention on
     bfloat16 / float16 q, k, v (no mask, causal, bool mask, float mask, GQA; 20 keys: a vector's
     width and a tail), exported and run: the fused CPU kernel's own rounding, which `run` matches.
+  pow_<dtype>.pt2 and .{inputs,outputs}.safetensors: x ** 3, -2, 2, 0.5, -1 (bfloat16, float16,
+    float32), where the CPU kernel rounds x * x before the second step for 3 and -2, and x with a
+    Python scalar (*, /: the scalar in float; +, -: the scalar rounded to a half dtype first).
 Run: tools/oracle/run tools/oracle/scripts/gen_run_cases.py"""
 import os
 
@@ -102,4 +105,18 @@ for dtype, tag in ((torch.bfloat16, "bf16"), (torch.float16, "f16")):
         torch.export.save(ep, os.path.join(OUT, name + ".pt2"))
         with torch.no_grad():
             save_io(name, args, ep.module()(*args))
+
+
+# 4. pow with the exponents PyTorch's CPU kernel special-cases (x*x*x, 1/(x*x): the square rounded),
+# and arithmetic with a Python scalar
+class Pow(nn.Module):
+    def forward(self, x):
+        return x ** 3, x ** -2, x ** 2, x ** 0.5, x ** -1, x * 0.044715, x / 3.3, x + 0.044715, x - 3.3, 3.3 - x
+
+
+for dtype, tag in ((torch.bfloat16, "bf16"), (torch.float16, "f16"), (torch.float32, "f32")):
+    x = (torch.rand(512) * 6 + 0.05).to(dtype)
+    ep = export(Pow(), (x,))
+    torch.export.save(ep, os.path.join(OUT, "pow_%s.pt2" % tag))
+    save_io("pow_" + tag, [x], ep.module()(x))
 print(sorted(os.listdir(OUT)))
