@@ -260,8 +260,8 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     // named them; until then a dead node holds the check's place. A check with fewer than two
     // operands reads the checks before it (applySelect's `and_`, a running product's next `mul`).
     std::vector<NodeArg> args;
-    for (size_t i = operands.size(); i < 2 && i < strict_checks.size() + operands.size(); ++i)
-      args.emplace_back(strict_checks.end()[-static_cast<long>(i - operands.size() + 1)]);
+    const size_t earlier = std::min(strict_checks.size(), 2 - std::min<size_t>(operands.size(), 2));
+    for (size_t i = strict_checks.size() - earlier; i < strict_checks.size(); ++i) args.emplace_back(strict_checks[i]);
     for (const SymInt& v : operands) args.push_back(operand(v));
     Node* n = g_.sym_op(PyOp::Le, std::move(args), std::nullopt);
     g_.rename_fresh(n, base);

@@ -297,9 +297,6 @@ double load(const Tensor& t, int64_t off) {
   return detail::load(static_cast<const std::byte*>(t.data_ptr()) + off * itemsize(t.dtype()), t.dtype());
 }
 
-/// The reference attention both overloads run: out = softmax(q k^T * scale + mask) v, and, when
-/// `lse` is given, its row's log-sum-exp (natural log, over the scaled and masked scores; -inf for a
-/// fully masked row) at [batch dims..., l].
 /// The fused CPU kernel's key block (kv_split_size 512 for every query length).
 constexpr int64_t kFlashKvBlock = 512;
 /// Lanes of a float vector where PyTorch's reference environment runs (AVX512).
@@ -348,6 +345,9 @@ float flash_exp_sum(const float* x, int64_t n, float max, double* out, DType t) 
   return sum;
 }
 
+/// The reference attention both overloads run: out = softmax(q k^T * scale + mask) v, and, when
+/// `lse` is given, its row's log-sum-exp (natural log, over the scaled and masked scores; -inf for a
+/// fully masked row) at [batch dims..., l].
 struct SdpaCall {
   const Tensor& q;
   const Tensor& k;
@@ -400,66 +400,69 @@ void sdpa_reference(const SdpaCall& c, Tensor& out, Tensor* lse) {
       oo += idx[d] * om.strides[d].expect_int();
       if (lse) lo += idx[d] * lse->meta().strides[d].expect_int();
     }
-    for (int64_t l = 0; l < L && reduced; ++l) {
-      const float inf = std::numeric_limits<float>::infinity();
-      for (int64_t s = 0; s < S; ++s) {
-        double acc = 0;
-        for (int64_t e = 0; e < E; ++e)
-          acc += load(q, qo + l * qs[nb] + e * qs[nb + 1]) * load(k, ko + s * ks[nb] + e * ks[nb + 1]);
-        float t = causal && s > l ? -inf : static_cast<float>(acc);
-        t = t * fscale;
-        if (mask) {
-          const double mv = load(*mask, mo + l * ms[nb] + s * ms[nb + 1]);
-          t = t + (mask->dtype() == DType::Bool ? (mv != 0 ? 0.0f : -inf) : static_cast<float>(mv));
+    const auto dot = [&](int64_t l, int64_t s) {  // q[l] . k[s]
+      double acc = 0;
+      for (int64_t e = 0; e < E; ++e)
+        acc += load(q, qo + l * qs[nb] + e * qs[nb + 1]) * load(k, ko + s * ks[nb] + e * ks[nb + 1]);
+      return acc;
+    };
+    const auto mask_at = [&](int64_t l, int64_t s) { return load(*mask, mo + l * ms[nb] + s * ms[nb + 1]); };
+    const auto store_lse = [&](int64_t l, double value) {
+      const TensorMeta& lm = lse->meta();
+      detail::store(static_cast<std::byte*>(lse->data_ptr()) + (lo + l * lm.strides[nb].expect_int()) * itemsize(lm.dtype),
+                    lm.dtype, value);
+    };
+    for (int64_t l = 0; l < L; ++l) {
+      if (reduced) {  // the fused kernel: float scores, online softmax, each exp rounded
+        const float inf = std::numeric_limits<float>::infinity();
+        for (int64_t s = 0; s < S; ++s) {
+          float t = causal && s > l ? -inf : static_cast<float>(dot(l, s));
+          t = t * fscale;
+          if (mask) {
+            const double mv = mask_at(l, s);
+            t = t + (mask->dtype() == DType::Bool ? (mv != 0 ? 0.0f : -inf) : static_cast<float>(mv));
+          }
+          fs[static_cast<size_t>(s)] = t;
         }
-        fs[static_cast<size_t>(s)] = t;
-      }
-      // Online softmax over blocks of kFlashKvBlock keys, as the kernel walks them.
-      float row_max = -inf, row_sum = 0;
-      std::fill(dst.begin(), dst.end(), 0.0f);
-      for (int64_t n = 0; n < S; n += kFlashKvBlock) {
-        const int64_t len = std::min<int64_t>(kFlashKvBlock, S - n);
-        const float* blk = fs.data() + n;
-        float m = row_max;
-        for (int64_t j = 0; j < len; ++j) m = std::max(m, blk[j]);
-        if (m == -inf) {
-          for (int64_t j = 0; j < len; ++j) p[static_cast<size_t>(n + j)] = 0;
-        } else {
-          const float block_sum = flash_exp_sum(blk, len, m, p.data() + n, q.dtype());
-          const float rescale = std::exp(row_max - m);
-          row_sum = block_sum + rescale * row_sum;
-          row_max = m;
-          if (n > 0)
-            for (float& d : dst) d = d * rescale;
+        // Online softmax over blocks of kFlashKvBlock keys, as the kernel walks them.
+        float row_max = -inf, row_sum = 0;
+        std::fill(dst.begin(), dst.end(), 0.0f);
+        for (int64_t n = 0; n < S; n += kFlashKvBlock) {
+          const int64_t len = std::min<int64_t>(kFlashKvBlock, S - n);
+          const float* blk = fs.data() + n;
+          float m = row_max;
+          for (int64_t j = 0; j < len; ++j) m = std::max(m, blk[j]);
+          if (m == -inf) {
+            for (int64_t j = 0; j < len; ++j) p[static_cast<size_t>(n + j)] = 0;
+          } else {
+            const float block_sum = flash_exp_sum(blk, len, m, p.data() + n, q.dtype());
+            const float rescale = std::exp(row_max - m);
+            row_sum = block_sum + rescale * row_sum;
+            row_max = m;
+            if (n > 0)
+              for (float& d : dst) d = d * rescale;
+          }
+          for (int64_t e = 0; e < Ev; ++e) {
+            double acc = 0;
+            for (int64_t j = 0; j < len; ++j)
+              acc += p[static_cast<size_t>(n + j)] * load(v, vo + (n + j) * vs[nb] + e * vs[nb + 1]);
+            dst[static_cast<size_t>(e)] = static_cast<float>(acc) + dst[static_cast<size_t>(e)];
+          }
         }
+        if (lse) store_lse(l, (row_max == -inf ? 0.0f : row_max) + std::log(row_sum == 0 ? 1.0f : row_sum));
+        const float recip = 1 / (row_sum == 0 ? 1.0f : row_sum);
         for (int64_t e = 0; e < Ev; ++e) {
-          double acc = 0;
-          for (int64_t j = 0; j < len; ++j)
-            acc += p[static_cast<size_t>(n + j)] * load(v, vo + (n + j) * vs[nb] + e * vs[nb + 1]);
-          dst[static_cast<size_t>(e)] = static_cast<float>(acc) + dst[static_cast<size_t>(e)];
+          const int64_t off = oo + l * om.strides[nb].expect_int() + e * om.strides[nb + 1].expect_int();
+          detail::store(ob + off * itemsize(om.dtype), om.dtype, dst[static_cast<size_t>(e)] * recip);
         }
+        continue;
       }
-      if (lse) {
-        const TensorMeta& lm = lse->meta();
-        detail::store(static_cast<std::byte*>(lse->data_ptr()) + (lo + l * lm.strides[nb].expect_int()) * itemsize(lm.dtype),
-                      lm.dtype, (row_max == -inf ? 0.0f : row_max) + std::log(row_sum == 0 ? 1.0f : row_sum));
-      }
-      const float recip = 1 / (row_sum == 0 ? 1.0f : row_sum);
-      for (int64_t e = 0; e < Ev; ++e) {
-        const int64_t off = oo + l * om.strides[nb].expect_int() + e * om.strides[nb + 1].expect_int();
-        detail::store(ob + off * itemsize(om.dtype), om.dtype, dst[static_cast<size_t>(e)] * recip);
-      }
-    }
-    for (int64_t l = 0; l < L && !reduced; ++l) {
       double mx = -std::numeric_limits<double>::infinity();
       for (int64_t s = 0; s < S; ++s) {
-        double acc = 0;
-        for (int64_t e = 0; e < E; ++e)
-          acc += load(q, qo + l * qs[nb] + e * qs[nb + 1]) * load(k, ko + s * ks[nb] + e * ks[nb + 1]);
-        acc *= scale;
+        double acc = dot(l, s) * scale;
         if (causal && s > l) acc = -std::numeric_limits<double>::infinity();
         if (mask) {
-          const double mv = load(*mask, mo + l * ms[nb] + s * ms[nb + 1]);
+          const double mv = mask_at(l, s);
           if (mask->dtype() == DType::Bool) acc = mv != 0 ? acc : -std::numeric_limits<double>::infinity();
           else acc += mv;
         }
@@ -472,11 +475,7 @@ void sdpa_reference(const SdpaCall& c, Tensor& out, Tensor* lse) {
         p[s] = std::isinf(mx) && mx < 0 ? 0.0 : std::exp(p[s] - mx);
         sum += p[s];
       }
-      if (lse) {
-        const TensorMeta& lm = lse->meta();
-        detail::store(static_cast<std::byte*>(lse->data_ptr()) + (lo + l * lm.strides[nb].expect_int()) * itemsize(lm.dtype),
-                      lm.dtype, sum > 0 ? mx + std::log(sum) : -std::numeric_limits<double>::infinity());
-      }
+      if (lse) store_lse(l, sum > 0 ? mx + std::log(sum) : -std::numeric_limits<double>::infinity());
       for (int64_t e = 0; e < Ev; ++e) {
         double acc = 0;
         for (int64_t s = 0; s < S; ++s) acc += (sum > 0 ? p[s] / sum : 0.0) * load(v, vo + s * vs[nb] + e * vs[nb + 1]);
