@@ -109,6 +109,8 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
   sym::ShapeEnv& env = *ep.shape_env;
   Tracer tracer(g, std::move(paths), &env);
   tracer.strict_mode = options.strict;
+  tracer.replay_blocks = options.replay_repeated;
+  tracer.stats = options.stats;
   // strict: a state tensor's placeholder is named after the path the forward reads it through.
   auto access_name = [&](const std::string& name) -> const std::string& {
     auto it = options.state_access_paths.find(name);

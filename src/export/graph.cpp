@@ -101,6 +101,7 @@ std::string Graph::unique_name(std::string_view cand) {
   while (used_names_.contains(name) || illegal()) spell(++num);
   used_names_.insert(name);
   count->second = num;
+  if (name_journal) name_journal->push_back({std::string(cand), name});
   return name;
 }
 
@@ -121,6 +122,7 @@ Node* Graph::insert(std::unique_ptr<Node> n, Node* before) {
   if (!before) {
     nodes_.push_back(std::move(n));
   } else {
+    ++edits_;
     auto it = std::find_if(nodes_.begin(), nodes_.end(), [&](const auto& p) { return p.get() == before; });
     FE_INTERNAL_ASSERT(it != nodes_.end(), "insert before a node not in this graph");
     nodes_.insert(it, std::move(n));
@@ -204,6 +206,37 @@ Node* Graph::call_other(const Callable& c, std::vector<NodeArg> args, std::vecto
   return insert(std::move(n), before);
 }
 
+Node* Graph::append_like(const Node& src, std::vector<NodeArg> args, std::string_view candidate) {
+  auto n = std::make_unique<Node>();
+  n->op_ = src.op_;
+  n->target_name_ = src.target_name_;
+  n->target_ = src.target_;
+  n->index_ = src.index_;
+  n->py_op_ = src.py_op_;
+  n->callable_ = src.callable_;
+  n->kwarg_names_ = src.kwarg_names_;
+  n->tuple_args_ = src.tuple_args_;
+  n->returns_tuple_ = src.returns_tuple_;
+  n->name_ = unique_name(candidate);
+  n->args_ = std::move(args);
+  n->val = src.val;
+  n->sym_val = src.sym_val;
+  n->constant = src.constant;
+  n->loc = src.loc;
+  n->module_stack = src.module_stack;
+  n->stack_trace = src.stack_trace;
+  n->arg_given = src.arg_given;
+  n->serialized_meta = src.serialized_meta;
+  n->out_elems = src.out_elems;
+  return insert(std::move(n), nullptr);
+}
+
+bool Graph::same_call(const Node& a, const Node& b) {
+  return a.op_ == b.op_ && a.target_name_ == b.target_name_ && a.target_ == b.target_ && a.index_ == b.index_ &&
+         a.py_op_ == b.py_op_ && a.callable_ == b.callable_ && a.kwarg_names_ == b.kwarg_names_ &&
+         a.tuple_args_ == b.tuple_args_ && a.returns_tuple_ == b.returns_tuple_;
+}
+
 Node* Graph::cond(Node* pred, Node* true_graph, Node* false_graph, std::vector<Node*> operands,
                   std::vector<TensorMeta> vals) {
   return call_other(cond_callable(), {pred, true_graph, false_graph, std::move(operands)}, {}, 1u << 3, true,
@@ -257,6 +290,7 @@ Node* Graph::output(std::vector<Node*> values) {
 }
 
 void Graph::set_args(Node* n, std::vector<NodeArg> args) {
+  ++edits_;
   drop_uses(n);
   n->args_ = std::move(args);
   add_uses(n);
@@ -264,6 +298,7 @@ void Graph::set_args(Node* n, std::vector<NodeArg> args) {
 
 void Graph::replace_all_uses_with(Node* from, Node* to) {
   FE_INTERNAL_ASSERT(from != to, "replace_all_uses_with a node by itself");
+  ++edits_;
   std::vector<Node*> users = from->users_;
   for (Node* u : users) {
     drop_uses(u);
@@ -285,11 +320,13 @@ void Graph::replace_all_uses_with(Node* from, Node* to) {
 
 void Graph::rename_fresh(Node* n, std::string_view base) {
   FE_INTERNAL_ASSERT(n->op_ != NodeOp::Placeholder, "rename_fresh: placeholder '", n->name_, "'");
+  ++edits_;
   n->name_ = unique_name(base);
 }
 
 void Graph::set_name(Node* n, std::string_view name) {
   if (n->name_ == name) return;
+  ++edits_;
   FE_INTERNAL_ASSERT(!used_names_.contains(name), "set_name: '", name, "' is already taken");
   used_names_.erase(n->name_);
   if (n->op_ == NodeOp::Placeholder && n->target_name_.empty()) n->target_name_ = n->name_;
@@ -310,6 +347,7 @@ size_t Graph::erase_unused(const std::function<bool(const Node&)>& dead) {
     ++erased;
   }
   if (!erased) return 0;
+  ++edits_;
   size_t k = 0;
   std::erase_if(nodes_, [&](const auto&) { return gone[k++]; });
   return erased;
@@ -317,6 +355,7 @@ size_t Graph::erase_unused(const std::function<bool(const Node&)>& dead) {
 
 void Graph::erase(Node* n) {
   FE_INTERNAL_ASSERT(n->users_.empty(), "erasing node '", n->name_, "' which still has ", n->users_.size(), " users");
+  ++edits_;
   drop_uses(n);
   used_names_.erase(n->name_);
   std::erase_if(nodes_, [&](const auto& p) { return p.get() == n; });
@@ -326,6 +365,7 @@ void Graph::reorder_placeholders(const std::vector<Node*>& order) {
   size_t head = 0;
   while (head < nodes_.size() && nodes_[head]->op() == NodeOp::Placeholder) ++head;
   FE_INTERNAL_ASSERT(order.size() == head, "reorder_placeholders: ", order.size(), " given for ", head);
+  ++edits_;
   std::unordered_map<const Node*, size_t> at;
   for (size_t i = 0; i < head; ++i) at.emplace(nodes_[i].get(), i);
   std::vector<std::unique_ptr<Node>> moved;
@@ -339,6 +379,7 @@ void Graph::reorder_placeholders(const std::vector<Node*>& order) {
 }
 
 void Graph::renumber_names() {
+  ++edits_;
   used_names_.clear();
   base_count_.clear();
   for (auto& n : nodes_) {

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "export/block_replay.h"
 #include "export/contiguity_trace.h"
 #include "export/grad_regions.h"
 #include "fakeexport/core/error.h"
@@ -41,6 +42,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   // cond: each branch traced by a child tracer into its own subgraph, then one cond node here.
   std::vector<Tensor> trace_cond(const Tensor& pred, const BranchFn& true_fn, const BranchFn& false_fn,
                                  const std::vector<Tensor>& operands, const SrcLocArg& loc) override {
+    ++effects_;
     Node* pred_node = node_of(pred);
     std::vector<Node*> operand_nodes;
     for (const Tensor& t : operands) operand_nodes.push_back(node_of(t));
@@ -166,6 +168,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   }
 
   void begin_grad_mode(bool enabled) override {
+    ++effects_;
     if (grad_depth_++ == 0) open_region_ = {g_.nodes().empty() ? nullptr : g_.nodes().back().get(), nullptr, enabled};
   }
   void end_grad_mode() override {
@@ -174,6 +177,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     if (open_region_.last && open_region_.last != open_region_.before) grad_regions.push_back(open_region_);
   }
   void record_callable(std::string_view target, std::span<const IValue> args, std::span<const Tensor> outs) override {
+    ++effects_;
     const Callable* c = find_callable(target);
     FE_INTERNAL_ASSERT(c, "record_callable: unknown callable");
     std::vector<NodeArg> nargs;
@@ -189,6 +193,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     for (const Tensor& t : outs) bind(t, n);
   }
   bool depends_on(const Tensor& t, const Tensor& source) override {
+    ++effects_;
     const Node* from = traced_node(t);
     const Node* to = traced_node(source);
     if (!from || !to) return false;
@@ -209,6 +214,79 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     }
     return false;
   }
+
+  // A repeated block (a decoder layer) is traced and recorded; once a block's record equals the
+  // record of the block before it built and called alike, later such blocks are replayed from it.
+  std::vector<Tensor> repeated_block(nn::Module& block, std::span<const Tensor> inputs, uint64_t key,
+                                     const std::function<std::vector<Tensor>()>& run) override {
+    // Only where a trace is a pure function of structure and input layouts: no symbols to create
+    // or guard, no strict capture's renaming, no retrace's provenance, no enclosing region.
+    if (!replay_blocks || recording_block_ || strict_mode || retracing || provenance || parent_ || grad_depth_ ||
+        subscript_depth_ || !env_ || !env_->symbols().empty())
+      return run();
+    std::optional<BlockCall> call = block_call(block, inputs);
+    if (!call) return run();
+    std::string signature = std::to_string(key);
+    block.structure(signature);
+    for (const Tensor& t : inputs) {
+      signature += '|';
+      if (!t.defined()) continue;
+      const TensorMeta& m = t.meta();
+      signature.append(m.annotation()).append(m.device == call->device ? "@block" : "@" + m.device.str());
+      for (const SymInt& st : m.strides) signature.append(",").append(st.str());
+    }
+    BlockState& state = blocks_[std::move(signature)];
+    if (state.verified) {
+      if (stats) ++stats->blocks_replayed;
+      std::vector<Tensor> results;
+      for (Node* n : replay_block(g_, state.record, *call)) {
+        auto impl = std::make_shared<TensorImpl>();
+        impl->meta = n->val[0];
+        impl->fake = true;
+        results.emplace_back(std::move(impl));
+        bind(results.back(), n);
+      }
+      return results;
+    }
+    if (stats) ++stats->blocks_traced;
+    const size_t first = g_.size();
+    const uint64_t effects = effects_, edits = g_.edits();
+    std::vector<Graph::NameTaken> names;
+    std::vector<Tensor> outs;
+    {
+      struct Stop {
+        Tracer& t;
+        ~Stop() {
+          t.g_.name_journal = nullptr;
+          t.recording_block_ = false;
+        }
+      } stop{*this};
+      g_.name_journal = &names;
+      recording_block_ = true;
+      outs = run();
+    }
+    std::vector<Node*> results;
+    bool clean = effects == effects_ && edits == g_.edits() && env_->symbols().empty();
+    for (const Tensor& t : outs) {
+      Node* n = t.defined() ? traced_node(t) : nullptr;
+      clean = clean && n && n->val.size() == 1;
+      results.push_back(n);
+    }
+    std::optional<BlockRecord> rec;
+    if (clean) rec = make_block_record(g_, first, std::move(*call), names, results);
+    if (!rec) {
+      state = {};
+      return outs;
+    }
+    state.verified = state.recorded && same_block_record(state.record, *rec);
+    state.record = std::move(*rec);
+    state.recorded = true;
+    return outs;
+  }
+  /// ExportOptions::replay_repeated.
+  bool replay_blocks = false;
+  /// ExportOptions::stats.
+  ExportStats* stats = nullptr;
 
   /// Regions traced under NoGradScope, for outline_grad_regions once the trace is done.
   std::vector<GradRegion> grad_regions;
@@ -235,11 +313,13 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   void on_binary(const SymInt& r) override {
     // Arithmetic on values already known to be constants (a head count inferred from a view whose
     // sizes were since equated) is Python int arithmetic in PyTorch: no node.
+    ++effects_;
     const sym::SymNode* s = r.node();
     if (s && s->has_operands && known_constant(s->a) && known_constant(s->b)) return;
     if (traceable(r)) (void)proxy(r);
   }
   void on_compare(Rel rel, const SymInt& a, const SymInt& b) override {
+    ++effects_;
     static constexpr PyOp ops[] = {PyOp::Eq, PyOp::Ne, PyOp::Lt, PyOp::Le, PyOp::Gt, PyOp::Ge};
     g_.sym_op(ops[static_cast<size_t>(rel)], {operand(a), operand(b)}, std::nullopt);
   }
@@ -249,6 +329,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     if (!strict_mode) on_aten_check(base, operands);
   }
   void on_aten_check(std::string_view base, std::span<const SymInt> operands) override {
+    ++effects_;
     if (retracing || provenance) return;
     for (const SymInt& v : operands)
       if (!known_constant(v) && traceable(v)) (void)proxy(v);
@@ -276,6 +357,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
       key.append(sizes[d].str()).append(":").append(strides[d].str()).append(",");
     }
     if (!symbolic) return;
+    ++effects_;
     // Whether c10 computes it again depends on FakeTensor's dispatch cache: a tensor made by a
     // cache hit has it already. Measured on stacks of identical layers (PyTorch 2.14, 2-5 layers of
     // Llama, Qwen2, BERT, Blenderbot, Mixtral, Gemma 3): a layout is checked the 1st and 3rd time
@@ -322,10 +404,12 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     record_contiguity_check(*this, sz, st, strides_read_);
   }
   void on_inputs_unified() override {
+    ++effects_;
     if (!retracing && !provenance && !strict_mode) inputs_unified_ = true;
   }
   void on_numel_read(const void* tensor, const SymInt& value) override {
     if (retracing || provenance || strict_mode || known_constant(value)) return;
+    ++effects_;
     const sym::SymNode* s = value.node();
     if (s->proxy_trace == id_ && s->proxy) return;
     // Only the first such read of a value: later layers' copies come from FakeTensor's cache with
@@ -381,6 +465,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   /// `_assert_scalar(cond, msg)`.
   Node* record_value(const OpDef& op, std::vector<NodeArg> args, const std::optional<SymInt>& value,
                      std::string_view name = {}) {
+    ++effects_;
     for (NodeArg& a : args) symbolic_args_to_nodes(a);
     Node* n = g_.call(op, std::move(args), name.empty() ? std::string_view(op.schema.name) : name);
     stamp(n, SrcLocArg{});
@@ -393,6 +478,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   }
   /// A comparison of symbolic ints as an operator node (`ge = u0 >= 0`), stamped like a call.
   Node* compare(PyOp op, const SymInt& a, const SymInt& b) {
+    ++effects_;
     Node* n = g_.sym_op(op, {operand(a), operand(b)}, std::nullopt);
     stamp(n, SrcLocArg{});
     return n;
@@ -410,6 +496,38 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   }
 
  private:
+  /// A repeated block's call in this trace's terms: its path, device, input and state nodes.
+  std::optional<BlockCall> block_call(nn::Module& block, std::span<const Tensor> inputs) {
+    auto path = paths_.find(&block);
+    if (path == paths_.end()) return std::nullopt;
+    BlockCall call;
+    call.path = path->second;
+    std::vector<const Tensor*> slots;
+    block.tensor_slots(slots);
+    if (slots.empty()) return std::nullopt;
+    call.device = slots[0]->device();
+    for (const Tensor* t : slots) {
+      Node* n = traced_node(*t);
+      if (!n || n->op() != NodeOp::Placeholder || t->device() != call.device) return std::nullopt;
+      call.slots.push_back(n);
+    }
+    for (const Tensor& t : inputs) {
+      Node* n = t.defined() ? traced_node(t) : nullptr;
+      if (t.defined() && !n) return std::nullopt;  // a constant the block would lift
+      call.inputs.push_back(n);
+    }
+    return call;
+  }
+  struct BlockState {
+    bool recorded = false, verified = false;
+    BlockRecord record;
+  };
+  std::unordered_map<std::string, BlockState> blocks_;
+  bool recording_block_ = false;
+  /// Counts what a block record cannot reproduce (lifted constants, grad regions, symbolic
+  /// arithmetic, subgraphs): a record is kept only if this did not move while its block ran.
+  uint64_t effects_ = 0;
+
   int grad_depth_ = 0;
   GradRegion open_region_;
   std::optional<SrcLocArg> call_site_;
@@ -435,6 +553,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   std::unordered_set<std::string> numel_reads_;
 
   Node* lift_constant(const Tensor& t) {
+    ++effects_;
     FE_CHECK(!parent_, UserError, "cond: a branch reads a tensor (", t.meta().annotation(),
              ") that is not one of its operands; pass every tensor a branch uses in `operands`");
     // Named after the innermost module being called, as _lift_constants_pass's get_constant_fqn

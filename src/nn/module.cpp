@@ -123,6 +123,49 @@ std::vector<NamedTensor> Module::named_tensor_slots() {
   return out;
 }
 
+void Module::tensor_slots(std::vector<const Tensor*>& out) const {
+  for (const auto* list : {&params_, &buffers_})
+    for (const auto& s : *list)
+      if (s->value.defined()) out.push_back(&s->value);
+  for (const auto& [name, child] : children_) child->tensor_slots(out);
+}
+
+void Module::structure(std::string& out) const {
+  out += type_name();
+  out += '{';
+  for (const auto* list : {&params_, &buffers_}) {
+    for (const auto& s : *list) {
+      out += s->name;
+      if (!s->value.defined()) {
+        out += "=None;";
+        continue;
+      }
+      const TensorMeta& m = s->value.meta();
+      out += '=';
+      out += dtype_name(m.dtype);
+      for (const auto* dims : {&m.sizes, &m.strides}) {
+        out += '[';
+        for (const SymInt& d : *dims) out.append(d.str()).append(",");
+        out += ']';
+      }
+      out += s->persistent ? ";" : "~;";
+    }
+    out += '|';
+  }
+  for (const auto& [name, child] : children_) {
+    out += name;
+    out += ':';
+    child->structure(out);
+  }
+  out += '}';
+}
+
+std::vector<Tensor> call_repeated(Module& block, std::span<const Tensor> inputs, uint64_t key,
+                                  const std::function<std::vector<Tensor>()>& run) {
+  TraceSink* sink = active_trace_sink();
+  return sink ? sink->repeated_block(block, inputs, key, run) : run();
+}
+
 const Tensor* Module::first_tensor_slot() const {
   for (const auto& list : {&params_, &buffers_})
     for (const auto& s : *list)

@@ -113,6 +113,18 @@ struct ExportOptions {
   /// false: exported under `torch.no_grad()` (transformers' convert_and_export_with_cache), so
   /// no-grad regions inside are no grad-mode changes and record no wrap_with_set_grad_enabled.
   bool grad_enabled = true;
+  /// A model's repeated blocks (nn::call_repeated: decoder layers) built and called alike are
+  /// traced until two in a row record the same nodes, then the rest are added from that record
+  /// without tracing; the program is the same either way (static shapes only; false: trace all).
+  bool replay_repeated = true;
+  /// Where set, what the trace did is counted here (ExportStats).
+  struct ExportStats* stats = nullptr;
+};
+
+/// Counts of a trace's work (ExportOptions::stats).
+struct ExportStats {
+  size_t blocks_traced = 0;    ///< repeated blocks traced (nn::call_repeated)
+  size_t blocks_replayed = 0;  ///< repeated blocks added from an earlier block's record instead
 };
 
 /// Traces `module.forward_dyn(args)` under FakeTensorMode into an ExportedProgram. Real parameters

@@ -240,6 +240,22 @@ class Graph {
   /// throws InternalError describing the first violation.
   void lint() const;
 
+  /// A name unique_name gave: the candidate asked for and the name made.
+  struct NameTaken {
+    std::string candidate, name;
+  };
+  /// While set, every unique_name call is listed here (a repeated block's record, replayed later).
+  std::vector<NameTaken>* name_journal = nullptr;
+  /// How many mutations other than appends (inserts before a node, erases, new arguments or names
+  /// of existing nodes) the graph has had: a record of appended nodes holds while this is unchanged.
+  uint64_t edits() const { return edits_; }
+  /// Appends a node like `src` (its kind, target, metadata and values) with `args` in place of its
+  /// arguments, named from `candidate` by unique_name.
+  Node* append_like(const Node& src, std::vector<NodeArg> args, std::string_view candidate);
+  /// Whether `a` and `b` are the same kind of node with the same target and calling convention
+  /// (what append_like copies, besides the public metadata).
+  static bool same_call(const Node& a, const Node& b);
+
  private:
   Node* insert(std::unique_ptr<Node> n, Node* before);
   void add_uses(Node* n);
@@ -254,6 +270,7 @@ class Graph {
   };
   std::unordered_set<std::string, NameHash, std::equal_to<>> used_names_;
   std::unordered_map<std::string, int64_t, NameHash, std::equal_to<>> base_count_;
+  uint64_t edits_ = 0;
 };
 
 }  // namespace fe

@@ -43,6 +43,11 @@ class Module {
   /// The first parameter or buffer slot in pre-order (null if none): what "the module's device"
   /// reads, without building names.
   const Tensor* first_tensor_slot() const;
+  /// Every parameter and buffer slot, pre-order as named_tensor_slots() lists them, without names.
+  void tensor_slots(std::vector<const Tensor*>& out) const;
+  /// Appends what makes two modules alike to trace: class names, submodule and slot names, each
+  /// slot's dtype, sizes and strides (not its device), in pre-order.
+  void structure(std::string& out) const;
   /// state_dict(): parameters then persistent buffers per module, PyTorch's order and names.
   std::vector<std::pair<std::string, Tensor>> state_dict();
   /// Whether buffer `dotted_name` is persistent (in state_dict).
@@ -91,6 +96,13 @@ class ModuleCallScope {
 const std::vector<const Module*>& module_call_stack();
 /// Bumped whenever module_call_stack changes (lets the tracer cache its snapshot).
 uint64_t module_call_epoch();
+
+/// Calls `run`, a call of `block`, one of a model's repeated blocks (a decoder layer) on `inputs`.
+/// Under export the tracer may add again the nodes of an earlier block built and called alike
+/// instead of tracing this one (ExportOptions::replay_repeated); `key` tells apart blocks whose
+/// calls differ beyond their structure and inputs (a sliding-window layer from a full one).
+std::vector<Tensor> call_repeated(Module& block, std::span<const Tensor> inputs, uint64_t key,
+                                  const std::function<std::vector<Tensor>()>& run);
 
 /// A module whose forward takes and returns one tensor; `m(x)` records the module call.
 class UnaryModule : public Module {

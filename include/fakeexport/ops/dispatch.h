@@ -1,6 +1,7 @@
 // The single path of every op call: meta (device check, promotion, sizes/strides), then the
 // reference kernel for real tensors or nothing for fake ones, then trace recording.
 #pragma once
+#include <functional>
 #include <span>
 #include <unordered_set>
 #include <vector>
@@ -9,6 +10,9 @@
 #include "fakeexport/ops/registry.h"
 
 namespace fe {
+namespace nn {
+class Module;
+}
 
 /// Receives every dispatched call while installed (the export tracer implements it).
 class TraceSink {
@@ -42,6 +46,12 @@ class TraceSink {
   /// dead-code elimination removes operator.getitem but keeps torch calls).
   virtual void begin_subscript() {}
   virtual void end_subscript() {}
+  /// A call of one of a model's repeated blocks (nn::call_repeated): `run` traces it; a tracer
+  /// may instead add again the nodes an identical earlier block's call added.
+  virtual std::vector<Tensor> repeated_block(nn::Module& /*block*/, std::span<const Tensor> /*inputs*/,
+                                             uint64_t /*key*/, const std::function<std::vector<Tensor>()>& run) {
+    return run();
+  }
 };
 
 /// The call site of a torch.nn module (nn::UnaryModule::operator()) for a strict trace; the

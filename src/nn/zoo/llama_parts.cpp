@@ -561,7 +561,9 @@ Tensor BaseModel::operator()(const Tensor& input_ids, const Tensor& attention_ma
       sin = sin.to(d);
     }
     dev = d;
-    h = (*layer)(h, cos, sin, mask);
+    // Layers differ beyond their structure and inputs only in sliding (its mask and rotary pair).
+    const Tensor ins[] = {h, cos, sin, mask};
+    h = nn::call_repeated(*layer, ins, layer->sliding, [&] { return std::vector<Tensor>{(*layer)(h, cos, sin, mask)}; })[0];
   }
   h = move_to(h, norm->weight.device());
   return (*norm)(h);

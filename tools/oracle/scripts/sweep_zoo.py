@@ -46,6 +46,9 @@ def rope(rng, f):
     return r
 
 
+LAYER_CHOICES = [1, 2, 3]  # --layers replaces them
+
+
 def perturb(mt, fields, rng):
     f = copy.deepcopy(fields)
 
@@ -54,7 +57,7 @@ def perturb(mt, fields, rng):
             f[k] = rng.choice(choices)
 
     for k in ("num_hidden_layers", "n_layer", "encoder_layers", "decoder_layers", "num_layers"):
-        pick(k, [1, 2, 3])
+        pick(k, LAYER_CHOICES)
     pick("num_decoder_layers", [1, 2])
     if mt in LLM and mt != "deepseek_v3":
         h, kv = rng.choice([(2, 1), (2, 2), (4, 2), (4, 1), (4, 4)])
@@ -247,9 +250,14 @@ def main():
                          "(transformers' outputs, output_0 ..., as the export returns them)")
     ap.add_argument("--eager-half", action="store_true", help="--eager for half-dtype variants too")
     ap.add_argument("--more", action="store_true", help="also the second-tier variations (perturb_more)")
+    ap.add_argument("--layers", default="",
+                    help="comma-separated layer counts to choose from (default 1,2,3); e.g. 4,5,6 for stacks where "
+                         "the export replays identical layers")
     ap.add_argument("--strip-comments", action="store_true",
                     help="write prints without comment and blank lines (the committed tests/fixtures/zoo_variants)")
     a = ap.parse_args()
+    if a.layers:
+        LAYER_CHOICES[:] = [int(x) for x in a.layers.split(",")]
     os.makedirs(a.out, exist_ok=True)
     base = dict(g.CASES)
     wanted = set(a.variants.split(",")) if a.variants else None

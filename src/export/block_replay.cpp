@@ -1,0 +1,190 @@
+// Replaying repeated blocks (export/block_replay.h).
+#include "export/block_replay.h"
+
+#include <cstring>
+
+namespace fe::detail {
+namespace {
+
+bool static_ints(const NodeArg& a) {
+  if (const auto* s = std::get_if<SymInt>(&a)) return !s->is_symbolic();
+  if (const auto* l = std::get_if<std::vector<SymInt>>(&a))
+    return std::none_of(l->begin(), l->end(), [](const SymInt& x) { return x.is_symbolic(); });
+  return true;
+}
+
+bool same_ints(const std::vector<SymInt>& a, const std::vector<SymInt>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].is_symbolic() || b[i].is_symbolic() || a[i].hint() != b[i].hint()) return false;
+  return true;
+}
+
+bool same_loc(const std::optional<SrcLocArg>& a, const std::optional<SrcLocArg>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a) return true;
+  return a->line() == b->line() && a->column() == b->column() && std::strcmp(a->file_name(), b->file_name()) == 0 &&
+         std::strcmp(a->function_name(), b->function_name()) == 0;
+}
+
+/// A record's terms re-targeted to another call: its nodes to those made for that call, its
+/// inputs and parameters to the call's, its device and module path to the call's.
+class Substitution {
+ public:
+  Substitution(const BlockRecord& rec, const BlockCall& to) : rec_(rec), to_(to) {
+    for (size_t i = 0; i < rec.call.inputs.size(); ++i)
+      if (rec.call.inputs[i]) external_.try_emplace(rec.call.inputs[i], to.inputs[i]);
+    for (size_t i = 0; i < rec.call.slots.size(); ++i) external_.try_emplace(rec.call.slots[i], to.slots[i]);
+    made.reserve(rec.nodes.size());
+  }
+  /// The nodes standing for the record's, by position (made so far by a replay, or another record's).
+  std::vector<Node*> made;
+
+  Node* node(Node* n) const {
+    if (!n) return n;
+    if (auto i = rec_.index.find(n); i != rec_.index.end()) return made[i->second];
+    if (auto e = external_.find(n); e != external_.end()) return e->second;
+    return n;  // shared by every block: the rotary pair, a size
+  }
+  Device device(Device d) const { return d == rec_.call.device ? to_.device : d; }
+  NodeArg arg(const NodeArg& a) const {
+    if (const auto* n = std::get_if<Node*>(&a)) return node(*n);
+    if (const auto* l = std::get_if<std::vector<Node*>>(&a)) {
+      std::vector<Node*> out(l->size());
+      for (size_t i = 0; i < l->size(); ++i) out[i] = node((*l)[i]);
+      return out;
+    }
+    if (const auto* d = std::get_if<Device>(&a)) return device(*d);
+    return a;
+  }
+  TensorMeta meta(const TensorMeta& m) const {
+    TensorMeta out = m;
+    out.device = device(m.device);
+    return out;
+  }
+  std::shared_ptr<const ModuleStack> stack(const std::shared_ptr<const ModuleStack>& s) {
+    if (!s) return s;
+    auto& mapped = stacks_[s.get()];
+    if (mapped) return mapped;
+    auto out = std::make_shared<ModuleStack>(*s);
+    const std::string& from = rec_.call.path;
+    for (ModuleFrame& f : *out)
+      if (f.path.starts_with(from) && (f.path.size() == from.size() || f.path[from.size()] == '.'))
+        f.path = to_.path + f.path.substr(from.size());
+    mapped = std::move(out);
+    return mapped;
+  }
+
+ private:
+  const BlockRecord& rec_;
+  const BlockCall& to_;
+  std::unordered_map<const Node*, Node*> external_;
+  std::unordered_map<const ModuleStack*, std::shared_ptr<const ModuleStack>> stacks_;
+};
+
+bool same_arg(const NodeArg& a, const NodeArg& b) {
+  if (a.index() != b.index()) return false;
+  switch (kind_of(a)) {
+    case ValueKind::Int: return same_ints({std::get<SymInt>(a)}, {std::get<SymInt>(b)});
+    case ValueKind::IntList: return same_ints(std::get<std::vector<SymInt>>(a), std::get<std::vector<SymInt>>(b));
+    case ValueKind::Tensor: return std::get<Node*>(a) == std::get<Node*>(b);
+    case ValueKind::TensorList: return std::get<std::vector<Node*>>(a) == std::get<std::vector<Node*>>(b);
+    case ValueKind::Opaque: {
+      const Opaque& x = std::get<Opaque>(a);
+      const Opaque& y = std::get<Opaque>(b);
+      return x == y || (x && y && *x == *y);
+    }
+    case ValueKind::None: return true;
+    case ValueKind::Bool: return std::get<bool>(a) == std::get<bool>(b);
+    case ValueKind::Double: return std::get<double>(a) == std::get<double>(b);
+    case ValueKind::String: return std::get<std::string>(a) == std::get<std::string>(b);
+    case ValueKind::DType: return std::get<DType>(a) == std::get<DType>(b);
+    case ValueKind::Layout: return std::get<Layout>(a) == std::get<Layout>(b);
+    case ValueKind::Device: return std::get<Device>(a) == std::get<Device>(b);
+    case ValueKind::MemoryFormat: return std::get<MemoryFormat>(a) == std::get<MemoryFormat>(b);
+    case ValueKind::FloatList: return std::get<std::vector<double>>(a) == std::get<std::vector<double>>(b);
+    case ValueKind::BoolList: return std::get<std::vector<bool>>(a) == std::get<std::vector<bool>>(b);
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<BlockRecord> make_block_record(const Graph& g, size_t first, BlockCall call,
+                                             const std::vector<Graph::NameTaken>& names,
+                                             const std::vector<Node*>& results) {
+  BlockRecord rec;
+  rec.call = std::move(call);
+  for (size_t i = first; i < g.nodes().size(); ++i) {
+    Node* n = g.nodes()[i].get();
+    // Plain calls and their getitems over static sizes: what a replay copies faithfully.
+    if (n->op() != NodeOp::CallFunction && n->op() != NodeOp::GetItem) return std::nullopt;
+    if (n->sym_val || n->constant) return std::nullopt;
+    if (!std::all_of(n->args().begin(), n->args().end(), static_ints)) return std::nullopt;
+    rec.index.emplace(n, static_cast<uint32_t>(rec.nodes.size()));
+    rec.nodes.push_back(n);
+  }
+  size_t k = 0;
+  for (const Graph::NameTaken& t : names) {
+    const bool is_node = k < rec.nodes.size() && rec.nodes[k]->name() == t.name;
+    rec.names.push_back({t.candidate, is_node ? static_cast<int32_t>(k++) : -1});
+  }
+  if (k != rec.nodes.size()) return std::nullopt;
+  for (Node* r : results) {
+    auto it = rec.index.find(r);
+    if (it == rec.index.end()) return std::nullopt;
+    rec.outputs.push_back(it->second);
+  }
+  return rec;
+}
+
+bool same_block_record(const BlockRecord& earlier, const BlockRecord& later) {
+  if (earlier.nodes.size() != later.nodes.size() || earlier.names.size() != later.names.size() ||
+      earlier.outputs != later.outputs || earlier.call.inputs.size() != later.call.inputs.size() ||
+      earlier.call.slots.size() != later.call.slots.size())
+    return false;
+  for (size_t i = 0; i < earlier.names.size(); ++i)
+    if (earlier.names[i].candidate != later.names[i].candidate || earlier.names[i].node != later.names[i].node)
+      return false;
+  Substitution sub(earlier, later.call);
+  sub.made = later.nodes;
+  for (size_t i = 0; i < earlier.nodes.size(); ++i) {
+    const Node& a = *earlier.nodes[i];
+    const Node& b = *later.nodes[i];
+    if (!Graph::same_call(a, b) || !same_loc(a.loc, b.loc) || a.stack_trace != b.stack_trace ||
+        a.serialized_meta != b.serialized_meta || a.arg_given != b.arg_given || a.out_elems.size() != b.out_elems.size() ||
+        !b.out_elems.empty() || a.args().size() != b.args().size() || a.val.size() != b.val.size())
+      return false;
+    for (size_t j = 0; j < a.args().size(); ++j)
+      if (!same_arg(sub.arg(a.args()[j]), b.args()[j])) return false;
+    for (size_t j = 0; j < a.val.size(); ++j)
+      if (!(sub.meta(a.val[j]) == b.val[j])) return false;
+    const auto sa = sub.stack(a.module_stack);
+    if (!sa != !b.module_stack || (sa && *sa != *b.module_stack)) return false;
+  }
+  return true;
+}
+
+std::vector<Node*> replay_block(Graph& g, const BlockRecord& rec, const BlockCall& to) {
+  Substitution sub(rec, to);
+  std::vector<NodeArg> args;
+  for (const BlockRecord::Name& name : rec.names) {
+    if (name.node < 0) {
+      (void)g.unique_name(name.candidate);
+      continue;
+    }
+    const Node& src = *rec.nodes[static_cast<size_t>(name.node)];
+    args.clear();
+    args.reserve(src.args().size());
+    for (const NodeArg& a : src.args()) args.push_back(sub.arg(a));
+    Node* n = g.append_like(src, std::move(args), name.candidate);
+    for (TensorMeta& m : n->val) m.device = sub.device(m.device);
+    n->module_stack = sub.stack(src.module_stack);
+    sub.made.push_back(n);
+  }
+  std::vector<Node*> outs;
+  for (uint32_t o : rec.outputs) outs.push_back(sub.made[o]);
+  return outs;
+}
+
+}  // namespace fe::detail

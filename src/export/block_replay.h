@@ -1,0 +1,49 @@
+// Replaying a model's repeated blocks: the nodes one decoder layer's traced call added, added
+// again for the next layer built and called alike, without tracing it (Llama-3.1-405B's 126
+// identical layers are most of its export). The export tracer decides when (Tracer::repeated_block).
+#pragma once
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "fakeexport/export/graph.h"
+
+namespace fe::detail {
+
+/// The parts of a block's call that differ between blocks alike: what a record is re-targeted to.
+struct BlockCall {
+  std::string path;           ///< the block's module path ("model.layers.7")
+  Device device = kCPU;       ///< the device of all its parameters and buffers
+  std::vector<Node*> inputs;  ///< the nodes of its input tensors (null: an undefined tensor)
+  std::vector<Node*> slots;   ///< the placeholders of its parameters and buffers, pre-order
+};
+
+/// What one traced call of a block appended to the graph, in order, with every name it took.
+struct BlockRecord {
+  BlockCall call;
+  std::vector<Node*> nodes;                         ///< the appended nodes
+  std::unordered_map<const Node*, uint32_t> index;  ///< position of each in `nodes`
+  struct Name {
+    std::string candidate;  ///< what unique_name was asked for
+    int32_t node;           ///< index in `nodes`; -1: a name taken without a node (an ATen check's)
+  };
+  std::vector<Name> names;
+  std::vector<uint32_t> outputs;  ///< the block's results, as positions in `nodes`
+};
+
+/// A record of the call `call` from the graph's nodes appended since position `first`, the names
+/// journaled meanwhile and the results' nodes; nullopt when it holds something a replay cannot
+/// reproduce (a symbolic value, a higher-order op, a result not made by the block).
+std::optional<BlockRecord> make_block_record(const Graph& g, size_t first, BlockCall call,
+                                             const std::vector<Graph::NameTaken>& names,
+                                             const std::vector<Node*>& results);
+
+/// Whether `later` appended what `earlier` did, node for node and name for name, with later's
+/// inputs, parameters, device and module path in place of earlier's.
+bool same_block_record(const BlockRecord& earlier, const BlockRecord& later);
+
+/// Appends `rec`'s nodes again for the call `to` (its names taken as a trace would take them);
+/// returns the nodes of the block's results.
+std::vector<Node*> replay_block(Graph& g, const BlockRecord& rec, const BlockCall& to);
+
+}  // namespace fe::detail

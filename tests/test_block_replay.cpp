@@ -1,0 +1,122 @@
+// Issue 18: export replays a model's repeated layers once two in a row recorded the same nodes
+// (ExportOptions::replay_repeated). The program must be the one a full trace gives, node for node:
+// the print (names, values, source lines), every node's nn_module_stack and device, the summary.
+// The golden configs (tests/fixtures/zoo_golden, PyTorch's prints) are given 7 layers here, so
+// that five are replayed, on one device and as a pipeline over three, where layers move across
+// devices. Gemma 3's sliding and full layers, the MoE families' dense and sparse layers are
+// different blocks: each kind is replayed from its own record. Whether replayed programs equal
+// PyTorch's is checked where the goldens have 3 or more layers (test_zoo_golden.cpp) and by the
+// sweep with `--layers 4,5,6` (tools/oracle/scripts/sweep_zoo.py).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fakeexport/export/exported_program.h"
+#include "fakeexport/export/summary.h"
+#include "test_util.h"
+#include "zoo_test_util.h"
+
+namespace {
+
+namespace zoo = fe::zoo;
+const std::string kGolden = std::string(FE_FIXTURES_DIR) + "/zoo_golden";
+
+/// Every node's name, nn_module_stack and output devices: what the print leaves out.
+std::string node_details(const fe::ExportedProgram& ep) {
+  std::string out;
+  for (const auto& n : ep.graph.nodes()) {
+    out += n->name() + ":";
+    if (n->module_stack)
+      for (const fe::ModuleFrame& f : *n->module_stack) out += " " + f.path + "=" + f.type_name;
+    for (const fe::TensorMeta& m : n->val) out += " @" + m.device.str();
+    out += "\n";
+  }
+  return out;
+}
+
+struct Case {
+  std::string config;
+  bool pipeline = false, mask = false;
+};
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.config << (c.pipeline ? "_pipeline" : "") << (c.mask ? "_mask" : "");
+}
+
+/// The golden config with `layers` decoder layers (Gemma 3's layer_types extended by its pattern).
+zoo::Config with_layers(const std::string& config, int64_t layers) {
+  nlohmann::json j = nlohmann::json::parse(fe_test::read_file(kGolden + "/" + config + ".config.json"));
+  j["num_hidden_layers"] = layers;
+  if (j.contains("layer_types") && j["layer_types"].is_array()) {
+    const nlohmann::json types = j["layer_types"];
+    j["layer_types"] = nlohmann::json::array();
+    for (int64_t i = 0; i < layers; ++i) j["layer_types"].push_back(types[static_cast<size_t>(i) % types.size()]);
+  }
+  return zoo::Config::parse(j.dump(), config + " with " + std::to_string(layers) + " layers");
+}
+
+fe::ExportedProgram export_case(const Case& c, bool replay, fe::ExportStats* stats) {
+  const zoo::Config cfg = with_layers(c.config, 7);
+  const fe::DType dtype = cfg.is_null("dtype") ? fe::DType::Float32 : fe::parse_dtype(cfg.get_string("dtype")).value();
+  std::unique_ptr<zoo::Model> m;
+  {
+    fe::DTypeScope dt(dtype);
+    m = zoo::build(cfg);
+  }
+  if (c.pipeline) {
+    std::vector<fe::Device> devs;
+    for (const char* d : {"cuda:0", "cuda:1", "cuda:2"}) devs.push_back(fe::Device::parse(d));
+    zoo::place(*m, zoo::Placement::pipeline(m->units(), devs));
+  }
+  zoo::ExampleInputs in = m->example_inputs({.batch = 2, .seq = 8, .attention_mask = c.mask});
+  return fe::export_program(*m, in.args,
+                            {.dynamic_shapes = in.dynamic_shapes, .replay_repeated = replay, .stats = stats});
+}
+
+class BlockReplay : public ::testing::TestWithParam<Case> {};
+
+TEST_P(BlockReplay, GivesTheProgramOfAFullTrace) {
+  const Case& c = GetParam();
+  fe::FakeTensorMode fake;
+  fe::ExportStats traced_stats, replayed_stats;
+  const fe::ExportedProgram traced = export_case(c, false, &traced_stats);
+  const fe::ExportedProgram replayed = export_case(c, true, &replayed_stats);
+  EXPECT_EQ(traced_stats.blocks_replayed, 0u);
+  // 7 layers of one kind: 0 recorded, 1 found equal, 2..6 replayed; with two kinds (sliding and
+  // full, dense and sparse) at least the later layers of one kind.
+  EXPECT_GE(replayed_stats.blocks_replayed, 2u) << "traced " << replayed_stats.blocks_traced;
+  EXPECT_EQ(replayed_stats.blocks_traced + replayed_stats.blocks_replayed, 7u);
+  EXPECT_EQ(fe::to_string(replayed, {.read_source = false}), fe::to_string(traced, {.read_source = false}));
+  EXPECT_EQ(node_details(replayed), node_details(traced));
+  EXPECT_EQ(fe::program_summary_json(replayed), fe::program_summary_json(traced));
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (const char* config :
+       {"llama", "llama_bf16", "llama_mha_bias", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text",
+        "phi3", "phi3_partial", "mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "deepseek_v3_lite"}) {
+    out.push_back({config});
+    out.push_back({config, true});
+  }
+  out.push_back({"llama", false, true});
+  out.push_back({"gemma3_text", true, true});
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, BlockReplay, ::testing::ValuesIn(cases()), [](const auto& info) {
+  return zoo_test::test_name(info.param.config + (info.param.pipeline ? "_pipeline" : "") +
+                             (info.param.mask ? "_mask" : ""));
+});
+
+// Dynamic shapes create and guard symbols as layers run: those layers are all traced.
+TEST(BlockReplay, TracesEveryLayerWithDynamicShapes) {
+  fe::FakeTensorMode fake;
+  const zoo::Config cfg = with_layers("llama", 5);
+  auto m = zoo::build(cfg);
+  zoo::ExampleInputs in = m->example_inputs({.batch = 2, .seq = 8, .dynamic_batch = true, .dynamic_seq = true});
+  fe::ExportStats stats;
+  (void)fe::export_program(*m, in.args, {.dynamic_shapes = in.dynamic_shapes, .stats = &stats});
+  EXPECT_EQ(stats.blocks_replayed, 0u);
+}
+
+}  // namespace
