@@ -216,7 +216,8 @@ Exported export_model(const ExportArgs& a, const zoo::Config& cfg, DType dtype) 
        .strict = hints.strict,
        .state_access_paths = hints.state_access_paths,
        .kwarg_inputs = hints.kwarg_inputs,
-       .grad_enabled = !hints.no_grad})));
+       .grad_enabled = !hints.no_grad,
+       .replay_repeated = !a.trace_all_layers})));
   return {ep, kept(model.release())};
 }
 
@@ -254,6 +255,9 @@ void add_model_options(CLI::App& cmd, ExportArgs& a) {
   cmd.add_flag("--verify", a.verify_full,
                "after the trace, re-run every node's meta function on its recorded inputs (as `check` does); "
                "by default the program's structure is verified, as torch.export does");
+  cmd.add_flag("--trace-all-layers", a.trace_all_layers,
+               "trace every decoder layer; by default, once two layers in a row give the same nodes, the later "
+               "layers alike are added from them (the same program, faster)");
   cmd.add_option("--static-cache", a.static_cache,
                  "LEN: export the decode step with transformers' StaticCache of LEN tokens, as "
                  "convert_and_export_with_cache does (inputs input_ids [batch, seq] and cache_position [seq]; "

@@ -26,6 +26,7 @@ struct ExportArgs {
   bool attention_mask = false;        ///< --attention-mask
   int64_t seq_multiple = 1;           ///< --seq-multiple: a dynamic seq as N*_seq
   bool verify_full = false;           ///< --verify: re-derive every node's meta after the trace
+  bool trace_all_layers = false;      ///< --trace-all-layers: no layer replayed (ExportOptions::replay_repeated)
   int64_t static_cache = -1;          ///< --static-cache LEN: the decode step with a StaticCache; -1: none
   /// Whether any placement flag was given (--device other than cpu, --place, --pipeline).
   bool placed() const { return device != "cpu" || !place.empty() || !pipeline.empty(); }

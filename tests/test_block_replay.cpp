@@ -119,4 +119,20 @@ TEST(BlockReplay, TracesEveryLayerWithDynamicShapes) {
   EXPECT_EQ(stats.blocks_replayed, 0u);
 }
 
+// The CLI's --trace-all-layers turns replay off: the real configs' programs, placed as a pipeline
+// over 8 devices, print the same either way (Llama-3.1-405B: 126 layers, 124 of them replayed).
+TEST(BlockReplay, CliPrintsTheSameProgramAsTracingEveryLayer) {
+  const std::string configs = std::string(FE_FIXTURES_DIR) + "/../../configs/";
+  const std::string pipeline = " --pipeline cuda:0,cuda:1,cuda:2,cuda:3,cuda:4,cuda:5,cuda:6,cuda:7";
+  for (const char* m : {"meta-llama-3.1-405b", "qwen3-30b-a3b", "gemma-3-1b-it", "phi-3-mini-4k-instruct"}) {
+    const std::string args = "export " + configs + m + ".json --print" + pipeline;
+    const fe_test::CliResult replayed = fe_test::run_cli(args);
+    const fe_test::CliResult traced = fe_test::run_cli(args + " --trace-all-layers");
+    ASSERT_EQ(replayed.rc, 0) << m << ": " << replayed.out.substr(0, 2000);
+    EXPECT_EQ(traced.rc, 0) << m;
+    EXPECT_GT(replayed.out.size(), 10000u) << m;
+    EXPECT_TRUE(replayed.out == traced.out) << m << ": the prints differ";
+  }
+}
+
 }  // namespace

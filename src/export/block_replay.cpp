@@ -6,6 +6,18 @@
 namespace fe::detail {
 namespace {
 
+constexpr uint32_t kMade = 0u << 30, kInput = 1u << 30, kSlot = 2u << 30, kShared = 3u << 30, kTag = 3u << 30;
+
+/// Visits every node argument (null entries of a `Tensor?[]` included) in argument order.
+template <class F>
+void for_each_ref(const std::vector<NodeArg>& args, F&& f) {
+  for (const NodeArg& a : args) {
+    if (auto* n = std::get_if<Node*>(&a)) f(*n);
+    else if (auto* l = std::get_if<std::vector<Node*>>(&a))
+      for (Node* n : *l) f(n);
+  }
+}
+
 bool static_ints(const NodeArg& a) {
   if (const auto* s = std::get_if<SymInt>(&a)) return !s->is_symbolic();
   if (const auto* l = std::get_if<std::vector<SymInt>>(&a))
@@ -135,6 +147,25 @@ std::optional<BlockRecord> make_block_record(const Graph& g, size_t first, Block
     if (it == rec.index.end()) return std::nullopt;
     rec.outputs.push_back(it->second);
   }
+  std::unordered_map<const Node*, uint32_t> external, shared;
+  for (size_t i = 0; i < rec.call.inputs.size(); ++i)
+    if (rec.call.inputs[i]) external.try_emplace(rec.call.inputs[i], kInput | static_cast<uint32_t>(i));
+  for (size_t i = 0; i < rec.call.slots.size(); ++i) external.try_emplace(rec.call.slots[i], kSlot | static_cast<uint32_t>(i));
+  std::unordered_map<const ModuleStack*, uint32_t> stack_ids;
+  for (const Node* n : rec.nodes) {
+    rec.node_refs.push_back(static_cast<uint32_t>(rec.refs.size()));
+    for_each_ref(n->args(), [&](Node* in) {
+      if (auto i = rec.index.find(in); i != rec.index.end()) return rec.refs.push_back(kMade | i->second);
+      if (auto e = external.find(in); e != external.end()) return rec.refs.push_back(e->second);
+      auto [it, fresh] = shared.try_emplace(in, kShared | static_cast<uint32_t>(rec.shared.size()));
+      if (fresh) rec.shared.push_back(in);
+      rec.refs.push_back(it->second);
+    });
+    auto [it, fresh] = stack_ids.try_emplace(n->module_stack.get(), static_cast<uint32_t>(rec.stacks.size()));
+    if (fresh) rec.stacks.push_back(n->module_stack);
+    rec.stack_of.push_back(it->second);
+  }
+  rec.node_refs.push_back(static_cast<uint32_t>(rec.refs.size()));
   return rec;
 }
 
@@ -167,23 +198,51 @@ bool same_block_record(const BlockRecord& earlier, const BlockRecord& later) {
 
 std::vector<Node*> replay_block(Graph& g, const BlockRecord& rec, const BlockCall& to) {
   Substitution sub(rec, to);
+  std::vector<std::shared_ptr<const ModuleStack>> stacks;
+  for (const auto& s : rec.stacks) stacks.push_back(sub.stack(s));
+  std::vector<Node*>& made = sub.made;
+  const auto resolve = [&](uint32_t ref) -> Node* {
+    const uint32_t i = ref & ~kTag;
+    switch (ref & kTag) {
+      case kMade: return made[i];
+      case kInput: return to.inputs[i];
+      case kSlot: return to.slots[i];
+      default: return rec.shared[i];
+    }
+  };
   std::vector<NodeArg> args;
   for (const BlockRecord::Name& name : rec.names) {
     if (name.node < 0) {
       (void)g.unique_name(name.candidate);
       continue;
     }
-    const Node& src = *rec.nodes[static_cast<size_t>(name.node)];
+    const size_t k = static_cast<size_t>(name.node);
+    const Node& src = *rec.nodes[k];
     args.clear();
     args.reserve(src.args().size());
-    for (const NodeArg& a : src.args()) args.push_back(sub.arg(a));
+    const uint32_t* ref = rec.refs.data() + rec.node_refs[k];
+    for (const NodeArg& a : src.args()) {
+      if (std::holds_alternative<Node*>(a)) {
+        // A null node argument is an absent optional tensor: it stays null.
+        args.emplace_back(std::get<Node*>(a) ? resolve(*ref) : nullptr);
+        ++ref;
+      } else if (const auto* l = std::get_if<std::vector<Node*>>(&a)) {
+        std::vector<Node*> out(l->size());
+        for (size_t j = 0; j < l->size(); ++j, ++ref) out[j] = (*l)[j] ? resolve(*ref) : nullptr;
+        args.emplace_back(std::move(out));
+      } else if (const auto* d = std::get_if<Device>(&a)) {
+        args.emplace_back(sub.device(*d));
+      } else {
+        args.push_back(a);
+      }
+    }
     Node* n = g.append_like(src, std::move(args), name.candidate);
     for (TensorMeta& m : n->val) m.device = sub.device(m.device);
-    n->module_stack = sub.stack(src.module_stack);
-    sub.made.push_back(n);
+    n->module_stack = stacks[rec.stack_of[k]];
+    made.push_back(n);
   }
   std::vector<Node*> outs;
-  for (uint32_t o : rec.outputs) outs.push_back(sub.made[o]);
+  for (uint32_t o : rec.outputs) outs.push_back(made[o]);
   return outs;
 }
 

@@ -29,6 +29,14 @@ struct BlockRecord {
   };
   std::vector<Name> names;
   std::vector<uint32_t> outputs;  ///< the block's results, as positions in `nodes`
+  /// Each node's node arguments in argument order, as where a replay finds them (tag in the top
+  /// two bits: one of `nodes`, of the call's inputs, of its slots, or `shared[i]`, the same node for
+  /// every block); `node_refs[i]` is the first of node i's. Built once so a replay looks nothing up.
+  std::vector<uint32_t> refs, node_refs;
+  std::vector<Node*> shared;
+  /// Each node's module stack as an index into `stacks`, the distinct ones.
+  std::vector<uint32_t> stack_of;
+  std::vector<std::shared_ptr<const ModuleStack>> stacks;
 };
 
 /// A record of the call `call` from the graph's nodes appended since position `first`, the names

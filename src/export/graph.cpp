@@ -59,7 +59,10 @@ bool Node::multi_output() const {
 std::string Graph::unique_name(std::string_view cand) {
   // Each run of characters illegal in identifiers becomes one '_' (FX's regex substitution); a
   // name that is already an identifier (every name of a loaded program) is used as is.
-  auto legal = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+  // ASCII letters, digits and '_' (isalnum's C locale, without a call per character).
+  auto legal = [](char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+  };
   std::string sanitized;
   std::string_view c = cand;
   if (cand.empty() || !std::all_of(cand.begin(), cand.end(), legal) || std::isdigit(static_cast<unsigned char>(cand[0]))) {
@@ -98,8 +101,16 @@ std::string Graph::unique_name(std::string_view cand) {
   if (!num) num = count->second;
   // Python keywords and builtins end in a letter or '_': a numbered name is never one of them.
   auto illegal = [&] { return !std::isdigit(static_cast<unsigned char>(name.back())) && illegal_names().count(name); };
-  while (used_names_.contains(name) || illegal()) spell(++num);
-  used_names_.insert(name);
+  while (true) {
+    // A numbered spelling is never a keyword and usually free: one insert tries it.
+    if (std::isdigit(static_cast<unsigned char>(name.back()))) {
+      if (used_names_.insert(name).second) break;
+    } else if (!used_names_.contains(name) && !illegal()) {
+      used_names_.insert(name);
+      break;
+    }
+    spell(++num);
+  }
   count->second = num;
   if (name_journal) name_journal->push_back({std::string(cand), name});
   return name;

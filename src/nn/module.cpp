@@ -79,7 +79,7 @@ std::vector<NamedTensor> Module::named_parameters(bool recurse, bool remove_dupl
     for (auto& s : m.params_) {
       if (!s->value.defined()) continue;
       // Shared parameters (tied weights) appear once, under their first name.
-      if (!seen.insert(s->value.impl()).second && remove_duplicate) continue;
+      if (remove_duplicate && !seen.insert(s->value.impl()).second) continue;
       out.emplace_back(prefix.empty() ? s->name : prefix + "." + s->name, &s->value);
     }
   };
