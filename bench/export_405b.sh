@@ -15,6 +15,8 @@ median_ms() { sed -n 's/.*median \([0-9.]*\).*/\1/p' | tail -1; }
 build/fakeexport export "$CFG" --pipeline "$DEVS" | head -1
 echo "== static: export $CFG --pipeline (8 devices) --json"
 static=$(build/fe_proc_stats -n "$N" -- build/fakeexport export "$CFG" --pipeline "$DEVS" --json | tail -1); echo "$static"
+echo "== static, every layer traced (--trace-all-layers: no replay of identical layers)"
+build/fe_proc_stats -n "$N" -- build/fakeexport export "$CFG" --pipeline "$DEVS" --json --trace-all-layers | tail -1
 echo "== dynamic: ... --dynamic batch,seq --json"
 dynamic=$(build/fe_proc_stats -n "$N" -- build/fakeexport export "$CFG" --pipeline "$DEVS" --json --dynamic batch,seq | tail -1)
 echo "$dynamic"
