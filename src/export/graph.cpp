@@ -56,6 +56,21 @@ bool Node::multi_output() const {
   return r.size() > 1 || (r.size() == 1 && r[0].type.is_list);
 }
 
+namespace {
+// base_count_'s value packs the last number given to a base and, in this bit, whether the base's
+// bare spelling is known to be unavailable (taken, or a Python keyword): the usual request, a base
+// met before ("linear" for the 500th time), then goes straight to its next number without probing
+// the large name table for the bare spelling. Cleared whenever a name is released.
+constexpr int64_t kBareTaken = int64_t{1} << 62;
+
+/// Frees `name` (an erased or renamed node's): a base whose bare spelling it was may have it again.
+template <class Names, class Counts>
+void release_name(Names& used, Counts& counts, const std::string& name) {
+  used.erase(name);
+  if (auto it = counts.find(name); it != counts.end()) it->second &= ~kBareTaken;
+}
+}  // namespace
+
 std::string Graph::unique_name(std::string_view cand) {
   // Each run of characters illegal in identifiers becomes one '_' (FX's regex substitution); a
   // name that is already an identifier (every name of a loaded program) is used as is.
@@ -98,20 +113,25 @@ std::string Graph::unique_name(std::string_view cand) {
   auto spell = [&](int64_t k) { name.assign(stem).append("_").append(std::to_string(k)); };
   if (renumbered) spell(num);
   else name.assign(c);
-  if (!num) num = count->second;
+  bool bare_taken = (count->second & kBareTaken) != 0;
+  if (!num) num = count->second & ~kBareTaken;
   // Python keywords and builtins end in a letter or '_': a numbered name is never one of them.
   auto illegal = [&] { return !std::isdigit(static_cast<unsigned char>(name.back())) && illegal_names().count(name); };
   while (true) {
     // A numbered spelling is never a keyword and usually free: one insert tries it.
     if (std::isdigit(static_cast<unsigned char>(name.back()))) {
       if (used_names_.insert(name).second) break;
-    } else if (!used_names_.contains(name) && !illegal()) {
-      used_names_.insert(name);
-      break;
+    } else if (!bare_taken) {
+      // An unnumbered spelling is the bare stem: taken from here on, whether or not it is free now.
+      bare_taken = true;
+      if (!used_names_.contains(name) && !illegal()) {
+        used_names_.insert(name);
+        break;
+      }
     }
     spell(++num);
   }
-  count->second = num;
+  count->second = num | (bare_taken ? kBareTaken : 0);
   if (name_journal) name_journal->push_back({std::string(cand), name});
   return name;
 }
@@ -339,7 +359,7 @@ void Graph::set_name(Node* n, std::string_view name) {
   if (n->name_ == name) return;
   ++edits_;
   FE_INTERNAL_ASSERT(!used_names_.contains(name), "set_name: '", name, "' is already taken");
-  used_names_.erase(n->name_);
+  release_name(used_names_, base_count_, n->name_);
   if (n->op_ == NodeOp::Placeholder && n->target_name_.empty()) n->target_name_ = n->name_;
   n->name_ = std::string(name);
   used_names_.insert(n->name_);
@@ -353,7 +373,7 @@ size_t Graph::erase_unused(const std::function<bool(const Node&)>& dead) {
     Node* n = nodes_[i].get();
     if (!n->users_.empty() || !dead(*n)) continue;
     drop_uses(n);  // its inputs may become unused in turn: they come earlier in this pass
-    used_names_.erase(n->name_);
+    release_name(used_names_, base_count_, n->name_);
     gone[i] = true;
     ++erased;
   }
@@ -368,7 +388,7 @@ void Graph::erase(Node* n) {
   FE_INTERNAL_ASSERT(n->users_.empty(), "erasing node '", n->name_, "' which still has ", n->users_.size(), " users");
   ++edits_;
   drop_uses(n);
-  used_names_.erase(n->name_);
+  release_name(used_names_, base_count_, n->name_);
   std::erase_if(nodes_, [&](const auto& p) { return p.get() == n; });
 }
 
