@@ -1,6 +1,7 @@
 // Replaying repeated blocks (export/block_replay.h).
 #include "export/block_replay.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace fe::detail {

@@ -446,8 +446,20 @@ void Graph::lint() const {
   for (size_t i = 0; i < nodes_.size(); ++i) nodes_[i]->lint_mark_ = pass | (i + 1);
   // Defined earlier in this graph: marked by this pass, at a smaller position.
   auto before = [&](const Node* in, size_t i) { return (in->lint_mark_ >> 32) == (pass >> 32) && (in->lint_mark_ & 0xffffffffu) <= i; };
-  std::unordered_set<std::string_view> names;
-  names.reserve(nodes_.size());
+  // Names seen so far: an open-addressed table of node positions (one allocation, not one per node).
+  size_t cap = 16;
+  while (cap < 2 * nodes_.size()) cap *= 2;
+  std::vector<uint32_t> names(cap, 0);  // position + 1; 0: empty
+  const auto fresh_name = [&](size_t i) {
+    const std::string& name = nodes_[i]->name();
+    for (size_t h = std::hash<std::string_view>{}(name) & (cap - 1);; h = (h + 1) & (cap - 1)) {
+      if (names[h] == 0) {
+        names[h] = static_cast<uint32_t>(i + 1);
+        return true;
+      }
+      if (nodes_[names[h] - 1]->name() == name) return false;
+    }
+  };
   // Every (input, user) edge, bucketed by the input's position (a counting sort: O(N + E)): each
   // node's use-list must be exactly its bucket (no user missing, none extra, none twice), without
   // scanning each listed user's arguments (a size node read by every layer has thousands of users).
@@ -458,7 +470,7 @@ void Graph::lint() const {
   std::vector<Node*> ins;  // one buffer for every node's distinct inputs
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const Node* n = nodes_[i].get();
-    FE_INTERNAL_ASSERT(names.insert(n->name()).second, "lint: duplicate node name '", n->name(), "'");
+    FE_INTERNAL_ASSERT(fresh_name(i), "lint: duplicate node name '", n->name(), "'");
     if (n->op() == NodeOp::Placeholder) {
       FE_INTERNAL_ASSERT(!past_placeholders, "lint: placeholder '", n->name(), "' after non-placeholder nodes");
     } else {

@@ -1,6 +1,7 @@
 // The export tracer: records dispatched ops into a Graph (shared by export_program and
 // run_decompositions' retrace).
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <unordered_map>
 #include <unordered_set>
@@ -511,11 +512,17 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
       if (!n || n->op() != NodeOp::Placeholder || t->device() != call.device) return std::nullopt;
       call.slots.push_back(n);
     }
+    // A record maps each slot and input node to its counterpart: a node standing for two of them
+    // (a weight tied within the block, the same tensor passed twice) has none; such calls are traced.
+    std::vector<const Node*> distinct(call.slots.begin(), call.slots.end());
     for (const Tensor& t : inputs) {
       Node* n = t.defined() ? traced_node(t) : nullptr;
       if (t.defined() && !n) return std::nullopt;  // a constant the block would lift
       call.inputs.push_back(n);
+      if (n) distinct.push_back(n);
     }
+    std::sort(distinct.begin(), distinct.end());
+    if (std::adjacent_find(distinct.begin(), distinct.end()) != distinct.end()) return std::nullopt;
     return call;
   }
   struct BlockState {
