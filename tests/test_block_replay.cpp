@@ -1,7 +1,7 @@
 // Issue 18: export replays a model's repeated layers once two in a row recorded the same nodes
 // (ExportOptions::replay_repeated). The program must be the one a full trace gives, node for node:
 // the print (names, values, source lines), every node's nn_module_stack and device, the summary.
-// The golden configs (tests/fixtures/zoo_golden, PyTorch's prints) are given 7 layers here, so
+// The golden configs of the decoder LMs (tests/fixtures/zoo_golden, PyTorch's prints) are given 7 layers here, so
 // that five are replayed, on one device and as a pipeline over three, where layers move across
 // devices. Gemma 3's sliding and full layers, the MoE families' dense and sparse layers are
 // different blocks: each kind is replayed from its own record. Whether replayed programs equal
@@ -81,10 +81,16 @@ TEST_P(BlockReplay, GivesTheProgramOfAFullTrace) {
   const fe::ExportedProgram traced = export_case(c, false, &traced_stats);
   const fe::ExportedProgram replayed = export_case(c, true, &replayed_stats);
   EXPECT_EQ(traced_stats.blocks_replayed, 0u);
-  // 7 layers of one kind: 0 recorded, 1 found equal, 2..6 replayed; with two kinds (sliding and
-  // full, dense and sparse) at least the later layers of one kind.
-  EXPECT_GE(replayed_stats.blocks_replayed, 2u) << "traced " << replayed_stats.blocks_traced;
-  EXPECT_EQ(replayed_stats.blocks_traced + replayed_stats.blocks_replayed, 7u);
+  if (c.config == "falcon" || c.config == "falcon_40b") {
+    // Falcon's rotary attention lifts two constants per layer (PyTorch's c_..._lifted_tensor_N
+    // placeholders, named by the layer): a record cannot make them, so every layer is traced.
+    EXPECT_EQ(replayed_stats.blocks_replayed, 0u);
+  } else {
+    // 7 layers of one kind: 0 recorded, 1 found equal, 2..6 replayed; with two kinds (sliding and
+    // full, dense and sparse) at least the later layers of one kind.
+    EXPECT_GE(replayed_stats.blocks_replayed, 2u) << "traced " << replayed_stats.blocks_traced;
+    EXPECT_EQ(replayed_stats.blocks_traced + replayed_stats.blocks_replayed, 7u);
+  }
   EXPECT_EQ(fe::to_string(replayed, {.read_source = false}), fe::to_string(traced, {.read_source = false}));
   EXPECT_EQ(node_details(replayed), node_details(traced));
   EXPECT_EQ(fe::program_summary_json(replayed), fe::program_summary_json(traced));
@@ -94,7 +100,8 @@ std::vector<Case> cases() {
   std::vector<Case> out;
   for (const char* config :
        {"llama", "llama_bf16", "llama_mha_bias", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text",
-        "phi3", "phi3_partial", "mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "deepseek_v3_lite"}) {
+        "phi3", "phi3_partial", "mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "deepseek_v3_lite", "falcon",
+        "falcon_40b", "falcon_rw", "falcon_sequential", "gpt_neox", "gpt_neox_sequential"}) {
     out.push_back({config});
     out.push_back({config, true});
   }
@@ -124,7 +131,8 @@ TEST(BlockReplay, TracesEveryLayerWithDynamicShapes) {
 TEST(BlockReplay, CliPrintsTheSameProgramAsTracingEveryLayer) {
   const std::string configs = std::string(FE_FIXTURES_DIR) + "/../../configs/";
   const std::string pipeline = " --pipeline cuda:0,cuda:1,cuda:2,cuda:3,cuda:4,cuda:5,cuda:6,cuda:7";
-  for (const char* m : {"meta-llama-3.1-405b", "qwen3-30b-a3b", "gemma-3-1b-it", "phi-3-mini-4k-instruct"}) {
+  for (const char* m : {"meta-llama-3.1-405b", "qwen3-30b-a3b", "gemma-3-1b-it", "phi-3-mini-4k-instruct", "falcon-180b",
+                        "pythia-160m"}) {
     const std::string args = "export " + configs + m + ".json --print" + pipeline;
     const fe_test::CliResult replayed = fe_test::run_cli(args);
     const fe_test::CliResult traced = fe_test::run_cli(args + " --trace-all-layers");

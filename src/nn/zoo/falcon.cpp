@@ -265,7 +265,8 @@ class FalconModel : public nn::Module {
       mask = to_module_device(mask, l);
       cos = to_module_device(cos, l);
       sin = to_module_device(sin, l);
-      x = l(x, mask, cos, sin);
+      const Tensor ins[] = {x, mask, cos, sin};  // layers alike may be replayed (nn::call_repeated)
+      x = nn::call_repeated(l, ins, 0, [&] { return std::vector<Tensor>{l(x, mask, cos, sin)}; })[0];
     }
     return (*ln_f)(to_module_device(x, *ln_f));
   }

@@ -132,7 +132,8 @@ class NeoXModel : public nn::Module {
       mask = to_module_device(mask, l);
       cos = to_module_device(cos, l);
       sin = to_module_device(sin, l);
-      h = l(h, mask, cos, sin);
+      const Tensor ins[] = {h, mask, cos, sin};  // layers alike may be replayed (nn::call_repeated)
+      h = nn::call_repeated(l, ins, 0, [&] { return std::vector<Tensor>{l(h, mask, cos, sin)}; })[0];
     }
     return (*final_layer_norm)(to_module_device(h, *final_layer_norm));
   }
