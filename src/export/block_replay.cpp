@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 
 namespace fe::detail {
 namespace {
@@ -40,59 +41,64 @@ bool same_loc(const std::optional<SrcLocArg>& a, const std::optional<SrcLocArg>&
          std::strcmp(a->function_name(), b->function_name()) == 0;
 }
 
-/// A record's terms re-targeted to another call: its nodes to those made for that call, its
-/// inputs and parameters to the call's, its device and module path to the call's.
-class Substitution {
+/// A record's terms re-targeted to another call: its nodes to `made` (those made for that call so
+/// far, or another record's), its inputs, parameters, device and module path to the call's.
+class Retarget {
  public:
-  Substitution(const BlockRecord& rec, const BlockCall& to) : rec_(rec), to_(to) {
-    for (size_t i = 0; i < rec.call.inputs.size(); ++i)
-      if (rec.call.inputs[i]) external_.try_emplace(rec.call.inputs[i], to.inputs[i]);
-    for (size_t i = 0; i < rec.call.slots.size(); ++i) external_.try_emplace(rec.call.slots[i], to.slots[i]);
-    made.reserve(rec.nodes.size());
-  }
-  /// The nodes standing for the record's, by position (made so far by a replay, or another record's).
-  std::vector<Node*> made;
-
-  Node* node(Node* n) const {
-    if (!n) return n;
-    if (auto i = rec_.index.find(n); i != rec_.index.end()) return made[i->second];
-    if (auto e = external_.find(n); e != external_.end()) return e->second;
-    return n;  // shared by every block: the rotary pair, a size
+  Retarget(const BlockRecord& rec, const BlockCall& to, const std::vector<Node*>& made)
+      : rec_(rec), to_(to), made_(made) {
+    for (const auto& s : rec.stacks) stacks_.push_back(stack(s));
   }
   Device device(Device d) const { return d == rec_.call.device ? to_.device : d; }
-  NodeArg arg(const NodeArg& a) const {
-    if (const auto* n = std::get_if<Node*>(&a)) return node(*n);
-    if (const auto* l = std::get_if<std::vector<Node*>>(&a)) {
-      std::vector<Node*> out(l->size());
-      for (size_t i = 0; i < l->size(); ++i) out[i] = node((*l)[i]);
-      return out;
+  /// Node k's module stack, re-targeted.
+  const std::shared_ptr<const ModuleStack>& stack_of(size_t k) const { return stacks_[rec_.stack_of[k]]; }
+  /// Node k's arguments, re-targeted, into `out` (cleared first).
+  void args(size_t k, std::vector<NodeArg>& out) const {
+    const Node& src = *rec_.nodes[k];
+    out.clear();
+    out.reserve(src.args().size());
+    const uint32_t* ref = rec_.refs.data() + rec_.node_refs[k];
+    // A null node argument is an absent optional tensor: it stays null.
+    for (const NodeArg& a : src.args()) {
+      if (const auto* n = std::get_if<Node*>(&a)) {
+        out.emplace_back(*n ? resolve(*ref) : nullptr);
+        ++ref;
+      } else if (const auto* l = std::get_if<std::vector<Node*>>(&a)) {
+        std::vector<Node*> nodes(l->size());
+        for (size_t j = 0; j < l->size(); ++j, ++ref) nodes[j] = (*l)[j] ? resolve(*ref) : nullptr;
+        out.emplace_back(std::move(nodes));
+      } else if (const auto* d = std::get_if<Device>(&a)) {
+        out.emplace_back(device(*d));
+      } else {
+        out.push_back(a);
+      }
     }
-    if (const auto* d = std::get_if<Device>(&a)) return device(*d);
-    return a;
   }
-  TensorMeta meta(const TensorMeta& m) const {
-    TensorMeta out = m;
-    out.device = device(m.device);
-    return out;
+
+ private:
+  Node* resolve(uint32_t ref) const {
+    const uint32_t i = ref & ~kTag;
+    switch (ref & kTag) {
+      case kMade: return made_[i];
+      case kInput: return to_.inputs[i];
+      case kSlot: return to_.slots[i];
+      default: return rec_.shared[i];  // shared by every block: the rotary pair, a size
+    }
   }
-  std::shared_ptr<const ModuleStack> stack(const std::shared_ptr<const ModuleStack>& s) {
+  std::shared_ptr<const ModuleStack> stack(const std::shared_ptr<const ModuleStack>& s) const {
     if (!s) return s;
-    auto& mapped = stacks_[s.get()];
-    if (mapped) return mapped;
     auto out = std::make_shared<ModuleStack>(*s);
     const std::string& from = rec_.call.path;
     for (ModuleFrame& f : *out)
       if (f.path.starts_with(from) && (f.path.size() == from.size() || f.path[from.size()] == '.'))
         f.path = to_.path + f.path.substr(from.size());
-    mapped = std::move(out);
-    return mapped;
+    return out;
   }
 
- private:
   const BlockRecord& rec_;
   const BlockCall& to_;
-  std::unordered_map<const Node*, Node*> external_;
-  std::unordered_map<const ModuleStack*, std::shared_ptr<const ModuleStack>> stacks_;
+  const std::vector<Node*>& made_;
+  std::vector<std::shared_ptr<const ModuleStack>> stacks_;
 };
 
 bool same_arg(const NodeArg& a, const NodeArg& b) {
@@ -128,13 +134,14 @@ std::optional<BlockRecord> make_block_record(const Graph& g, size_t first, Block
                                              const std::vector<Node*>& results) {
   BlockRecord rec;
   rec.call = std::move(call);
+  std::unordered_map<const Node*, uint32_t> index;  // position of each appended node in rec.nodes
   for (size_t i = first; i < g.nodes().size(); ++i) {
     Node* n = g.nodes()[i].get();
     // Plain calls and their getitems over static sizes: what a replay copies faithfully.
     if (n->op() != NodeOp::CallFunction && n->op() != NodeOp::GetItem) return std::nullopt;
     if (n->sym_val || n->constant) return std::nullopt;
     if (!std::all_of(n->args().begin(), n->args().end(), static_ints)) return std::nullopt;
-    rec.index.emplace(n, static_cast<uint32_t>(rec.nodes.size()));
+    index.emplace(n, static_cast<uint32_t>(rec.nodes.size()));
     rec.nodes.push_back(n);
   }
   size_t k = 0;
@@ -144,8 +151,8 @@ std::optional<BlockRecord> make_block_record(const Graph& g, size_t first, Block
   }
   if (k != rec.nodes.size()) return std::nullopt;
   for (Node* r : results) {
-    auto it = rec.index.find(r);
-    if (it == rec.index.end()) return std::nullopt;
+    auto it = index.find(r);
+    if (it == index.end()) return std::nullopt;
     rec.outputs.push_back(it->second);
   }
   std::unordered_map<const Node*, uint32_t> external, shared;
@@ -156,7 +163,7 @@ std::optional<BlockRecord> make_block_record(const Graph& g, size_t first, Block
   for (const Node* n : rec.nodes) {
     rec.node_refs.push_back(static_cast<uint32_t>(rec.refs.size()));
     for_each_ref(n->args(), [&](Node* in) {
-      if (auto i = rec.index.find(in); i != rec.index.end()) return rec.refs.push_back(kMade | i->second);
+      if (auto i = index.find(in); i != index.end()) return rec.refs.push_back(kMade | i->second);
       if (auto e = external.find(in); e != external.end()) return rec.refs.push_back(e->second);
       auto [it, fresh] = shared.try_emplace(in, kShared | static_cast<uint32_t>(rec.shared.size()));
       if (fresh) rec.shared.push_back(in);
@@ -178,8 +185,8 @@ bool same_block_record(const BlockRecord& earlier, const BlockRecord& later) {
   for (size_t i = 0; i < earlier.names.size(); ++i)
     if (earlier.names[i].candidate != later.names[i].candidate || earlier.names[i].node != later.names[i].node)
       return false;
-  Substitution sub(earlier, later.call);
-  sub.made = later.nodes;
+  const Retarget sub(earlier, later.call, later.nodes);
+  std::vector<NodeArg> args;
   for (size_t i = 0; i < earlier.nodes.size(); ++i) {
     const Node& a = *earlier.nodes[i];
     const Node& b = *later.nodes[i];
@@ -187,30 +194,24 @@ bool same_block_record(const BlockRecord& earlier, const BlockRecord& later) {
         a.serialized_meta != b.serialized_meta || a.arg_given != b.arg_given || a.out_elems.size() != b.out_elems.size() ||
         !b.out_elems.empty() || a.args().size() != b.args().size() || a.val.size() != b.val.size())
       return false;
-    for (size_t j = 0; j < a.args().size(); ++j)
-      if (!same_arg(sub.arg(a.args()[j]), b.args()[j])) return false;
-    for (size_t j = 0; j < a.val.size(); ++j)
-      if (!(sub.meta(a.val[j]) == b.val[j])) return false;
-    const auto sa = sub.stack(a.module_stack);
+    sub.args(i, args);
+    for (size_t j = 0; j < args.size(); ++j)
+      if (!same_arg(args[j], b.args()[j])) return false;
+    for (size_t j = 0; j < a.val.size(); ++j) {
+      TensorMeta m = a.val[j];
+      m.device = sub.device(m.device);
+      if (!(m == b.val[j])) return false;
+    }
+    const auto& sa = sub.stack_of(i);
     if (!sa != !b.module_stack || (sa && *sa != *b.module_stack)) return false;
   }
   return true;
 }
 
 std::vector<Node*> replay_block(Graph& g, const BlockRecord& rec, const BlockCall& to) {
-  Substitution sub(rec, to);
-  std::vector<std::shared_ptr<const ModuleStack>> stacks;
-  for (const auto& s : rec.stacks) stacks.push_back(sub.stack(s));
-  std::vector<Node*>& made = sub.made;
-  const auto resolve = [&](uint32_t ref) -> Node* {
-    const uint32_t i = ref & ~kTag;
-    switch (ref & kTag) {
-      case kMade: return made[i];
-      case kInput: return to.inputs[i];
-      case kSlot: return to.slots[i];
-      default: return rec.shared[i];
-    }
-  };
+  std::vector<Node*> made;
+  made.reserve(rec.nodes.size());
+  const Retarget sub(rec, to, made);
   std::vector<NodeArg> args;
   for (const BlockRecord::Name& name : rec.names) {
     if (name.node < 0) {
@@ -218,28 +219,10 @@ std::vector<Node*> replay_block(Graph& g, const BlockRecord& rec, const BlockCal
       continue;
     }
     const size_t k = static_cast<size_t>(name.node);
-    const Node& src = *rec.nodes[k];
-    args.clear();
-    args.reserve(src.args().size());
-    const uint32_t* ref = rec.refs.data() + rec.node_refs[k];
-    for (const NodeArg& a : src.args()) {
-      if (std::holds_alternative<Node*>(a)) {
-        // A null node argument is an absent optional tensor: it stays null.
-        args.emplace_back(std::get<Node*>(a) ? resolve(*ref) : nullptr);
-        ++ref;
-      } else if (const auto* l = std::get_if<std::vector<Node*>>(&a)) {
-        std::vector<Node*> out(l->size());
-        for (size_t j = 0; j < l->size(); ++j, ++ref) out[j] = (*l)[j] ? resolve(*ref) : nullptr;
-        args.emplace_back(std::move(out));
-      } else if (const auto* d = std::get_if<Device>(&a)) {
-        args.emplace_back(sub.device(*d));
-      } else {
-        args.push_back(a);
-      }
-    }
-    Node* n = g.append_like(src, std::move(args), name.candidate);
+    sub.args(k, args);
+    Node* n = g.append_like(*rec.nodes[k], std::move(args), name.candidate);
     for (TensorMeta& m : n->val) m.device = sub.device(m.device);
-    n->module_stack = stacks[rec.stack_of[k]];
+    n->module_stack = sub.stack_of(k);
     made.push_back(n);
   }
   std::vector<Node*> outs;

@@ -3,7 +3,6 @@
 // identical layers are most of its export). The export tracer decides when (Tracer::repeated_block).
 #pragma once
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "fakeexport/export/graph.h"
@@ -22,7 +21,6 @@ struct BlockCall {
 struct BlockRecord {
   BlockCall call;
   std::vector<Node*> nodes;                         ///< the appended nodes
-  std::unordered_map<const Node*, uint32_t> index;  ///< position of each in `nodes`
   struct Name {
     std::string candidate;  ///< what unique_name was asked for
     int32_t node;           ///< index in `nodes`; -1: a name taken without a node (an ATen check's)

@@ -312,9 +312,9 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   // tensor) is left untraced: it becomes a node only if an argument needs it (then proxy() says
   // where it failed).
   void on_binary(const SymInt& r) override {
+    ++effects_;
     // Arithmetic on values already known to be constants (a head count inferred from a view whose
     // sizes were since equated) is Python int arithmetic in PyTorch: no node.
-    ++effects_;
     const sym::SymNode* s = r.node();
     if (s && s->has_operands && known_constant(s->a) && known_constant(s->b)) return;
     if (traceable(r)) (void)proxy(r);
