@@ -67,7 +67,7 @@ constexpr int64_t kBareTaken = int64_t{1} << 62;
 template <class Names, class Counts>
 void release_name(Names& used, Counts& counts, const std::string& name) {
   used.erase(name);
-  if (auto it = counts.find(name); it != counts.end()) it->second &= ~kBareTaken;
+  if (int64_t* count = counts.find(name)) *count &= ~kBareTaken;
 }
 }  // namespace
 
@@ -106,21 +106,19 @@ std::string Graph::unique_name(std::string_view cand) {
     std::from_chars(c.data() + us + 1, c.data() + c.size(), num);
     renumbered = c[us + 1] == '0';
   }
-  auto count = base_count_.find(base);
-  if (count == base_count_.end()) count = base_count_.emplace(std::string(base), 0).first;
-  const std::string& stem = count->first;  // `base` may view `sanitized`; the map's key is the same text
+  int64_t& count = *base_count_.try_emplace(base, 0).first;  // valid: nothing else enters base_count_ below
   std::string name;
-  auto spell = [&](int64_t k) { name.assign(stem).append("_").append(std::to_string(k)); };
+  auto spell = [&](int64_t k) { name.assign(base).append("_").append(std::to_string(k)); };
   if (renumbered) spell(num);
   else name.assign(c);
-  bool bare_taken = (count->second & kBareTaken) != 0;
-  if (!num) num = count->second & ~kBareTaken;
+  bool bare_taken = (count & kBareTaken) != 0;
+  if (!num) num = count & ~kBareTaken;
   // Python keywords and builtins end in a letter or '_': a numbered name is never one of them.
   auto illegal = [&] { return !std::isdigit(static_cast<unsigned char>(name.back())) && illegal_names().count(name); };
   while (true) {
     // A numbered spelling is never a keyword and usually free: one insert tries it.
     if (std::isdigit(static_cast<unsigned char>(name.back()))) {
-      if (used_names_.insert(name).second) break;
+      if (used_names_.insert(name)) break;
     } else if (!bare_taken) {
       // An unnumbered spelling is the bare stem: taken from here on, whether or not it is free now.
       bare_taken = true;
@@ -131,7 +129,7 @@ std::string Graph::unique_name(std::string_view cand) {
     }
     spell(++num);
   }
-  count->second = num | (bare_taken ? kBareTaken : 0);
+  count = num | (bare_taken ? kBareTaken : 0);
   if (name_journal) name_journal->push_back({std::string(cand), name});
   return name;
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace fe {
@@ -159,12 +160,16 @@ std::string program_summary_json(const ExportedProgram& ep, const SummaryOptions
   w.end_array();
 
   auto phs = ep.graph.placeholders();
-  std::map<std::string, const Tensor*> state;
+  // Hashed, not ordered: a 405B program has a thousand state tensors (this summary is part of every
+  // `export --json`, whose whole budget is ~10 ms).
+  std::unordered_map<std::string_view, const Tensor*> state;
+  state.reserve(ep.state_dict.size() + ep.constants.size());
   for (const auto& [k, t] : ep.state_dict) state[k] = &t;
   for (const auto& [k, t] : ep.constants) state.emplace(k, &t);
-  std::map<std::string, std::pair<int64_t, int64_t>> devices;  // device -> (parameter, buffer) bytes
+  std::vector<std::pair<Device, std::pair<int64_t, int64_t>>> devices;  // device -> (parameter, buffer) bytes
   int64_t param_count = 0, param_bytes = 0;
-  std::set<const void*> seen_storage;  // tied weights share one storage: count it once
+  std::unordered_set<const void*> seen_storage;  // tied weights share one storage: count it once
+  seen_storage.reserve(state.size());
   w.key("inputs").begin_array();
   for (size_t i = 0; i < ep.signature.inputs.size() && i < phs.size(); ++i) {
     const InputSpec& s = ep.signature.inputs[i];
@@ -190,7 +195,9 @@ std::string program_summary_json(const ExportedProgram& ep, const SummaryOptions
       key = it->second->impl()->storage.get();
     if (!seen_storage.insert(key).second) continue;
     const int64_t numel = m.numel().hint(), bytes = numel * itemsize(m.dtype);
-    auto& d = devices[m.device.str()];
+    auto dev = std::find_if(devices.begin(), devices.end(), [&](const auto& e) { return e.first == m.device; });
+    if (dev == devices.end()) dev = devices.insert(devices.end(), {m.device, {0, 0}});
+    auto& d = dev->second;
     if (s.kind == InputKind::Parameter) {
       d.first += bytes;
       param_count += numel;
@@ -209,8 +216,14 @@ std::string program_summary_json(const ExportedProgram& ep, const SummaryOptions
     w.end_object();
   }
   w.end_array();
-  w.key("devices").begin_object();
+  std::map<std::string, std::pair<int64_t, int64_t>> by_name;  // keys in the order of their text
   for (const auto& [dev, b] : devices) {
+    auto& t = by_name[dev.str()];
+    t.first += b.first;
+    t.second += b.second;
+  }
+  w.key("devices").begin_object();
+  for (const auto& [dev, b] : by_name) {
     w.key(dev).begin_object();
     w.key("parameter_bytes").value(b.first);
     w.key("buffer_bytes").value(b.second);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fakeexport/core/source_location.h"
+#include "fakeexport/export/name_table.h"
 #include "fakeexport/ops/registry.h"
 #include "fakeexport/sym/shape_env.h"
 
@@ -263,13 +264,8 @@ class Graph {
 
   std::vector<std::unique_ptr<Node>> nodes_;
   std::vector<std::pair<std::string, std::unique_ptr<Graph>>> subgraphs_;
-  /// Lookups by string_view without building a std::string (names are looked up per node).
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_set<std::string, NameHash, std::equal_to<>> used_names_;
-  std::unordered_map<std::string, int64_t, NameHash, std::equal_to<>> base_count_;
+  NameTable used_names_;  ///< every name taken (value unused)
+  NameTable base_count_;  ///< per base: the last number given, and whether its bare spelling is taken
   uint64_t edits_ = 0;
 };
 

@@ -100,13 +100,23 @@ void place(Model& model, const Placement& placement) {
   std::vector<bool> used(placement.entries().size(), false);
   // Tied tensors: one new handle per old one, on the device of the first name.
   std::unordered_map<const TensorImpl*, Tensor> moved;
-  for (auto& [name, slot] : model.named_tensor_slots()) {
-    placement.for_each_match(name, [&](size_t e) { used[e] = true; });
+  const auto slots = model.named_tensor_slots();
+  moved.reserve(slots.size());
+  for (auto& [name, slot] : slots) {
+    // One walk of the name's prefixes: which entries are used, and the deepest (last added) wins,
+    // as device_for decides.
+    int best_depth = 0;
+    size_t best = 0;
+    placement.for_each_match(name, [&](size_t e) {
+      used[e] = true;
+      const int depth = placement.entries()[e].depth;
+      if (depth > best_depth || (depth == best_depth && e > best)) best_depth = depth, best = e;
+    });
     if (auto it = moved.find(slot->impl()); it != moved.end()) {
       *slot = it->second;
       continue;
     }
-    const Device d = placement.device_for(name);
+    const Device d = best_depth > 0 ? placement.entries()[best].device : placement.device_for(name);
     Tensor old = *slot;
     if (old.device() != d) {
       if (old.is_fake()) {
@@ -131,7 +141,7 @@ void place(Model& model, const Placement& placement) {
   std::unordered_map<std::string_view, size_t> unit_of;
   for (size_t u = 0; u < units.size(); ++u) unit_of.emplace(units[u].path, u);
   std::vector<std::pair<std::optional<Device>, std::string>> seen(units.size());
-  for (auto& [name, slot] : model.named_tensor_slots()) {
+  for (auto& [name, slot] : slots) {
     // The unit holding this tensor: the deepest unit path that is a proper prefix of its name.
     for (size_t i = name.size(); i-- > 0;) {
       if (name[i] != '.') continue;
