@@ -66,3 +66,20 @@ TEST(ExportSummary, SymbolicShapesAndRanges) {
 }
 
 }  // namespace
+
+namespace {
+// The summary is written by hand in nlohmann's dump() layout: every escape nlohmann makes (quote,
+// backslash, the short escapes, \u00XX for other control bytes; bytes >= 0x20 as they are) must be
+// the same text, compact and indented.
+TEST(ExportSummary, TextIsNlohmannsDumpWithEveryEscape) {
+  fe::ExportedProgram ep = seed::fake_export(fe::Device::parse("cuda:0"), fe::Device::parse("cuda:1"));
+  const std::string odd = std::string("a\"b\\c\nd\te\rf\bg\fh") + '\x01' + "i" + '\x1f' + "\x7f" + "tail";
+  ep.signature.outputs[0].name = odd;
+  for (int indent : {-1, 1, 2}) {
+    const std::string text = fe::program_summary_json(ep, {.indent = indent});
+    const auto j = nlohmann::ordered_json::parse(text);
+    EXPECT_EQ(j["outputs"][0]["name"], odd);
+    EXPECT_EQ(j.dump(indent), text) << "indent " << indent;
+  }
+}
+}  // namespace

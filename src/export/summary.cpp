@@ -71,8 +71,13 @@ class Writer {
   // nlohmann's escaping: quote, backslash and control characters; other bytes as they are.
   void string(std::string_view s) {
     out_ += '"';
-    for (char ch : s) {
-      const auto c = static_cast<unsigned char>(ch);
+    // Runs without a character to escape (every name, nearly always the whole text) in one append.
+    size_t run = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+      const auto c = static_cast<unsigned char>(s[i]);
+      if (c >= 0x20 && c != '"' && c != '\\') continue;
+      out_.append(s.data() + run, i - run);
+      run = i + 1;
       switch (c) {
         case '"': out_ += "\\\""; break;
         case '\\': out_ += "\\\\"; break;
@@ -87,11 +92,10 @@ class Writer {
             out_ += "\\u00";
             out_ += hex[c >> 4];
             out_ += hex[c & 15];
-          } else {
-            out_ += ch;
           }
       }
     }
+    out_.append(s.data() + run, s.size() - run);
     out_ += '"';
   }
   int indent_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_set>
+#include <utility>
 
 #include "fakeexport/core/error.h"
 
@@ -58,8 +59,20 @@ void Module::add_child(std::string name, std::shared_ptr<Module> m) {
 
 template <class F>
 void Module::walk(const std::string& prefix, F&& f) {
-  f(prefix, *this);
-  for (auto& [name, child] : children_) child->walk(prefix.empty() ? name : prefix + "." + name, f);
+  // One path buffer, extended and cut back around each child: a 126-layer model has ~1,400 modules,
+  // and export walks them several times (a fresh string per module and level was most of a walk).
+  std::string path = prefix;
+  auto visit = [&](auto& self, Module& m) -> void {
+    f(std::as_const(path), m);
+    for (auto& [name, child] : m.children_) {
+      const size_t len = path.size();
+      if (len) path += '.';
+      path += name;
+      self(self, *child);
+      path.resize(len);
+    }
+  };
+  visit(visit, *this);
 }
 
 std::vector<NamedModule> Module::named_modules() {
