@@ -121,7 +121,10 @@ Node* outline(Graph& g, const GradRegion& r, const std::string& name, const std:
     g.replace_all_uses_with(outputs[k], gi);
     items.push_back(gi);
   }
-  for (auto it = range.rbegin(); it != range.rend(); ++it) g.erase(*it);
+  // In one pass (last first, as erasing each would): one compaction of the node list, not one per node.
+  const size_t erased = g.erase_unused([&](const Node& n) { return in.count(const_cast<Node*>(&n)) > 0; });
+  FE_INTERNAL_ASSERT(erased == range.size(), "outline_grad_regions: ", range.size() - erased,
+                     " nodes of the region are still used outside it");
   // The getitems take the names of the values they return (their nodes are gone from here).
   for (size_t k = 0; k < outputs.size(); ++k) g.set_name(items[k], outs[k]->name());
   return items.empty() ? call : items.back();

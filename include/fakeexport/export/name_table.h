@@ -9,16 +9,18 @@
 
 namespace fe {
 
-/// A map from name to an int64, its keys' text in one growing buffer and its slots in one flat
-/// array (linear probing, stored hashes). Why not std::unordered_set<std::string>: a 405B export
-/// takes ~10,000 names, and a node plus a heap string per name, with rehashes that re-hash every
-/// string, were a tenth of the whole export. Erased keys leave their text until the next regrowth.
+/// A map from name to an int64: the keys' text in one growing buffer, one entry per key (text,
+/// hash, value), and an index of 8-byte slots (a 32-bit hash tag and the entry's number), probed
+/// linearly. Why not std::unordered_set<std::string>: a 405B export takes ~10,000 names, and a node
+/// plus a heap string per name, with rehashes that re-hash every string, were a tenth of the whole
+/// export; and why small slots: each new name costs one probe of the index, which misses cache, so
+/// the denser the index the fewer misses. Erased keys leave their entry and text until the next regrowth.
 class NameTable {
  public:
   /// The value of `key`, or nullptr when absent. Valid until the next insertion.
   int64_t* find(std::string_view key) {
     const size_t i = locate(key, hash(key));
-    return i == kNone ? nullptr : &slots_[i].value;
+    return i == kNone ? nullptr : &entries_[entry_of(slots_[i])].value;
   }
   bool contains(std::string_view key) const { return locate(key, hash(key)) != kNone; }
   /// Adds `key` with `value` unless present: its value (new or old) and whether it was added.
@@ -30,12 +32,14 @@ class NameTable {
   size_t size() const { return live_; }
 
  private:
-  static constexpr uint32_t kEmpty = UINT32_MAX, kErased = UINT32_MAX - 1;
-  struct Slot {
-    uint64_t hash = 0;
-    uint32_t off = kEmpty, len = 0;  ///< the key's text in text_
-    int64_t value = 0;
+  struct Entry {
+    uint64_t hash;
+    uint32_t off, len;  ///< the key's text in text_; len kGone once erased
+    int64_t value;
   };
+  static constexpr uint32_t kGone = UINT32_MAX;
+  static constexpr uint64_t kEmpty = 0, kErased = UINT64_MAX;  ///< slot values besides (tag << 32 | entry + 1)
+  static constexpr size_t kNone = SIZE_MAX;
   static uint64_t hash(std::string_view s) {
     // 8 bytes at a time, each mixed by a multiply (names are ASCII identifiers, 5-60 bytes).
     uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
@@ -56,24 +60,27 @@ class NameTable {
     h *= 0x94D049BB133111EBull;
     return h ^ (h >> 32);
   }
-  size_t mask() const { return slots_.size() - 1; }
-  static constexpr size_t kNone = SIZE_MAX;
-  /// The slot holding `key` (hash `h`), or kNone.
+  static size_t entry_of(uint64_t slot) { return static_cast<size_t>((slot & 0xFFFFFFFFu) - 1); }
+  static uint64_t slot_of(uint64_t h, size_t entry) { return (h & ~uint64_t{0xFFFFFFFFu}) | (entry + 1); }
+  /// The slot holding `key` (hash `h`), or kNone. The slot index comes from the hash's low bits, the
+  /// tag from its high bits, so a tag match is rarely a different key.
   size_t locate(std::string_view key, uint64_t h) const {
     if (slots_.empty()) return kNone;
-    for (size_t i = h & mask();; i = (i + 1) & mask()) {
-      const Slot& s = slots_[i];
-      if (s.off == kEmpty) return kNone;
-      if (s.hash == h && s.off != kErased && equal(s, key)) return i;
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const uint64_t s = slots_[i];
+      if (s == kEmpty) return kNone;
+      if (s != kErased && (s >> 32) == (h >> 32)) {
+        const Entry& e = entries_[entry_of(s)];
+        if (e.len == key.size() && std::memcmp(text_.data() + e.off, key.data(), key.size()) == 0) return i;
+      }
     }
-  }
-  bool equal(const Slot& s, std::string_view key) const {
-    return s.len == key.size() && std::memcmp(text_.data() + s.off, key.data(), key.size()) == 0;
   }
   void regrow(size_t capacity);
 
-  std::vector<Slot> slots_;  ///< a power of two in size, at most half used (erased slots count)
+  std::vector<uint64_t> slots_;  ///< a power of two in size, at most 3/4 used (erased slots count)
+  std::vector<Entry> entries_;
   std::vector<char> text_;
+  size_t mask_ = 0;
   size_t live_ = 0, used_ = 0;  ///< keys present; slots not empty (present or erased)
 };
 
