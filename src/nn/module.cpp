@@ -100,7 +100,11 @@ std::vector<NamedTensor> Module::named_parameters(bool recurse, bool remove_dupl
     add("", *this);
     return out;
   }
-  for (auto& [p, m] : named_modules()) add(p, *m);
+  // named_modules() without its list of paths: each module once, at its first path.
+  std::unordered_set<const Module*> modules;
+  walk("", [&](const std::string& p, Module& m) {
+    if (modules.insert(&m).second) add(p, m);
+  });
   return out;
 }
 
@@ -114,7 +118,11 @@ std::vector<NamedTensor> Module::named_buffers(bool recurse) {
     add("", *this);
     return out;
   }
-  for (auto& [p, m] : named_modules()) add(p, *m);
+  // named_modules() without its list of paths: each module once, at its first path.
+  std::unordered_set<const Module*> modules;
+  walk("", [&](const std::string& p, Module& m) {
+    if (modules.insert(&m).second) add(p, m);
+  });
   return out;
 }
 
