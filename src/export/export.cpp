@@ -104,7 +104,11 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
   ExportedProgram ep;
   Graph& g = ep.graph;
   std::unordered_map<const nn::Module*, std::string> paths;
-  for (auto& [p, m] : module.named_modules()) paths.emplace(m, p);
+  {
+    auto modules = module.named_modules();
+    paths.reserve(modules.size());
+    for (auto& [p, m] : modules) paths.emplace(m, std::move(p));
+  }
   ep.shape_env = std::make_shared<sym::ShapeEnv>();
   sym::ShapeEnv& env = *ep.shape_env;
   Tracer tracer(g, std::move(paths), &env);
@@ -124,6 +128,7 @@ ExportedProgram export_program(nn::Module& module, const std::vector<Tensor>& ar
   // Like torch.export, a tied parameter gets a placeholder per name; the graph uses the last one.
   auto params = module.named_parameters(true, /*remove_duplicate=*/false);
   auto buffers = module.named_buffers();
+  ep.signature.inputs.reserve(params.size() + buffers.size() + args.size());
   for (auto& [name, slot] : params) {
     // Tied: non-strict export reads the last name's placeholder; dynamo the first name it met.
     swap.fakify(*slot);
