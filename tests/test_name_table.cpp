@@ -43,7 +43,9 @@ TEST(NameTable, AgreesWithUnorderedMapUnderRandomEdits) {
         int64_t* v = t.find(k);
         auto it = ref.find(k);
         ASSERT_EQ(v != nullptr, it != ref.end()) << k;
-        if (v) ASSERT_EQ(*v, it->second) << k;
+        if (v) {
+          ASSERT_EQ(*v, it->second) << k;
+        }
         ASSERT_EQ(t.contains(k), it != ref.end()) << k;
       }
     }

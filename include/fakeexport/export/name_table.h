@@ -71,7 +71,9 @@ class NameTable {
       if (s == kEmpty) return kNone;
       if (s != kErased && (s >> 32) == (h >> 32)) {
         const Entry& e = entries_[entry_of(s)];
-        if (e.len == key.size() && std::memcmp(text_.data() + e.off, key.data(), key.size()) == 0) return i;
+        // (memcmp of nothing still needs valid pointers: the text of "" alone may be no buffer at all.)
+        if (e.len == key.size() && (key.empty() || std::memcmp(text_.data() + e.off, key.data(), key.size()) == 0))
+          return i;
       }
     }
   }
