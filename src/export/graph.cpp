@@ -64,8 +64,7 @@ namespace {
 constexpr int64_t kBareTaken = int64_t{1} << 62;
 
 /// Frees `name` (an erased or renamed node's): a base whose bare spelling it was may have it again.
-template <class Names, class Counts>
-void release_name(Names& used, Counts& counts, const std::string& name) {
+void release_name(NameTable& used, NameTable& counts, const std::string& name) {
   used.erase(name);
   if (int64_t* count = counts.find(name)) *count &= ~kBareTaken;
 }
