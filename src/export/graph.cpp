@@ -8,32 +8,6 @@
 #include "fakeexport/core/error.h"
 
 namespace fe {
-namespace {
-
-// Names FX refuses for values: Python keywords, builtins, and FX codegen's own globals.
-const std::unordered_set<std::string>& illegal_names() {
-  static const std::unordered_set<std::string> s = {
-      // keywords
-      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
-      "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
-      "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
-      // builtins
-      "abs", "aiter", "all", "anext", "any", "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes",
-      "callable", "chr", "classmethod", "compile", "complex", "copyright", "credits", "delattr", "dict", "dir",
-      "divmod", "enumerate", "eval", "exec", "exit", "filter", "float", "format", "frozenset", "getattr",
-      "globals", "hasattr", "hash", "help", "hex", "id", "input", "int", "isinstance", "issubclass", "iter",
-      "len", "license", "list", "locals", "map", "max", "memoryview", "min", "next", "object", "oct", "open",
-      "ord", "pow", "print", "property", "quit", "range", "repr", "reversed", "round", "set", "setattr",
-      "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "type", "vars", "zip", "Ellipsis",
-      "NotImplemented", "__import__", "__build_class__", "__debug__", "__doc__", "__name__", "__loader__",
-      "__package__", "__spec__",
-      // FX codegen globals
-      "inf", "nan", "NoneType", "torch", "device", "fx_pytree", "pytree",
-  };
-  return s;
-}
-
-}  // namespace
 
 std::vector<Node*> Node::inputs() const {
   std::vector<Node*> out;
@@ -56,79 +30,8 @@ bool Node::multi_output() const {
   return r.size() > 1 || (r.size() == 1 && r[0].type.is_list);
 }
 
-namespace {
-// base_count_'s value packs the last number given to a base and, in this bit, whether the base's
-// bare spelling is known to be unavailable (taken, or a Python keyword): the usual request, a base
-// met before ("linear" for the 500th time), then goes straight to its next number without probing
-// the large name table for the bare spelling. Cleared whenever a name is released.
-constexpr int64_t kBareTaken = int64_t{1} << 62;
-
-/// Frees `name` (an erased or renamed node's): a base whose bare spelling it was may have it again.
-void release_name(NameTable& used, NameTable& counts, const std::string& name) {
-  used.erase(name);
-  if (int64_t* count = counts.find(name)) *count &= ~kBareTaken;
-}
-}  // namespace
-
 std::string Graph::unique_name(std::string_view cand) {
-  // Each run of characters illegal in identifiers becomes one '_' (FX's regex substitution); a
-  // name that is already an identifier (every name of a loaded program) is used as is.
-  // ASCII letters, digits and '_' (isalnum's C locale, without a call per character).
-  auto legal = [](char ch) {
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
-  };
-  std::string sanitized;
-  std::string_view c = cand;
-  if (cand.empty() || !std::all_of(cand.begin(), cand.end(), legal) || std::isdigit(static_cast<unsigned char>(cand[0]))) {
-    bool in_illegal_run = false;
-    for (char ch : cand) {
-      if (legal(ch)) {
-        sanitized += ch;
-        in_illegal_run = false;
-      } else if (!in_illegal_run) {
-        sanitized += '_';
-        in_illegal_run = true;
-      }
-    }
-    if (sanitized.empty()) sanitized = "_unnamed";
-    if (std::isdigit(static_cast<unsigned char>(sanitized[0]))) sanitized.insert(0, 1, '_');
-    c = sanitized;
-  }
-  // Split a trailing _<digits> into base and number ("mul_5": "mul", 5).
-  std::string_view base = c;
-  int64_t num = 0;
-  bool renumbered = false;  // "x_007" is asked for as "x_7"
-  const size_t us = c.rfind('_');
-  if (us != std::string_view::npos && us + 1 < c.size() && c.size() - us < 19 &&
-      std::all_of(c.begin() + static_cast<long>(us) + 1, c.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
-    base = c.substr(0, us);
-    std::from_chars(c.data() + us + 1, c.data() + c.size(), num);
-    renumbered = c[us + 1] == '0';
-  }
-  int64_t& count = *base_count_.try_emplace(base, 0).first;  // valid: nothing else enters base_count_ below
-  std::string name;
-  auto spell = [&](int64_t k) { name.assign(base).append("_").append(std::to_string(k)); };
-  if (renumbered) spell(num);
-  else name.assign(c);
-  bool bare_taken = (count & kBareTaken) != 0;
-  if (!num) num = count & ~kBareTaken;
-  // Python keywords and builtins end in a letter or '_': a numbered name is never one of them.
-  auto illegal = [&] { return !std::isdigit(static_cast<unsigned char>(name.back())) && illegal_names().count(name); };
-  while (true) {
-    // A numbered spelling is never a keyword and usually free: one insert tries it.
-    if (std::isdigit(static_cast<unsigned char>(name.back()))) {
-      if (used_names_.insert(name)) break;
-    } else if (!bare_taken) {
-      // An unnumbered spelling is the bare stem: taken from here on, whether or not it is free now.
-      bare_taken = true;
-      if (!used_names_.contains(name) && !illegal()) {
-        used_names_.insert(name);
-        break;
-      }
-    }
-    spell(++num);
-  }
-  count = num | (bare_taken ? kBareTaken : 0);
+  std::string name = names_.create_name(cand);
   if (name_journal) name_journal->push_back({std::string(cand), name});
   return name;
 }
@@ -362,11 +265,11 @@ void Graph::rename_fresh(Node* n, std::string_view base) {
 void Graph::set_name(Node* n, std::string_view name) {
   if (n->name_ == name) return;
   ++edits_;
-  FE_INTERNAL_ASSERT(!used_names_.contains(name), "set_name: '", name, "' is already taken");
-  release_name(used_names_, base_count_, n->name_);
+  FE_INTERNAL_ASSERT(!names_.taken(name), "set_name: '", name, "' is already taken");
+  names_.release(n->name_);
   if (n->op_ == NodeOp::Placeholder && n->target_name_.empty()) n->target_name_ = n->name_;
   n->name_ = std::string(name);
-  used_names_.insert(n->name_);
+  names_.take(n->name_);
   if (n->target_name_ == n->name_) n->target_name_.clear();
 }
 
@@ -377,7 +280,7 @@ size_t Graph::erase_unused(const std::function<bool(const Node&)>& dead) {
     Node* n = nodes_[i].get();
     if (!n->users_.empty() || !dead(*n)) continue;
     drop_uses(n);  // its inputs may become unused in turn: they come earlier in this pass
-    release_name(used_names_, base_count_, n->name_);
+    names_.release(n->name_);
     gone[i] = true;
     ++erased;
   }
@@ -392,7 +295,7 @@ void Graph::erase(Node* n) {
   FE_INTERNAL_ASSERT(n->users_.empty(), "erasing node '", n->name_, "' which still has ", n->users_.size(), " users");
   ++edits_;
   drop_uses(n);
-  release_name(used_names_, base_count_, n->name_);
+  names_.release(n->name_);
   std::erase_if(nodes_, [&](const auto& p) { return p.get() == n; });
 }
 
@@ -415,11 +318,10 @@ void Graph::reorder_placeholders(const std::vector<Node*>& order) {
 
 void Graph::renumber_names() {
   ++edits_;
-  used_names_.clear();
-  base_count_.clear();
+  names_.clear();
   for (auto& n : nodes_) {
     if (n->op_ == NodeOp::Placeholder || n->op_ == NodeOp::Output || n->op_ == NodeOp::GetAttr) {
-      used_names_.insert(n->name_);
+      names_.take(n->name_);
       continue;
     }
     std::string_view base = n->name_;

@@ -264,8 +264,7 @@ class Graph {
 
   std::vector<std::unique_ptr<Node>> nodes_;
   std::vector<std::pair<std::string, std::unique_ptr<Graph>>> subgraphs_;
-  NameTable used_names_;  ///< every name taken (value unused)
-  NameTable base_count_;  ///< per base: the last number given, and whether its bare spelling is taken
+  Namespace names_;  ///< the names taken, and the numbering per base
   uint64_t edits_ = 0;
 };
 

@@ -1,8 +1,10 @@
-// NameTable: the graph's table of names (taken node names; numbering per base), flat and open-addressed.
+// NameTable: a flat, open-addressed map from name to int64. Namespace: FX's _Namespace (the names a
+// graph has taken and the numbering per base) on top of it.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -22,7 +24,12 @@ class NameTable {
     const size_t i = locate(key, hash(key));
     return i == kNone ? nullptr : &entries_[entry_of(slots_[i])].value;
   }
+  const int64_t* find(std::string_view key) const {
+    const size_t i = locate(key, hash(key));
+    return i == kNone ? nullptr : &entries_[entry_of(slots_[i])].value;
+  }
   bool contains(std::string_view key) const { return locate(key, hash(key)) != kNone; }
+  bool empty() const { return live_ == 0; }
   /// Adds `key` with `value` unless present: its value (new or old) and whether it was added.
   std::pair<int64_t*, bool> try_emplace(std::string_view key, int64_t value = 0);
   /// Adds `key` unless present; whether it was added.
@@ -84,6 +91,43 @@ class NameTable {
   std::vector<char> text_;
   size_t mask_ = 0;
   size_t live_ = 0, used_ = 0;  ///< keys present; slots not empty (present or erased)
+};
+
+/// FX's _Namespace.create_name, and the names a graph holds. A name is kept by its base and number
+/// (FX's `(.*)_(\d+)$` split): "linear_57" is bit 57 of base "linear", "linear" the base's bare
+/// flag. Why not one table of name texts: a 405B export takes ~10,000 names, nearly all a base's
+/// next number, and a hashed insert of each spelling (a probe that misses cache, the text stored,
+/// regrowth copying all) was 6% of its wall time; a base's bits stay in cache. A number beyond what
+/// its base's bits may cover (see take_number) is kept as text, so a hostile name ("x_99999999")
+/// costs one entry, not megabytes of bits.
+class Namespace {
+ public:
+  /// FX's create_name: `candidate` made an identifier, then its first free spelling (`linear`,
+  /// `linear_1`, ...; never a Python keyword or builtin), which is taken.
+  std::string create_name(std::string_view candidate);
+  bool taken(std::string_view name) const;
+  /// Takes `name` as it is (the caller has checked it is free).
+  void take(std::string_view name);
+  /// Frees `name`: its spelling may be given again; its base's numbering goes on.
+  void release(std::string_view name);
+  void clear();
+
+ private:
+  struct Base {
+    int64_t count = 0;        ///< FX's _base_count: the last number given (or asked for)
+    uint32_t held = 0;        ///< numbers held in `bits`
+    bool bare_held = false;   ///< the bare spelling is taken
+    bool keyword = false;     ///< the bare spelling is a Python keyword or builtin: never given
+    std::vector<uint64_t> bits;  ///< bit k: base_k is taken
+  };
+  Base& base(std::string_view text);
+  const Base* find_base(std::string_view text) const;
+  bool number_taken(const Base& b, std::string_view base, int64_t k) const;
+  void take_number(Base& b, std::string_view base, int64_t k);
+
+  NameTable index_;          ///< base text -> position in bases_
+  std::vector<Base> bases_;
+  NameTable sparse_;         ///< numbered names whose bit was not allowed (take_number)
 };
 
 }  // namespace fe
