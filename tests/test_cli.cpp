@@ -55,6 +55,24 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
   EXPECT_EQ(run_cli("frobnicate x").rc, 2);
 }
 
+TEST(Cli, GlobalOptionsBeforeTheCommandAndTheHelpListingEveryCommand) {
+  // Only the named command's options are built: global options and their values before it must
+  // not be taken for it, and with no command named the help still lists them all.
+  Result r = run_cli("--max-nodes 10 --arch sm80 --max-seconds=60 inspect " + pt2("gpt2_dynamic.pt2"));
+  EXPECT_EQ(r.rc, 2) << r.out;  // the limit applies: 49 nodes
+  EXPECT_NE(r.out.find("--max-nodes"), std::string::npos) << r.out;
+  r = run_cli("--max-nodes 100 inspect " + pt2("gpt2_dynamic.pt2") + " --json");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  r = run_cli("--help");
+  EXPECT_EQ(r.rc, 0);
+  for (const char* c : {"export", "inspect", "check", "run", "retarget", "decompose", "memory", "cost", "report"})
+    EXPECT_NE(r.out.find(std::string("\n  ") + c + " "), std::string::npos) << c << "\n" << r.out;
+  r = run_cli("--arch sm80 inspect --help");
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_NE(r.out.find("inspect [OPTIONS]"), std::string::npos) << r.out;
+  EXPECT_EQ(run_cli("--arch inspect").rc, 2);  // `inspect` is --arch's (bad) value: no command named
+}
+
 }  // namespace
 
 TEST(CliRun, RunsAnArchiveOnItsSampleInputsToPyTorchsOutputs) {
