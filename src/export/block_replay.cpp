@@ -8,7 +8,8 @@
 namespace fe::detail {
 namespace {
 
-constexpr uint32_t kMade = 0u << 30, kInput = 1u << 30, kSlot = 2u << 30, kShared = 3u << 30, kTag = 3u << 30;
+constexpr uint32_t kMade = 0u << 29, kInput = 1u << 29, kSlot = 2u << 29, kShared = 3u << 29, kPrev = 4u << 29,
+                   kTag = 7u << 29;
 
 /// Visits every node argument (null entries of a `Tensor?[]` included) in argument order.
 template <class F>
@@ -20,17 +21,23 @@ void for_each_ref(const std::vector<NodeArg>& args, F&& f) {
   }
 }
 
-bool static_ints(const NodeArg& a) {
-  if (const auto* s = std::get_if<SymInt>(&a)) return !s->is_symbolic();
-  if (const auto* l = std::get_if<std::vector<SymInt>>(&a))
-    return std::none_of(l->begin(), l->end(), [](const SymInt& x) { return x.is_symbolic(); });
+/// Whether every symbolic int of `a` names a graph node (a handle): a node made before the block
+/// (a batch size every layer reads, `sym_size_int_12`) is copied as it is, one of the block's own
+/// (a size read from a tensor the block made) re-targeted to its counterpart.
+bool handled_ints(const NodeArg& a) {
+  const auto ok = [](const SymInt& x) { return !x.is_symbolic() || graph_node_of(x); };
+  if (const auto* s = std::get_if<SymInt>(&a)) return ok(*s);
+  if (const auto* l = std::get_if<std::vector<SymInt>>(&a)) return std::all_of(l->begin(), l->end(), ok);
   return true;
 }
 
+/// Equal ints: the same constants, or symbolic values naming the same graph node.
 bool same_ints(const std::vector<SymInt>& a, const std::vector<SymInt>& b) {
   if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].is_symbolic() || b[i].is_symbolic() || a[i].hint() != b[i].hint()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].is_symbolic() != b[i].is_symbolic() || a[i].hint() != b[i].hint()) return false;
+    if (a[i].is_symbolic() && graph_node_of(a[i]) != graph_node_of(b[i])) return false;
+  }
   return true;
 }
 
@@ -45,8 +52,8 @@ bool same_loc(const std::optional<SrcLocArg>& a, const std::optional<SrcLocArg>&
 /// far, or another record's), its inputs, parameters, device and module path to the call's.
 class Retarget {
  public:
-  Retarget(const BlockRecord& rec, const BlockCall& to, const std::vector<Node*>& made)
-      : rec_(rec), to_(to), made_(made) {
+  Retarget(const BlockRecord& rec, const BlockCall& to, const std::vector<Node*>& made, const std::vector<Node*>& prev)
+      : rec_(rec), to_(to), made_(made), prev_(prev) {
     for (const auto& s : rec.stacks) stacks_.push_back(stack(s));
   }
   Device device(Device d) const { return d == rec_.call.device ? to_.device : d; }
@@ -69,6 +76,12 @@ class Retarget {
         out.emplace_back(std::move(nodes));
       } else if (const auto* d = std::get_if<Device>(&a)) {
         out.emplace_back(device(*d));
+      } else if (const auto* s = std::get_if<SymInt>(&a)) {
+        out.emplace_back(handle(*s));
+      } else if (const auto* l = std::get_if<std::vector<SymInt>>(&a)) {
+        std::vector<SymInt> v(*l);
+        for (SymInt& x : v) x = handle(x);
+        out.emplace_back(std::move(v));
       } else {
         out.push_back(a);
       }
@@ -82,8 +95,16 @@ class Retarget {
       case kMade: return made_[i];
       case kInput: return to_.inputs[i];
       case kSlot: return to_.slots[i];
+      case kPrev: return prev_[i];
       default: return rec_.shared[i];  // shared by every block: the rotary pair, a size
     }
+  }
+  /// A symbolic int naming one of the record's nodes names its counterpart instead (a handle of
+  /// its own, as a trace makes one per argument).
+  SymInt handle(const SymInt& x) const {
+    if (!x.is_symbolic()) return x;
+    const auto it = rec_.made_index.find(graph_node_of(x));
+    return it == rec_.made_index.end() ? x : x.node()->env->make_handle(x, made_[it->second]);
   }
   std::shared_ptr<const ModuleStack> stack(const std::shared_ptr<const ModuleStack>& s) const {
     if (!s) return s;
@@ -98,6 +119,7 @@ class Retarget {
   const BlockRecord& rec_;
   const BlockCall& to_;
   const std::vector<Node*>& made_;
+  const std::vector<Node*>& prev_;
   std::vector<std::shared_ptr<const ModuleStack>> stacks_;
 };
 
@@ -131,16 +153,16 @@ bool same_arg(const NodeArg& a, const NodeArg& b) {
 
 std::optional<BlockRecord> make_block_record(const Graph& g, size_t first, BlockCall call,
                                              const std::vector<Graph::NameTaken>& names,
-                                             const std::vector<Node*>& results) {
+                                             const std::vector<Node*>& results, const std::vector<Node*>& prev) {
   BlockRecord rec;
   rec.call = std::move(call);
-  std::unordered_map<const Node*, uint32_t> index;  // position of each appended node in rec.nodes
+  auto& index = rec.made_index;
   for (size_t i = first; i < g.nodes().size(); ++i) {
     Node* n = g.nodes()[i].get();
-    // Plain calls and their getitems over static sizes: what a replay copies faithfully.
-    if (n->op() != NodeOp::CallFunction && n->op() != NodeOp::GetItem) return std::nullopt;
-    if (n->sym_val || n->constant) return std::nullopt;
-    if (!std::all_of(n->args().begin(), n->args().end(), static_ints)) return std::nullopt;
+    // Plain calls, their getitems and size arithmetic (`sym_size_int`, `mul`: sizes the block reads
+    // from its own tensors), every symbolic argument naming its node: what a replay copies faithfully.
+    if (n->op() != NodeOp::CallFunction && n->op() != NodeOp::GetItem && n->op() != NodeOp::SymOp) return std::nullopt;
+    if (n->constant || !std::all_of(n->args().begin(), n->args().end(), handled_ints)) return std::nullopt;
     index.emplace(n, static_cast<uint32_t>(rec.nodes.size()));
     rec.nodes.push_back(n);
   }
@@ -155,7 +177,8 @@ std::optional<BlockRecord> make_block_record(const Graph& g, size_t first, Block
     if (it == index.end()) return std::nullopt;
     rec.outputs.push_back(it->second);
   }
-  std::unordered_map<const Node*, uint32_t> external, shared;
+  std::unordered_map<const Node*, uint32_t> external, shared, previous;
+  for (size_t i = 0; i < prev.size(); ++i) previous.try_emplace(prev[i], static_cast<uint32_t>(i));
   for (size_t i = 0; i < rec.call.inputs.size(); ++i)
     if (rec.call.inputs[i]) external.try_emplace(rec.call.inputs[i], kInput | static_cast<uint32_t>(i));
   for (size_t i = 0; i < rec.call.slots.size(); ++i) external.try_emplace(rec.call.slots[i], kSlot | static_cast<uint32_t>(i));
@@ -165,6 +188,7 @@ std::optional<BlockRecord> make_block_record(const Graph& g, size_t first, Block
     for_each_ref(n->args(), [&](Node* in) {
       if (auto i = index.find(in); i != index.end()) return rec.refs.push_back(kMade | i->second);
       if (auto e = external.find(in); e != external.end()) return rec.refs.push_back(e->second);
+      if (auto p = previous.find(in); p != previous.end()) return rec.refs.push_back(kPrev | p->second);
       auto [it, fresh] = shared.try_emplace(in, kShared | static_cast<uint32_t>(rec.shared.size()));
       if (fresh) rec.shared.push_back(in);
       rec.refs.push_back(it->second);
@@ -185,14 +209,15 @@ bool same_block_record(const BlockRecord& earlier, const BlockRecord& later) {
   for (size_t i = 0; i < earlier.names.size(); ++i)
     if (earlier.names[i].candidate != later.names[i].candidate || earlier.names[i].node != later.names[i].node)
       return false;
-  const Retarget sub(earlier, later.call, later.nodes);
+  const Retarget sub(earlier, later.call, later.nodes, earlier.nodes);
   std::vector<NodeArg> args;
   for (size_t i = 0; i < earlier.nodes.size(); ++i) {
     const Node& a = *earlier.nodes[i];
     const Node& b = *later.nodes[i];
     if (!Graph::same_call(a, b) || !same_loc(a.loc, b.loc) || a.stack_trace != b.stack_trace ||
         a.serialized_meta != b.serialized_meta || a.arg_given != b.arg_given || a.out_elems.size() != b.out_elems.size() ||
-        !b.out_elems.empty() || a.args().size() != b.args().size() || a.val.size() != b.val.size())
+        !b.out_elems.empty() || a.args().size() != b.args().size() || a.val.size() != b.val.size() ||
+        a.sym_val.has_value() != b.sym_val.has_value() || (a.sym_val && !a.sym_val->same_as(*b.sym_val)))
       return false;
     sub.args(i, args);
     for (size_t j = 0; j < args.size(); ++j)
@@ -208,10 +233,10 @@ bool same_block_record(const BlockRecord& earlier, const BlockRecord& later) {
   return true;
 }
 
-std::vector<Node*> replay_block(Graph& g, const BlockRecord& rec, const BlockCall& to) {
+std::vector<Node*> replay_block(Graph& g, const BlockRecord& rec, const BlockCall& to, const std::vector<Node*>& prev) {
   std::vector<Node*> made;
   made.reserve(rec.nodes.size());
-  const Retarget sub(rec, to, made);
+  const Retarget sub(rec, to, made, prev);
   std::vector<NodeArg> args;
   for (const BlockRecord::Name& name : rec.names) {
     if (name.node < 0) {
@@ -225,9 +250,7 @@ std::vector<Node*> replay_block(Graph& g, const BlockRecord& rec, const BlockCal
     n->module_stack = sub.stack_of(k);
     made.push_back(n);
   }
-  std::vector<Node*> outs;
-  for (uint32_t o : rec.outputs) outs.push_back(made[o]);
-  return outs;
+  return made;
 }
 
 }  // namespace fe::detail

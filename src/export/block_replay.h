@@ -3,6 +3,7 @@
 // identical layers are most of its export). The export tracer decides when (Tracer::repeated_block).
 #pragma once
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "fakeexport/export/graph.h"
@@ -21,6 +22,7 @@ struct BlockCall {
 struct BlockRecord {
   BlockCall call;
   std::vector<Node*> nodes;                         ///< the appended nodes
+  std::unordered_map<const Node*, uint32_t> made_index;  ///< each of `nodes` -> its position
   struct Name {
     std::string candidate;  ///< what unique_name was asked for
     int32_t node;           ///< index in `nodes`; -1: a name taken without a node (an ATen check's)
@@ -28,8 +30,10 @@ struct BlockRecord {
   std::vector<Name> names;
   std::vector<uint32_t> outputs;  ///< the block's results, as positions in `nodes`
   /// Each node's node arguments in argument order, as where a replay finds them (tag in the top
-  /// two bits: one of `nodes`, of the call's inputs, of its slots, or `shared[i]`, the same node for
-  /// every block); `node_refs[i]` is the first of node i's. Built once so a replay looks nothing up.
+  /// three bits: one of `nodes`, of the call's inputs, of its slots, `shared[i]`, the same node for
+  /// every block, or a node of the previous block alike: a size this block reads from a node
+  /// of the block before, which made it); `node_refs[i]` is the first of node i's. Built once so a
+  /// replay looks nothing up.
   std::vector<uint32_t> refs, node_refs;
   std::vector<Node*> shared;
   /// Each node's module stack as an index into `stacks`, the distinct ones.
@@ -38,18 +42,20 @@ struct BlockRecord {
 };
 
 /// A record of the call `call` from the graph's nodes appended since position `first`, the names
-/// journaled meanwhile and the results' nodes; nullopt when it holds something a replay cannot
-/// reproduce (a symbolic value, a higher-order op, a result not made by the block).
+/// journaled meanwhile and the results' nodes; `prev`: the nodes of the block alike called just
+/// before (empty if none). nullopt when it holds something a replay cannot reproduce (a symbolic
+/// value naming no node, a higher-order op, a result not made by the block).
 std::optional<BlockRecord> make_block_record(const Graph& g, size_t first, BlockCall call,
                                              const std::vector<Graph::NameTaken>& names,
-                                             const std::vector<Node*>& results);
+                                             const std::vector<Node*>& results, const std::vector<Node*>& prev);
 
 /// Whether `later` appended what `earlier` did, node for node and name for name, with later's
 /// inputs, parameters, device and module path in place of earlier's.
 bool same_block_record(const BlockRecord& earlier, const BlockRecord& later);
 
-/// Appends `rec`'s nodes again for the call `to` (its names taken as a trace would take them);
-/// returns the nodes of the block's results.
-std::vector<Node*> replay_block(Graph& g, const BlockRecord& rec, const BlockCall& to);
+/// Appends `rec`'s nodes again for the call `to` (its names taken as a trace would take them),
+/// after `prev`, the nodes of the block alike called just before; returns them, in the record's
+/// order (the results are `rec.outputs` of them).
+std::vector<Node*> replay_block(Graph& g, const BlockRecord& rec, const BlockCall& to, const std::vector<Node*>& prev);
 
 }  // namespace fe::detail

@@ -220,10 +220,12 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   // record of the block before it built and called alike, later such blocks are replayed from it.
   std::vector<Tensor> repeated_block(nn::Module& block, std::span<const Tensor> inputs, uint64_t key,
                                      const std::function<std::vector<Tensor>()>& run) override {
-    // Only where a trace is a pure function of structure and input layouts: no symbols to create
-    // or guard, no strict capture's renaming, no retrace's provenance, no enclosing region.
+    // Only where a trace is a pure function of structure and input layouts: no strict capture's
+    // renaming, no retrace's provenance, no enclosing region. A record is kept only if its block
+    // created no symbol, guard or replacement (then the next block alike asks the same questions
+    // and gets the answers already known).
     if (!replay_blocks || recording_block_ || strict_mode || retracing || provenance || parent_ || grad_depth_ ||
-        subscript_depth_ || !env_ || !env_->symbols().empty())
+        subscript_depth_ || !env_)
       return run();
     std::optional<BlockCall> call = block_call(block, inputs);
     if (!call) return run();
@@ -240,18 +242,29 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     if (state.verified) {
       if (stats) ++stats->blocks_replayed;
       std::vector<Tensor> results;
-      for (Node* n : replay_block(g_, state.record, *call)) {
+      std::vector<Node*> made = replay_block(g_, state.record, *call, state.last);
+      for (uint32_t o : state.record.outputs) {
+        Node* n = made[o];
         auto impl = std::make_shared<TensorImpl>();
         impl->meta = n->val[0];
         impl->fake = true;
         results.emplace_back(std::move(impl));
         bind(results.back(), n);
       }
+      // A size the block made and its result carries is read from this block's node now, as a
+      // trace reads a size from the first node that had it (the value object is the record's).
+      for (const FreshSize& f : state.fresh_sizes) {
+        const sym::SymNode* s = made[state.record.outputs[f.result]]->val[0].sizes[f.dim].node();
+        s->size_of = made[f.node];
+        s->size_dim = f.node_dim;
+        s->proxy = nullptr;
+      }
+      state.last = std::move(made);
       return results;
     }
     if (stats) ++stats->blocks_traced;
     const size_t first = g_.size();
-    const uint64_t effects = effects_, edits = g_.edits();
+    const uint64_t effects = effects_, edits = g_.edits(), env_state = shape_env_state();
     std::vector<Graph::NameTaken> names;
     std::vector<Tensor> outs;
     {
@@ -267,20 +280,23 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
       outs = run();
     }
     std::vector<Node*> results;
-    bool clean = effects == effects_ && edits == g_.edits() && env_->symbols().empty();
+    bool clean = effects == effects_ && edits == g_.edits() && env_state == shape_env_state();
+    std::vector<FreshSize> fresh_sizes;
     for (const Tensor& t : outs) {
       Node* n = t.defined() ? traced_node(t) : nullptr;
-      clean = clean && n && n->val.size() == 1;
+      clean = clean && n && n->val.size() == 1 && sizes_read(*n, results.size(), first, fresh_sizes);
       results.push_back(n);
     }
     std::optional<BlockRecord> rec;
-    if (clean) rec = make_block_record(g_, first, std::move(*call), names, results);
+    if (clean) rec = make_block_record(g_, first, std::move(*call), names, results, state.last);
     if (!rec) {
       state = {};
       return outs;
     }
-    state.verified = state.recorded && same_block_record(state.record, *rec);
+    state.verified = state.recorded && same_block_record(state.record, *rec) && state.fresh_sizes == fresh_sizes;
     state.record = std::move(*rec);
+    state.last = state.record.nodes;
+    state.fresh_sizes = std::move(fresh_sizes);
     state.recorded = true;
     return outs;
   }
@@ -329,8 +345,8 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   void on_dropped(std::string_view base, std::span<const SymInt> operands) override {
     if (!strict_mode) on_aten_check(base, operands);
   }
+  // A check's dead name is journaled and replayed; a node it makes for an operand stops the record.
   void on_aten_check(std::string_view base, std::span<const SymInt> operands) override {
-    ++effects_;
     if (retracing || provenance) return;
     for (const SymInt& v : operands)
       if (!known_constant(v) && traceable(v)) (void)proxy(v);
@@ -358,7 +374,6 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
       key.append(sizes[d].str()).append(":").append(strides[d].str()).append(",");
     }
     if (!symbolic) return;
-    ++effects_;
     // Whether c10 computes it again depends on FakeTensor's dispatch cache: a tensor made by a
     // cache hit has it already. Measured on stacks of identical layers (PyTorch 2.14, 2-5 layers of
     // Llama, Qwen2, BERT, Blenderbot, Mixtral, Gemma 3): a layout is checked the 1st and 3rd time
@@ -378,6 +393,9 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     if (copy) key.insert(0, "copy:");
     Layout& l = contiguity_seen_[std::move(key)];
     const int met = ++l.met;
+    // From its 4th meeting on a layout is never checked again (the rules below): a block that
+    // meets only such layouts does the same whenever it is repeated.
+    if (met <= 3) ++effects_;
     const auto same_objects = [&] {
       for (size_t d = 0, k = 0; d < sizes.size(); ++d)
         if (!known_constant(sizes[d]) && (k >= l.first_nodes.size() || l.first_nodes[k++] != sizes[d].node())) return false;
@@ -410,12 +428,12 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   }
   void on_numel_read(const void* tensor, const SymInt& value) override {
     if (retracing || provenance || strict_mode || known_constant(value)) return;
-    ++effects_;
     const sym::SymNode* s = value.node();
     if (s->proxy_trace == id_ && s->proxy) return;
     // Only the first such read of a value: later layers' copies come from FakeTensor's cache with
     // the size first met on the reshape that made them (measured on Mixtral's second layer).
     if (!numel_reads_.insert(value.str()).second) return;
+    ++effects_;
     Node* of = traced_node(static_cast<const TensorImpl*>(tensor));
     if (!of || of->val.empty() || of->val[0].dim() != 1) return;
     static const OpDef& sym_size = op("aten::sym_size.int");
@@ -525,9 +543,43 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     if (std::adjacent_find(distinct.begin(), distinct.end()) != distinct.end()) return std::nullopt;
     return call;
   }
+  /// Grows whenever the shape env learns something (a symbol, guard, replacement or range).
+  uint64_t shape_env_state() const {
+    return env_->symbols().size() + env_->guards().size() + env_->modular_guards().size() + env_->replacement_version();
+  }
+  /// A symbolic size of a block's result that the block made (`result`'s size `dim`): a trace
+  /// reads it from the first node that had it, the block's node `node` (its size `node_dim`).
+  struct FreshSize {
+    size_t result, dim, node;
+    int64_t node_dim;
+    friend bool operator==(const FreshSize&, const FreshSize&) = default;
+  };
+  /// Whether the next block alike will read the symbolic sizes of the block's result `n` (its
+  /// `result`-th) as this one's successor would: each from a node made before position `first`
+  /// (the block's inputs' sizes, read the same way by every block), or, not read yet, from a node
+  /// of the block (a size the block made; listed in `fresh`). Not when the block already read it.
+  bool sizes_read(const Node& n, size_t result, size_t first, std::vector<FreshSize>& fresh) const {
+    const TensorMeta& m = n.val[0];
+    for (size_t d = 0; d < m.sizes.size(); ++d) {
+      const SymInt& x = m.sizes[d];
+      if (!x.is_symbolic() || x.maybe_int()) continue;
+      const sym::SymNode* s = x.node();
+      if (s->proxy_trace != id_) return false;
+      const Node* from = static_cast<const Node*>(s->proxy ? s->proxy : s->size_of);
+      if (!from) return false;
+      size_t i = first;
+      while (i < g_.nodes().size() && g_.nodes()[i].get() != from) ++i;
+      if (i == g_.nodes().size()) continue;  // made before the block
+      if (s->proxy) return false;
+      fresh.push_back({result, d, i - first, s->size_dim});
+    }
+    return true;
+  }
   struct BlockState {
     bool recorded = false, verified = false;
     BlockRecord record;
+    std::vector<FreshSize> fresh_sizes;  ///< sizes_read's
+    std::vector<Node*> last;             ///< the nodes of the latest call, traced or replayed
   };
   std::unordered_map<std::string, BlockState> blocks_;
   bool recording_block_ = false;
