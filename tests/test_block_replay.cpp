@@ -3,10 +3,12 @@
 // the print (names, values, source lines), every node's nn_module_stack and device, the summary.
 // The golden configs of the decoder LMs (tests/fixtures/zoo_golden, PyTorch's prints) are given 7 layers here, so
 // that five are replayed, on one device and as a pipeline over three, where layers move across
-// devices. Gemma 3's sliding and full layers, the MoE families' dense and sparse layers are
-// different blocks: each kind is replayed from its own record. Whether replayed programs equal
-// PyTorch's is checked where the goldens have 3 or more layers (test_zoo_golden.cpp) and by the
-// sweep with `--layers 4,5,6` (tools/oracle/scripts/sweep_zoo.py).
+// devices; with dynamic batch and seq, 9 layers (the first 4-5 are traced while c10's contiguity
+// checks and the sizes read from the layer before settle). Gemma 3's sliding and full layers, the
+// MoE families' dense and sparse layers are different blocks: each kind is replayed from its own
+// record. Whether replayed programs equal PyTorch's is checked where the goldens have 3 or more
+// layers (test_zoo_golden.cpp) and by the sweeps with `--layers 4,5,6` and `--layers 6,7,8`
+// (tools/oracle/scripts/sweep_zoo.py).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
