@@ -30,7 +30,9 @@ void prefer_huge_page_heap() {
   mallopt(M_MMAP_THRESHOLD, static_cast<int>(kGrow + kHuge));  // large blocks stay on the advised heap
   mallopt(M_TRIM_THRESHOLD, static_cast<int>(kPad * 2));        // a trimmed, regrown top would lose the advice
   mallopt(M_TOP_PAD, 0);  // the growing block ends where the heap ends: its end header lies past the range
-  void* grow = std::malloc(kGrow);
+  // Through volatile: these blocks are only compared and freed, and clang may drop such a malloc.
+  void* volatile grow_v = std::malloc(kGrow);
+  void* grow = grow_v;
   const auto end = reinterpret_cast<uintptr_t>(sbrk(0));
   const auto at = reinterpret_cast<uintptr_t>(grow);
   // Only when the block was carved from the top just grown (not, say, from a sanitizer's allocator).
@@ -41,7 +43,8 @@ void prefer_huge_page_heap() {
     // touched.
     uintptr_t begin = (at + kHuge - 1) & ~(kHuge - 1);
     if (begin - at < (size_t{64} << 10)) begin += kHuge;  // a tiny filler could come from a free list
-    void* filler = std::malloc(begin - at - 16);
+    void* volatile filler_v = std::malloc(begin - at - 16);
+    void* filler = filler_v;
     if (filler == grow && end > begin + kHuge)
       madvise(reinterpret_cast<void*>(begin), (end - begin) & ~(kHuge - 1), MADV_HUGEPAGE);  // advice only
     else

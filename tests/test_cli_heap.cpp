@@ -14,6 +14,15 @@
 
 #include "cli/heap.h"
 
+// AddressSanitizer replaces malloc (GCC says so with __SANITIZE_ADDRESS__, clang with __has_feature).
+#if defined(__SANITIZE_ADDRESS__)
+#define FE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FE_ASAN 1
+#endif
+#endif
+
 namespace {
 
 struct Vma {
@@ -52,7 +61,7 @@ std::string thp_mode() {
 }  // namespace
 
 TEST(CliHeap, BlocksAfterTheAdviceAreOnHugePagesOnly) {
-#if defined(__SANITIZE_ADDRESS__) || !defined(__linux__) || !defined(__GLIBC__)
+#if defined(FE_ASAN) || !defined(__linux__) || !defined(__GLIBC__)
   GTEST_SKIP() << "skipped: the huge-page heap applies to glibc's malloc (not a sanitizer's)";
 #else
   const std::string mode = thp_mode();
