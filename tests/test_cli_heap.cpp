@@ -38,7 +38,7 @@ struct Vma {
   int64_t anon_huge_kb = 0;  // AnonHugePages
 };
 
-std::vector<Vma> read_smaps() {
+[[maybe_unused]] std::vector<Vma> read_smaps() {
   std::vector<Vma> out;
   std::ifstream f("/proc/self/smaps");
   std::string line;
@@ -58,7 +58,7 @@ std::vector<Vma> read_smaps() {
 }
 
 /// /proc/vmstat's count of huge-page faults that fell back to 4 KiB pages (no huge page free).
-int64_t thp_fallbacks() {
+[[maybe_unused]] int64_t thp_fallbacks() {
   std::ifstream f("/proc/vmstat");
   std::string key;
   int64_t v = 0;
@@ -67,7 +67,7 @@ int64_t thp_fallbacks() {
   return 0;
 }
 
-std::string thp_mode() {
+[[maybe_unused]] std::string thp_mode() {
   std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
   std::string s;
   std::getline(f, s);
@@ -114,7 +114,7 @@ TEST(CliHeap, BlocksAfterTheAdviceAreOnHugePagesOnly) {
 
 namespace {
 /// Minor page faults of one run of the CLI with `args` (its output discarded); -1 if it failed.
-long cli_minor_faults(const std::vector<std::string>& args) {
+[[maybe_unused]] long cli_minor_faults(const std::vector<std::string>& args) {
   std::vector<char*> argv{const_cast<char*>(FE_CLI_PATH)};
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
