@@ -38,7 +38,7 @@ struct Vma {
   int64_t anon_huge_kb = 0;  // AnonHugePages
 };
 
-[[maybe_unused]] std::vector<Vma> read_smaps() {
+std::vector<Vma> read_smaps() {
   std::vector<Vma> out;
   std::ifstream f("/proc/self/smaps");
   std::string line;
@@ -58,7 +58,7 @@ struct Vma {
 }
 
 /// /proc/vmstat's count of huge-page faults that fell back to 4 KiB pages (no huge page free).
-[[maybe_unused]] int64_t thp_fallbacks() {
+int64_t thp_fallbacks() {
   std::ifstream f("/proc/vmstat");
   std::string key;
   int64_t v = 0;
@@ -67,22 +67,29 @@ struct Vma {
   return 0;
 }
 
-[[maybe_unused]] std::string thp_mode() {
+[[maybe_unused]] std::string thp_mode() {  // unused where the heap cannot be observed
   std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
   std::string s;
   std::getline(f, s);
   return s;
 }
 
-}  // namespace
-
-TEST(CliHeap, BlocksAfterTheAdviceAreOnHugePagesOnly) {
+/// Why the huge-page heap cannot be observed here; empty when it can.
+std::string why_no_huge_page_heap() {
 #if defined(FE_ASAN) || !defined(__linux__) || !defined(__GLIBC__)
-  GTEST_SKIP() << "skipped: the huge-page heap applies to glibc's malloc (not a sanitizer's)";
+  return "the huge-page heap applies to glibc's malloc (not a sanitizer's)";
 #else
   const std::string mode = thp_mode();
   if (mode.empty() || mode.find("[never]") != std::string::npos)
-    GTEST_SKIP() << "skipped: transparent huge pages are off here ('" << mode << "')";
+    return "transparent huge pages are off here ('" + mode + "')";
+  return "";
+#endif
+}
+
+}  // namespace
+
+TEST(CliHeap, BlocksAfterTheAdviceAreOnHugePagesOnly) {
+  if (const std::string why = why_no_huge_page_heap(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
   fe::cli::prefer_huge_page_heap();
   const int64_t fallbacks = thp_fallbacks();
   // 8 MiB in 64 KiB blocks (past the thread cache and the small bins: carved from the top), touched.
@@ -109,12 +116,11 @@ TEST(CliHeap, BlocksAfterTheAdviceAreOnHugePagesOnly) {
   EXPECT_EQ(heap->anon_kb, heap->anon_huge_kb) << "4 KiB pages in the advised heap range";
   EXPECT_GE(heap->anon_huge_kb, 6 << 10);
   for (char* b : blocks) std::free(b);
-#endif
 }
 
 namespace {
 /// Minor page faults of one run of the CLI with `args` (its output discarded); -1 if it failed.
-[[maybe_unused]] long cli_minor_faults(const std::vector<std::string>& args) {
+long cli_minor_faults(const std::vector<std::string>& args) {
   std::vector<char*> argv{const_cast<char*>(FE_CLI_PATH)};
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -136,12 +142,7 @@ namespace {
 // Its faults beyond `--help`'s (code and data pages of the binary, about 20) stay far below the
 // ~1,000 the heap's head and first advised range cost when malloc wrote into them first.
 TEST(CliHeap, An405BExportFaultsInHardlyMorePagesThanHelp) {
-#if defined(FE_ASAN) || !defined(__linux__) || !defined(__GLIBC__)
-  GTEST_SKIP() << "skipped: the huge-page heap applies to glibc's malloc (not a sanitizer's)";
-#else
-  const std::string mode = thp_mode();
-  if (mode.empty() || mode.find("[never]") != std::string::npos)
-    GTEST_SKIP() << "skipped: transparent huge pages are off here ('" << mode << "')";
+  if (const std::string why = why_no_huge_page_heap(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
   const long help = cli_minor_faults({"--help"});
   const int64_t fallbacks = thp_fallbacks();
   const std::vector<std::string> args{"export", FE_FIXTURES_DIR "/../../configs/meta-llama-3.1-405b.json", "--pipeline",
@@ -156,5 +157,4 @@ TEST(CliHeap, An405BExportFaultsInHardlyMorePagesThanHelp) {
     GTEST_SKIP() << "skipped: the kernel had no free huge page for some faults (thp_fault_fallback grew)";
   ASSERT_GE(help, 0);
   EXPECT_LT(best - help, 400) << "export: " << best << " minor faults, --help: " << help;
-#endif
 }
