@@ -133,4 +133,20 @@ static void BM_Zoo405BPipelineExport(benchmark::State& state) {
 }
 BENCHMARK(BM_Zoo405BPipelineExport)->Unit(benchmark::kMillisecond);
 
+// The structural lint the verifier runs first (names, def-before-use, use-lists) over that program.
+static void BM_Zoo405BLint(benchmark::State& state) {
+  const fe::zoo::Config cfg = fe::zoo::Config::from_file(FE_SOURCE_DIR "/configs/meta-llama-3.1-405b.json");
+  std::vector<fe::Device> devs;
+  for (int i = 0; i < 8; ++i) devs.push_back(fe::Device(fe::DeviceType::CUDA, static_cast<int8_t>(i)));
+  fe::FakeTensorMode mode;
+  fe::DTypeScope dtype(fe::DType::BFloat16);
+  auto m = fe::zoo::build(cfg);
+  fe::zoo::place(*m, fe::zoo::Placement::pipeline(m->units(), devs));
+  auto in = m->example_inputs({.batch = 1, .seq = 2048});
+  const fe::ExportedProgram ep = fe::export_program(*m, in.args);
+  for (auto _ : state) ep.graph.lint();
+  state.counters["nodes"] = static_cast<double>(ep.graph.size());
+}
+BENCHMARK(BM_Zoo405BLint)->Unit(benchmark::kMicrosecond);
+
 BENCHMARK_MAIN();

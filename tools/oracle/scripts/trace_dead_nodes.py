@@ -8,6 +8,9 @@ sym_numel_default_3) can be traced to its source.
     tools/oracle/run tools/oracle/scripts/trace_dead_nodes.py export CONFIG.json INPUTS.json [-v]
         gen_zoo_golden.export_dynamic of the transformers model of CONFIG.json (a sweep_zoo.py
         variant; INPUTS.json holds its batch and seq)
+    tools/oracle/run tools/oracle/scripts/trace_dead_nodes.py golden NAME [-v]
+        gen_zoo_golden.export_dynamic of golden case NAME, built and fed as gen_zoo_golden does
+        (every family, Whisper's features and encoder-decoders' decoder inputs included)
 
 -v adds the innermost Python frames of each node. Compare with our names in creation order.
 What it showed (2026-11-28): in a decomposition retrace the dead nodes come mostly from c10's
@@ -88,6 +91,12 @@ elif argv[0] == "export":
     args = (torch.randint(3, v, (b, s), generator=gen),)
     kwargs = {"decoder_input_ids": torch.randint(3, v, (b, s), generator=gen)} if mt in ("t5", "blenderbot") else {}
     traced(lambda: g.export_dynamic(mt, cfg, model, args, kwargs))
+elif argv[0] == "golden":
+    sys.path.insert(0, "/repo/tools/oracle/scripts")
+    import gen_zoo_golden as g
+    cfg, model, _ = g.build_model(argv[1])
+    args, kwargs = g.example_inputs(argv[1], cfg)
+    traced(lambda: g.export_dynamic(g.CASES[argv[1]][0], cfg, model, args, kwargs))
 else:
     sys.exit(__doc__)
 
