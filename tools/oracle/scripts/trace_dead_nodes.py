@@ -12,7 +12,12 @@ sym_numel_default_3) can be traced to its source.
         gen_zoo_golden.export_dynamic of golden case NAME, built and fed as gen_zoo_golden does
         (every family, Whisper's features and encoder-decoders' decoder inputs included)
 
--v adds the innermost Python frames of each node. Compare with our names in creation order.
+-v adds the innermost Python frames of each node. --keys adds, to each cache verdict, what its key
+holds of every tensor argument: sizes and strides as each SymInt's raw expression (SymNode._expr,
+which the key compares) with a short id of its SymNode object (a repeated object is a back-reference
+in the key), and the storage's nbytes expression, whose form (`128*s27*s77` from a contiguous
+allocation, `128*s27*(s77 - 1) + 128*s27` from computeStorageNbytes over a cache hit's strides)
+decides later hits. Compare with our names in creation order.
 What it showed (2026-11-28): in a decomposition retrace the dead nodes come mostly from c10's
 storage-size computation as FunctionalTensor.__new__ wraps each output (eq, sub, mul, add per
 dim, mul by the item size), bound checks of replayed views and copy_'s broadcast checks; in an
@@ -29,7 +34,8 @@ import torch.fx
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 verbose = "-v" in sys.argv
-argv = [a for a in sys.argv[1:] if a != "-v"]
+keys = "--keys" in sys.argv
+argv = [a for a in sys.argv[1:] if a not in ("-v", "--keys")]
 log = []  # (graph id or None for a cache verdict, name, target, frames)
 
 orig_create = torch.fx.Graph.create_node
@@ -45,13 +51,34 @@ def create_node(self, op, target, args=(), kwargs=None, name=None, type_expr=Non
 
 
 orig_dispatch = FakeTensorMode._cached_dispatch_impl
+node_ids = {}  # id(SymNode) -> short number, in order of first sight
+
+
+def sym(v):
+    if not isinstance(v, torch.SymInt):
+        return str(v)
+    return f"{v.node._expr}#{node_ids.setdefault(id(v.node), len(node_ids))}"
+
+
+def describe(a):
+    if isinstance(a, torch.Tensor):
+        try:
+            nbytes = sym(a.untyped_storage().nbytes())
+        except Exception:  # noqa: BLE001 (a tensor without storage)
+            nbytes = "-"
+        return (f"[{', '.join(sym(s) for s in a.shape)}] strides [{', '.join(sym(s) for s in a.stride())}] "
+                f"nbytes {nbytes}")
+    if isinstance(a, (list, tuple)):
+        return "(" + ", ".join(describe(x) for x in a) + ")"
+    return sym(a) if isinstance(a, torch.SymInt) else repr(a)[:40]
 
 
 def cached_dispatch(self, func, types, args, kwargs):
     hits, misses = FakeTensorMode.cache_hits, FakeTensorMode.cache_misses
     r = orig_dispatch(self, func, types, args, kwargs)
     verdict = "HIT" if FakeTensorMode.cache_hits > hits else "MISS" if FakeTensorMode.cache_misses > misses else "BYPASS"
-    log.append((None, f"[{verdict} {func}]", "", []))
+    detail = (" " + "; ".join(describe(a) for a in args)) if keys else ""
+    log.append((None, f"[{verdict} {func}]{detail}", "", []))
     return r
 
 
