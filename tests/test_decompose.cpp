@@ -77,7 +77,17 @@ const std::set<std::string> kPrintsEqual = {
 const std::set<std::string> kEqualUpToNames = {
     "exportdb_constrain_as_size_example", "hf_bert_dyn", "hf_llama_dyn", "hf_qwen2_dyn", "hf_clip_dyn", "hf_resnet_dyn", "hf_vit_dyn", "hop_scan_dynamic", "hop_while_loop_dynamic",
     "lowered_attention_cpu_dynamic", "mutation_setitem_views_dynamic", "seed002_encoder", "hf_whisper_dyn",
+    // An intermediate's size is read right after the call that made it (Tracer::proxy), as
+    // FunctionalTensor's wrap reads it in PyTorch's retrace: the conv output length before the gelu.
+    "hf_wav2vec2_dyn",
 };
+// Not in the list: hf_mixtral_dyn has PyTorch's nodes in PyTorch's order since that change (the
+// count of routed tokens computed before `sort`), but its print names that product `mul`,
+// PyTorch's `mul_559`, and renaming nodes in order also renames the word `mul` in a comment's
+// code text (`code: mul = torch.ops.aten.mul.Tensor(...)`, a node of the exported program);
+// exportdb_cond_operands and hf_granitemoe, whose comments or nodes differ too (PyTorch's print of
+// hf_granitemoe keeps two unused sums of the expert counts, `add_9 = u0 + u1; add_10 = add_9 +
+// u2; add_9 = add_10 = None`, which its runtime-assert pass makes after dead-code elimination).
 
 /// Programs the retrace does not cover yet (the list only shrinks; falcon's vmap-based mask left it).
 const std::set<std::string> kNotRetracedYet = {};

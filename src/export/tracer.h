@@ -672,7 +672,15 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     if (s->proxy_trace == id_ && s->size_of) {
       static const OpDef& sym_size = op("aten::sym_size.int");
       Node* of = static_cast<Node*>(s->size_of);
-      n = g_.call(sym_size, {of, SymInt(s->size_dim)}, "sym_size_int");
+      // Retracing: PyTorch reads an intermediate's size right after the call that made it, where
+      // FunctionalTensor wraps the output (its storage size reads every size and stride: a
+      // sym_size node), and insert_deferred_runtime_asserts computes the size there from the
+      // inputs' sizes; later uses read that. So the read goes right after `of`, not where it is
+      // first needed (wav2vec2's conv output length `(s76//10) - 1` before the gelu after the
+      // conv; mixtral's routed-token count 2*s43*s53 before `sort`, not at the `arange` after).
+      Node* before = nullptr;
+      if (retracing && of->op() != NodeOp::Placeholder) before = node_after(of);
+      n = g_.call(sym_size, {of, SymInt(s->size_dim)}, "sym_size_int", before);
       // Retracing: a size that survives (one read from data, u1) carries the metadata of the node
       // whose output has it, as insert_deferred_runtime_asserts stamps it.
       if (retracing) {
@@ -695,6 +703,14 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     s->proxy_trace = id_;
     s->proxy = n;
     return n;
+  }
+
+  /// The node after `n` in this graph; null when n is last or absent (then new nodes append).
+  Node* node_after(const Node* n) const {
+    const auto& nodes = g_.nodes();
+    for (size_t i = nodes.size(); i-- > 0;)
+      if (nodes[i].get() == n) return i + 1 < nodes.size() ? nodes[i + 1].get() : nullptr;
+    return nullptr;
   }
 
   /// Whether proxy(v) can make a node for `v` (constants and values traced from sizes can).

@@ -93,6 +93,7 @@ def traced(fn):
 
 
 if argv[0] == "decompose":
+    import transformers.integrations.moe  # noqa: F401  (registers torch.ops.transformers.grouped_mm_fallback)
     ep = torch.export.load(f"/repo/tests/fixtures/corpus/{argv[1]}.pt2")
     traced(ep.run_decompositions)
 elif argv[0] == "export":
