@@ -115,27 +115,8 @@ static void BM_Pt2Inspect100Layers(benchmark::State& state) {
 }
 BENCHMARK(BM_Pt2Inspect100Layers)->Unit(benchmark::kMillisecond);
 
-// In-process part of bench/export_405b.sh: build Llama-3.1-405B fake (bf16), place it over 8 devices,
-// export with the verifier (batch 1, seq 2048). The whole process adds startup, summary and exit.
-static void BM_Zoo405BPipelineExport(benchmark::State& state) {
-  const fe::zoo::Config cfg = fe::zoo::Config::from_file(FE_SOURCE_DIR "/configs/meta-llama-3.1-405b.json");
-  std::vector<fe::Device> devs;
-  for (int i = 0; i < 8; ++i) devs.push_back(fe::Device(fe::DeviceType::CUDA, static_cast<int8_t>(i)));
-  for (auto _ : state) {
-    fe::FakeTensorMode mode;
-    fe::DTypeScope dtype(fe::DType::BFloat16);
-    auto m = fe::zoo::build(cfg);
-    fe::zoo::place(*m, fe::zoo::Placement::pipeline(m->units(), devs));
-    auto in = m->example_inputs({.batch = 1, .seq = 2048});
-    fe::ExportedProgram ep = fe::export_program(*m, in.args);
-    state.counters["nodes"] = static_cast<double>(ep.graph.size());
-  }
-}
-BENCHMARK(BM_Zoo405BPipelineExport)->Unit(benchmark::kMillisecond);
-
-// The structural lint the verifier runs first (names, def-before-use, use-lists) over that program.
-static void BM_Zoo405BLint(benchmark::State& state) {
-  const fe::zoo::Config cfg = fe::zoo::Config::from_file(FE_SOURCE_DIR "/configs/meta-llama-3.1-405b.json");
+// Llama-3.1-405B fake (bf16), placed over 8 devices, exported with the verifier (batch 1, seq 2048).
+static fe::ExportedProgram export_405b_pipeline(const fe::zoo::Config& cfg) {
   std::vector<fe::Device> devs;
   for (int i = 0; i < 8; ++i) devs.push_back(fe::Device(fe::DeviceType::CUDA, static_cast<int8_t>(i)));
   fe::FakeTensorMode mode;
@@ -143,7 +124,24 @@ static void BM_Zoo405BLint(benchmark::State& state) {
   auto m = fe::zoo::build(cfg);
   fe::zoo::place(*m, fe::zoo::Placement::pipeline(m->units(), devs));
   auto in = m->example_inputs({.batch = 1, .seq = 2048});
-  const fe::ExportedProgram ep = fe::export_program(*m, in.args);
+  return fe::export_program(*m, in.args);
+}
+
+// In-process part of bench/export_405b.sh: build, place and export as above. The whole process
+// adds startup, summary and exit.
+static void BM_Zoo405BPipelineExport(benchmark::State& state) {
+  const fe::zoo::Config cfg = fe::zoo::Config::from_file(FE_SOURCE_DIR "/configs/meta-llama-3.1-405b.json");
+  for (auto _ : state) {
+    fe::ExportedProgram ep = export_405b_pipeline(cfg);
+    state.counters["nodes"] = static_cast<double>(ep.graph.size());
+  }
+}
+BENCHMARK(BM_Zoo405BPipelineExport)->Unit(benchmark::kMillisecond);
+
+// The structural lint the verifier runs first (names, def-before-use, use-lists) over that program.
+static void BM_Zoo405BLint(benchmark::State& state) {
+  const fe::ExportedProgram ep =
+      export_405b_pipeline(fe::zoo::Config::from_file(FE_SOURCE_DIR "/configs/meta-llama-3.1-405b.json"));
   for (auto _ : state) ep.graph.lint();
   state.counters["nodes"] = static_cast<double>(ep.graph.size());
 }
