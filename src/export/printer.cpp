@@ -234,14 +234,16 @@ void print_module(std::ostream& os, const Graph& g, const std::string& cls, int 
     // FX: a comment whenever the stack trace changes, and once when traces stop; a blank line
     // precedes each comment unless it opens the body.
     if (n.stack_trace) {
-      // A loaded node: FX summarizes the innermost frame of the text; equal summaries merge.
+      // A loaded node: FX summarizes the innermost frame of the text; equal comments (annotation
+      // and summary) merge.
       std::optional<std::string> summary = stack_trace_summary(*n.stack_trace);
-      std::string key = summary ? "T:" + *summary : std::string();
+      const std::string annotation = custom_annotation(n);
+      std::string key = summary ? "T:" + annotation + *summary : std::string();
       if (key != prev_trace) {
         prev_trace = key;
         if (!body_empty) os << "    \n";
-        os << ind << "# " << custom_annotation(n)
-           << (summary ? *summary : std::string("No stacktrace found for following nodes")) << "\n";
+        os << ind << "# " << annotation << (summary ? *summary : std::string("No stacktrace found for following nodes"))
+           << "\n";
       }
     } else if (n.loc) {
       std::ostringstream key;

@@ -15,6 +15,7 @@
 #include "fakeexport/export/exported_program.h"
 #include "fakeexport/nn/module.h"
 #include "fakeexport/ops/dispatch.h"
+#include "ops/annotation.h"
 
 namespace fe::detail {
 
@@ -638,18 +639,24 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     n->stack_trace = provenance_trace ? provenance_trace : provenance->stack_trace;
     n->module_stack = provenance->module_stack;
     n->serialized_meta = provenance_meta ? *provenance_meta : provenance->serialized_meta;
+    if (const std::string* custom = disable_dynamo_annotation()) set_custom(n, *custom);
     if (replay) {
       // PyTorch's view replay annotation: the stack trace (and custom annotation) of the node
       // whose value is being regenerated.
       if (replay->stack_trace) n->stack_trace = replay->stack_trace, n->loc = replay->loc;
       for (const auto& [k, v] : replay->serialized_meta)
         if (k == "custom") {
-          auto it = std::find_if(n->serialized_meta.begin(), n->serialized_meta.end(),
-                                 [](const auto& e) { return e.first == "custom"; });
-          if (it != n->serialized_meta.end()) it->second = v;
-          else n->serialized_meta.emplace_back(k, v);
+          set_custom(n, v);
         }
     }
+  }
+
+  /// Sets meta["custom"] (replacing one there).
+  static void set_custom(Node* n, const std::string& json) {
+    auto it = std::find_if(n->serialized_meta.begin(), n->serialized_meta.end(),
+                           [](const auto& e) { return e.first == "custom"; });
+    if (it != n->serialized_meta.end()) it->second = json;
+    else n->serialized_meta.emplace_back("custom", json);
   }
 
   /// The first traced tensor with a symbolic size provides it (make_fx's track_tensor).

@@ -23,6 +23,7 @@ OpHandle op_hardtanh_;
 OpHandle op_leaky_relu;
 OpHandle op_leaky_relu_;
 OpHandle op_log_softmax_int;
+OpHandle op_log_softmax_kernel;
 OpHandle op_native_dropout;
 OpHandle op_relu;
 OpHandle op_relu6;
@@ -376,21 +377,27 @@ void cpu_softplus(const OpDef& op, std::span<const IValue> a, std::span<Tensor> 
 }
 
 /// torch._decomp's silu: self * sigmoid(self), under pw_cast_for_opmath.
+/// relu6 (torch._refs): hardtanh(self, 0, 6).
+std::vector<Tensor> decomp_relu6(std::span<const IValue> a, const SrcLocArg& loc) {
+  return {dispatch1(*op_hardtanh, {a[0], SymInt(0), SymInt(6)}, loc)};
+}
 std::vector<Tensor> decomp_silu(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor x = opmath(decomp_tensor(a, 0), loc);
   return {opmath_result(fe::mul(x, fe::sigmoid(x, loc), loc), decomp_tensor(a, 0).dtype(), loc)};
 }
-/// softmax.int (CompositeImplicit): _softmax(self, dim, False), on self cast to dtype when given
-/// (C++ toType, no metadata assertion as Python's Tensor.to records).
+/// softmax.int / log_softmax.int (CompositeImplicit): _softmax / _log_softmax(self, dim, False), on
+/// self cast to dtype when given (C++ toType, no metadata assertion as Python's Tensor.to records).
+template <bool kLog>
 std::vector<Tensor> decomp_softmax(std::span<const IValue> a, const SrcLocArg& loc) {
+  const OpDef& kernel = kLog ? *op_log_softmax_kernel : *op_softmax_kernel;
   Tensor x = decomp_tensor(a, 0);
   const auto* dt = std::get_if<DType>(&a[2]);
   // CUDA computes half input as float in the kernel itself (half_to_float).
   if (dt && *dt == DType::Float32 && x.dtype() == DType::Float16 && x.device().type() == DeviceType::CUDA)
-    return {dispatch1(*op_softmax_kernel, {x, a[1], true}, loc)};
+    return {dispatch1(kernel, {x, a[1], true}, loc)};
   // input.toType(dtype): to(options().dtype(dtype)), i.e. to.dtype_layout with the input's layout and device.
   if (dt) x = dispatch1(*op_to_dtype_layout, {x, *dt, Layout::Strided, x.device(), None{}, false, false, None{}}, loc);
-  return {dispatch1(*op_softmax_kernel, {x, a[1], false}, loc)};
+  return {dispatch1(kernel, {x, a[1], false}, loc)};
 }
 /// dropout (CompositeImplicit): in eval mode (or p == 0) the input itself; else native_dropout.
 std::vector<Tensor> decomp_dropout(std::span<const IValue> a, const SrcLocArg& loc) {
@@ -410,7 +417,8 @@ void register_activation_ops(Registry& r) {
   op_elu = r.add({"aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", meta_elu, cpu_elu});
   op_elu_ = r.add({"aten::elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)", meta_elu,
          cpu_elu});
-  op_relu6 = r.add({"aten::relu6(Tensor self) -> Tensor", meta_relu6, cpu_relu6});
+  op_relu6 = r.add({.schema = "aten::relu6(Tensor self) -> Tensor", .meta = meta_relu6, .cpu = cpu_relu6,
+                    .decomp = decomp_relu6});
   op_softplus = r.add({"aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", meta_softplus, cpu_softplus});
   op_relu = r.add({"aten::relu(Tensor self) -> Tensor", meta_relu, cpu_relu});
   op_relu_ = r.add({"aten::relu_(Tensor(a!) self) -> Tensor(a!)", meta_pointwise_inplace, cpu_relu});
@@ -419,11 +427,12 @@ void register_activation_ops(Registry& r) {
                    .decomp = decomp_silu});
   op_silu_ = r.add({"aten::silu_(Tensor(a!) self) -> Tensor(a!)", meta_pointwise_inplace, cpu_silu});
   op_softmax_int = r.add({.schema = "aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
-                          .meta = meta_softmax_int, .cpu = cpu_softmax, .decomp = decomp_softmax});
+                          .meta = meta_softmax_int, .cpu = cpu_softmax, .decomp = decomp_softmax<false>});
   op_softmax_kernel = r.add({"aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", meta_softmax_, cpu_softmax});
-  op_log_softmax_int = r.add({"aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", meta_log_softmax_int,
-         cpu_log_softmax});
-  r.add({"aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", meta_log_softmax_, cpu_log_softmax});
+  op_log_softmax_int = r.add({.schema = "aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+                              .meta = meta_log_softmax_int, .cpu = cpu_log_softmax, .decomp = decomp_softmax<true>});
+  op_log_softmax_kernel = r.add({"aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", meta_log_softmax_,
+                                 cpu_log_softmax});
   op_dropout = r.add({.schema = "aten::dropout(Tensor input, float p, bool train) -> Tensor", .meta = meta_dropout,
                       .cpu = cpu_dropout, .may_return_self = true, .decomp = decomp_dropout});
   op_native_dropout = r.add({"aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", meta_native_dropout,

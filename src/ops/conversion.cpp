@@ -232,6 +232,17 @@ void meta_fill_functional(const MetaArgs& a, MetaOut& out) {
   m.strides = preserved_strides(m);
   m.storage_offset = 0;
 }
+/// zero (zero_'s functional form): zero_'s checks, then a fresh tensor like self.
+void meta_zero(const MetaArgs& a, MetaOut& out) {
+  meta_zero_(a, out);
+  TensorMeta& m = out.outs.back();
+  m.strides = preserved_strides(m);
+  m.storage_offset = 0;
+}
+/// torch._refs.zero: full_like(self, 0, memory_format=preserve_format) (pin_memory False as Python passes it).
+std::vector<Tensor> decomp_zero(std::span<const IValue> a, const SrcLocArg& loc) {
+  return {dispatch1(*op_full_like, {a[0], SymInt(0), None{}, None{}, None{}, false, MemoryFormat::Preserve}, loc)};
+}
 /// torch._decomp: fill.Scalar is full_like(self, value) (pin_memory=False as Python passes it),
 /// fill.Tensor is copy(self, value).
 std::vector<Tensor> decomp_fill(std::span<const IValue> a, const SrcLocArg& loc) {
@@ -317,6 +328,7 @@ void register_conversion_ops(Registry& r) {
   // FakeTensor's multi-device ops: the source may live elsewhere, the result is on self's device.
   op_copy_ = r.add({"aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", meta_copy_, cpu_copy_, kFree});
   op_copy = r.add({"aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", meta_copy, cpu_copy_, kFree});
+  r.add({.schema = "aten::zero(Tensor self) -> Tensor", .meta = meta_zero, .cpu = cpu_zero_, .decomp = decomp_zero});
   r.add({.schema = "aten::fill.Scalar(Tensor self, Scalar value) -> Tensor", .meta = meta_fill_functional<false>,
          .cpu = cpu_fill_, .decomp = decomp_fill});
   r.add({.schema = "aten::fill.Tensor(Tensor self, Tensor value) -> Tensor", .meta = meta_fill_functional<true>,

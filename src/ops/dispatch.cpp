@@ -2,12 +2,14 @@
 
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
+#include "ops/annotation.h"
 #include "ops/families.h"
 
 namespace fe {
 namespace {
 thread_local TraceSink* t_sink = nullptr;
 thread_local const DecompTable* t_decomp = nullptr;
+thread_local const std::string* t_disable_dynamo = nullptr;
 
 std::string op_label(const OpDef& op) { return op.schema.ns + "::" + op.schema.name; }
 }  // namespace
@@ -35,6 +37,15 @@ SubscriptScope::SubscriptScope() : sink_(t_sink) {
 SubscriptScope::~SubscriptScope() {
   if (sink_) sink_->end_subscript();
 }
+DisableDynamoScope::DisableDynamoScope(std::string_view method)
+    : json_(R"({"_torchdynamo_disable": true, "_torchdynamo_disable_recursive": true, "_torchdynamo_disable_method": ")" +
+            std::string(method) + "\"}"),
+      prev_(t_disable_dynamo) {
+  t_disable_dynamo = &json_;
+}
+DisableDynamoScope::~DisableDynamoScope() { t_disable_dynamo = prev_; }
+const std::string* disable_dynamo_annotation() { return t_disable_dynamo; }
+
 DecomposeScope::DecomposeScope(const DecompTable* table) : prev_(t_decomp) { t_decomp = table; }
 DecomposeScope::~DecomposeScope() { t_decomp = prev_; }
 

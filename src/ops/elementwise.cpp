@@ -11,6 +11,7 @@
 #include "ops/families.h"
 
 namespace fe {
+OpHandle op_add_Scalar;
 OpHandle op_add_Tensor;
 OpHandle op_add_inplace_Tensor;
 OpHandle op_div_Tensor;
@@ -324,7 +325,7 @@ void register_elementwise_ops(Registry& r) {
   using A = Arith;
   using F = Form;
   op_add_Tensor = r.add(decl<A::Add, F::Tensor>("aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"));
-  r.add(decl<A::Add, F::Scalar>("aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"));
+  op_add_Scalar = r.add(decl<A::Add, F::Scalar>("aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"));
   op_add_inplace_Tensor = r.add(decl<A::Add, F::Inplace>("aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"));
   op_sub_Tensor = r.add(decl<A::Sub, F::Tensor>("aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"));
   r.add(decl<A::Sub, F::Scalar>("aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"));

@@ -2,6 +2,7 @@
 // masked_fill, clamp (+ min/max variants), maximum/minimum: metadata and reference kernels.
 #include <cmath>
 
+#include "fakeexport/ops/api.h"
 #include "ops/elementwise.h"
 #include "ops/families.h"
 #include "ops/unary_common.h"
@@ -293,11 +294,14 @@ std::vector<Tensor> decomp_dunder(std::span<const IValue> a, const SrcLocArg& lo
   return {dispatch1(op, {a[0], a[1]}, loc)};
 }
 
-/// where.ScalarOther (torch._refs.where): the scalar as a 0-dim tensor of self's dtype, then where.self.
-std::vector<Tensor> decomp_where_scalar_other(std::span<const IValue> a, const SrcLocArg& loc) {
-  const Tensor& self = decomp_tensor(a, 1);
-  const Tensor other = dispatch1(*op_scalar_tensor, {a[2], self.dtype(), Layout::Strided, self.device(), None{}}, loc);
-  return {dispatch1(*op_where_self, {a[0], self, other}, loc)};
+/// where.ScalarOther / where.ScalarSelf (torch._refs.where): the scalar as a 0-dim tensor of the
+/// tensor operand's dtype, then where.self.
+template <bool kScalarSelf>
+std::vector<Tensor> decomp_where_one_scalar(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& t = decomp_tensor(a, kScalarSelf ? 2 : 1);
+  const Tensor s =
+      dispatch1(*op_scalar_tensor, {a[kScalarSelf ? 1 : 2], t.dtype(), Layout::Strided, t.device(), None{}}, loc);
+  return {dispatch1(*op_where_self, {a[0], kScalarSelf ? s : t, kScalarSelf ? t : s}, loc)};
 }
 
 /// where.Scalar (torch._refs.where): both scalars as 0-dim tensors of their result type (two floats:
@@ -310,6 +314,22 @@ std::vector<Tensor> decomp_where_scalar(std::span<const IValue> a, const SrcLocA
   const Tensor other = dispatch1(*op_scalar_tensor, {a[2], dt, Layout::Strided, cond.device(), None{}}, loc);
   const Tensor self = dispatch1(*op_scalar_tensor, {a[1], dt, Layout::Strided, cond.device(), None{}}, loc);
   return {dispatch1(*op_where_self, {a[0], self, other}, loc)};
+}
+
+/// masked_fill.Tensor (torch._refs.masked_fill): the 0-dim value converted to self's dtype
+/// (`_to_copy(dtype=)`, no node when equal), then where(mask, value, self).
+std::vector<Tensor> decomp_masked_fill_tensor(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& self = decomp_tensor(a, 0);
+  Tensor value = decomp_tensor(a, 2);
+  if (value.dtype() != self.dtype()) value = fe::_to_copy(value, {.dtype = self.dtype()}, loc);
+  return {dispatch1(*op_where_self, {a[1], value, self}, loc)};
+}
+
+/// clamp_min / clamp_max (torch._refs): clamp with the other bound None.
+template <bool kMin>
+std::vector<Tensor> decomp_clamp_bound(std::span<const IValue> a, const SrcLocArg& loc) {
+  if (kMin) return {dispatch1(*op_clamp, {a[0], a[1]}, loc)};
+  return {dispatch1(*op_clamp, {a[0], None{}, a[1]}, loc)};
 }
 
 /// max.other / min.other (CompositeImplicit): maximum / minimum.
@@ -380,16 +400,18 @@ void register_logic_ops(Registry& r) {
   op_where_self = r.add({"aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", meta_where<Where::Self>, cpu_where});
   op_where_ScalarOther = r.add({.schema = "aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
                                 .meta = meta_where<Where::ScalarOther>, .cpu = cpu_where,
-                                .decomp = decomp_where_scalar_other});
-  op_where_ScalarSelf = r.add({"aten::where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor",
-         meta_where<Where::ScalarSelf>, cpu_where});
+                                .decomp = decomp_where_one_scalar<false>});
+  op_where_ScalarSelf = r.add({.schema = "aten::where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor",
+                               .meta = meta_where<Where::ScalarSelf>, .cpu = cpu_where,
+                               .decomp = decomp_where_one_scalar<true>});
   op_where_Scalar = r.add({.schema = "aten::where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor",
                            .meta = meta_where<Where::Scalar>, .cpu = cpu_where, .decomp = decomp_where_scalar});
   op_masked_fill_Scalar = r.add({.schema = "aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
                                  .meta = meta_masked_fill<false, false>, .cpu = cpu_masked_fill<false>,
                                  .decomp = decomp_masked_fill_scalar});
-  op_masked_fill_Tensor = r.add({"aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor", meta_masked_fill<true, false>,
-         cpu_masked_fill<false>});
+  op_masked_fill_Tensor = r.add({.schema = "aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
+                                 .meta = meta_masked_fill<true, false>, .cpu = cpu_masked_fill<false>,
+                                 .decomp = decomp_masked_fill_tensor});
   op_masked_fill_inplace_Scalar = r.add({"aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
          meta_masked_fill<false, true>, cpu_masked_fill<true>});
   op_masked_fill_inplace_Tensor = r.add({"aten::masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)",
@@ -400,8 +422,10 @@ void register_logic_ops(Registry& r) {
          cpu_clamp<Clamp::Tensor>});
   op_clamp_ = r.add({"aten::clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)",
          meta_clamp<Clamp::Inplace>, cpu_clamp<Clamp::Inplace>});
-  op_clamp_min = r.add({"aten::clamp_min(Tensor self, Scalar min) -> Tensor", meta_clamp<Clamp::Min>, cpu_clamp<Clamp::Min>});
-  op_clamp_max = r.add({"aten::clamp_max(Tensor self, Scalar max) -> Tensor", meta_clamp<Clamp::Max>, cpu_clamp<Clamp::Max>});
+  op_clamp_min = r.add({.schema = "aten::clamp_min(Tensor self, Scalar min) -> Tensor", .meta = meta_clamp<Clamp::Min>,
+                        .cpu = cpu_clamp<Clamp::Min>, .decomp = decomp_clamp_bound<true>});
+  op_clamp_max = r.add({.schema = "aten::clamp_max(Tensor self, Scalar max) -> Tensor", .meta = meta_clamp<Clamp::Max>,
+                        .cpu = cpu_clamp<Clamp::Max>, .decomp = decomp_clamp_bound<false>});
 }
 }  // namespace ew
 

@@ -230,6 +230,22 @@ std::vector<Tensor> decomp_filled(std::span<const IValue> a, const SrcLocArg& lo
                     loc)};
 }
 
+/// torch._refs.new_full / new_empty: full(size, fill_value, ...) / empty(size, ...) with self's
+/// dtype, layout and device unless given, pin_memory False unless given.
+template <bool kFull>
+std::vector<Tensor> decomp_new(std::span<const IValue> a, const SrcLocArg& loc) {
+  const size_t o = kFull ? 3 : 2;  // first option slot
+  const Tensor& self = decomp_tensor(a, 0);
+  const auto* dt = std::get_if<DType>(&a[o]);
+  const auto* lay = std::get_if<Layout>(&a[o + 1]);
+  const auto* dev = std::get_if<Device>(&a[o + 2]);
+  const auto* pin = std::get_if<bool>(&a[o + 3]);
+  const IValue dtype = dt ? *dt : self.dtype(), layout = lay ? *lay : Layout::Strided,
+               device = dev ? *dev : self.device(), pin_memory = pin ? *pin : false;
+  if (kFull) return {dispatch1(*op_full, {a[1], a[2], dtype, layout, device, pin_memory}, loc)};
+  return {dispatch1(*op_empty_memory_format, {a[1], dtype, layout, device, pin_memory, None{}}, loc)};
+}
+
 /// torch._refs.zeros_like / ones_like: full_like(self, 0 or 1 (False/True for bool), the options
 /// as given, pin_memory False, memory_format preserve unless given).
 template <int kFill>
@@ -337,14 +353,14 @@ void register_factory_ops(Registry& r) {
          meta_randn_like, cpu_randn, kFree});
   op_full_like = r.add({"aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
          meta_like<1>, cpu_full<1>, kFree});
-  op_new_empty = r.add({"aten::new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
-         meta_new_from<0>, cpu_empty, kFree});
+  op_new_empty = r.add({.schema = "aten::new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+                        .meta = meta_new_from<0>, .cpu = cpu_empty, .device_rule = kFree, .decomp = decomp_new<false>});
   op_new_zeros = r.add({.schema = "aten::new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
                         .meta = meta_new_from<0>, .cpu = cpu_zeros, .device_rule = kFree, .decomp = decomp_filled<0, true>});
   op_new_ones = r.add({.schema = "aten::new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
                        .meta = meta_new_from<0>, .cpu = cpu_ones, .device_rule = kFree, .decomp = decomp_filled<1, true>});
-  op_new_full = r.add({"aten::new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
-         meta_new_from<1>, cpu_full<2>, kFree});
+  op_new_full = r.add({.schema = "aten::new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+                       .meta = meta_new_from<1>, .cpu = cpu_full<2>, .device_rule = kFree, .decomp = decomp_new<true>});
   op_empty_strided = r.add({"aten::empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_empty_strided, cpu_empty, kFree});
   op_empty_permuted = r.add({"aten::empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",

@@ -353,6 +353,26 @@ void index_add_into(const Tensor& target, std::span<const IValue> a) {
     idx::store(target, off, is_bool ? double(v != 0) : v);
   });
 }
+/// torch._decomp's _index_add: source * alpha unless alpha is 1, then index_put(accumulate=True) with
+/// the index at `dim` (None before it); a 0-dim self as [1] and back.
+template <bool kInPlace>
+std::vector<Tensor> decomp_index_add(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  int64_t dim = std::get<SymInt>(a[1]).expect_int();
+  if (dim < 0) dim += std::max<int64_t>(x.dim(), 1);
+  Tensor src = decomp_tensor(a, 3);
+  if (cpu::number_of(a[4]) != 1.0) src = dispatch1(*op_mul_Tensor, {src, a[4]}, loc);
+  const Tensor target = x.dim() == 0 ? fe::unsqueeze(x, 0, loc) : x;
+  TensorIndices idx(static_cast<size_t>(dim));
+  idx.emplace_back(decomp_tensor(a, 2));
+  if (kInPlace) {
+    fe::index_put_(target, idx, src, true, loc);
+    return {x};
+  }
+  const Tensor out = fe::index_put(target, idx, src, true, loc);
+  return {x.dim() == 0 ? fe::squeeze(out, 0, loc) : out};
+}
+
 void cpu_index_add(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   idx::copy_into(o[0], std::get<Tensor>(a[0]));
   index_add_into(o[0], a);
@@ -365,10 +385,10 @@ void cpu_index_add_(const OpDef&, std::span<const IValue> a, std::span<Tensor> o
 }  // namespace
 
 void register_indexing_select_ops(Registry& r) {
-  op_index_add = r.add({"aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
-         meta_index_add, cpu_index_add});
-  op_index_add_ = r.add({"aten::index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)",
-         meta_index_add, cpu_index_add_});
+  op_index_add = r.add({.schema = "aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
+                        .meta = meta_index_add, .cpu = cpu_index_add, .decomp = decomp_index_add<false>});
+  op_index_add_ = r.add({.schema = "aten::index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)",
+                         .meta = meta_index_add, .cpu = cpu_index_add_, .decomp = decomp_index_add<true>});
   op_index_select = r.add({"aten::index_select(Tensor self, int dim, Tensor index) -> Tensor", meta_index_select, cpu_index_select});
   op_gather = r.add({"aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", meta_gather, cpu_gather});
   op_scatter_src = r.add({"aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", meta_scatter, cpu_scatter});

@@ -379,6 +379,22 @@ std::vector<Tensor> decomp_stack(std::span<const IValue> a, const SrcLocArg& loc
   return {fe::cat(parts, dim, loc)};
 }
 
+/// triu / tril (torch._refs): the mask (arange(w).unsqueeze(-2) - arange(h).unsqueeze(-1)) >= or <=
+/// diagonal, then utils.mask_tensor: where(mask, self, 0), or logical_and for bool.
+template <bool kUpper>
+std::vector<Tensor> decomp_trilu(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  FE_CHECK(x.dim() >= 2, ShapeError, kUpper ? "aten::triu" : "aten::tril", ": input tensor must have at least 2 dimensions");
+  const SymInt h = x.sizes()[x.dim() - 2], w = x.sizes()[x.dim() - 1];
+  const Tensor cols = fe::unsqueeze(fe::arange(w, {.device = x.device()}, loc), -2, loc);
+  const Tensor rows = fe::unsqueeze(fe::arange(h, {.device = x.device()}, loc), -1, loc);
+  const Tensor diff = fe::sub(cols, rows, 1, loc);
+  const Scalar diagonal(std::get<SymInt>(a[1]));
+  const Tensor mask = kUpper ? fe::ge(diff, diagonal, loc) : fe::le(diff, diagonal, loc);
+  if (x.dtype() == DType::Bool) return {fe::logical_and(mask, x, loc)};
+  return {fe::where(mask, x, Scalar(SymInt(0)), loc)};
+}
+
 }  // namespace
 
 void register_join_ops(Registry& r) {
@@ -392,8 +408,10 @@ void register_join_ops(Registry& r) {
          meta_repeat_interleave_tensor, cpu_repeat_interleave_tensor});
   op_repeat_interleave_self_Tensor = r.add({"aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
          meta_repeat_interleave_self_tensor, cpu_repeat_interleave_self_tensor});
-  op_triu = r.add({"aten::triu(Tensor self, SymInt diagonal=0) -> Tensor", meta_tri, cpu_triu});
-  op_tril = r.add({"aten::tril(Tensor self, SymInt diagonal=0) -> Tensor", meta_tri, cpu_tril});
+  op_triu = r.add({.schema = "aten::triu(Tensor self, SymInt diagonal=0) -> Tensor", .meta = meta_tri, .cpu = cpu_triu,
+                   .decomp = decomp_trilu<true>});
+  op_tril = r.add({.schema = "aten::tril(Tensor self, SymInt diagonal=0) -> Tensor", .meta = meta_tri, .cpu = cpu_tril,
+                   .decomp = decomp_trilu<false>});
 }
 
 }  // namespace ops

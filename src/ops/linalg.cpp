@@ -4,6 +4,7 @@
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "fakeexport/sym/shape_env.h"
+#include "ops/annotation.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
 #include "ops/linalg_meta.h"
@@ -505,6 +506,24 @@ std::vector<Tensor> decomp_matmul(std::span<const IValue> a, const SrcLocArg& lo
   return undecomposed(*op_matmul, a, loc);
 }
 
+/// outer (CompositeImplicit): self.reshape(n, 1) * vec2.
+std::vector<Tensor> decomp_outer(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  return {fe::mul(fe::reshape(x, {x.sizes()[0], SymInt(1)}, loc), decomp_tensor(a, 1), loc)};
+}
+/// dot (torch._refs.dot, real dtypes): (self * other).sum(), under the ref's dynamo-disabled
+/// type-promotion wrapper (ops/annotation.h).
+std::vector<Tensor> decomp_dot(std::span<const IValue> a, const SrcLocArg& loc) {
+  const DisableDynamoScope annotated("dot");
+  return {fe::sum(fe::mul(decomp_tensor(a, 0), decomp_tensor(a, 1), loc), std::nullopt, loc)};
+}
+/// mv (torch._decomp, pw_cast_for_opmath): (self * vec).sum(dim=1), half types computed in float.
+std::vector<Tensor> decomp_mv(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& m = decomp_tensor(a, 0);
+  const Tensor r = fe::sum(fe::mul(opmath(m, loc), opmath(decomp_tensor(a, 1), loc), loc), {1}, false, {}, loc);
+  return {opmath_result(r, m.dtype(), loc)};
+}
+
 }  // namespace
 
 void register_linalg_ops(Registry& r) {
@@ -519,9 +538,12 @@ void register_linalg_ops(Registry& r) {
                       .meta = meta_baddbmm, .cpu = cpu_addmm, .decomp = decomp_baddbmm});
   op_matmul = r.add({.schema = "aten::matmul(Tensor self, Tensor other) -> Tensor", .meta = meta_matmul,
                      .cpu = cpu_matmul, .decomp = decomp_matmul, .scratch = scratch_matmul});
-  op_outer = r.add({"aten::outer(Tensor self, Tensor vec2) -> Tensor", meta_outer, cpu_outer});
-  op_dot = r.add({"aten::dot(Tensor self, Tensor tensor) -> Tensor", meta_dot, cpu_matmul});
-  op_mv = r.add({"aten::mv(Tensor self, Tensor vec) -> Tensor", meta_mv, cpu_matmul});
+  op_outer = r.add({.schema = "aten::outer(Tensor self, Tensor vec2) -> Tensor", .meta = meta_outer, .cpu = cpu_outer,
+                    .decomp = decomp_outer});
+  op_dot = r.add({.schema = "aten::dot(Tensor self, Tensor tensor) -> Tensor", .meta = meta_dot, .cpu = cpu_matmul,
+                  .decomp = decomp_dot});
+  op_mv = r.add({.schema = "aten::mv(Tensor self, Tensor vec) -> Tensor", .meta = meta_mv, .cpu = cpu_matmul,
+                 .decomp = decomp_mv});
   linalg::register_einsum_ops(r);
 }
 

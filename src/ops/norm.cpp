@@ -393,6 +393,27 @@ std::vector<Tensor> decomp_layer_norm(std::span<const IValue> a, const SrcLocArg
   return {dispatch(*op_native_layer_norm, {a[0], a[1], a[2], a[3], a[4]}, loc).at(0)};
 }
 
+/// rms_norm (CompositeImplicit: _fused_rms_norm(...)[0]) as torch._decomp's _fused_rms_norm: the
+/// input in its computation dtype (float for half types), x * rsqrt(mean(x ** 2 over the normalized
+/// dims, last first) + eps) (eps: finfo(computation dtype).eps when None), times the weight, then
+/// type_as the input.
+std::vector<Tensor> decomp_rms_norm(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  const size_t n = std::get<std::vector<SymInt>>(a[1]).size();
+  std::vector<int64_t> dims;
+  for (size_t i = 0; i < n; ++i) dims.push_back(x.dim() - 1 - static_cast<int64_t>(i));
+  const DType compute = x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16 ? DType::Float32 : x.dtype();
+  // Tensor.to inside a decomposition: to.dtype itself (no metadata assertion, as at the Python level).
+  const Tensor up = compute == x.dtype() ? x : dispatch1(*op_to_dtype, {x, compute, false, false, None{}}, loc);
+  IValue eps = a[3];
+  if (std::holds_alternative<None>(eps))
+    eps = compute == DType::Float32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
+  const Tensor mean = fe::mean(fe::pow(up, Scalar(SymInt(2)), loc), OptDims(dims), true, {}, loc);
+  Tensor r = fe::mul(up, fe::rsqrt(dispatch1(*op_add_Scalar, {mean, eps}, loc), loc), loc);
+  if (const auto* w = std::get_if<Tensor>(&a[2]); w && w->defined()) r = fe::mul(r, *w, loc);
+  return {fe::type_as(r, x, loc)};
+}
+
 /// group_norm (CompositeImplicit): native_group_norm(input, weight, bias, N, C, HxW, group, eps)[0].
 std::vector<Tensor> decomp_group_norm(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& x = decomp_tensor(a, 0);
@@ -419,8 +440,8 @@ void register_norm_ops(Registry& r) {
   op_native_layer_norm = r.add({"aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) "
          "-> (Tensor, Tensor, Tensor)",
          meta_native_layer_norm, cpu_native_layer_norm});
-  op_rms_norm = r.add({"aten::rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor",
-         meta_rms_norm, cpu_rms_norm});
+  op_rms_norm = r.add({.schema = "aten::rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor",
+                       .meta = meta_rms_norm, .cpu = cpu_rms_norm, .decomp = decomp_rms_norm});
   op_group_norm = r.add({.schema = "aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float "
          "eps=1.0000000000000001e-05, bool cudnn_enabled=True) -> Tensor",
          .meta = meta_group_norm, .cpu = cpu_group_norm, .decomp = decomp_group_norm});

@@ -368,6 +368,41 @@ std::vector<Tensor> decomp_sum(std::span<const IValue> a, const SrcLocArg& loc) 
   return {dispatch1(*op_sum_dim_IntList, {a[0], std::vector<SymInt>{}, false, a[1]}, loc)};
 }
 
+/// all / all.dim / all.dims (torch._refs.all): logical_not(any(logical_not(self), dim, keepdim))
+/// (any.dims without a dim for all()), back to uint8 for a uint8 self.
+template <int kDims>  // 0: all(), 1: all.dim, 2: all.dims
+std::vector<Tensor> decomp_all(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  const Tensor n = dispatch1(*op_logical_not, {x}, loc);
+  Tensor r = kDims == 1 ? dispatch1(*op_any_dim, {n, a[1], a[2]}, loc)
+             : kDims == 2 ? dispatch1(*op_any_dims, {n, a[1], a[2]}, loc)
+                          : dispatch1(*op_any_dims, {n, None{}, false}, loc);
+  r = dispatch1(*op_logical_not, {r}, loc);
+  if (x.dtype() == DType::UInt8) r = fe::_to_copy(r, {.dtype = DType::UInt8}, loc);
+  return {r};
+}
+
+/// var.dim (CompositeImplicit): var.correction with the integer correction unbiased gives.
+std::vector<Tensor> decomp_var_dim(std::span<const IValue> a, const SrcLocArg& loc) {
+  return {dispatch1(*op_var_correction, {a[0], a[1], SymInt(std::get<bool>(a[2]) ? 1 : 0), a[3]}, loc)};
+}
+
+/// std.dim / std.correction (torch._refs.std): sqrt(var.correction) with the correction as a float
+/// (set_correction: 1.0 unless unbiased is False or a correction is given), computed in the
+/// reduction's opmath dtype.
+template <bool kCorrection>
+std::vector<Tensor> decomp_std(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  double correction = 1.0;
+  if (kCorrection) {
+    if (!std::holds_alternative<None>(a[2])) correction = cpu::number_of(a[2]);
+  } else {
+    correction = std::get<bool>(a[2]) ? 1.0 : 0.0;
+  }
+  const Tensor var = dispatch1(*op_var_correction, {opmath(x, loc), a[1], correction, a[3]}, loc);
+  return {opmath_result(fe::sqrt(var, loc), x.dtype(), loc)};
+}
+
 }  // namespace
 
 void register_reduction_ops(Registry& r) {
@@ -387,18 +422,21 @@ void register_reduction_ops(Registry& r) {
   op_any_dim = r.add({"aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", meta_anyall_dim, cpu_anyall_dim<true>});
   op_any_dims = r.add({"aten::any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", meta_anyall_dims,
          cpu_anyall_dims<true>});
-  op_all = r.add({"aten::all(Tensor self) -> Tensor", meta_anyall, cpu_anyall<false>});
-  op_all_dim = r.add({"aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", meta_anyall_dim, cpu_anyall_dim<false>});
-  op_all_dims = r.add({"aten::all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", meta_anyall_dims,
-         cpu_anyall_dims<false>});
+  op_all = r.add({.schema = "aten::all(Tensor self) -> Tensor", .meta = meta_anyall, .cpu = cpu_anyall<false>,
+                  .decomp = decomp_all<0>});
+  op_all_dim = r.add({.schema = "aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor",
+                      .meta = meta_anyall_dim, .cpu = cpu_anyall_dim<false>, .decomp = decomp_all<1>});
+  op_all_dims = r.add({.schema = "aten::all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+                       .meta = meta_anyall_dims, .cpu = cpu_anyall_dims<false>, .decomp = decomp_all<2>});
   op_var_correction = r.add({"aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
          meta_var<KeepStrides::Unsqueezed>, cpu_var_correction<false>});
-  op_var_dim = r.add({"aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
-         meta_var<KeepStrides::Unsqueezed>, cpu_var_dim<false>});
-  op_std_correction = r.add({"aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
-         meta_var<KeepStrides::Contiguous>, cpu_var_correction<true>});
-  op_std_dim = r.add({"aten::std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
-         meta_var<KeepStrides::Contiguous>, cpu_var_dim<true>});
+  op_var_dim = r.add({.schema = "aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
+                      .meta = meta_var<KeepStrides::Unsqueezed>, .cpu = cpu_var_dim<false>, .decomp = decomp_var_dim});
+  op_std_correction = r.add({.schema = "aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
+                             .meta = meta_var<KeepStrides::Contiguous>, .cpu = cpu_var_correction<true>,
+                             .decomp = decomp_std<true>});
+  op_std_dim = r.add({.schema = "aten::std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
+                      .meta = meta_var<KeepStrides::Contiguous>, .cpu = cpu_var_dim<true>, .decomp = decomp_std<false>});
   op_var = r.add({"aten::var(Tensor self, bool unbiased=True) -> Tensor", meta_var_all, cpu_var_all<false>});
   op_std = r.add({"aten::std(Tensor self, bool unbiased=True) -> Tensor", meta_var_all, cpu_var_all<true>});
   register_reduction_index_ops(r);

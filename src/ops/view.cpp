@@ -516,6 +516,10 @@ std::vector<Tensor> decomp_reshape(std::span<const IValue> a, const SrcLocArg& l
   const Tensor c = fe::clone(x, MemoryFormat::Contiguous, loc);
   return {dispatch1(*op_unsafe_view, {c, inferred}, loc)};
 }
+/// detach (torch._decomp's nop_decomposition): alias.
+std::vector<Tensor> decomp_detach(std::span<const IValue> a, const SrcLocArg& loc) {
+  return {dispatch1(*op_alias, {a[0]}, loc)};
+}
 /// torch._decomp's _unsafe_view: view.
 std::vector<Tensor> decomp_unsafe_view(std::span<const IValue> a, const SrcLocArg& loc) {
   return {fe::view(decomp_tensor(a, 0), std::get<std::vector<SymInt>>(a[1]), loc)};
@@ -584,7 +588,8 @@ void register_view_shape_ops(Registry& r) {
                          .decomp = decomp_contiguous});
   op_clone = r.add({"aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", meta_clone, cpu_copy_input0});
   op_alias = r.add({"aten::alias(Tensor(a) self) -> Tensor(a)", meta_alias});
-  op_detach = r.add({"aten::detach(Tensor(a) self) -> Tensor(a)", meta_detach});
+  op_detach = r.add({.schema = "aten::detach(Tensor(a) self) -> Tensor(a)", .meta = meta_detach,
+                     .decomp = decomp_detach});
   op_detach_ = r.add({"aten::detach_(Tensor(a!) self) -> Tensor(a!)", meta_detach_, cpu_detach_});
   op_as_strided = r.add({"aten::as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)",
          meta_as_strided});

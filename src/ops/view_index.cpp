@@ -336,6 +336,12 @@ std::vector<Tensor> decomp_narrow(std::span<const IValue> a, const SrcLocArg& lo
 }
 
 /// torch._decomp's squeeze.dim: squeeze.dims(self, [dim]).
+/// squeeze.default (torch._decomp's squeeze_default): squeeze.dims over every dim.
+std::vector<Tensor> decomp_squeeze(std::span<const IValue> a, const SrcLocArg& loc) {
+  std::vector<SymInt> dims;
+  for (int64_t d = 0; d < decomp_tensor(a, 0).dim(); ++d) dims.emplace_back(d);
+  return {dispatch1(*op_squeeze_dims, {a[0], std::move(dims)}, loc)};
+}
 std::vector<Tensor> decomp_squeeze_dim(std::span<const IValue> a, const SrcLocArg& loc) {
   return {dispatch1(*op_squeeze_dims, {a[0], std::vector<SymInt>{std::get<SymInt>(a[1])}}, loc)};
 }
@@ -383,7 +389,8 @@ void register_view_index_ops(Registry& r) {
   op_transpose_int = r.add({.schema = "aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
                             .meta = meta_transpose, .decomp = decomp_transpose});
   op_unsqueeze = r.add({"aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", meta_unsqueeze});
-  op_squeeze = r.add({"aten::squeeze(Tensor(a) self) -> Tensor(a)", meta_squeeze});
+  op_squeeze = r.add({.schema = "aten::squeeze(Tensor(a) self) -> Tensor(a)", .meta = meta_squeeze,
+                      .decomp = decomp_squeeze});
   op_squeeze_dim = r.add({.schema = "aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", .meta = meta_squeeze_dim,
                           .decomp = decomp_squeeze_dim});
   op_squeeze_dims = r.add({"aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", meta_squeeze_dims});

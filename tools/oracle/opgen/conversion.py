@@ -178,7 +178,8 @@ def calls():
 
 
 def fill_calls():
-    """fill.Scalar / fill.Tensor (fill_'s functional forms, what functionalization records)."""
+    """fill.Scalar / fill.Tensor / zero (the functional forms of fill_ and zero_, what functionalization
+    records)."""
     for x in layouts([2, 3, 4]):
         yield call("aten::fill.Scalar", x, 1.5)
         yield call("aten::fill.Tensor", x, T([]))
@@ -195,6 +196,14 @@ def fill_calls():
     for v in [T([]), T([2])]:
         yield call("aten::fill.Scalar", T([2, 3]), v)
     yield vcall("aten::fill.Tensor", T([2, 3], "int64"), T([]))
+    # zero (zero_'s functional form): a fresh zero tensor laid out like self.
+    for x in layouts([2, 3, 4]):
+        yield call("aten::zero", x)
+        yield vcall("aten::zero", x)
+    for d in DTYPES_ALL:
+        yield call("aten::zero", T([2, 3], d))
+    yield call("aten::zero", T([3, 4], strides=[0, 1]))
+    yield call("aten::zero", 1.0)
 
 
 def copy_calls():

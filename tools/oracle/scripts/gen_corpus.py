@@ -2,13 +2,14 @@
 
     tools/oracle/run tools/oracle/scripts/gen_corpus.py [--out DIR] [--only NAME[,NAME...]] [--list]
 
-Cases (tables in corpus_hf.py and corpus_more.py; one line adds one):
+Cases (tables in corpus_hf.py, corpus_more.py and corpus_ops.py; one line adds one):
   hf_*        tiny random HuggingFace transformers 5.12 models (config classes only, no hub)
   exportdb_*  every torch._export.db example (and rewrite case)
   seed002_*   the VisionEncoderDecoder of /work/shared/seeds/002 (decoder with and without autocast)
   hop_*       control flow and effects: while_loop, scan, with_effects (after run_decompositions())
   lowered_*   device-specific overloads: attention through the CPU-only flash kernel
   mutation_*  in-place writes through views, to inputs and buffers (functionalized by run_decompositions())
+  ops_*       operators the default decomposition table lowers (corpus_ops.py), static and dynamic
 Each is exported with torch.export.export(model, args, kwargs, dynamic_shapes=..., strict=False) and
 saved with torch.export.save. Per successful case NAME, in DIR (default tests/fixtures/corpus):
   NAME.pt2                  the archive (real random weights)
@@ -38,6 +39,7 @@ from torch.export.graph_signature import InputKind
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus_hf  # noqa: E402
 import corpus_more  # noqa: E402
+import corpus_ops  # noqa: E402
 
 torch.set_num_threads(1)
 SCRATCH = "tools/oracle/scratch/corpus"
@@ -58,6 +60,8 @@ def registry():
         reg[n] = ("lowered", corpus_more.build_lowered, None)
     for n in corpus_more.MUTATION:
         reg[n] = ("mutation", corpus_more.build_mutation, None)
+    for n in corpus_ops.OPS:
+        reg[n] = ("ops", corpus_ops.build_ops, None)
     return reg
 
 

@@ -1,0 +1,145 @@
+"""Op programs of the real-program corpus (gen_corpus.py): small modules that call the operators
+PyTorch 2.14's default decomposition table lowers (torch.export.default_decompositions()) and that
+the zoo and the HF programs seldom reach, so that `decompose` is judged on each of them
+(gen_decomposed.py writes PyTorch's run_decompositions() print). `_dynamic` cases export with a
+dynamic batch (and length) so that the decompositions' symbolic sizes are judged too.
+"""
+import torch
+import torch.nn.functional as F
+
+
+class Factories(torch.nn.Module):
+    """new_empty / new_full, the fresh tensors written by zero_ and fill_ (both overloads)."""
+
+    def forward(self, x):
+        a = x.new_empty(x.shape)
+        a.fill_(2.5)
+        b = x.new_empty((x.shape[0], 3)).zero_()
+        c = x.new_full((x.shape[0], 4), 1.5)
+        e = torch.empty_like(x)
+        e.fill_(x[0, 0])
+        return a * x, b, c + 1, e
+
+
+class Products(torch.nn.Module):
+    """outer, dot, mv."""
+
+    def forward(self, a, b, m):
+        v = a[0]
+        return torch.outer(v, b[0]), torch.dot(v, b[0]), torch.mv(m, v), torch.mv(m.double(), v.double())
+
+
+class Elementwise(torch.nn.Module):
+    """where with a scalar self, masked_fill by a 0-d tensor (of another dtype too) and in place,
+    clamp_min / clamp_max, and the activations F spells in place or through another op."""
+
+    def forward(self, x, y):
+        mask = x > 0
+        r = (torch.where(mask, 0.5, y), torch.where(mask, 2, y.long()), x.masked_fill(mask, torch.tensor(2.0)),
+             y.masked_fill(mask, torch.tensor(3)), torch.clamp_min(x, 0.1), torch.clamp_max(y, 0.2), F.relu6(x))
+        t = y * 1
+        t.masked_fill_(mask, -1.0)
+        u = x * 1
+        u.masked_fill_(~mask, torch.tensor(3.0))
+        p, q, s, w = x + 0, y + 0, x * 2, y * 2
+        F.leaky_relu(p, 0.2, inplace=True)
+        F.hardtanh(q, -0.5, 0.5, inplace=True)
+        F.elu(s, 1.5, inplace=True)
+        F.silu(w, inplace=True)
+        return r + (t, u, p, q, s, w)
+
+
+class Reductions(torch.nn.Module):
+    """all (every overload), var / std (default, dim, correction), log_softmax.int."""
+
+    def forward(self, x):
+        m = x > -1
+        return (m.all(), m.all(dim=1), m.all(dim=(0, 1)), x.var(), x.var(dim=1), x.std(), x.std(dim=0),
+                torch.std(x, dim=1, correction=0, keepdim=True), torch.var(x, dim=(0, 1), correction=2),
+                x.log_softmax(-1), x.log_softmax(0, dtype=torch.float64))
+
+
+class Shapes(torch.nn.Module):
+    """squeeze() of every size-1 dim, detach, triu / tril with diagonals (and of a bool), rms_norm
+    (with and without weight and eps, of a half tensor)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.linspace(0.5, 1.5, 6))
+
+    def forward(self, x):
+        s = x.unsqueeze(1).unsqueeze(-1).squeeze()
+        sq = x[:, :5, :5]
+        return (s * 2, x.detach() + 1, torch.triu(sq), torch.tril(sq, -1), torch.triu(sq, 2), torch.tril(sq > 0),
+                F.rms_norm(x, (6,), self.w, 1e-5), F.rms_norm(x, (5, 6)), F.rms_norm(x.half(), (6,)))
+
+
+class Unlowered(torch.nn.Module):
+    """Operators the default table lowers that `decompose` does not lower yet: rsub and linspace
+    (PyTorch's lowering passes a Python number as sub.Tensor's self), softplus (log1p), one_hot
+    (_assert_async.msg), einsum (ATen's contraction planner)."""
+
+    def forward(self, x, y, idx):
+        return (1 - x, torch.rsub(x, y), x + torch.linspace(0.0, 1.0, 5), F.softplus(y, beta=2.0, threshold=5.0),
+                F.softplus(x), F.one_hot(idx, num_classes=7), torch.einsum("bij,bjk->bik", x.unsqueeze(-1), y.unsqueeze(1)),
+                torch.einsum("ij->ji", x), torch.einsum("bi,bi->b", x, y))
+
+
+class IndexAdd(torch.nn.Module):
+    """index_add (alpha 1 and not), in place, over dims 0 and 1; the MoE combine of granitemoe."""
+
+    def forward(self, x, src, idx):
+        z = torch.zeros(x.shape[0], x.shape[1])
+        out = z.index_add(0, idx, src)
+        t = x * 1
+        t.index_add_(0, idx, src, alpha=2.0)
+        u = x.index_add(1, idx[:3], x[:, :3] * 2)
+        return out, t, u
+
+
+OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
+       "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
+       "ops_index_add", "ops_index_add_dynamic", "ops_unlowered", "ops_unlowered_dynamic"]
+
+
+def build_ops(name):
+    from torch.export import Dim
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(0)
+    dyn = name.endswith("_dynamic")
+    base = name[:-len("_dynamic")] if dyn else name
+    batch = Dim("batch", min=2, max=64)
+    note = "operators torch.export.default_decompositions() lowers"
+    if base == "ops_factories":
+        x = torch.randn(3, 5, generator=g)
+        return dict(model=Factories().eval(), args=(x,), kwargs={}, dynamic_shapes=({0: batch},) if dyn else None,
+                    family="ops", note=note)
+    if base == "ops_products":
+        a, b, m = torch.randn(3, 4, generator=g), torch.randn(3, 4, generator=g), torch.randn(5, 4, generator=g)
+        ds = ({0: batch}, {0: batch}, {0: Dim("rows", min=2, max=64)}) if dyn else None
+        return dict(model=Products().eval(), args=(a, b, m), kwargs={}, dynamic_shapes=ds, family="ops", note=note)
+    if base == "ops_elementwise":
+        x, y = torch.randn(3, 5, generator=g), torch.randn(3, 5, generator=g)
+        ds = ({0: batch}, {0: batch}) if dyn else None
+        return dict(model=Elementwise().eval(), args=(x, y), kwargs={}, dynamic_shapes=ds, family="ops", note=note)
+    if base == "ops_reductions":
+        x = torch.randn(3, 5, generator=g)
+        return dict(model=Reductions().eval(), args=(x,), kwargs={}, dynamic_shapes=({0: batch},) if dyn else None,
+                    family="ops", note=note)
+    if base == "ops_shapes":
+        x = torch.randn(3, 5, 6, generator=g)
+        return dict(model=Shapes().eval(), args=(x,), kwargs={}, dynamic_shapes=({0: batch},) if dyn else None,
+                    family="ops", note=note)
+    if base == "ops_unlowered":
+        x, y, idx = torch.randn(3, 5, generator=g), torch.randn(3, 5, generator=g), torch.randint(0, 7, (3, 4), generator=g)
+        ds = ({0: batch}, {0: batch}, {0: batch}) if dyn else None
+        return dict(model=Unlowered().eval(), args=(x, y, idx), kwargs={}, dynamic_shapes=ds, family="ops",
+                    note="operators the default table lowers that fakeexport's decompose keeps (see the class)")
+    if base == "ops_index_add":
+        x, src = torch.randn(6, 6, generator=g), torch.randn(5, 6, generator=g)
+        idx = torch.tensor([0, 2, 5, 2, 1])
+        n = Dim("n", min=3, max=64)
+        ds = ({0: Dim("rows", min=6, max=64)}, {0: n}, {0: n}) if dyn else None
+        return dict(model=IndexAdd().eval(), args=(x, src, idx), kwargs={}, dynamic_shapes=ds, family="ops",
+                    note=note)
+    raise KeyError(name)
