@@ -67,7 +67,7 @@ const std::set<std::string> kPrintsEqual = {
     "hop_while_loop", "lowered_attention_cpu", "mutation_base_then_views", "mutation_buffer_split_input",
     "mutation_input_view", "mutation_setitem_views", "mutation_sibling_views", "mutation_view_of_view",
     // corpus_ops.py: operators the default table lowers that the HF programs seldom reach.
-    "ops_elementwise", "ops_factories", "ops_index_add", "ops_products", "ops_reductions", "ops_reductions_dynamic",
+    "ops_elementwise", "ops_factories", "ops_index_add", "ops_one_hot", "ops_products", "ops_reductions", "ops_reductions_dynamic",
     "ops_shapes",
 };
 
@@ -84,7 +84,7 @@ const std::set<std::string> kEqualUpToNames = {
     // An intermediate's size is read right after the call that made it (Tracer::proxy), as
     // FunctionalTensor's wrap reads it in PyTorch's retrace: the conv output length before the gelu.
     "hf_wav2vec2_dyn",
-    "ops_elementwise_dynamic", "ops_factories_dynamic", "ops_index_add_dynamic", "ops_products_dynamic",
+    "ops_elementwise_dynamic", "ops_factories_dynamic", "ops_index_add_dynamic", "ops_one_hot_dynamic", "ops_products_dynamic",
     "ops_shapes_dynamic",
 };
 // Not in the list: hf_mixtral_dyn has PyTorch's nodes in PyTorch's order since that change (the
@@ -101,8 +101,8 @@ const std::set<std::string> kNotLoweredYet = {
     // PyTorch's lowering passes a Python number as sub.Tensor's self (`sub.Tensor(1, x)`), which
     // the graph IR does not hold.
     "aten::rsub.Tensor", "aten::rsub.Scalar", "aten::linspace.default",
-    // Lowered to ops the registry does not have yet: log1p, _assert_async.msg.
-    "aten::softplus.default", "aten::one_hot.default",
+    // Lowered to an op the registry does not have yet: log1p.
+    "aten::softplus.default",
     // ATen's contraction planner (sumproduct_pair's permutes, views and bmm).
     "aten::einsum.default",
     // torch._refs.var / std through prims (not core ops).

@@ -48,6 +48,8 @@ extern OpHandle op_full_like, op_scalar_tensor, op_mul_Scalar, op_sum_dim_IntLis
 extern OpHandle op_constant_pad_nd;
 // item's decomposition.
 extern OpHandle op_local_scalar_dense;
+// one_hot's decomposition checks its classes with _assert_async.msg.
+extern OpHandle op_assert_async_msg;
 
 // Elementwise ops, declared in elementwise.cpp / elementwise_logic.cpp / unary.cpp, used by their
 // public API (elementwise_api.cpp).

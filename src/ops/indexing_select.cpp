@@ -373,6 +373,23 @@ std::vector<Tensor> decomp_index_add(std::span<const IValue> a, const SrcLocArg&
   return {x.dim() == 0 ? fe::squeeze(out, 0, loc) : out};
 }
 
+/// one_hot (torch._decomp, CompositeImplicit): _assert_async.msg of all(self >= 0) and of
+/// all(self < num_classes), then (self.unsqueeze(-1) == arange(num_classes, self's dtype)).to(int64).
+/// num_classes=-1 reads the data (max() + 1): kept as one_hot.
+std::vector<Tensor> decomp_one_hot(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  const int64_t classes = std::get<SymInt>(a[1]).expect_int();
+  if (classes == -1) return undecomposed(*op_one_hot, a, loc);
+  dispatch(*op_assert_async_msg,
+           {fe::all(fe::ge(x, SymInt(0), loc), loc), std::string("one_hot: Class values must be non-negative.")}, loc);
+  dispatch(*op_assert_async_msg, {fe::all(fe::lt(x, SymInt(classes), loc), loc),
+                                  std::string("one_hot: Class values must be smaller than num_classes.")},
+           loc);
+  const Tensor col = fe::unsqueeze(x, -1, loc);  // recorded before the arange, as Python evaluates
+  const Tensor eq = fe::eq(col, fe::arange(SymInt(classes), {.dtype = x.dtype(), .device = x.device()}, loc), loc);
+  return {dispatch1(*op_to_dtype, {eq, DType::Int64, false, false, None{}}, loc)};
+}
+
 void cpu_index_add(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   idx::copy_into(o[0], std::get<Tensor>(a[0]));
   index_add_into(o[0], a);
@@ -401,7 +418,8 @@ void register_indexing_select_ops(Registry& r) {
                          .meta = meta_index_copy, .cpu = cpu_index_copy, .decomp = decomp_index_copy<false>});
   op_index_copy_ = r.add({.schema = "aten::index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)",
                           .meta = meta_index_copy_, .cpu = cpu_index_copy_, .decomp = decomp_index_copy<true>});
-  op_one_hot = r.add({"aten::one_hot(Tensor self, int num_classes=-1) -> Tensor", meta_one_hot, cpu_one_hot});
+  op_one_hot = r.add({.schema = "aten::one_hot(Tensor self, int num_classes=-1) -> Tensor", .meta = meta_one_hot,
+                      .cpu = cpu_one_hot, .decomp = decomp_one_hot});
   op_embedding = r.add({"aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor",
          meta_embedding, cpu_embedding});
 }

@@ -9,12 +9,14 @@
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "ops/cpu_util.h"
 #include "ops/families.h"
 #include "ops/meta_util.h"
 #include "ops/reduction_internal.h"
 #include "ops/unary_common.h"
 
 namespace fe {
+OpHandle op_assert_async_msg;
 namespace {
 OpHandle op_diff;
 OpHandle op_histc;
@@ -244,6 +246,26 @@ void meta_assert_scalar(const MetaArgs& a, MetaOut&) {
   FE_CHECK(ok, ValueError, label(a), ": ", a.str(1));
 }
 
+// _assert_async.msg(self, assert_msg) -> (): one_hot's decomposition checks its classes with it.
+// FakeTensorMode's meta checks nothing (the value is data); the CPU kernel is ATen's
+// _assert_async_msg_cpu: is_nonzero(self), else the message ("Assertion is failed" when empty).
+void meta_assert_async(const MetaArgs& a, MetaOut&) {
+  tensor_arg(a, 0);
+  FE_CHECK(kind_of(a[1]) == ValueKind::String, ValueError, label(a), ": ", label(a),
+           "() Expected a value of type 'str' for argument 'assert_msg' but instead found type '", py_type_name(a[1]),
+           "'.");
+}
+void cpu_assert_async(const OpDef& op, std::span<const IValue> a, std::span<Tensor>) {
+  const Tensor& t = std::get<Tensor>(a[0]);
+  const std::string label = op.schema.ns + "::" + op.schema.name;
+  const int64_t n = t.numel();
+  FE_CHECK(n != 0, ValueError, label, ": Boolean value of Tensor with no values is ambiguous");
+  FE_CHECK(n == 1, ValueError, label, ": Boolean value of Tensor with more than one value is ambiguous");
+  const cpu::Operand v = cpu::make_operand(t, {});
+  const std::string& msg = std::get<std::string>(a[1]);
+  FE_CHECK(v.at(v.offset) != 0, ValueError, label, ": ", msg.empty() ? std::string("Assertion is failed") : msg);
+}
+
 // _print: PyTorch's kernel prints the string and a newline to stdout (Python's print). No
 // outputs, so dispatch never calls it; `run` calls the kernel of output-less side-effect ops.
 void meta_print(const MetaArgs& a, MetaOut&) {
@@ -356,6 +378,8 @@ void register_numeric_ops(Registry& r) {
   r.add({"aten::_assert_scalar(Scalar self, str assert_msg) -> ()", meta_assert_scalar, nullptr,
          DeviceRule::None});
   r.add({"aten::_print(str s) -> ()", meta_print, cpu_print, DeviceRule::None});
+  op_assert_async_msg = r.add({"aten::_assert_async.msg(Tensor self, str assert_msg) -> ()", meta_assert_async,
+                               cpu_assert_async});
 }
 
 }  // namespace ops

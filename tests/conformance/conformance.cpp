@@ -263,6 +263,11 @@ class Runner {
       }
       if (int_return) {
         ints = meta_of(op, args).ints;
+      } else if (real && s.returns.empty() && op.cpu) {
+        // An output-less side-effect op (_assert_async.msg, _print): dispatch checks its arguments
+        // only; on real tensors its kernel runs, as `run` runs it.
+        outs = dispatch(op, args, SrcLocArg::current());
+        op.cpu(op, args, std::span<Tensor>{});
       } else {
         outs = dispatch(op, args, SrcLocArg::current());
       }

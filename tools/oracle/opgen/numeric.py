@@ -149,6 +149,18 @@ def assert_scalar_calls():
     yield vcall(op, 0, "zero fails")
 
 
+def assert_async_calls():
+    # one_hot's decomposition checks its classes with _assert_async.msg: FakeTensorMode checks
+    # nothing; eager is is_nonzero(self) or the message.
+    op = "aten::_assert_async.msg"
+    for x in [T([], "bool"), T([1], "bool"), T([2], "bool"), T([0], "bool"), T([], "float32"), T([1, 1], "int64")]:
+        yield call(op, x, "one_hot: Class values must be non-negative.")
+        yield vcall(op, x, "one_hot: Class values must be non-negative.")
+    yield vcall(op, T([], "bool"), "")
+    yield call(op, 1.0, "a number")
+    yield call(op, T([], "bool"), 3)
+
+
 def print_calls():
     # Programs decomposed with an effectful op record with_effects(token, aten._print.default, s).
     yield vcall("aten::_print", "hello")
@@ -164,4 +176,5 @@ def calls():
     yield from min_max_other_calls()
     yield from item_calls()
     yield from assert_scalar_calls()
+    yield from assert_async_calls()
     yield from print_calls()

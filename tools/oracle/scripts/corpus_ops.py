@@ -76,13 +76,20 @@ class Shapes(torch.nn.Module):
 
 class Unlowered(torch.nn.Module):
     """Operators the default table lowers that `decompose` does not lower yet: rsub and linspace
-    (PyTorch's lowering passes a Python number as sub.Tensor's self), softplus (log1p), one_hot
-    (_assert_async.msg), einsum (ATen's contraction planner)."""
+    (PyTorch's lowering passes a Python number as sub.Tensor's self), softplus (log1p), einsum
+    (ATen's contraction planner)."""
 
-    def forward(self, x, y, idx):
+    def forward(self, x, y):
         return (1 - x, torch.rsub(x, y), x + torch.linspace(0.0, 1.0, 5), F.softplus(y, beta=2.0, threshold=5.0),
-                F.softplus(x), F.one_hot(idx, num_classes=7), torch.einsum("bij,bjk->bik", x.unsqueeze(-1), y.unsqueeze(1)),
+                F.softplus(x), torch.einsum("bij,bjk->bik", x.unsqueeze(-1), y.unsqueeze(1)),
                 torch.einsum("ij->ji", x), torch.einsum("bi,bi->b", x, y))
+
+
+class OneHot(torch.nn.Module):
+    """one_hot: its class checks (_assert_async.msg, kept however dead) and the comparison."""
+
+    def forward(self, idx):
+        return F.one_hot(idx, num_classes=7), F.one_hot(idx.clamp(0, 5) % 7, 7).sum(0)
 
 
 class IndexAdd(torch.nn.Module):
@@ -99,7 +106,8 @@ class IndexAdd(torch.nn.Module):
 
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
-       "ops_index_add", "ops_index_add_dynamic", "ops_unlowered", "ops_unlowered_dynamic"]
+       "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
+       "ops_unlowered", "ops_unlowered_dynamic"]
 
 
 def build_ops(name):
@@ -130,10 +138,14 @@ def build_ops(name):
         x = torch.randn(3, 5, 6, generator=g)
         return dict(model=Shapes().eval(), args=(x,), kwargs={}, dynamic_shapes=({0: batch},) if dyn else None,
                     family="ops", note=note)
+    if base == "ops_one_hot":
+        idx = torch.randint(0, 7, (3, 4), generator=g)
+        return dict(model=OneHot().eval(), args=(idx,), kwargs={}, dynamic_shapes=({0: batch},) if dyn else None,
+                    family="ops", note=note)
     if base == "ops_unlowered":
-        x, y, idx = torch.randn(3, 5, generator=g), torch.randn(3, 5, generator=g), torch.randint(0, 7, (3, 4), generator=g)
-        ds = ({0: batch}, {0: batch}, {0: batch}) if dyn else None
-        return dict(model=Unlowered().eval(), args=(x, y, idx), kwargs={}, dynamic_shapes=ds, family="ops",
+        x, y = torch.randn(3, 5, generator=g), torch.randn(3, 5, generator=g)
+        ds = ({0: batch}, {0: batch}) if dyn else None
+        return dict(model=Unlowered().eval(), args=(x, y), kwargs={}, dynamic_shapes=ds, family="ops",
                     note="operators the default table lowers that fakeexport's decompose keeps (see the class)")
     if base == "ops_index_add":
         x, src = torch.randn(6, 6, generator=g), torch.randn(5, 6, generator=g)
