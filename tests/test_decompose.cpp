@@ -105,8 +105,6 @@ const std::set<std::string> kNotLoweredYet = {
     "aten::softplus.default",
     // ATen's contraction planner (sumproduct_pair's permutes, views and bmm).
     "aten::einsum.default",
-    // torch._refs.var / std through prims (not core ops).
-    "aten::var.default", "aten::std.default",
     // Data-dependent output size.
     "aten::repeat_interleave.self_Tensor",
     // A size query, not a graph operator the retrace lowers.

@@ -382,24 +382,31 @@ std::vector<Tensor> decomp_all(std::span<const IValue> a, const SrcLocArg& loc) 
   return {r};
 }
 
-/// var.dim (CompositeImplicit): var.correction with the integer correction unbiased gives.
-std::vector<Tensor> decomp_var_dim(std::span<const IValue> a, const SrcLocArg& loc) {
-  return {dispatch1(*op_var_correction, {a[0], a[1], SymInt(std::get<bool>(a[2]) ? 1 : 0), a[3]}, loc)};
+/// var.default / var.dim (CompositeImplicit): var.correction with the integer correction unbiased
+/// gives (no dims for var.default).
+template <bool kDim>
+std::vector<Tensor> decomp_var_unbiased(std::span<const IValue> a, const SrcLocArg& loc) {
+  const SymInt correction(std::get<bool>(a[kDim ? 2 : 1]) ? 1 : 0);
+  if (kDim) return {dispatch1(*op_var_correction, {a[0], a[1], correction, a[3]}, loc)};
+  return {dispatch1(*op_var_correction, {a[0], None{}, correction, false}, loc)};
 }
 
-/// std.dim / std.correction (torch._refs.std): sqrt(var.correction) with the correction as a float
-/// (set_correction: 1.0 unless unbiased is False or a correction is given), computed in the
-/// reduction's opmath dtype.
-template <bool kCorrection>
+/// std.default / std.dim / std.correction (torch._refs.std): sqrt(var.correction) with the
+/// correction as a float (set_correction: 1.0 unless unbiased is False or a correction is given),
+/// computed in the reduction's opmath dtype.
+enum class Std : uint8_t { Default, Dim, Correction };
+template <Std K>
 std::vector<Tensor> decomp_std(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& x = decomp_tensor(a, 0);
   double correction = 1.0;
-  if (kCorrection) {
+  if (K == Std::Correction) {
     if (!std::holds_alternative<None>(a[2])) correction = cpu::number_of(a[2]);
   } else {
-    correction = std::get<bool>(a[2]) ? 1.0 : 0.0;
+    correction = std::get<bool>(a[K == Std::Dim ? 2 : 1]) ? 1.0 : 0.0;
   }
-  const Tensor var = dispatch1(*op_var_correction, {opmath(x, loc), a[1], correction, a[3]}, loc);
+  const Tensor var = K == Std::Default
+                         ? dispatch1(*op_var_correction, {opmath(x, loc), None{}, correction, false}, loc)
+                         : dispatch1(*op_var_correction, {opmath(x, loc), a[1], correction, a[3]}, loc);
   return {opmath_result(fe::sqrt(var, loc), x.dtype(), loc)};
 }
 
@@ -431,14 +438,17 @@ void register_reduction_ops(Registry& r) {
   op_var_correction = r.add({"aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
          meta_var<KeepStrides::Unsqueezed>, cpu_var_correction<false>});
   op_var_dim = r.add({.schema = "aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
-                      .meta = meta_var<KeepStrides::Unsqueezed>, .cpu = cpu_var_dim<false>, .decomp = decomp_var_dim});
+                      .meta = meta_var<KeepStrides::Unsqueezed>, .cpu = cpu_var_dim<false>,
+                      .decomp = decomp_var_unbiased<true>});
   op_std_correction = r.add({.schema = "aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
                              .meta = meta_var<KeepStrides::Contiguous>, .cpu = cpu_var_correction<true>,
-                             .decomp = decomp_std<true>});
+                             .decomp = decomp_std<Std::Correction>});
   op_std_dim = r.add({.schema = "aten::std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
-                      .meta = meta_var<KeepStrides::Contiguous>, .cpu = cpu_var_dim<true>, .decomp = decomp_std<false>});
-  op_var = r.add({"aten::var(Tensor self, bool unbiased=True) -> Tensor", meta_var_all, cpu_var_all<false>});
-  op_std = r.add({"aten::std(Tensor self, bool unbiased=True) -> Tensor", meta_var_all, cpu_var_all<true>});
+                      .meta = meta_var<KeepStrides::Contiguous>, .cpu = cpu_var_dim<true>, .decomp = decomp_std<Std::Dim>});
+  op_var = r.add({.schema = "aten::var(Tensor self, bool unbiased=True) -> Tensor", .meta = meta_var_all,
+                  .cpu = cpu_var_all<false>, .decomp = decomp_var_unbiased<false>});
+  op_std = r.add({.schema = "aten::std(Tensor self, bool unbiased=True) -> Tensor", .meta = meta_var_all,
+                  .cpu = cpu_var_all<true>, .decomp = decomp_std<Std::Default>});
   register_reduction_index_ops(r);
 }
 

@@ -50,13 +50,14 @@ class Elementwise(torch.nn.Module):
 
 
 class Reductions(torch.nn.Module):
-    """all (every overload), var / std (default, dim, correction), log_softmax.int."""
+    """all (every overload), var / std (default, dim, correction; of a half tensor), log_softmax.int."""
 
     def forward(self, x):
         m = x > -1
         return (m.all(), m.all(dim=1), m.all(dim=(0, 1)), x.var(), x.var(dim=1), x.std(), x.std(dim=0),
                 torch.std(x, dim=1, correction=0, keepdim=True), torch.var(x, dim=(0, 1), correction=2),
-                x.log_softmax(-1), x.log_softmax(0, dtype=torch.float64))
+                x.log_softmax(-1), x.log_softmax(0, dtype=torch.float64), torch.var(x, True), torch.std(x, False),
+                torch.var(x.half(), True), torch.std(x.half(), dim=1))
 
 
 class Shapes(torch.nn.Module):
