@@ -98,9 +98,8 @@ const std::set<std::string> kEqualUpToNames = {
 
 /// Operators of the registry that torch.export.default_decompositions() lowers and `decompose` keeps.
 const std::set<std::string> kNotLoweredYet = {
-    // PyTorch's lowering passes a Python number as sub.Tensor's self (`sub.Tensor(1, x)`), which
-    // the graph IR does not hold.
-    "aten::rsub.Tensor", "aten::rsub.Scalar", "aten::linspace.default",
+    // torch._refs.linspace: an int arange and a lerp in the computation dtype (not written yet).
+    "aten::linspace.default",
     // Lowered to an op the registry does not have yet: log1p.
     "aten::softplus.default",
     // ATen's contraction planner (sumproduct_pair's permutes, views and bmm).

@@ -137,6 +137,18 @@ void check_alpha(const MetaArgs& a, size_t alpha, DType d) {
 }
 
 bool is_bool_tensor(const MetaArgs& a, size_t i) { return a.is_tensor(i) && a.tensor(i).dtype == DType::Bool; }
+bool is_number(const MetaValue& v) {
+  const ValueKind k = kind_of(v);
+  return k == ValueKind::Bool || k == ValueKind::Int || k == ValueKind::Double;
+}
+/// Two Python numbers in Tensor slots: two wrapped numbers, a 0-dim cpu result of their promotion.
+TensorMeta numbers_meta(const MetaArgs& a) {
+  require_number(a, 1);
+  ResultTypeState rt;
+  rt.add_scalar(a.scalar_category(0));
+  rt.add_scalar(a.scalar_category(1));
+  return make_contiguous(DimVector{}, rt.result(default_dtype()), Device::parse("cpu"));
+}
 
 template <Arith K, Form F>
 void meta_arith(const MetaArgs& a, MetaOut& out) {
@@ -144,7 +156,10 @@ void meta_arith(const MetaArgs& a, MetaOut& out) {
   if (F == Form::Scalar) require_number(a, 1);
   if (F == Form::ScalarSelf) require_number(a, 0);
   if ((F == Form::Tensor || F == Form::Inplace) && !numbers_as_tensor(K)) require_tensor(a, 1);
-  require_tensor(a, self);
+  // These overloads take a Python number as self too (a wrapped number, as PyTorch's own lowerings
+  // record `sub.Tensor(1, x)` for rsub and linspace).
+  const bool number_self = F == Form::Tensor && numbers_as_tensor(K) && is_number(a[0]);
+  if (!number_self) require_tensor(a, self);
   if constexpr (K == Arith::DivMode) {
     if (!a.is_none(2)) {
       const std::string& m = a.str(2);
@@ -153,7 +168,9 @@ void meta_arith(const MetaArgs& a, MetaOut& out) {
     }
   }
   // rsub(self, other) is sub(other, self): other broadcasts (and lays out) first.
-  TensorMeta m = K == Arith::RSub ? elementwise_meta(a, {1, 0}) : elementwise_meta(a, {0, 1});
+  TensorMeta m = number_self && !a.is_tensor(1) ? numbers_meta(a)
+                 : K == Arith::RSub             ? elementwise_meta(a, {1, 0})
+                                                : elementwise_meta(a, {0, 1});
   const bool floor_mode = K == Arith::FloorDiv || (K == Arith::DivMode && !a.is_none(2) && a.str(2) == "floor");
   const bool true_div = K == Arith::Div || (K == Arith::DivMode && a.is_none(2));
   // FakeTensorMode checks neither bool subtraction nor alpha for the in-place variants.
@@ -319,6 +336,12 @@ std::vector<Tensor> decomp_floor_divide(std::span<const IValue> a, const SrcLocA
   return {dispatch1(*op_div_Tensor_mode, {a[0], a[1], std::string("floor")}, loc)};
 }
 
+/// rsub.Tensor / rsub.Scalar (torch._refs.rsub): sub(other, self, alpha=alpha), a Python number
+/// as sub.Tensor's self when other is one.
+std::vector<Tensor> decomp_rsub(std::span<const IValue> a, const SrcLocArg& loc) {
+  return {dispatch1(*op_sub_Tensor, {a[1], a[0], a[2]}, loc)};
+}
+
 }  // namespace
 
 void register_elementwise_ops(Registry& r) {
@@ -330,8 +353,12 @@ void register_elementwise_ops(Registry& r) {
   op_sub_Tensor = r.add(decl<A::Sub, F::Tensor>("aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"));
   r.add(decl<A::Sub, F::Scalar>("aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"));
   op_sub_inplace_Tensor = r.add(decl<A::Sub, F::Inplace>("aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"));
-  op_rsub_Tensor = r.add(decl<A::RSub, F::Tensor>("aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"));
-  op_rsub_Scalar = r.add(decl<A::RSub, F::Scalar>("aten::rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"));
+  OpDecl rsub = decl<A::RSub, F::Tensor>("aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+  rsub.decomp = decomp_rsub;
+  op_rsub_Tensor = r.add(rsub);
+  rsub = decl<A::RSub, F::Scalar>("aten::rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");
+  rsub.decomp = decomp_rsub;
+  op_rsub_Scalar = r.add(rsub);
   op_mul_Tensor = r.add(decl<A::Mul, F::Tensor>("aten::mul.Tensor(Tensor self, Tensor other) -> Tensor"));
   op_mul_Scalar = r.add(decl<A::Mul, F::Scalar>("aten::mul.Scalar(Tensor self, Scalar other) -> Tensor"));
   op_mul_inplace_Tensor = r.add(decl<A::Mul, F::Inplace>("aten::mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"));

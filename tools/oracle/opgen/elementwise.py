@@ -54,6 +54,13 @@ def tt_calls(op, **kw):
         for d in DTYPES_ALL if op in NUMBER_OK else ["float32"]:
             yield call(op, T([2, 3], d), s, **kw)
         yield call(op, T([], "int32"), s, **kw)
+    # A number as self: PyTorch's own lowerings record sub.Tensor(1, x) (rsub, linspace); the
+    # overloads that take a number in `other` take one here too.
+    for s in SCALARS:
+        for d in DTYPES_ALL if op in NUMBER_OK else ["float32"]:
+            yield call(op, s, T([2, 3], d), **kw)
+        yield call(op, s, T([], "int32"), **kw)
+    yield call(op, 2, 3.5, **kw)
     for s in SHAPES:
         yield call(op, T(s), T(s), **kw)
 
@@ -274,6 +281,9 @@ def value_calls():
                 yield vcall(op, T([2, 3], d), -2, **kw)
             for s in [2.5, -0.5]:
                 yield vcall(op, T([2, 3]), s, **kw)
+                yield vcall(op, s, T([2, 3]), **kw)
+            for d in DTYPES_INT:
+                yield vcall(op, 3, T([2, 3], d), **kw)
     for op in TS:
         for d in DTYPES_ALL:
             for s in [2, -3, 1.5]:

@@ -30,12 +30,13 @@ class Products(torch.nn.Module):
 
 
 class Elementwise(torch.nn.Module):
-    """where with a scalar self, masked_fill by a 0-d tensor (of another dtype too) and in place,
+    """rsub (both overloads: a Python number as sub.Tensor's self once lowered), where with a scalar self, masked_fill by a 0-d tensor (of another dtype too) and in place,
     clamp_min / clamp_max, and the activations F spells in place or through another op."""
 
     def forward(self, x, y):
         mask = x > 0
-        r = (torch.where(mask, 0.5, y), torch.where(mask, 2, y.long()), x.masked_fill(mask, torch.tensor(2.0)),
+        r = (1 - x, torch.rsub(x, y), torch.rsub(x, 2.5, alpha=2), 1 - mask.long(),
+             torch.where(mask, 0.5, y), torch.where(mask, 2, y.long()), x.masked_fill(mask, torch.tensor(2.0)),
              y.masked_fill(mask, torch.tensor(3)), torch.clamp_min(x, 0.1), torch.clamp_max(y, 0.2), F.relu6(x))
         t = y * 1
         t.masked_fill_(mask, -1.0)
@@ -76,12 +77,11 @@ class Shapes(torch.nn.Module):
 
 
 class Unlowered(torch.nn.Module):
-    """Operators the default table lowers that `decompose` does not lower yet: rsub and linspace
-    (PyTorch's lowering passes a Python number as sub.Tensor's self), softplus (log1p), einsum
-    (ATen's contraction planner)."""
+    """Operators the default table lowers that `decompose` does not lower yet: linspace, softplus
+    (log1p), einsum (ATen's contraction planner)."""
 
     def forward(self, x, y):
-        return (1 - x, torch.rsub(x, y), x + torch.linspace(0.0, 1.0, 5), F.softplus(y, beta=2.0, threshold=5.0),
+        return (x + torch.linspace(0.0, 1.0, 5), F.softplus(y, beta=2.0, threshold=5.0),
                 F.softplus(x), torch.einsum("bij,bjk->bik", x.unsqueeze(-1), y.unsqueeze(1)),
                 torch.einsum("ij->ji", x), torch.einsum("bi,bi->b", x, y))
 
