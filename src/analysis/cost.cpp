@@ -86,39 +86,53 @@ int64_t conv_flops(const TensorMeta& x, const TensorMeta& w, const TensorMeta& o
   return p * f * dim(x, 0) * dim(w, 0) * dim(w, 1) * 2;
 }
 
-/// 2 x output elements x contracted size, for einsum("bhqd,bhkd->bhqk", a, b).
-int64_t einsum_flops(const Node& n, const TensorMeta& out) {
+struct Flops {
+  int64_t ours = 0, counter = 0;
+};
+
+/// einsum("bhqd,bhkd->bhqk", a, b): ours 2 x output elements x contracted size. FlopCounterMode
+/// counts the bmm ATen's einsum runs: for two operands, only over the summed letters both operands
+/// hold with a size above 1 (ATen sums a letter one side holds alone, and multiplies elementwise when
+/// no letter is left to contract: no bmm, no count); a single operand is permutes and sums (0).
+Flops einsum_flops(const Node& n, const TensorMeta& out) {
   const auto* eq = n.args().empty() ? nullptr : std::get_if<std::string>(&n.args()[0]);
   const auto* list = n.args().size() > 1 ? std::get_if<std::vector<Node*>>(&n.args()[1]) : nullptr;
-  if (!eq || !list) return 0;
+  if (!eq || !list) return {};
   const size_t arrow = eq->find("->");
-  if (arrow == std::string::npos) return 0;
+  if (arrow == std::string::npos) return {};
   const std::string lhs = eq->substr(0, arrow), rhs = eq->substr(arrow + 2);
   std::map<char, int64_t> size;
+  std::map<char, int64_t> size_of[2];  // per operand, for the two-operand case
   size_t op = 0, d = 0;
   for (char c : lhs) {
     if (c == ',') { ++op, d = 0; continue; }
     if (c == ' ' || op >= list->size() || !(*list)[op] || (*list)[op]->val.size() != 1) continue;
     const TensorMeta& m = (*list)[op]->val[0];
-    if (d < static_cast<size_t>(m.dim())) size[c] = std::max(size[c], m.sizes[d].hint());
+    if (d < static_cast<size_t>(m.dim())) {
+      size[c] = std::max(size[c], m.sizes[d].hint());
+      if (op < 2) size_of[op][c] = m.sizes[d].hint();
+    }
     ++d;
   }
-  int64_t contracted = 1;
-  for (const auto& [c, s] : size)
-    if (rhs.find(c) == std::string::npos) contracted *= s;
-  return 2 * numel(out) * contracted;
+  if (list->size() == 1) return {};
+  int64_t contracted = 1, bmm_contracted = 1;
+  bool bmm = false;
+  for (const auto& [c, s] : size) {
+    if (rhs.find(c) != std::string::npos) continue;
+    contracted *= s;
+    const auto a = size_of[0].find(c), b = size_of[1].find(c);
+    if (a != size_of[0].end() && b != size_of[1].end() && a->second > 1 && b->second > 1)
+      bmm = true, bmm_contracted *= s;
+  }
+  const int64_t ours = 2 * numel(out) * contracted;
+  if (list->size() != 2) return {ours, ours};
+  return {ours, bmm ? 2 * numel(out) * bmm_contracted : 0};
 }
 
-struct Flops {
-  int64_t ours = 0, counter = 0;
-};
 
 Flops matmul_flops(const Node& n, const std::string& name, const TensorMeta& out) {
   const TensorMeta* a = tensor_arg(n, 0);
-  if (name == "einsum") {
-    const int64_t f = einsum_flops(n, out);
-    return {f, f};
-  }
+  if (name == "einsum") return einsum_flops(n, out);
   if (name == "convolution" || name == "_convolution" || name.starts_with("conv")) {
     const TensorMeta* w = tensor_arg(n, 1);
     bool transposed = name.starts_with("conv_transpose");
