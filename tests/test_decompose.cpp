@@ -67,8 +67,8 @@ const std::set<std::string> kPrintsEqual = {
     "hop_while_loop", "lowered_attention_cpu", "mutation_base_then_views", "mutation_buffer_split_input",
     "mutation_input_view", "mutation_setitem_views", "mutation_sibling_views", "mutation_view_of_view",
     // corpus_ops.py: operators the default table lowers that the HF programs seldom reach.
-    "ops_elementwise", "ops_factories", "ops_index_add", "ops_one_hot", "ops_products", "ops_reductions", "ops_reductions_dynamic",
-    "ops_shapes",
+    "ops_einsum", "ops_elementwise", "ops_factories", "ops_index_add", "ops_one_hot", "ops_products", "ops_ranges",
+    "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_unlowered",
 };
 
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers
@@ -84,26 +84,19 @@ const std::set<std::string> kEqualUpToNames = {
     // An intermediate's size is read right after the call that made it (Tracer::proxy), as
     // FunctionalTensor's wrap reads it in PyTorch's retrace: the conv output length before the gelu.
     "hf_wav2vec2_dyn",
-    "ops_elementwise_dynamic", "ops_factories_dynamic", "ops_index_add_dynamic", "ops_one_hot_dynamic", "ops_products_dynamic",
-    "ops_shapes_dynamic",
+    "ops_einsum_dynamic", "ops_elementwise_dynamic", "ops_factories_dynamic", "ops_index_add_dynamic", "ops_one_hot_dynamic",
+    "ops_products_dynamic", "ops_ranges_dynamic", "ops_shapes_dynamic", "ops_unlowered_dynamic",
 };
 // Not in the list: hf_mixtral_dyn has PyTorch's nodes in PyTorch's order since that change (the
 // count of routed tokens computed before `sort`), but its print names that product `mul`,
 // PyTorch's `mul_559`, and renaming nodes in order also renames the word `mul` in a comment's
 // code text (`code: mul = torch.ops.aten.mul.Tensor(...)`, a node of the exported program);
-// ops_unlowered(_dynamic), whose operators are in kNotLoweredYet;
 // exportdb_cond_operands and hf_granitemoe, whose comments or nodes differ too (PyTorch's print of
 // hf_granitemoe keeps two unused sums of the expert counts, `add_9 = u0 + u1; add_10 = add_9 +
 // u2; add_9 = add_10 = None`, which its runtime-assert pass makes after dead-code elimination).
 
 /// Operators of the registry that torch.export.default_decompositions() lowers and `decompose` keeps.
 const std::set<std::string> kNotLoweredYet = {
-    // torch._refs.linspace: an int arange and a lerp in the computation dtype (not written yet).
-    "aten::linspace.default",
-    // Lowered to an op the registry does not have yet: log1p.
-    "aten::softplus.default",
-    // ATen's contraction planner (sumproduct_pair's permutes, views and bmm).
-    "aten::einsum.default",
     // Data-dependent output size.
     "aten::repeat_interleave.self_Tensor",
     // A size query, not a graph operator the retrace lowers.
@@ -111,7 +104,8 @@ const std::set<std::string> kNotLoweredYet = {
 };
 
 /// Lowered ops whose decomposition opens a DisableDynamoScope (ops/annotation.h), with its name.
-const std::map<std::string, std::string> kAnnotatedDecompositions = {{"aten::dot.default", "dot"}};
+const std::map<std::string, std::string> kAnnotatedDecompositions = {{"aten::dot.default", "dot"},
+                                                                   {"aten::softplus.default", "softplus"}};
 
 /// Programs the retrace does not cover yet (the list only shrinks; falcon's vmap-based mask left it).
 const std::set<std::string> kNotRetracedYet = {};

@@ -16,6 +16,7 @@
 #include "fakeexport/analysis/memory.h"
 #include "fakeexport/core/error.h"
 #include "fakeexport/export/check.h"
+#include "ops/einsum_bmms.h"
 #include "ops/sdp_choice.h"
 
 namespace fe::analysis {
@@ -91,42 +92,42 @@ struct Flops {
 };
 
 /// einsum("bhqd,bhkd->bhqk", a, b): ours 2 x output elements x contracted size. FlopCounterMode
-/// counts the bmm ATen's einsum runs: for two operands, only over the summed letters both operands
-/// hold with a size above 1 (ATen sums a letter one side holds alone, and multiplies elementwise when
-/// no letter is left to contract: no bmm, no count); a single operand is permutes and sums (0).
+/// counts the bmm calls ATen's einsum makes, which its planner decides (ops/einsum_bmms.h): letters
+/// one operand holds alone are summed first, pairs with nothing left to contract multiply
+/// elementwise (no bmm, no count), a single operand is permutes and sums (0).
 Flops einsum_flops(const Node& n, const TensorMeta& out) {
   const auto* eq = n.args().empty() ? nullptr : std::get_if<std::string>(&n.args()[0]);
   const auto* list = n.args().size() > 1 ? std::get_if<std::vector<Node*>>(&n.args()[1]) : nullptr;
   if (!eq || !list) return {};
+  std::vector<const TensorMeta*> metas;
+  for (const Node* x : *list) {
+    if (!x || x->val.size() != 1) return {};
+    metas.push_back(&x->val[0]);
+  }
+  Flops f;
+  MetaValue path = None{};
+  if (n.args().size() > 2)
+    if (const auto* p = std::get_if<std::vector<SymInt>>(&n.args()[2])) path = *p;
+  const MetaValue args[3] = {*eq, metas, path};
+  for (const ops::BmmSizes& b : ops::einsum_bmms(args))
+    f.counter += 2 * b[0].hint() * b[1].hint() * b[2].hint() * b[3].hint();
   const size_t arrow = eq->find("->");
-  if (arrow == std::string::npos) return {};
+  if (arrow == std::string::npos) return f;
   const std::string lhs = eq->substr(0, arrow), rhs = eq->substr(arrow + 2);
   std::map<char, int64_t> size;
-  std::map<char, int64_t> size_of[2];  // per operand, for the two-operand case
   size_t op = 0, d = 0;
   for (char c : lhs) {
     if (c == ',') { ++op, d = 0; continue; }
-    if (c == ' ' || op >= list->size() || !(*list)[op] || (*list)[op]->val.size() != 1) continue;
-    const TensorMeta& m = (*list)[op]->val[0];
-    if (d < static_cast<size_t>(m.dim())) {
-      size[c] = std::max(size[c], m.sizes[d].hint());
-      if (op < 2) size_of[op][c] = m.sizes[d].hint();
-    }
+    if (c == ' ' || op >= metas.size()) continue;
+    if (d < static_cast<size_t>(metas[op]->dim())) size[c] = std::max(size[c], metas[op]->sizes[d].hint());
     ++d;
   }
-  if (list->size() == 1) return {};
-  int64_t contracted = 1, bmm_contracted = 1;
-  bool bmm = false;
-  for (const auto& [c, s] : size) {
-    if (rhs.find(c) != std::string::npos) continue;
-    contracted *= s;
-    const auto a = size_of[0].find(c), b = size_of[1].find(c);
-    if (a != size_of[0].end() && b != size_of[1].end() && a->second > 1 && b->second > 1)
-      bmm = true, bmm_contracted *= s;
-  }
-  const int64_t ours = 2 * numel(out) * contracted;
-  if (list->size() != 2) return {ours, ours};
-  return {ours, bmm ? 2 * numel(out) * bmm_contracted : 0};
+  if (metas.size() == 1) return f;
+  int64_t contracted = 1;
+  for (const auto& [c, s] : size)
+    if (rhs.find(c) == std::string::npos) contracted *= s;
+  f.ours = 2 * numel(out) * contracted;
+  return f;
 }
 
 

@@ -6,6 +6,7 @@
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "ops/annotation.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
 #include "ops/meta_util.h"
@@ -376,6 +377,24 @@ void cpu_softplus(const OpDef& op, std::span<const IValue> a, std::span<Tensor> 
   cpu::unary_kernel(a, o, [=](double x) { return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta; });
 }
 
+/// torch._refs.nn.functional.softplus, a dynamo-disabled reference (ops/annotation.h) under the
+/// type-promotion wrapper (half types computed in float32): where(x * beta > threshold, x,
+/// log1p(exp(x * beta)) / beta). A beta the call omitted (the schema's int 1; F.softplus passes
+/// only what it is given) is the reference's None: nothing multiplied or divided. An omitted
+/// threshold is the schema's int 20, the reference's default too; `1.0, 20.0` given are kept.
+std::vector<Tensor> decomp_softplus(std::span<const IValue> a, const SrcLocArg& loc) {
+  const DisableDynamoScope annotated("softplus");
+  const Tensor& self = decomp_tensor(a, 0);
+  const Tensor x = opmath(self, loc);
+  const auto* beta = std::get_if<SymInt>(&a[1]);
+  const bool no_beta = beta && beta->maybe_int() == 1;
+  const Tensor xb = no_beta ? x : dispatch1(*op_mul_Tensor, {x, a[1]}, loc);
+  Tensor rhs = fe::log1p(fe::exp(xb, loc), loc);
+  if (!no_beta) rhs = dispatch1(*op_div_Tensor, {rhs, a[1]}, loc);
+  const Tensor r = dispatch1(*op_where_self, {dispatch1(*op_gt_Scalar, {xb, a[2]}, loc), x, rhs}, loc);
+  return {opmath_result(r, self.dtype(), loc)};
+}
+
 /// torch._decomp's silu: self * sigmoid(self), under pw_cast_for_opmath.
 /// relu6 (torch._refs): hardtanh(self, 0, 6).
 std::vector<Tensor> decomp_relu6(std::span<const IValue> a, const SrcLocArg& loc) {
@@ -419,7 +438,8 @@ void register_activation_ops(Registry& r) {
          cpu_elu});
   op_relu6 = r.add({.schema = "aten::relu6(Tensor self) -> Tensor", .meta = meta_relu6, .cpu = cpu_relu6,
                     .decomp = decomp_relu6});
-  op_softplus = r.add({"aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", meta_softplus, cpu_softplus});
+  op_softplus = r.add({.schema = "aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
+                       .meta = meta_softplus, .cpu = cpu_softplus, .decomp = decomp_softplus});
   op_relu = r.add({"aten::relu(Tensor self) -> Tensor", meta_relu, cpu_relu});
   op_relu_ = r.add({"aten::relu_(Tensor(a!) self) -> Tensor(a!)", meta_pointwise_inplace, cpu_relu});
   op_gelu = r.add({"aten::gelu(Tensor self, *, str approximate=\"none\") -> Tensor", meta_gelu, cpu_gelu});

@@ -18,10 +18,10 @@ OpHandle op_empty_permuted;
 namespace fe {
 OpHandle op_full_like;
 OpHandle op_scalar_tensor;
+OpHandle op_full;
 namespace {
 OpHandle op_empty_memory_format;
 OpHandle op_empty_strided;
-OpHandle op_full;
 OpHandle op_new_empty;
 OpHandle op_new_full;
 OpHandle op_new_ones;

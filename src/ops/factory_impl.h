@@ -4,6 +4,12 @@
 #include "fakeexport/ops/scalar.h"
 #include "ops/meta_util.h"
 
+namespace fe {
+class OpHandle;
+/// aten::full (factory.cpp), which linspace's decomposition builds its degenerate cases with.
+extern OpHandle op_full;
+}  // namespace fe
+
 namespace fe::ops {
 
 void register_factory_range_ops(Registry& r);  // factory_range.cpp: arange, linspace

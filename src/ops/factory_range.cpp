@@ -147,6 +147,45 @@ constexpr DeviceRule kFree = DeviceRule::None;
 template <bool kHasStart>
 std::vector<Tensor> decomp_arange(std::span<const IValue> a, const SrcLocArg& loc);
 
+/// A number argument as Python sees it (bools and ints as their value); nullopt for a symbol.
+std::optional<double> python_number(const IValue& v) {
+  if (const auto* i = std::get_if<SymInt>(&v)) {
+    if (!i->maybe_int()) return std::nullopt;
+    return static_cast<double>(*i->maybe_int());
+  }
+  return cpu::number_of(v);
+}
+
+/// torch._refs.linspace for number bounds: an int arange of the steps, then a lerp in the
+/// computation dtype from both ends (start + step * i below steps / 2, end - step * (steps - 1 - i)
+/// above, so both ends are exact), cast to the dtype. 0 and 1 steps are `full`s.
+std::vector<Tensor> decomp_linspace(std::span<const IValue> a, const SrcLocArg& loc) {
+  const std::optional<double> start = python_number(a[0]), end = python_number(a[1]);
+  if (!start || !end) return undecomposed(*op_linspace, a, loc);  // symbolic bounds: not written
+  const int64_t steps = std::get<SymInt>(a[2]).expect_int();
+  const auto* dt = std::get_if<DType>(&a[3]);
+  const DType dtype = dt ? *dt : default_dtype();
+  const auto* lay = std::get_if<Layout>(&a[4]);
+  const auto* pin = std::get_if<bool>(&a[6]);
+  const IValue layout = lay ? *lay : Layout::Strided, pin_memory = pin ? *pin : false;
+  if (steps == 0) return {dispatch1(*op_full, {std::vector<SymInt>{0}, SymInt(0), dtype, layout, a[5], pin_memory}, loc)};
+  if (steps == 1) return {dispatch1(*op_full, {std::vector<SymInt>{1}, a[0], dtype, layout, a[5], pin_memory}, loc)};
+  const Tensor rg = dispatch1(*op_arange_start, {SymInt(0), SymInt(steps), None{}, layout, a[5], pin_memory}, loc);
+  // reduction_dtypes(rg, SAME, int64 for integral dtypes): half types compute in float32.
+  const DType red = is_integral(dtype, true) ? DType::Int64 : dtype;
+  const DType computation = red == DType::Float16 || red == DType::BFloat16 ? DType::Float32 : red;
+  const auto cast = [&](const Tensor& t) {
+    return t.dtype() == computation ? t : dispatch1(*op_to_dtype, {t, computation}, loc);
+  };
+  const double step = (*end - *start) / static_cast<double>(steps - 1);
+  const Tensor below = dispatch1(*op_lt_Scalar, {rg, static_cast<double>(steps) / 2}, loc);
+  const Tensor up = dispatch1(*op_add_Tensor, {dispatch1(*op_mul_Tensor, {cast(rg), step}, loc), a[0]}, loc);
+  const Tensor back = dispatch1(*op_rsub_Scalar, {rg, SymInt(steps - 1)}, loc);
+  const Tensor down = dispatch1(*op_rsub_Scalar, {dispatch1(*op_mul_Tensor, {cast(back), step}, loc), a[1]}, loc);
+  const Tensor out = dispatch1(*op_where_self, {below, up, down}, loc);
+  return {out.dtype() == dtype ? out : dispatch1(*op_to_dtype, {out, dtype}, loc)};
+}
+
 }  // namespace
 
 void register_factory_range_ops(Registry& r) {
@@ -158,8 +197,8 @@ void register_factory_range_ops(Registry& r) {
                            .decomp = decomp_arange<true>});
   op_arange_start_step = r.add({"aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
          meta_arange<0, 1, 2>, cpu_arange<0, 2>, kFree});
-  op_linspace = r.add({"aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
-         meta_linspace, cpu_linspace, kFree});
+  op_linspace = r.add({.schema = "aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+                       .meta = meta_linspace, .cpu = cpu_linspace, .device_rule = kFree, .decomp = decomp_linspace});
 }
 
 namespace {

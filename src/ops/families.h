@@ -36,8 +36,8 @@ std::vector<Tensor> undecomposed(const OpDef& op, std::span<const IValue> a, con
 
 // Ops other families compose with (in metas, kernels or their public API), each defined in the file
 // that declares the op.
-extern OpHandle op_adaptive_avg_pool2d, op_alias, op_as_strided, op_cat, op_chunk, op_clone, op_contiguous,
-    op_broadcast_to, op_detach, op_detach_, op_einsum, op_empty_like, op_expand, op_expand_as, op_flatten_using_ints,
+extern OpHandle op_adaptive_avg_pool2d, op_alias, op_as_strided, op_bmm, op_cat, op_chunk, op_clone, op_contiguous,
+    op_broadcast_to, op_detach, op_detach_, op_diagonal, op_einsum, op_empty_like, op_expand, op_expand_as, op_flatten_using_ints,
     op_logical_xor, op_narrow, op_permute, op_reshape, op_select_int, op_slice_Tensor, op_split_Tensor,
     op_split_with_sizes, op_squeeze, op_squeeze_dim, op_squeeze_dims, op_sub_Tensor, op_transpose_int,
     op_unbind_int, op_unflatten_int, op_unsafe_view, op_unsqueeze, op_view;

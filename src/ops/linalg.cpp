@@ -11,10 +11,10 @@
 #include "ops/meta_util.h"
 
 namespace fe {
+OpHandle op_bmm;
 namespace {
 OpHandle op_addmm;
 OpHandle op_baddbmm;
-OpHandle op_bmm;
 OpHandle op_dot;
 OpHandle op_linear;
 OpHandle op_matmul;

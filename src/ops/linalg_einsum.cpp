@@ -1,10 +1,12 @@
 // aten::einsum: ATen's CompositeImplicit einsum (Linear.cpp) replayed over metadata. Operands are
 // diagonalised, unsqueezed and permuted to one label order, then contracted pairwise with
 // sumproduct_pair (sum / mul / permute+bmm); the strides PyTorch reports come from those steps.
+#include <algorithm>
 #include <deque>
 
 #include "fakeexport/ops/dispatch.h"
 #include "ops/cpu_util.h"
+#include "ops/einsum_bmms.h"
 #include "ops/families.h"
 #include "ops/linalg_meta.h"
 
@@ -117,135 +119,197 @@ Plan parse(std::string_view eq, size_t num_ops, const Dims& ndims, const std::st
   return p;
 }
 
-TensorMeta diagonal_movedim(const TensorMeta& m, int64_t d1, int64_t d2) {
-  // op.diagonal(0, d1, d2).movedim(-1, d1) with d1 < d2.
-  TensorMeta r = m;
-  const SymInt size = std::min(m.sizes[d1], m.sizes[d2]);
-  const SymInt stride = m.strides[d1] + m.strides[d2];
-  r.sizes.erase_at(d2);
-  r.strides.erase_at(d2);
-  r.sizes[d1] = size;
-  r.strides[d1] = stride;
-  return r;
-}
+/// ATen's einsum steps over metadata: what the meta reports.
+struct MetaSteps {
+  using T = TensorMeta;
+  const MetaArgs& a;
+  std::vector<BmmSizes>* bmms = nullptr;  ///< records each bmm's sizes when set (einsum_bmms)
+  static IntSpan sizes(const T& t) { return t.sizes; }
+  /// op.diagonal(0, d1, d2).movedim(-1, d1) with d1 < d2.
+  static T diagonal_movedim(const T& m, int64_t d1, int64_t d2) {
+    T r = m;
+    const SymInt size = std::min(m.sizes[d1], m.sizes[d2]);
+    const SymInt stride = m.strides[d1] + m.strides[d2];
+    r.sizes.erase_at(d2);
+    r.strides.erase_at(d2);
+    r.sizes[d1] = size;
+    r.strides[d1] = stride;
+    return r;
+  }
+  static T unsqueeze(const T& m, int64_t d) { return linalg::unsqueeze(m, d); }
+  static T permute(const T& m, std::span<const int64_t> p) { return linalg::permute(m, p); }
+  static T sum(const T& m, std::span<const int64_t> dims, bool keepdim) {
+    DimVector sizes;
+    for (int64_t d = 0; d < m.dim(); ++d) {
+      const bool summed = std::find(dims.begin(), dims.end(), d) != dims.end();
+      if (!summed) sizes.push_back(m.sizes[d]);
+      else if (keepdim) sizes.push_back(SymInt(1));
+    }
+    return make_contiguous(sizes, is_integral(m.dtype, true) ? DType::Int64 : m.dtype, m.device);
+  }
+  T mul(const T& x, const T& y) const { return mul_meta(a, x, y); }
+  static T reshape(const T& m, IntSpan shape) { return linalg::reshape(m, shape); }
+  T bmm(const T& x, const T& y) const {
+    if (bmms) bmms->push_back({x.sizes[0], x.sizes[1], x.sizes[2], y.sizes[2]});
+    return bmm_meta(a, x, y);
+  }
+  static T view(const T& m, IntSpan shape) {
+    T r = m;
+    r.strides = *view_strides(m, shape);
+    r.sizes = DimVector(shape);
+    return r;
+  }
+};
 
-DType sum_dtype(DType t) { return is_integral(t, true) ? DType::Int64 : t; }
+/// The same steps as the ops ATen's einsum calls, dispatched: what PyTorch's decomposition records.
+struct DispatchSteps {
+  using T = Tensor;
+  const SrcLocArg& loc;
+  static IntSpan sizes(const T& t) { return t.sizes(); }
+  static std::vector<SymInt> ints(std::span<const int64_t> v) { return {v.begin(), v.end()}; }
+  T diagonal_movedim(const T& t, int64_t d1, int64_t d2) const {
+    const Tensor d = dispatch1(*op_diagonal, {t, SymInt(0), SymInt(d1), SymInt(d2)}, loc);
+    std::vector<int64_t> order;  // movedim(-1, d1): the last dim to d1, the others in order
+    for (int64_t i = 0, next = 0; i < d.dim(); ++i) order.push_back(i == d1 ? d.dim() - 1 : next++);
+    return permute(d, order);
+  }
+  T unsqueeze(const T& t, int64_t d) const { return dispatch1(*op_unsqueeze, {t, SymInt(d)}, loc); }
+  T permute(const T& t, std::span<const int64_t> p) const { return dispatch1(*op_permute, {t, ints(p)}, loc); }
+  T sum(const T& t, std::span<const int64_t> dims, bool keepdim) const {
+    return dispatch1(*op_sum_dim_IntList, {t, ints(dims), keepdim, None{}}, loc);
+  }
+  T mul(const T& x, const T& y) const { return dispatch1(*op_mul_Tensor, {x, y}, loc); }
+  T reshape(const T& t, IntSpan shape) const {
+    return dispatch1(*op_reshape, {t, std::vector<SymInt>(shape.begin(), shape.end())}, loc);
+  }
+  T bmm(const T& x, const T& y) const { return dispatch1(*op_bmm, {x, y}, loc); }
+  T view(const T& t, IntSpan shape) const {
+    return dispatch1(*op_view, {t, std::vector<SymInt>(shape.begin(), shape.end())}, loc);
+  }
+};
 
-TensorMeta sum_keepdim(const TensorMeta& m, std::span<const int64_t> dims) {
-  DimVector sizes = m.sizes;
-  for (int64_t d : dims) sizes[d] = 1;
-  return make_contiguous(sizes, sum_dtype(m.dtype), m.device);
-}
-
-TensorMeta sumproduct_pair(const MetaArgs& a, TensorMeta left, TensorMeta right, const std::vector<int64_t>& sum_dims) {
-  if (sum_dims.empty()) return mul_meta(a, left, right);
-  const int64_t dim = left.dim();
+/// ATen's sumproduct_pair: (left * right).sum(sum_dims, keepdim=True) as a mul when nothing is
+/// summed, else permute + reshape of both to [lro, lo, sum] x [lro, sum, ro], bmm, view, permute.
+template <class S>
+typename S::T sumproduct_pair(const S& st, typename S::T left, typename S::T right, const std::vector<int64_t>& sum_dims) {
+  if (sum_dims.empty()) return st.mul(left, right);
+  const int64_t dim = static_cast<int64_t>(S::sizes(left).size());
   std::vector<bool> is_sum(dim, false);
   for (int64_t d : sum_dims) is_sum[d] = true;
   std::vector<int64_t> lro, lo, ro;
   SymInt lro_size = 1, lo_size = 1, ro_size = 1, sum_size = 1;
   for (int64_t i = 0; i < dim; ++i) {
-    const bool sl = left.sizes[i] != 1, sr = right.sizes[i] != 1;
+    const SymInt sl = S::sizes(left)[i], sr = S::sizes(right)[i];
     const int64_t one[1] = {i};
     if (is_sum[i]) {
-      if (sl && sr) sum_size = sum_size * left.sizes[i];
-      else if (sl) left = sum_keepdim(left, one);
-      else if (sr) right = sum_keepdim(right, one);
-    } else if (sl && sr) {
+      if (sl != 1 && sr != 1) sum_size = sum_size * sl;
+      else if (sl != 1) left = st.sum(left, one, true);
+      else if (sr != 1) right = st.sum(right, one, true);
+    } else if (sl != 1 && sr != 1) {
       lro.push_back(i);
-      lro_size = lro_size * left.sizes[i];
-    } else if (sl) {
+      lro_size = lro_size * sl;
+    } else if (sl != 1) {
       lo.push_back(i);
-      lo_size = lo_size * left.sizes[i];
+      lo_size = lo_size * sl;
     } else {
       ro.push_back(i);
-      ro_size = ro_size * right.sizes[i];
+      ro_size = ro_size * sr;
     }
   }
-  // Newer ATen swaps the operands when every right-only output dim precedes the left-only ones,
-  // so that bmm writes the result in output order.
+  // PyTorch 2.14 swaps the operands when every right-only output dim precedes the left-only ones,
+  // so that bmm writes the result in output order (measured: 'ik,jk->ji' multiplies right by left).
   if (!lo.empty() && !ro.empty() && ro.back() < lo.front()) {
     std::swap(left, right);
     std::swap(lo, ro);
     std::swap(lo_size, ro_size);
   }
   DimVector out_size;
-  for (int64_t d : lro) out_size.push_back(left.sizes[d]);
-  for (int64_t d : lo) out_size.push_back(left.sizes[d]);
+  for (int64_t d : lro) out_size.push_back(S::sizes(left)[d]);
+  for (int64_t d : lo) out_size.push_back(S::sizes(left)[d]);
   for (size_t k = 0; k < sum_dims.size(); ++k) out_size.push_back(1);
-  for (int64_t d : ro) out_size.push_back(right.sizes[d]);
-  std::vector<int64_t> operm(out_size.size(), -1);
+  for (int64_t d : ro) out_size.push_back(S::sizes(right)[d]);
+  std::vector<int64_t> lperm(lro), rperm(lro), operm(out_size.size(), -1);
+  lperm.insert(lperm.end(), lo.begin(), lo.end());
+  lperm.insert(lperm.end(), sum_dims.begin(), sum_dims.end());
+  lperm.insert(lperm.end(), ro.begin(), ro.end());
+  rperm.insert(rperm.end(), sum_dims.begin(), sum_dims.end());
+  rperm.insert(rperm.end(), ro.begin(), ro.end());
+  rperm.insert(rperm.end(), lo.begin(), lo.end());
   int64_t i = 0;
   for (int64_t d : lro) operm[d] = i++;
   for (int64_t d : lo) operm[d] = i++;
   for (int64_t d : sum_dims) operm[d] = i++;
   for (int64_t d : ro) operm[d] = i++;
-  SymInt ls[3] = {lro_size, lo_size, sum_size}, rs[3] = {lro_size, sum_size, ro_size};
-  TensorMeta r = bmm_meta(a, make_contiguous(ls, left.dtype, left.device), make_contiguous(rs, right.dtype, right.device));
-  auto st = view_strides(r, out_size);
-  r.sizes = out_size;
-  r.strides = *st;
-  return permute(r, operm);
+  const SymInt ls[3] = {lro_size, lo_size, sum_size}, rs[3] = {lro_size, sum_size, ro_size};
+  left = st.reshape(st.permute(left, lperm), ls);
+  right = st.reshape(st.permute(right, rperm), rs);
+  return st.permute(st.view(st.bmm(left, right), out_size), operm);
 }
 
-void meta_einsum(const MetaArgs& a, MetaOut& out) {
-  const auto& operands = a.tensor_list(1);
-  const std::string lbl = label(a);
+/// ATen's einsum (CompositeImplicit, Linear.cpp) over either step set: each operand diagonalised
+/// for repeated labels, unsqueezed for missing ones and permuted to the plan's label order; then
+/// pairs contracted left to right (the result in front) or along `path` (the result at the back),
+/// dims only one side still holds summed first; the contraction dims viewed (or summed) away.
+template <class S>
+typename S::T run_einsum(const S& st, std::string_view eq, const std::vector<typename S::T>& operands,
+                         const std::optional<std::vector<SymInt>>& path, const std::string& lbl) {
+  using T = typename S::T;
   const size_t num_ops = operands.size();
-  std::optional<std::vector<SymInt>> path;
-  if (!a.is_none(2)) {
-    path = a.int_list(2);
+  if (path) {
     const size_t want = num_ops == 1 ? 1 : (num_ops - 1) * 2;
     FE_CHECK(path->size() == want, ValueError, lbl, ": einsum(): expected contraction path given in path parameter to have size ",
              want, " but got ", path->size());
   }
-  Plan p = parse(a.str(0), num_ops, [&](size_t i) { return operands[i]->dim(); }, lbl);
+  Plan p = parse(eq, num_ops, [&](size_t i) { return static_cast<int64_t>(S::sizes(operands[i]).size()); }, lbl);
 
   std::vector<SymInt> label_size(kLabels, 1), ell_sizes(p.ell_num_dim, 1);
   std::vector<uint64_t> dim_counts(p.perm_index, 0);
-  std::deque<TensorMeta> ops;
+  std::deque<T> ops;
   for (size_t i = 0; i < num_ops; ++i) {
-    TensorMeta op = *operands[i];
+    T op = operands[i];
+    const int64_t op_ndim = static_cast<int64_t>(S::sizes(operands[i]).size());
     std::vector<int64_t> perm(p.perm_index, -1);
     int64_t dim = 0;
     for (int s : p.op_labels[i]) {
       if (s == kEllipsis) {
-        const int64_t ndim = operands[i]->dim() - (static_cast<int64_t>(p.op_labels[i].size()) - 1);
+        const int64_t ndim = op_ndim - (static_cast<int64_t>(p.op_labels[i].size()) - 1);
         for (int64_t j = p.ell_num_dim - ndim; j < p.ell_num_dim; ++j) {
-          if (op.sizes[dim] != 1) {
-            FE_CHECK(ell_sizes[j] == 1 || ell_sizes[j] == op.sizes[dim], ShapeError, lbl, ": einsum(): dimension ", dim,
-                     " covered by ellipsis in operand ", i, "has size ", op.sizes[dim],
+          const SymInt size = S::sizes(op)[dim];
+          if (size != 1) {
+            FE_CHECK(ell_sizes[j] == 1 || ell_sizes[j] == size, ShapeError, lbl, ": einsum(): dimension ", dim,
+                     " covered by ellipsis in operand ", i, "has size ", size,
                      " which does not broadcast with previously seen ellipsis with size ", ell_sizes[j],
                      " for the respective dimension");
-            ell_sizes[j] = op.sizes[dim];
+            ell_sizes[j] = size;
             ++dim_counts[p.ell_index + j];
           }
           perm[p.ell_index + j] = dim++;
         }
       } else if (perm[p.perm_index_of[s]] == -1) {
-        if (op.sizes[dim] != 1) {
-          FE_CHECK(label_size[s] == 1 || label_size[s] == op.sizes[dim], ShapeError, lbl, ": einsum(): subscript ",
-                   to_label(s), " has size ", op.sizes[dim], " for operand ", i,
-                   " which does not broadcast with previously seen size ", label_size[s]);
-          label_size[s] = op.sizes[dim];
+        const SymInt size = S::sizes(op)[dim];
+        if (size != 1) {
+          FE_CHECK(label_size[s] == 1 || label_size[s] == size, ShapeError, lbl, ": einsum(): subscript ", to_label(s),
+                   " has size ", size, " for operand ", i, " which does not broadcast with previously seen size ",
+                   label_size[s]);
+          label_size[s] = size;
           ++dim_counts[p.perm_index_of[s]];
         }
         perm[p.perm_index_of[s]] = dim++;
       } else {
         const int64_t prev = perm[p.perm_index_of[s]];
-        FE_CHECK(op.sizes[dim] == op.sizes[prev], ShapeError, lbl, ": einsum(): subscript ", to_label(s),
-                 " is repeated for operand ", i, " but the sizes don't match, ", op.sizes[dim], " != ",
-                 op.sizes[prev]);
-        op = diagonal_movedim(op, prev, dim);
+        const SymInt size = S::sizes(op)[dim], prev_size = S::sizes(op)[prev];
+        FE_CHECK(size == prev_size, ShapeError, lbl, ": einsum(): subscript ", to_label(s), " is repeated for operand ", i,
+                 " but the sizes don't match, ", size, " != ", prev_size);
+        op = st.diagonal_movedim(op, prev, dim);
       }
     }
     for (int64_t& v : perm) {
       if (v == -1) {
-        op = unsqueeze(op, dim);
+        op = st.unsqueeze(op, dim);
         v = dim++;
       }
     }
-    ops.push_back(permute(op, perm));
+    ops.push_back(st.permute(op, perm));
   }
 
   size_t pi = 0;
@@ -258,46 +322,67 @@ void meta_einsum(const MetaArgs& a, MetaOut& out) {
       FE_CHECK(i != j && i >= 0 && j < static_cast<int64_t>(ops.size()), ValueError, lbl, ": einsum(): invalid contraction (",
                i, ", ", j, i == j ? ") cannot contract an operand with itself" : ") operand index is out of bounds");
     }
-    TensorMeta x = ops[i], y = ops[j];
+    T x = ops[i], y = ops[j];
     ops.erase(ops.begin() + j);
     ops.erase(ops.begin() + i);
     std::vector<int64_t> sum_dims, x_sum, y_sum;
     for (int64_t d = p.out_num_dim; d < p.perm_index; ++d) {
-      if (x.sizes[d] != 1 && y.sizes[d] != 1) {
+      const bool xd = S::sizes(x)[d] != 1, yd = S::sizes(y)[d] != 1;
+      if (xd && yd) {
         if (--dim_counts[d] == 1) {
           sum_dims.push_back(d);
           dim_counts[d] = 0;
         }
       } else if (dim_counts[d] == 1) {
-        if (x.sizes[d] != 1) {
+        if (xd) {
           x_sum.push_back(d);
           dim_counts[d] = 0;
-        } else if (y.sizes[d] != 1) {
+        } else if (yd) {
           y_sum.push_back(d);
           dim_counts[d] = 0;
         }
       }
     }
-    if (!x_sum.empty()) x = sum_keepdim(x, x_sum);
-    if (!y_sum.empty()) y = sum_keepdim(y, y_sum);
-    TensorMeta r = sumproduct_pair(a, std::move(x), std::move(y), sum_dims);
+    if (!x_sum.empty()) x = st.sum(x, x_sum, true);
+    if (!y_sum.empty()) y = st.sum(y, y_sum, true);
+    T r = sumproduct_pair(st, std::move(x), std::move(y), sum_dims);
     if (path) ops.push_back(std::move(r));
     else ops.push_front(std::move(r));
   }
 
-  TensorMeta r = ops[0];
-  if (p.perm_index - p.out_num_dim > 0) {
-    DimVector sizes(r.sizes.begin(), r.sizes.begin() + p.out_num_dim);
-    if (num_ops > 1) {
-      auto st = view_strides(r, sizes);
-      r.sizes = sizes;
-      r.strides = *st;
-    } else {
-      r = make_contiguous(sizes, sum_dtype(r.dtype), r.device);
-    }
-  }
+  if (p.perm_index - p.out_num_dim == 0) return ops[0];
+  const IntSpan all = S::sizes(ops[0]);
+  if (num_ops > 1) return st.view(ops[0], all.subspan(0, p.out_num_dim));
+  std::vector<int64_t> sum_dims;
+  for (int64_t d = p.out_num_dim; d < p.perm_index; ++d) sum_dims.push_back(d);
+  return st.sum(ops[0], sum_dims, false);
+}
+
+std::optional<std::vector<SymInt>> path_of(const MetaArgs& a) {
+  if (a.is_none(2)) return std::nullopt;
+  return a.int_list(2);
+}
+
+TensorMeta einsum_meta(const MetaArgs& a, std::vector<BmmSizes>* bmms) {
+  const auto& ts = a.tensor_list(1);
+  std::vector<TensorMeta> operands;
+  operands.reserve(ts.size());
+  for (const TensorMeta* t : ts) operands.push_back(*t);
+  return run_einsum(MetaSteps{a, bmms}, a.str(0), operands, path_of(a), label(a));
+}
+
+void meta_einsum(const MetaArgs& a, MetaOut& out) {
+  TensorMeta r = einsum_meta(a, nullptr);
   r.requires_grad = false;
   out.push(std::move(r));
+}
+
+/// The CompositeImplicit kernel, as run_decompositions() records it.
+std::vector<Tensor> decomp_einsum(std::span<const IValue> a, const SrcLocArg& loc) {
+  std::optional<std::vector<SymInt>> path;
+  if (const auto* v = std::get_if<std::vector<SymInt>>(&a[2])) path = *v;
+  return {run_einsum(DispatchSteps{loc}, std::get<std::string>(a[0]), std::get<std::vector<Tensor>>(a[1]), path,
+                     std::string("aten::einsum"))};
 }
 
 // Reference kernel: sum over every assignment of the labels of the product of the operands.
@@ -349,7 +434,16 @@ void cpu_einsum(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
 }  // namespace
 
 void register_einsum_ops(Registry& r) {
-  op_einsum = r.add({"aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", meta_einsum, cpu_einsum});
+  op_einsum = r.add({.schema = "aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
+                     .meta = meta_einsum, .cpu = cpu_einsum, .decomp = decomp_einsum});
 }
 
 }  // namespace fe::ops::linalg
+
+namespace fe::ops {
+std::vector<BmmSizes> einsum_bmms(std::span<const MetaValue> args) {
+  std::vector<BmmSizes> bmms;
+  linalg::einsum_meta(MetaArgs(*op_einsum, args), &bmms);
+  return bmms;
+}
+}  // namespace fe::ops

@@ -13,6 +13,7 @@
 
 namespace fe {
 OpHandle op_chunk;
+OpHandle op_diagonal;
 OpHandle op_narrow;
 OpHandle op_permute;
 OpHandle op_select_int;
@@ -67,6 +68,29 @@ void meta_transpose(const MetaArgs& a, MetaOut& out) {
     std::swap(m.sizes[d0], m.sizes[d1]);
     std::swap(m.strides[d0], m.strides[d1]);
   }
+  out.push(std::move(m));
+  out.alias_input0 = true;
+}
+
+// diagonal (ATen's, which FakeTensorMode runs): dim1 and dim2 dropped, the diagonal appended with
+// stride stride1 + stride2; an offset moves the start (not when the diagonal is empty: numpy allows
+// offsets past the end).
+void meta_diagonal(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  const int64_t offset = a.to_int(1);
+  const int64_t d1 = wrap(a, a.to_int(2), self.dim()), d2 = wrap(a, a.to_int(3), self.dim());
+  FE_CHECK(d1 != d2, ShapeError, label(a), ": diagonal dimensions cannot be identical ", a.to_int(2), ", ", a.to_int(3));
+  const SymInt size = offset >= 0 ? std::max(std::min(self.sizes[d1], self.sizes[d2] - offset), SymInt(0))
+                                  : std::max(std::min(self.sizes[d1] + offset, self.sizes[d2]), SymInt(0));
+  TensorMeta m = self;
+  if (size != 0) m.storage_offset = offset >= 0 ? m.storage_offset + offset * self.strides[d2]
+                                                : m.storage_offset - offset * self.strides[d1];
+  for (const int64_t d : {std::max(d1, d2), std::min(d1, d2)}) {
+    m.sizes.erase_at(d);
+    m.strides.erase_at(d);
+  }
+  m.sizes.push_back(size);
+  m.strides.push_back(self.strides[d1] + self.strides[d2]);
   out.push(std::move(m));
   out.alias_input0 = true;
 }
@@ -388,6 +412,7 @@ void register_view_index_ops(Registry& r) {
   op_permute = r.add({"aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)", meta_permute});
   op_transpose_int = r.add({.schema = "aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
                             .meta = meta_transpose, .decomp = decomp_transpose});
+  op_diagonal = r.add({"aten::diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)", meta_diagonal});
   op_unsqueeze = r.add({"aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", meta_unsqueeze});
   op_squeeze = r.add({.schema = "aten::squeeze(Tensor(a) self) -> Tensor(a)", .meta = meta_squeeze,
                       .decomp = decomp_squeeze});

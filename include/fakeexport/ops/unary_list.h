@@ -8,6 +8,7 @@
 #define FE_UNARY_OPS(X)                                  \
   X(exp, Exp, Floating, std::exp(x))                     \
   X(log, Log, Floating, std::log(x))                     \
+  X(log1p, Log1p, Floating, std::log1p(x))               \
   X(sqrt, Sqrt, Floating, std::sqrt(x))                  \
   X(rsqrt, Rsqrt, Floating, 1.0 / std::sqrt(x))          \
   X(sin, Sin, Floating, std::sin(x))                     \

@@ -62,6 +62,7 @@ def calls():
     yield from permute_calls()
     yield from expand_calls()
     yield from squeeze_calls()
+    yield from diagonal_calls()
     yield from flatten_calls()
     yield from copy_calls()
     yield from slice_calls()
@@ -222,6 +223,27 @@ def squeeze_calls():
     for d in SMALL_DTYPES:
         yield vcall("aten::unsqueeze", T([2, 3], d), -1)
         yield vcall("aten::squeeze", T([2, 1], d))
+
+
+def diagonal_calls():
+    """diagonal(offset, dim1, dim2): both dims dropped, the diagonal appended (offsets past the end
+    give an empty diagonal at offset 0); identical or out-of-range dims are errors."""
+    for sizes in [[4, 4], [3, 5], [2, 3, 4], [5, 1, 5], [0, 3]]:
+        nd = len(sizes)
+        for x in list(layouts(sizes))[:3]:
+            for d1, d2 in [(0, 1), (1, 0), (0, -1), (-1, 0), (nd - 2, nd - 1)]:
+                for off in [0, 1, -1, 2, -3, 7, -7]:
+                    yield call("aten::diagonal", x, off, d1, d2)
+            yield call("aten::diagonal", x)
+        yield call("aten::diagonal", T(sizes), 0, 0, 0)
+        yield call("aten::diagonal", T(sizes), 0, -1, nd - 1)
+        yield call("aten::diagonal", T(sizes), 0, 0, nd)
+        yield call("aten::diagonal", T(sizes), 0, -nd - 1, 0)
+    yield call("aten::diagonal", T([3]))
+    for d in SMALL_DTYPES:
+        yield vcall("aten::diagonal", T([3, 4], d), 1)
+    for x in layouts([3, 4, 3]):
+        yield vcall("aten::diagonal", x, -1, 0, 2)
 
 
 def flatten_calls():

@@ -77,13 +77,41 @@ class Shapes(torch.nn.Module):
 
 
 class Unlowered(torch.nn.Module):
-    """Operators the default table lowers that `decompose` does not lower yet: linspace, softplus
-    (log1p), einsum (ATen's contraction planner)."""
+    """Operators the default table lowers that `decompose` once kept whole: linspace, softplus
+    (log1p, dynamo-disabled; its defaults omitted, an int beta, a half input), einsum (ATen's
+    contraction planner)."""
 
     def forward(self, x, y):
         return (x + torch.linspace(0.0, 1.0, 5), F.softplus(y, beta=2.0, threshold=5.0),
                 F.softplus(x), torch.einsum("bij,bjk->bik", x.unsqueeze(-1), y.unsqueeze(1)),
-                torch.einsum("ij->ji", x), torch.einsum("bi,bi->b", x, y))
+                torch.einsum("ij->ji", x), torch.einsum("bi,bi->b", x, y), F.softplus(x.half(), 1.0, 20.0),
+                F.softplus(y, beta=2))
+
+
+class Ranges(torch.nn.Module):
+    """linspace (torch._refs.linspace: an int arange and a lerp from both ends): float, integer,
+    half and double dtypes, int bounds, descending, one and two steps."""
+
+    def forward(self, x):
+        return (x + torch.linspace(-1.0, 2.5, 5), torch.linspace(0, 10, 4, dtype=torch.int64),
+                torch.linspace(7, -2, 6, dtype=torch.int32), torch.linspace(0.5, 2, 6, dtype=torch.float16),
+                torch.linspace(0, 1, 7, dtype=torch.float64), torch.linspace(3.0, 4.0, 1), torch.linspace(2, 5, 2),
+                x[:, :3] * torch.linspace(1, 3, 3, dtype=torch.bfloat16))
+
+
+class Einsum(torch.nn.Module):
+    """einsum (ATen's planner: diagonals, unsqueezes, one permute per operand, then pairs contracted
+    by sum, mul or permute + reshape + bmm, left to right, or along opt_einsum's path)."""
+
+    def forward(self, x, z, s, q, k):
+        return (torch.einsum("ij,jk->ik", x, z), torch.einsum("ik,jk->ji", x, z.t()), torch.einsum("ik,jk->ij", x, x),
+                torch.einsum("ii->i", s), torch.einsum("ii", s), torch.einsum("ij->", x), torch.einsum("ij->j", x),
+                torch.einsum("i,j->ij", x[0], z[0]), torch.einsum("ij,jk", x, z),
+                torch.einsum("bhqd,bhkd->bhqk", q, k), torch.einsum("...qd,...kd->...qk", q, k),
+                torch.einsum("ij,jk,kl->il", x, z, z.t()), torch.einsum("bi,bj->b", x, x),
+                torch.einsum("bhqd,hd->bhq", q, k[0, :, 0]), torch.einsum("bij,bkj->bik", q[:, 0], k[:, 0]),
+                torch.einsum("bhqd,bhkd->bhqk", q.transpose(0, 1), k.transpose(0, 1)), torch.einsum("ij,jk->i", x, z),
+                torch.einsum("ij,ij->ij", x, x[:1]), torch.einsum("iji->ij", s.unsqueeze(1).expand(5, 3, 5)))
 
 
 class OneHot(torch.nn.Module):
@@ -108,7 +136,8 @@ class IndexAdd(torch.nn.Module):
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
-       "ops_unlowered", "ops_unlowered_dynamic"]
+       "ops_unlowered", "ops_unlowered_dynamic", "ops_ranges", "ops_ranges_dynamic", "ops_einsum",
+       "ops_einsum_dynamic"]
 
 
 def build_ops(name):
@@ -148,6 +177,15 @@ def build_ops(name):
         ds = ({0: batch}, {0: batch}) if dyn else None
         return dict(model=Unlowered().eval(), args=(x, y), kwargs={}, dynamic_shapes=ds, family="ops",
                     note="operators the default table lowers that fakeexport's decompose keeps (see the class)")
+    if base == "ops_ranges":
+        x = torch.randn(3, 5, generator=g)
+        return dict(model=Ranges().eval(), args=(x,), kwargs={}, dynamic_shapes=({0: batch},) if dyn else None,
+                    family="ops", note=note)
+    if base == "ops_einsum":
+        x, z, s = torch.randn(3, 5, generator=g), torch.randn(5, 4, generator=g), torch.randn(5, 5, generator=g)
+        q, k = torch.randn(3, 2, 6, 4, generator=g), torch.randn(3, 2, 7, 4, generator=g)
+        ds = ({0: batch}, None, None, {0: batch}, {0: batch}) if dyn else None
+        return dict(model=Einsum().eval(), args=(x, z, s, q, k), kwargs={}, dynamic_shapes=ds, family="ops", note=note)
     if base == "ops_index_add":
         x, src = torch.randn(6, 6, generator=g), torch.randn(5, 6, generator=g)
         idx = torch.tensor([0, 2, 5, 2, 1])
