@@ -380,14 +380,16 @@ void cpu_softplus(const OpDef& op, std::span<const IValue> a, std::span<Tensor> 
 /// torch._refs.nn.functional.softplus, a dynamo-disabled reference (ops/annotation.h) under the
 /// type-promotion wrapper (half types computed in float32): where(x * beta > threshold, x,
 /// log1p(exp(x * beta)) / beta). A beta the call omitted (the schema's int 1; F.softplus passes
-/// only what it is given) is the reference's None: nothing multiplied or divided. An omitted
-/// threshold is the schema's int 20, the reference's default too; `1.0, 20.0` given are kept.
+/// only what it is given, and FX records arguments by position, so a given threshold records beta
+/// too) is the reference's None: nothing multiplied or divided. An omitted threshold is the
+/// schema's int 20, the reference's default too; `1.0, 20.0` given are kept.
 std::vector<Tensor> decomp_softplus(std::span<const IValue> a, const SrcLocArg& loc) {
   const DisableDynamoScope annotated("softplus");
   const Tensor& self = decomp_tensor(a, 0);
   const Tensor x = opmath(self, loc);
   const auto* beta = std::get_if<SymInt>(&a[1]);
-  const bool no_beta = beta && beta->maybe_int() == 1;
+  const auto* threshold = std::get_if<SymInt>(&a[2]);
+  const bool no_beta = beta && beta->maybe_int() == 1 && threshold && threshold->maybe_int() == 20;
   const Tensor xb = no_beta ? x : dispatch1(*op_mul_Tensor, {x, a[1]}, loc);
   Tensor rhs = fe::log1p(fe::exp(xb, loc), loc);
   if (!no_beta) rhs = dispatch1(*op_div_Tensor, {rhs, a[1]}, loc);

@@ -85,7 +85,7 @@ class Unlowered(torch.nn.Module):
         return (x + torch.linspace(0.0, 1.0, 5), F.softplus(y, beta=2.0, threshold=5.0),
                 F.softplus(x), torch.einsum("bij,bjk->bik", x.unsqueeze(-1), y.unsqueeze(1)),
                 torch.einsum("ij->ji", x), torch.einsum("bi,bi->b", x, y), F.softplus(x.half(), 1.0, 20.0),
-                F.softplus(y, beta=2))
+                F.softplus(y, beta=2), F.softplus(x, threshold=1))
 
 
 class Ranges(torch.nn.Module):
