@@ -94,7 +94,11 @@ def traced(fn):
 
 if argv[0] == "decompose":
     import transformers.integrations.moe  # noqa: F401  (registers torch.ops.transformers.grouped_mm_fallback)
-    ep = torch.export.load(f"/repo/tests/fixtures/corpus/{argv[1]}.pt2")
+    sys.path.insert(0, "/repo/tools/oracle/scripts")
+    from gen_decomposed import import_pytree_types  # the output classes the archive's pytree names
+    path = f"/repo/tests/fixtures/corpus/{argv[1]}.pt2"
+    import_pytree_types(path)
+    ep = torch.export.load(path)
     traced(ep.run_decompositions)
 elif argv[0] == "export":
     import transformers
