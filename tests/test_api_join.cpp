@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "fakeexport/fakeexport.h"
+#include "fakeexport/ops/unbacked.h"
+#include "fakeexport/sym/shape_env.h"
 
 namespace {
 using fe::DType;
@@ -73,6 +75,41 @@ TEST(ApiJoin, RealValues) {
   EXPECT_EQ(values(x.repeat_interleave(2, 0)), (std::vector<float>{0, 1, 0, 1, 2, 3, 2, 3}));
   EXPECT_EQ(values(fe::triu(x)), (std::vector<float>{0, 1, 0, 3}));
   EXPECT_EQ(values(fe::tril(x, -1)), (std::vector<float>{0, 0, 2, 0}));
+}
+
+// A size read from the repeats' values: the data decides it on real tensors (ATen's checks
+// included), a recorded unbacked symbol on fake ones (what check and decompose give a loaded
+// node), and without either a trace cannot know it.
+TEST(ApiJoin, RepeatsReadFromData) {
+  Tensor x = iota({3, 2});
+  Tensor reps = fe::zeros({3}, {.dtype = DType::Int64});
+  const int64_t counts[] = {2, 0, 1};
+  for (int i = 0; i < 3; ++i) reps.data<int64_t>()[i] = counts[i];
+  EXPECT_EQ(values(fe::repeat_interleave(x, reps, 0)), (std::vector<float>{0, 1, 0, 1, 4, 5}));
+  Tensor one = fe::zeros({1}, {.dtype = DType::Int64});
+  one.data<int64_t>()[0] = 2;
+  EXPECT_EQ(ints(fe::repeat_interleave(x, one).sizes()), (V{12}));  // flattened, the count broadcast
+  const Tensor idx = fe::repeat_interleave(reps);
+  ASSERT_EQ(ints(idx.sizes()), (V{3}));
+  EXPECT_EQ((std::vector<int64_t>{idx.data<int64_t>(), idx.data<int64_t>() + 3}), (std::vector<int64_t>{0, 0, 2}));
+  EXPECT_THROW(fe::repeat_interleave(reps, std::optional<int64_t>(4)), fe::ValueError);  // total is 3
+  reps.data<int64_t>()[1] = -1;
+  EXPECT_THROW(fe::repeat_interleave(x, reps, 0), fe::ValueError);
+
+  fe::sym::ShapeEnv env;
+  const fe::SymInt u0 = env.named_symbol("u0", 0, {0, fe::sym::kPosInf});
+  fe::FakeTensorMode mode;
+  Tensor fx = fe::empty({3, 2});
+  Tensor freps = fe::empty({3}, {.dtype = DType::Int64});
+  {
+    fe::UnbackedSizesScope recorded({u0});
+    Tensor out = fe::repeat_interleave(fx, freps, 0);
+    EXPECT_TRUE(out.sizes()[0].same_as(u0)) << out.sizes()[0];
+    EXPECT_EQ(out.sizes()[1], 2);
+    EXPECT_THROW(fe::repeat_interleave(freps), fe::DataDependentError);  // one size recorded, used
+  }
+  EXPECT_THROW(fe::repeat_interleave(fx, freps, 1), fe::ShapeError);  // 3 counts for 2 columns
+  EXPECT_THROW(fe::repeat_interleave(fx, freps, 0), fe::DataDependentError);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "export/tracer.h"
 #include "fakeexport/export/check.h"
 #include "fakeexport/export/passes.h"
+#include "fakeexport/ops/unbacked.h"
 #include "ops/sdp_choice.h"
 
 namespace fe {
@@ -450,6 +451,8 @@ class Retracer {
       return self;
     }
     const std::vector<IValue> inputs = args;
+    // A size read from data takes the recorded symbol (`u0`), in the decomposition's ops too.
+    UnbackedSizesScope unbacked(UnbackedSizesScope::recorded(n.val));
     std::vector<Tensor> outs = dispatch(op, std::move(args), SrcLocArg{});
     if (outs.empty()) return std::monostate{};
     if (outs.size() == n.val.size())
@@ -730,6 +733,48 @@ std::vector<size_t> retrace_input_order(const std::vector<InputSpec>& inputs) {
   return order;
 }
 
+/// An assertion over one unbacked size (`u0 >= 0` of repeat_interleave's total) goes right after
+/// the first node holding that size, reading it there: insert_deferred_runtime_asserts places it
+/// at the symbol's binding, which in a decomposition is an intermediate (repeat_interleave.Tensor
+/// before the index_select the original node became).
+void hoist_to_binding(Graph& g, Node* cond) {
+  static const OpDef& assert_scalar = op("aten::_assert_scalar");
+  static const OpDef& sym_size = op("aten::sym_size.int");
+  const std::vector<Node*> ins = cond->inputs();
+  if (ins.size() != 1 || ins[0]->target() != &sym_size || ins[0]->args().size() != 2 || ins[0]->users().size() != 1)
+    return;
+  Node* size = ins[0];
+  Node* const* of = std::get_if<Node*>(&size->args()[0]);
+  const SymInt* dim = std::get_if<SymInt>(&size->args()[1]);
+  if (!of || !dim || (*of)->val.size() != 1 || !dim->maybe_int()) return;
+  const auto& sizes = (*of)->val[0].sizes;
+  const int64_t d = *dim->maybe_int();
+  if (d < 0 || d >= static_cast<int64_t>(sizes.size()) || !sym::is_unbacked_symbol(sizes[d])) return;
+  const SymInt u = sizes[d];
+  for (size_t i = 0; i + 1 < g.nodes().size(); ++i) {
+    Node* b = g.nodes()[i].get();
+    if (b == *of) return;
+    if (b->op() != NodeOp::CallFunction || b->val.size() != 1 || b->multi_output()) continue;
+    const auto& bs = b->val[0].sizes;
+    for (size_t j = 0; j < bs.size(); ++j) {
+      if (!bs[j].same_as(u)) continue;
+      g.set_args(size, {b, SymInt(static_cast<int64_t>(j))});
+      std::vector<Node*> moved = {size, cond};
+      for (Node* user : cond->users())
+        if (user->target() == &assert_scalar) moved.push_back(user);
+      const Node* prev = b;
+      for (Node* x : moved) {
+        Node* after = nullptr;
+        for (size_t k = 0; k + 1 < g.nodes().size() && !after; ++k)
+          if (g.nodes()[k].get() == prev) after = g.nodes()[k + 1].get();
+        if (after != x) g.move_before(x, after);
+        prev = x;
+      }
+      return;
+    }
+  }
+}
+
 /// PyTorch's retrace ends with insert_deferred_runtime_asserts, which removes the assertions the
 /// retrace recorded and makes them again after every other node: each comparison an _assert_scalar
 /// reads (and a size read of a tensor it compares, `sym_size(slice_1, 0)` for an unbacked u1) takes
@@ -756,6 +801,7 @@ void recreate_runtime_asserts(Graph& g) {
         g.rename_fresh(in, "sym_size_int");
     const std::string old_name = (*cond)->name();
     g.rename_fresh(*cond, base_of(old_name));
+    hoist_to_binding(g, *cond);
     for (Node* user : (*cond)->users()) {
       if (user->target() != &assert_scalar || user->args().size() != 2) continue;
       const std::string* msg = std::get_if<std::string>(&user->args()[1]);

@@ -299,6 +299,24 @@ void Graph::erase(Node* n) {
   std::erase_if(nodes_, [&](const auto& p) { return p.get() == n; });
 }
 
+void Graph::move_before(Node* n, Node* before) {
+  if (n == before) return;
+  ++edits_;
+  const auto find = [&](const Node* x) {
+    auto it = std::find_if(nodes_.begin(), nodes_.end(), [&](const auto& p) { return p.get() == x; });
+    FE_INTERNAL_ASSERT(it != nodes_.end(), "move_before: node '", x->name_, "' is not in this graph");
+    return it;
+  };
+  auto from = find(n);
+  std::unique_ptr<Node> held = std::move(*from);
+  nodes_.erase(from);
+  auto to = find(before);
+  for (auto it = to; it != nodes_.end(); ++it)
+    for (const Node* in : n->inputs())
+      FE_INTERNAL_ASSERT(it->get() != in, "move_before: node '", n->name_, "' would come before its input '", in->name_, "'");
+  nodes_.insert(to, std::move(held));
+}
+
 void Graph::reorder_placeholders(const std::vector<Node*>& order) {
   size_t head = 0;
   while (head < nodes_.size() && nodes_[head]->op() == NodeOp::Placeholder) ++head;

@@ -8,6 +8,7 @@
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/export/check.h"
 #include "fakeexport/ops/autocast.h"
+#include "fakeexport/ops/unbacked.h"
 #include "fakeexport/sym/shape_env.h"
 #include "export/auto_functionalized.h"
 #include "ops/meta_util.h"
@@ -301,6 +302,8 @@ class Checker {
     const std::vector<MetaValue> untraced = margs;
     with_traced_grad(n, op, margs, traced);
     MetaOut mo;
+    // A size the op reads from data (repeat_interleave without output_size) is the symbol recorded.
+    UnbackedSizesScope unbacked(UnbackedSizesScope::recorded(n.val));
     try {
       run_meta(op, margs, mo);
       // A program retraced with gradients off (run_decompositions) took sdpa's fused path even

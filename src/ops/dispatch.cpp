@@ -1,4 +1,5 @@
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/ops/unbacked.h"
 
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
@@ -64,7 +65,7 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
   complete_args(op, args);
   if (t_decomp && op.decomp && t_decomp->count(&op)) return op.decomp(args, loc);
   // Metadata view of the arguments; note whether any input is fake or real.
-  bool any_fake = false;
+  bool any_fake = false, any_storageless = false;
   const Tensor* real_input = nullptr;
   std::vector<MetaValue> margs;
   margs.reserve(args.size());
@@ -76,6 +77,7 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
                "' is an undefined tensor");
       if (t.is_fake()) any_fake = true;
       else if (t.has_storage()) real_input = &t;
+      else if (t.defined()) any_storageless = true;
       return &t.meta();
     }));
   }
@@ -94,7 +96,12 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
     }
   } op_scope{t_sink};
   if (t_sink) t_sink->begin_op(op, loc);
-  run_meta(op, margs, mo);
+  {
+    // On real tensors a data-dependent size (repeat_interleave's total) is read from the values.
+    std::optional<RealArgsScope> real;
+    if (!fake && !any_storageless) real.emplace(args);
+    run_meta(op, margs, mo);
+  }
 
   std::vector<Tensor> outs;
   outs.reserve(mo.outs.size());

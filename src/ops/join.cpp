@@ -5,6 +5,7 @@
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/ops/unbacked.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
 #include "ops/meta_util.h"
@@ -173,12 +174,32 @@ void meta_repeat_interleave_int(const MetaArgs& a, MetaOut& out) {
   out.push(make_contiguous(sizes, self.dtype, self.device));
 }
 
-// repeat_interleave.Tensor(repeats, *, output_size?): the size is the data's sum unless given.
+constexpr std::string_view kRepeatsAreData =
+    "aten.repeat_interleave.Tensor: the output size depends on the values of `repeats`; pass output_size";
+
+std::vector<int64_t> int_values(const Tensor& t);
+
+/// The total of repeat_interleave's repeats (arg `reps`), each repeated `times` (a broadcast single
+/// count); ATen's kernel refuses a negative count.
+int64_t repeats_total(const Tensor& reps, int64_t times) {
+  int64_t total = 0;
+  for (const int64_t r : int_values(reps)) {
+    FE_CHECK(r >= 0, ValueError, "aten::repeat_interleave: repeats can not be negative, got ", r);
+    int64_t part = 0;
+    FE_CHECK(!__builtin_mul_overflow(r, times, &part) && !__builtin_add_overflow(total, part, &total), ValueError,
+             "aten::repeat_interleave: the repeats' total overflows int64");
+  }
+  return total;
+}
+
+// repeat_interleave.Tensor(repeats, *, output_size?): the size is the data's sum unless given
+// (FakeTensorMode: a fresh unbacked symbol).
 void meta_repeat_interleave_tensor(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& reps = a.tensor(0);
-  FE_CHECK(!a.is_none(1), DataDependentError, label(a),
-           ": aten.repeat_interleave.Tensor: the output size depends on the values of `repeats`; pass output_size");
-  const SymInt size[1] = {a.sym_int(1)};
+  const SymInt size[1] = {a.is_none(1) ? unbacked_size(a, [](std::span<const IValue> v) {
+                                           return repeats_total(std::get<Tensor>(v[0]), 1);
+                                         }, kRepeatsAreData)
+                                       : a.sym_int(1)};
   out.push(make_contiguous(size, reps.dtype, reps.device));
 }
 
@@ -198,9 +219,16 @@ void meta_repeat_interleave_self_tensor(const MetaArgs& a, MetaOut& out) {
              ": repeats must have the same size as input along dim, but got repeats.size(0) = ", reps.sizes[0],
              " and input.size(", dim_opt.value_or(0), ") = ", sizes[d]);
   }
-  FE_CHECK(!a.is_none(3), DataDependentError, label(a),
-           ": aten.repeat_interleave.Tensor: the output size depends on the values of `repeats`; pass output_size");
-  sizes[d] = a.sym_int(3);
+  sizes[d] = a.is_none(3) ? unbacked_size(a, [](std::span<const IValue> v) {
+                              const Tensor& self = std::get<Tensor>(v[0]);
+                              const Tensor& reps = std::get<Tensor>(v[1]);
+                              const bool flat = std::holds_alternative<None>(v[2]);
+                              const int64_t n = flat ? self.numel()
+                                                     : self.size(wrap_dim(std::get<SymInt>(v[2]).expect_int(), self.dim(),
+                                                                          "aten::repeat_interleave")).expect_int();
+                              return repeats_total(reps, reps.numel() == 1 ? n : 1);
+                            }, kRepeatsAreData)
+                          : a.sym_int(3);
   out.push(make_contiguous(sizes, self.dtype, self.device));
 }
 
@@ -312,10 +340,19 @@ std::vector<int64_t> int_values(const Tensor& t) {
   return v;
 }
 
+/// ATen's check of an output_size given against the repeats' total.
+void check_repeats_total(const Tensor& reps, int64_t times, int64_t size) {
+  FE_CHECK(repeats_total(reps, times) == size, ValueError,
+           "aten::repeat_interleave: allocated size does not match required size (output_size ", size, ", repeats total ",
+           repeats_total(reps, times), ")");
+}
+
 void cpu_repeat_interleave_tensor(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
-  const std::vector<int64_t> m = interleave_map(int_values(std::get<Tensor>(a[0])));
+  const Tensor& reps = std::get<Tensor>(a[0]);
+  check_repeats_total(reps, 1, o[0].size(0).expect_int());
+  const std::vector<int64_t> m = interleave_map(int_values(reps));
   for_each_index(o[0].meta(), [&](const std::vector<int64_t>& idx, int64_t off) {
-    cpu::store_at(o[0], off, static_cast<double>(idx[0] < static_cast<int64_t>(m.size()) ? m[idx[0]] : 0));
+    cpu::store_at(o[0], off, static_cast<double>(m[idx[0]]));
   });
 }
 
@@ -324,7 +361,9 @@ void cpu_repeat_interleave_self_tensor(const OpDef&, std::span<const IValue> a, 
   const bool flatten = std::holds_alternative<None>(a[2]);
   const int64_t d = flatten ? 0 : wrap_dim(std::get<SymInt>(a[2]).expect_int(), self.dim(), "aten::repeat_interleave");
   const int64_t n = flatten ? self.numel() : self.size(d).expect_int();
-  std::vector<int64_t> counts = int_values(std::get<Tensor>(a[1]));
+  const Tensor& reps = std::get<Tensor>(a[1]);
+  check_repeats_total(reps, reps.numel() == 1 ? n : 1, o[0].size(d).expect_int());
+  std::vector<int64_t> counts = int_values(reps);
   if (counts.size() == 1) counts.assign(static_cast<size_t>(n), counts[0]);
   gather_dim(self, flatten, d, interleave_map(counts), o[0]);
 }
@@ -358,6 +397,25 @@ std::vector<Tensor> decomp_repeat_interleave_int(std::span<const IValue> a, cons
   std::vector<SymInt> out(x.sizes().begin(), x.sizes().end());
   out[static_cast<size_t>(dim)] = out[static_cast<size_t>(dim)] * repeats;
   return {fe::view(fe::clone(fe::expand(u, expanded, false, loc), MemoryFormat::Contiguous, loc), out, loc)};
+}
+
+/// repeat_interleave.self_Tensor (CompositeImplicit, ATen's Repeat.cpp): self flattened when no dim
+/// is given; a single count reshaped to [1] and expanded along dim; then index_select(self, dim,
+/// repeat_interleave.Tensor(counts, output_size)), whose size without output_size is the unbacked
+/// symbol the program recorded (UnbackedSizesScope).
+std::vector<Tensor> decomp_repeat_interleave_self_tensor(std::span<const IValue> a, const SrcLocArg& loc) {
+  Tensor x = decomp_tensor(a, 0);
+  const Tensor& reps = decomp_tensor(a, 1);
+  int64_t dim = 0;  // as given: index_select receives it unwrapped (`-1`)
+  if (const auto* d = std::get_if<SymInt>(&a[2])) dim = d->expect_int();
+  else x = fe::flatten(x, 0, -1, loc);
+  Tensor counts = reps;
+  if (reps.dim() == 0 || (reps.dim() == 1 && view_guard(sym_eq(reps.sizes()[0], 1)))) {
+    const int64_t d = wrap_dim(dim, x.dim(), "aten::repeat_interleave");
+    counts = fe::expand(fe::reshape(reps, {SymInt(1)}, loc), {x.sizes()[static_cast<size_t>(d)]}, false, loc);
+  }
+  const Tensor index = dispatch1(*op_repeat_interleave_Tensor, {counts, a[3]}, loc);
+  return {fe::index_select(x, dim, index, loc)};
 }
 
 /// stack (torch._refs).
@@ -406,8 +464,9 @@ void register_join_ops(Registry& r) {
                                          .meta = meta_repeat_interleave_int, .cpu = cpu_repeat_interleave_int, .decomp = decomp_repeat_interleave_int});
   op_repeat_interleave_Tensor = r.add({"aten::repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
          meta_repeat_interleave_tensor, cpu_repeat_interleave_tensor});
-  op_repeat_interleave_self_Tensor = r.add({"aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
-         meta_repeat_interleave_self_tensor, cpu_repeat_interleave_self_tensor});
+  op_repeat_interleave_self_Tensor = r.add({.schema = "aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
+                                           .meta = meta_repeat_interleave_self_tensor, .cpu = cpu_repeat_interleave_self_tensor,
+                                           .decomp = decomp_repeat_interleave_self_tensor});
   op_triu = r.add({.schema = "aten::triu(Tensor self, SymInt diagonal=0) -> Tensor", .meta = meta_tri, .cpu = cpu_triu,
                    .decomp = decomp_trilu<true>});
   op_tril = r.add({.schema = "aten::tril(Tensor self, SymInt diagonal=0) -> Tensor", .meta = meta_tri, .cpu = cpu_tril,

@@ -219,6 +219,8 @@ class Graph {
   void rename_fresh(Node* n, std::string_view base);
   /// Removes a node that has no users (InternalError otherwise).
   void erase(Node* n);
+  /// Moves `n` to just before `before` (InternalError if an input of `n` would then come after it).
+  void move_before(Node* n, Node* before);
   /// Puts the placeholders in `order` (every placeholder, each once) at the head of the graph.
   void reorder_placeholders(const std::vector<Node*>& order);
   /// Names every node again in graph order from its base name (`add_7` -> `add`, then numbered as

@@ -133,11 +133,25 @@ class IndexAdd(torch.nn.Module):
         return out, t, u
 
 
+class RepeatInterleave(torch.nn.Module):
+    """repeat_interleave by a tensor of counts: a size that depends on the counts' values (a fresh
+    unbacked symbol, asserted >= 0), along each dim, flattened (no dim), a single count broadcast
+    (1-element and 0-d, with output_size), the Tensor overload itself, and ops on the result."""
+
+    def forward(self, x, r, c):
+        a = x.repeat_interleave(r, 0)
+        b = torch.repeat_interleave(x, c, dim=-1)
+        f = x.repeat_interleave(c[:1])
+        s = x.repeat_interleave(torch.tensor(2), dim=1, output_size=x.shape[1] * 2)
+        t = torch.repeat_interleave(r)
+        return a[:, :2] + 1, b * 2, f, s, t, a.sum(0)
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
        "ops_unlowered", "ops_unlowered_dynamic", "ops_ranges", "ops_ranges_dynamic", "ops_einsum",
-       "ops_einsum_dynamic"]
+       "ops_einsum_dynamic", "ops_repeat_interleave", "ops_repeat_interleave_dynamic"]
 
 
 def build_ops(name):
@@ -186,6 +200,12 @@ def build_ops(name):
         q, k = torch.randn(3, 2, 6, 4, generator=g), torch.randn(3, 2, 7, 4, generator=g)
         ds = ({0: batch}, None, None, {0: batch}, {0: batch}) if dyn else None
         return dict(model=Einsum().eval(), args=(x, z, s, q, k), kwargs={}, dynamic_shapes=ds, family="ops", note=note)
+    if base == "ops_repeat_interleave":
+        x = torch.randn(3, 5, generator=g)
+        r, c = torch.tensor([2, 0, 3]), torch.tensor([1, 3, 0, 2, 1])
+        ds = ({0: batch}, {0: batch}, None) if dyn else None
+        return dict(model=RepeatInterleave().eval(), args=(x, r, c), kwargs={}, dynamic_shapes=ds, family="ops",
+                    note=note)
     if base == "ops_index_add":
         x, src = torch.randn(6, 6, generator=g), torch.randn(5, 6, generator=g)
         idx = torch.tensor([0, 2, 5, 2, 1])
