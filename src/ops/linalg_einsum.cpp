@@ -125,40 +125,27 @@ struct MetaSteps {
   const MetaArgs& a;
   std::vector<BmmSizes>* bmms = nullptr;  ///< records each bmm's sizes when set (einsum_bmms)
   static IntSpan sizes(const T& t) { return t.sizes; }
-  /// op.diagonal(0, d1, d2).movedim(-1, d1) with d1 < d2.
+  static std::vector<SymInt> ints(std::span<const int64_t> v) { return {v.begin(), v.end()}; }
+  static std::vector<SymInt> ints(IntSpan v) { return {v.begin(), v.end()}; }
+  /// op.diagonal(0, d1, d2).movedim(-1, d1) with d1 < d2 (movedim as the permute it records).
   static T diagonal_movedim(const T& m, int64_t d1, int64_t d2) {
-    T r = m;
-    const SymInt size = std::min(m.sizes[d1], m.sizes[d2]);
-    const SymInt stride = m.strides[d1] + m.strides[d2];
-    r.sizes.erase_at(d2);
-    r.strides.erase_at(d2);
-    r.sizes[d1] = size;
-    r.strides[d1] = stride;
-    return r;
+    const T d = meta_call(*op_diagonal, {&m, SymInt(0), SymInt(d1), SymInt(d2)});
+    std::vector<int64_t> order;  // the last dim to d1, the others in order
+    for (int64_t i = 0, next = 0; i < d.dim(); ++i) order.push_back(i == d1 ? d.dim() - 1 : next++);
+    return permute(d, order);
   }
-  static T unsqueeze(const T& m, int64_t d) { return linalg::unsqueeze(m, d); }
-  static T permute(const T& m, std::span<const int64_t> p) { return linalg::permute(m, p); }
+  static T unsqueeze(const T& m, int64_t d) { return meta_call(*op_unsqueeze, {&m, SymInt(d)}); }
+  static T permute(const T& m, std::span<const int64_t> p) { return meta_call(*op_permute, {&m, ints(p)}); }
   static T sum(const T& m, std::span<const int64_t> dims, bool keepdim) {
-    DimVector sizes;
-    for (int64_t d = 0; d < m.dim(); ++d) {
-      const bool summed = std::find(dims.begin(), dims.end(), d) != dims.end();
-      if (!summed) sizes.push_back(m.sizes[d]);
-      else if (keepdim) sizes.push_back(SymInt(1));
-    }
-    return make_contiguous(sizes, is_integral(m.dtype, true) ? DType::Int64 : m.dtype, m.device);
+    return meta_call(*op_sum_dim_IntList, {&m, ints(dims), keepdim, None{}});
   }
   T mul(const T& x, const T& y) const { return mul_meta(a, x, y); }
-  static T reshape(const T& m, IntSpan shape) { return linalg::reshape(m, shape); }
+  static T reshape(const T& m, IntSpan shape) { return meta_call(*op_reshape, {&m, ints(shape)}); }
   T bmm(const T& x, const T& y) const {
     if (bmms) bmms->push_back({x.sizes[0], x.sizes[1], x.sizes[2], y.sizes[2]});
     return bmm_meta(a, x, y);
   }
-  static T view(const T& m, IntSpan shape) {
-    T r = m;
-    r.strides = *view_strides(m, shape);
-    r.sizes = DimVector(shape);
-    return r;
-  }
+  static T view(const T& m, IntSpan shape) { return meta_call(*op_view, {&m, ints(shape)}); }
 };
 
 /// The same steps as the ops ATen's einsum calls, dispatched: what PyTorch's decomposition records.
