@@ -54,6 +54,26 @@ TEST(Cost, FormulasPerKindAndWhatFlopCounterModeCounts) {
   EXPECT_EQ(c.by_op.at("aten.relu.default").flops, 64);
 }
 
+// einsum, ours: 2 x output elements x the sizes summed over, as the planner's parse finds them (an
+// implicit output, an ellipsis summed away); FlopCounterMode's: the bmms ATen's planner makes.
+TEST(Cost, EinsumSumsWhatTheEquationContracts) {
+  Builder b;
+  Node* x = b.input("x", f32({2, 3, 4}));
+  Node* y = b.input("y", f32({2, 4, 5}));
+  const auto einsum = [&](const char* eq, std::vector<int64_t> out) {
+    return b.call("aten::einsum", {std::string(eq), std::vector<Node*>{x, y}, None{}}, {f32(std::move(out))});
+  };
+  Node* implicit = einsum("...ij,...jk", {2, 3, 5});   // j contracted
+  Node* reduced = einsum("bij,bjk->b", {2});           // i, j and k summed
+  Node* no_batch = einsum("...ij,...jk->ij", {3, 4});  // the ellipsis and k summed
+  b.output({implicit, reduced, no_batch});
+  const analysis::CostReport c = analysis::program_cost(b.ep);
+  EXPECT_EQ(cost_of(c, implicit)->flops, 2 * (2 * 3 * 5) * 4);
+  EXPECT_EQ(cost_of(c, implicit)->flop_counter_flops, 2 * 2 * 3 * 4 * 5);  // one bmm
+  EXPECT_EQ(cost_of(c, reduced)->flops, 2 * 2 * (3 * 4 * 5));
+  EXPECT_EQ(cost_of(c, no_batch)->flops, 2 * (3 * 4) * (2 * 5));
+}
+
 // Attention: two batched matmuls, 2*B*H*Sq*(D*Sk + Sk*Dv); on cpu the fused kernel FlopCounterMode
 // does not count, on cuda the one it does. Matmul of a matrix and a vector runs as mv: not counted.
 TEST(Cost, AttentionCountsDependOnTheDeviceAndMatrixVectorIsNotCounted) {

@@ -91,7 +91,8 @@ struct Flops {
   int64_t ours = 0, counter = 0;
 };
 
-/// einsum("bhqd,bhkd->bhqk", a, b): ours 2 x output elements x contracted size. FlopCounterMode
+/// einsum("bhqd,bhkd->bhqk", a, b): ours 2 x output elements x contracted size (of two or more
+/// operands; the planner's parse decides which sizes are contracted). FlopCounterMode
 /// counts the bmm calls ATen's einsum makes, which its planner decides (ops/einsum_bmms.h): letters
 /// one operand holds alone are summed first, pairs with nothing left to contract multiply
 /// elementwise (no bmm, no count), a single operand is permutes and sums (0).
@@ -111,21 +112,8 @@ Flops einsum_flops(const Node& n, const TensorMeta& out) {
   const MetaValue args[3] = {*eq, metas, path};
   for (const ops::BmmSizes& b : ops::einsum_bmms(args))
     f.counter += 2 * b[0].hint() * b[1].hint() * b[2].hint() * b[3].hint();
-  const size_t arrow = eq->find("->");
-  if (arrow == std::string::npos) return f;
-  const std::string lhs = eq->substr(0, arrow), rhs = eq->substr(arrow + 2);
-  std::map<char, int64_t> size;
-  size_t op = 0, d = 0;
-  for (char c : lhs) {
-    if (c == ',') { ++op, d = 0; continue; }
-    if (c == ' ' || op >= metas.size()) continue;
-    if (d < static_cast<size_t>(metas[op]->dim())) size[c] = std::max(size[c], metas[op]->sizes[d].hint());
-    ++d;
-  }
   if (metas.size() == 1) return f;
-  int64_t contracted = 1;
-  for (const auto& [c, s] : size)
-    if (rhs.find(c) == std::string::npos) contracted *= s;
+  const int64_t contracted = ops::einsum_contracted_size(args);
   f.ours = 2 * numel(out) * contracted;
   return f;
 }

@@ -433,4 +433,33 @@ std::vector<BmmSizes> einsum_bmms(std::span<const MetaValue> args) {
   linalg::einsum_meta(MetaArgs(*op_einsum, args), &bmms);
   return bmms;
 }
+
+int64_t einsum_contracted_size(std::span<const MetaValue> args) {
+  using namespace linalg;
+  const MetaArgs a(*op_einsum, args);
+  const auto& ts = a.tensor_list(1);
+  for (const TensorMeta* t : ts) FE_CHECK(t, ValueError, label(a), ": einsum(): an operand is None");
+  const Plan p = parse(a.str(0), ts.size(), [&](size_t i) { return ts[i]->dim(); }, label(a));
+  std::vector<int64_t> size(kLabels, 1), ell(static_cast<size_t>(p.ell_num_dim), 1);  // broadcast: the largest
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const int64_t nd = ts[i]->dim(), ell_dims = nd - (static_cast<int64_t>(p.op_labels[i].size()) - 1);
+    int64_t d = 0;
+    for (int s : p.op_labels[i]) {
+      if (s != kEllipsis) {
+        size[s] = std::max(size[s], ts[i]->sizes[d++].hint());
+        continue;
+      }
+      for (int64_t e = 0; e < ell_dims; ++e, ++d) {
+        int64_t& slot = ell[static_cast<size_t>(p.ell_num_dim - ell_dims + e)];
+        slot = std::max(slot, ts[i]->sizes[d].hint());
+      }
+    }
+  }
+  int64_t contracted = 1;
+  for (int s = 0; s < kLabels; ++s)
+    if (p.label_count[s] > 0 && p.perm_index_of[s] >= p.out_num_dim) contracted *= size[s];
+  if (p.ell_index >= p.out_num_dim)  // "...", left out of an explicit output, is summed
+    for (int64_t e : ell) contracted *= e;
+  return contracted;
+}
 }  // namespace fe::ops
