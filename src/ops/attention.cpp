@@ -512,7 +512,7 @@ void meta_flash_cpu(const MetaArgs& a, MetaOut& out) {
   FE_CHECK(q.dim() >= 3, IndexError, label(a), ": Dimension out of range (expected to be in range of [", -q.dim(), ", ",
            q.dim() - 1, "], but got 2)");
   out.push(empty_like_query(q));
-  const DType acc = q.dtype == DType::Float16 || q.dtype == DType::BFloat16 ? DType::Float32 : q.dtype;
+  const DType acc = opmath_dtype(q.dtype);
   TensorMeta lse = make_contiguous(DimVector{q.sizes[0], q.sizes[2], q.sizes[1]}, acc, q.device);
   std::swap(lse.sizes[1], lse.sizes[2]);
   std::swap(lse.strides[1], lse.strides[2]);

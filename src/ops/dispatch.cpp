@@ -184,7 +184,7 @@ SymInt dispatch_int(const OpDef& op, std::vector<IValue> args) {
 }
 
 Tensor opmath(const Tensor& x, const SrcLocArg& loc) {
-  if (x.dtype() != DType::Float16 && x.dtype() != DType::BFloat16) return x;
+  if (opmath_dtype(x.dtype()) == x.dtype()) return x;
   return dispatch1(*op_to_dtype, {x, DType::Float32}, loc);
 }
 Tensor opmath_result(const Tensor& r, DType dtype, const SrcLocArg& loc) {

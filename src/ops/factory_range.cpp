@@ -173,7 +173,7 @@ std::vector<Tensor> decomp_linspace(std::span<const IValue> a, const SrcLocArg& 
   const Tensor rg = dispatch1(*op_arange_start, {SymInt(0), SymInt(steps), None{}, layout, a[5], pin_memory}, loc);
   // reduction_dtypes(rg, SAME, int64 for integral dtypes): half types compute in float32.
   const DType red = is_integral(dtype, true) ? DType::Int64 : dtype;
-  const DType computation = red == DType::Float16 || red == DType::BFloat16 ? DType::Float32 : red;
+  const DType computation = opmath_dtype(red);
   const auto cast = [&](const Tensor& t) {
     return t.dtype() == computation ? t : dispatch1(*op_to_dtype, {t, computation}, loc);
   };

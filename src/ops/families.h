@@ -27,6 +27,9 @@ class OpHandle {
 
 /// Argument i of a decomposition (DecompFn) as a tensor.
 inline const Tensor& decomp_tensor(std::span<const IValue> a, size_t i) { return std::get<Tensor>(a[i]); }
+/// The dtype a computation in `t` runs in (at::opmath_type, torch._prims_common's
+/// get_computation_dtype): float32 for float16/bfloat16, `t` otherwise.
+inline DType opmath_dtype(DType t) { return t == DType::Float16 || t == DType::BFloat16 ? DType::Float32 : t; }
 /// torch._decomp's pw_cast_for_opmath: float16/bfloat16 computed in float32 (x.to(float32), no node
 /// for other dtypes); `opmath_result` casts the result back to `dtype` the same way.
 Tensor opmath(const Tensor& x, const SrcLocArg& loc);

@@ -423,7 +423,7 @@ std::vector<Tensor> decomp_linear(std::span<const IValue> a, const SrcLocArg& lo
 std::vector<Tensor> decomp_baddbmm(std::span<const IValue> a, const SrcLocArg& loc) {
   Tensor self = decomp_tensor(a, 0), b1 = decomp_tensor(a, 1), b2 = decomp_tensor(a, 2);
   const DType result = promote_types(promote_types(self.dtype(), b1.dtype()), b2.dtype());
-  const DType compute = result == DType::Float16 || result == DType::BFloat16 ? DType::Float32 : result;
+  const DType compute = opmath_dtype(result);
   const auto up = [&](Tensor& t) {
     if (t.dtype() != compute) t = dispatch1(*op_to_dtype, {t, compute}, loc);
   };

@@ -402,7 +402,7 @@ std::vector<Tensor> decomp_rms_norm(std::span<const IValue> a, const SrcLocArg& 
   const size_t n = std::get<std::vector<SymInt>>(a[1]).size();
   std::vector<int64_t> dims;
   for (size_t i = 0; i < n; ++i) dims.push_back(x.dim() - 1 - static_cast<int64_t>(i));
-  const DType compute = x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16 ? DType::Float32 : x.dtype();
+  const DType compute = opmath_dtype(x.dtype());
   // Tensor.to inside a decomposition: to.dtype itself (no metadata assertion, as at the Python level).
   const Tensor up = compute == x.dtype() ? x : dispatch1(*op_to_dtype, {x, compute, false, false, None{}}, loc);
   IValue eps = a[3];
