@@ -733,6 +733,18 @@ std::vector<size_t> retrace_input_order(const std::vector<InputSpec>& inputs) {
   return order;
 }
 
+/// Puts `nodes`, in order, right after `anchor` (a node already in its place stays).
+void place_after(Graph& g, const Node* anchor, const std::vector<Node*>& nodes) {
+  for (Node* x : nodes) {
+    Node* next = nullptr;
+    for (size_t k = 0; k + 1 < g.nodes().size() && !next; ++k)
+      if (g.nodes()[k].get() == anchor) next = g.nodes()[k + 1].get();
+    if (!next) return;
+    if (next != x) g.move_before(x, next);
+    anchor = x;
+  }
+}
+
 /// An assertion over one unbacked size (`u0 >= 0` of repeat_interleave's total) goes right after
 /// the first node holding that size, reading it there: insert_deferred_runtime_asserts places it
 /// at the symbol's binding, which in a decomposition is an intermediate (repeat_interleave.Tensor
@@ -762,14 +774,7 @@ void hoist_to_binding(Graph& g, Node* cond) {
       std::vector<Node*> moved = {size, cond};
       for (Node* user : cond->users())
         if (user->target() == &assert_scalar) moved.push_back(user);
-      const Node* prev = b;
-      for (Node* x : moved) {
-        Node* after = nullptr;
-        for (size_t k = 0; k + 1 < g.nodes().size() && !after; ++k)
-          if (g.nodes()[k].get() == prev) after = g.nodes()[k + 1].get();
-        if (after != x) g.move_before(x, after);
-        prev = x;
-      }
+      place_after(g, b, moved);
       return;
     }
   }
@@ -819,15 +824,7 @@ void remake_chain(Graph& g, const std::vector<Node*>& chain, Node* cond, Node* a
   args[0] = std::holds_alternative<Node*>(args[0]) ? NodeArg(prev) : handle(prev);
   g.set_args(cond, std::move(args));
   g.erase(chain.back());
-  const Node* after = assertion;
-  for (size_t i = 0; i + 1 < chain.size(); ++i) {
-    Node* next = nullptr;
-    for (size_t k = 0; k + 1 < g.nodes().size() && !next; ++k)
-      if (g.nodes()[k].get() == after) next = g.nodes()[k + 1].get();
-    if (!next) return;
-    if (next != chain[i]) g.move_before(chain[i], next);
-    after = chain[i];
-  }
+  place_after(g, assertion, {chain.begin(), chain.end() - 1});
 }
 
 /// PyTorch's retrace ends with insert_deferred_runtime_asserts, which removes the assertions the
