@@ -453,7 +453,7 @@ class Retracer {
     }
     const std::vector<IValue> inputs = args;
     // A size read from data takes the recorded symbol (`u0`), in the decomposition's ops too.
-    UnbackedSizesScope unbacked(UnbackedSizesScope::recorded(n.val));
+    UnbackedSizesScope unbacked{std::span<const TensorMeta>(n.val)};
     std::vector<Tensor> outs = dispatch(op, std::move(args), SrcLocArg{});
     if (outs.empty()) return std::monostate{};
     if (outs.size() == n.val.size())

@@ -303,7 +303,7 @@ class Checker {
     with_traced_grad(n, op, margs, traced);
     MetaOut mo;
     // A size the op reads from data (repeat_interleave without output_size) is the symbol recorded.
-    UnbackedSizesScope unbacked(UnbackedSizesScope::recorded(n.val));
+    UnbackedSizesScope unbacked{std::span<const TensorMeta>(n.val)};
     try {
       run_meta(op, margs, mo);
       // A program retraced with gradients off (run_decompositions) took sdpa's fused path even

@@ -28,15 +28,19 @@ SymInt unbacked_size(const MetaArgs& a, SizeFromData from_data, std::string_view
 class UnbackedSizesScope {
  public:
   explicit UnbackedSizesScope(std::vector<SymInt> sizes);
+  /// The bare unbacked symbols among `outs`' sizes, first appearance first, each once; found only
+  /// when a meta asks (the verifier and the retrace open one per node: no work on the others).
+  explicit UnbackedSizesScope(std::span<const TensorMeta> outs);
   ~UnbackedSizesScope();
   UnbackedSizesScope(const UnbackedSizesScope&) = delete;
   UnbackedSizesScope& operator=(const UnbackedSizesScope&) = delete;
-  /// The bare unbacked symbols among the outputs' sizes, first appearance first, each once.
-  static std::vector<SymInt> recorded(std::span<const TensorMeta> outs);
 
  private:
   friend SymInt unbacked_size(const MetaArgs&, SizeFromData, std::string_view);
+  const std::vector<SymInt>& sizes();
+  std::span<const TensorMeta> outs_;
   std::vector<SymInt> sizes_;
+  bool listed_ = false;
   size_t next_ = 0;
   UnbackedSizesScope* outer_;
 };
