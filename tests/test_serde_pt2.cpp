@@ -221,6 +221,17 @@ namespace {
 
 // PyTorch's own archives, read and written again by us: the same program must come back (our reader
 // here; check_our_pt2.py has PyTorch load them, print them as the fixtures and run them).
+// ExportedProgram._guards_code (the trace's input guards, which ep.module()'s `_guards_fn` asserts
+// and a retrace records) is read and written back.
+TEST(Pt2Save, KeepsGuardsCode) {
+  const std::string corpus = std::string(FE_FIXTURES_DIR) + "/corpus/ops_elementwise_dynamic.pt2";
+  serde::LoadedProgram lp = serde::load(corpus, {.materialize_weights = true});
+  ASSERT_EQ(lp.ep.guards_code, std::vector<std::string>{"L['y'].size()[0] == L['x'].size()[0]"});
+  const std::string path = out_path("guards_resaved.pt2");
+  serde::save(lp.ep, path, {.torch_version = lp.torch_version});
+  EXPECT_EQ(serde::load(path).ep.guards_code, lp.ep.guards_code);
+}
+
 TEST(Pt2Save, RewritesPyTorchArchives) {
   for (const char* c : {"seed_mlp", "gpt2_dynamic", "buffers", "tied"}) {
     serde::LoadedProgram lp = serde::load(pt2(std::string(c) + ".pt2"), {.materialize_weights = true});

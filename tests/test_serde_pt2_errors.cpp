@@ -146,6 +146,8 @@ TEST(Pt2SchemaErrors, EveryFieldKindIsTyped) {
       {"verifiers[0]", [](ordered_json& j) { j["verifiers"] = {1}; }, "verifiers[0]: expected a string, got integer 1"},
       {"opset_version", [](ordered_json& j) { j["opset_version"] = {{"aten", "10"}}; },
        "opset_version.aten: expected an integer, got string"},
+      {"guards_code[0]", [](ordered_json& j) { j["guards_code"] = {3}; },
+       "guards_code[0]: expected a string, got integer 3"},
       {"range_constraints", [](ordered_json& j) { j["range_constraints"] = {1, 2}; },
        "range_constraints: expected an object, got array"},
       {"graph", [](ordered_json& j) { j["graph_module"]["graph"] = "g"; }, "graph_module.graph: expected an object, got string"},

@@ -13,6 +13,9 @@
 #include <variant>
 
 #include "export/decompose_asserts.h"
+#include "export/guards_fn_trace.h"
+#include "fakeexport/ops/functional_level.h"
+#include "export/functional_names.h"
 #include "export/decompose_vmap.h"
 #include "export/dynamic_shapes.h"
 #include "export/functionalize.h"
@@ -448,13 +451,20 @@ class Retracer {
       // becomes the new value of self, and the write reaches self's base and aliases lazily.
       // detach_ changes nothing but autograd state: it goes.
       const FRef& self = ref_of(std::get<Node*>(n.args()[0]));
-      if (f != &op) detail::functional_mutate(*self, dispatch(*f, std::move(args), SrcLocArg{})[0]);
+      if (f != &op) {
+        level_.mutation(args);
+        detail::functional_mutate(*self, dispatch_functional(*f, std::move(args)));
+      }
       return self;
     }
     const std::vector<IValue> inputs = args;
     // A size read from data takes the recorded symbol (`u0`), in the decomposition's ops too.
     UnbackedSizesScope unbacked{std::span<const TensorMeta>(n.val)};
-    std::vector<Tensor> outs = dispatch(op, std::move(args), SrcLocArg{});
+    std::vector<Tensor> outs;
+    {
+      FunctionalLevelScope functional(&level_);
+      outs = dispatch(op, std::move(args), SrcLocArg{});
+    }
     if (outs.empty()) return std::monostate{};
     if (outs.size() == n.val.size())
       for (size_t k = 0; k < outs.size(); ++k) adopt_unbacked_sizes(outs[k], n.val[k]);
@@ -588,6 +598,13 @@ class Retracer {
     return std::monostate{};
   }
 
+  /// The out-of-place form of an in-place call, dispatched at the functionalization level.
+  Tensor dispatch_functional(const OpDef& f, std::vector<IValue> args) {
+    FunctionalLevelScope functional(&level_);
+    return dispatch(f, std::move(args), SrcLocArg{})[0];
+  }
+
+
   /// The handle of an op's output: its input's own handle when the op returned that tensor (a no-op
   /// `to`, `contiguous`), a view of input 0's when it aliases it, else a tensor of its own.
   FRef wrap(const Node& n, const OpDef& op, const std::vector<IValue>& inputs, const Tensor& out, int index) {
@@ -689,6 +706,8 @@ class Retracer {
   size_t skipped_inputs_ = 0;
   /// Handles of tensors made inside decompositions whose views the graph holds.
   std::unordered_map<const TensorImpl*, FRef> intermediates_;
+  /// What FunctionalTensorMode's wrapping of each dispatched op records (names it takes).
+  detail::FunctionalNames level_{g_, table};
 
  public:
   sym::ShapeEnv* shape_env_ = nullptr;
@@ -778,6 +797,22 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
     for (size_t i = 0; i < identity.size(); ++i) identity[i] = i;
     retracer.placeholders(identity);
   }
+  // ep.module() calls its `_guards_fn` right after the placeholders. Its size reads are the
+  // nodes the body reads those sizes from; a size whose SymNode another input already gave a
+  // node is read again (PyTorch's inputs have a SymNode per dim): only the name is taken.
+  {
+    std::vector<detail::GuardInput> guard_inputs;
+    const std::vector<Node*> phs = out.graph.placeholders();
+    if (phs.size() == out.signature.inputs.size())
+      for (size_t i = 0; i < phs.size(); ++i)
+        if (out.signature.inputs[i].kind == InputKind::UserInput && phs[i]->val.size() == 1)
+          guard_inputs.push_back({out.signature.inputs[i].name, &phs[i]->val[0]});
+    detail::take_guards_fn_names(out.graph, guard_inputs, out.range_constraints, ep.guards_code, [&](const SymInt& s) {
+      const size_t before = out.graph.size();
+      (void)tracer.sym_node(s);
+      if (out.graph.size() == before) (void)out.graph.unique_name("sym_size_int");
+    });
+  }
   RetracedOutputs retraced;
   {
     TraceScope scope(&tracer);
@@ -791,29 +826,7 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
     } uninstall{out.shape_env.get()};
     retraced = retracer.body(r);
   }
-  // A lowering that constrains a dynamic input size beyond its range (CUDA's memory-efficient
-  // attention pads a mask to 8 columns, and the padded size's guard re-expresses seq): PyTorch's
-  // export on that device refuses the dim, and so does this retrace, naming the fix export takes.
-  {
-    std::set<std::string> symbols;
-    for (Node* p : out.graph.placeholders())
-      for (const TensorMeta& m : p->val)
-        for (const SymInt& d : m.sizes)
-          if (d.is_symbolic())
-            for (const std::string& f : d.expr().free_symbols()) symbols.insert(f);
-    for (const auto& [name, range] : out.range_constraints) {
-      if (symbols.count(name) || name.starts_with("u") || name.find_first_of("*+-/() ") != std::string::npos) continue;
-      std::string why;
-      if (out.shape_env)
-        for (const sym::ModularGuard& m : out.shape_env->modular_guards())
-          if (m.symbol == name)
-            why = detail::cat(" (it must be a multiple of ", m.modulus, ": export that dim as ", m.modulus,
-                              "*_dim, --seq-multiple ", m.modulus, ")");
-      throw ConstraintViolationError(detail::cat("decompose: lowering this program constrains its dynamic size ", name,
-                                                 " beyond its range: the lowered program would not take every size "
-                                                 "the range allows", why));
-    }
-  }
+  detail::check_ranges_kept(out);
   std::vector<Node*>& outs = retraced.outputs;
   FE_CHECK(outs.size() == out.signature.outputs.size(), ValueError, "decompose: the graph returns ", outs.size(),
            " values but the signature lists ", out.signature.outputs.size(), " outputs");

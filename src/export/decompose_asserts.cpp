@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
+#include "fakeexport/core/error.h"
 #include "fakeexport/ops/registry.h"
 #include "fakeexport/sym/shape_env.h"
 
@@ -153,6 +155,28 @@ void recreate_runtime_asserts(Graph& g) {
       args[1] = std::move(m);
       g.set_args(user, std::move(args));
     }
+  }
+}
+
+void check_ranges_kept(const ExportedProgram& out) {
+  std::set<std::string> symbols;
+  for (Node* p : out.graph.placeholders())
+    for (const TensorMeta& m : p->val)
+      for (const SymInt& d : m.sizes)
+        if (d.is_symbolic())
+          for (const std::string& f : d.expr().free_symbols()) symbols.insert(f);
+  for (const auto& [name, range] : out.range_constraints) {
+    if (symbols.count(name) || name.starts_with("u") || name.find_first_of("*+-/() ") != std::string::npos) continue;
+    std::string why;
+    if (out.shape_env)
+      for (const sym::ModularGuard& m : out.shape_env->modular_guards())
+        if (m.symbol == name)
+          why = cat(" (it must be a multiple of ", m.modulus, ": export that dim as ", m.modulus, "*_dim, --seq-multiple ",
+                    m.modulus, ")");
+    throw ConstraintViolationError(cat("decompose: lowering this program constrains its dynamic size ", name,
+                                       " beyond its range: the lowered program would not take every size the range "
+                                       "allows",
+                                       why));
   }
 }
 

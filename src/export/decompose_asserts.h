@@ -1,5 +1,6 @@
 // insert_deferred_runtime_asserts as it shapes a retraced program (run_decompositions' last step).
 #pragma once
+#include "fakeexport/export/exported_program.h"
 #include "fakeexport/export/graph.h"
 
 namespace fe::detail {
@@ -9,5 +10,11 @@ namespace fe::detail {
 /// assertion over an unbacked size moves to the symbol's binding, a chain of sums is made again
 /// with the retrace's partial sums left unused. Applied to the retraced graph in place.
 void recreate_runtime_asserts(Graph& g);
+
+/// A lowering that constrains a dynamic input size beyond its range (CUDA's memory-efficient
+/// attention pads a mask to 8 columns, and the padded size's guard re-expresses seq): PyTorch's
+/// export on that device refuses the dim, and so does the retrace (ConstraintViolationError naming
+/// the symbol and the fix export takes) when a range constraint's symbol is no longer an input dim.
+void check_ranges_kept(const ExportedProgram& out);
 
 }  // namespace fe::detail

@@ -1,4 +1,5 @@
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/ops/functional_level.h"
 #include "fakeexport/ops/unbacked.h"
 
 #include "fakeexport/core/error.h"
@@ -11,6 +12,7 @@ namespace {
 thread_local TraceSink* t_sink = nullptr;
 thread_local const DecompTable* t_decomp = nullptr;
 thread_local const std::string* t_disable_dynamo = nullptr;
+thread_local FunctionalLevel* t_functional = nullptr;
 
 std::string op_label(const OpDef& op) { return op.schema.ns + "::" + op.schema.name; }
 }  // namespace
@@ -61,7 +63,30 @@ void complete_args(const OpDef& op, std::vector<IValue>& args) {
   }
 }
 
+FunctionalLevelScope::FunctionalLevelScope(FunctionalLevel* level) : prev_(t_functional) { t_functional = level; }
+FunctionalLevelScope::~FunctionalLevelScope() { t_functional = prev_; }
+
+namespace {
+/// A dispatch at the functionalization level (functional_level.h): inner dispatches run beneath
+/// it unless `op` decomposes right there; its results are wrapped.
+std::vector<Tensor> dispatch_functional(FunctionalLevel& level, const OpDef& op, std::vector<IValue> args,
+                                        const SrcLocArg& loc) {
+  complete_args(op, args);
+  if (t_decomp && op.decomp && t_decomp->count(&op) && level.decomposes_here(op)) return op.decomp(args, loc);
+  const std::vector<IValue> inputs = args;
+  std::vector<Tensor> outs;
+  {
+    FunctionalLevelScope beneath(nullptr);
+    outs = dispatch(op, std::move(args), loc);
+  }
+  level.wrapped(op, inputs, outs);
+  return outs;
+}
+}  // namespace
+
 std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const SrcLocArg& loc) {
+  if (t_functional) [[unlikely]]
+    return dispatch_functional(*t_functional, op, std::move(args), loc);
   complete_args(op, args);
   if (t_decomp && op.decomp && t_decomp->count(&op)) return op.decomp(args, loc);
   // Metadata view of the arguments; note whether any input is fake or real.

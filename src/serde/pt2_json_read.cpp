@@ -63,6 +63,11 @@ ExportedProgram Reader::read(const OJ& root) {
     const Path pov = top / "opset_version";
     for (const auto& [k, v] : obj(*ov, pov).members()) get_int(v, pov / k);
   }
+  if (const OJ* gc = opt(root, "guards_code")) {
+    const Path pgc = top / "guards_code";
+    size_t k = 0;
+    for (const auto& v : arr(*gc, pgc)) ep_.guards_code.emplace_back(get_str(v, pgc[k++]));
+  }
   read_ranges(root);
   const Path pgm = top / "graph_module";
   const OJ& gm = req(root, "graph_module", top);

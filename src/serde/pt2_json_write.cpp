@@ -126,7 +126,9 @@ class Writer {
     root["schema_version"] = OJ{{"major", opts_.schema_major}, {"minor", opts_.schema_minor}};
     root["verifiers"] = OJ::array({opts_.verifier.empty() ? ep_.dialect : opts_.verifier});
     root["torch_version"] = opts_.torch_version;
-    root["guards_code"] = OJ::array();
+    OJ guards = OJ::array();
+    for (const std::string& g : ep_.guards_code) guards.push_back(g);
+    root["guards_code"] = std::move(guards);
     return root;
   }
 

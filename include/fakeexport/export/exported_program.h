@@ -77,6 +77,10 @@ struct ExportedProgram {
   /// Owns the symbolic sizes in the graph's metadata; null for a static program.
   std::shared_ptr<sym::ShapeEnv> shape_env;
   std::vector<ModuleCallEntry> module_call_graph;
+  /// ExportedProgram._guards_code: the trace's guards on inputs as Python source over `L['x']`
+  /// (`L['y'].size()[0] == L['x'].size()[0]`). ep.module() checks them in its `_guards_fn`, so a
+  /// retrace records them; run_decompositions' program has none.
+  std::vector<std::string> guards_code;
   /// The IR dialect (ExportedProgram.verifiers): "TRAINING" from export, "ATEN" once decomposed.
   /// ep.module() unlifts effect tokens only for the dialect they were recorded in.
   std::string dialect = "TRAINING";

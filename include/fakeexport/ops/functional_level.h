@@ -1,0 +1,37 @@
+// The level of PyTorch's FunctionalTensorMode in a decomposition retrace. run_decompositions
+// traces with functionalization above the proxy mode that records nodes: every op dispatched at
+// that level has its outputs wrapped in FunctionalTensors (whose storage-size arithmetic the
+// proxy mode records), a CompositeImplicit op decomposes right there (func.decompose(), so its
+// inner ops are wrapped one by one), and any other decomposition runs beneath, in the proxy
+// mode (its inner ops are not wrapped; its results are, once).
+#pragma once
+#include <span>
+
+#include "fakeexport/ops/registry.h"
+
+namespace fe {
+
+/// What the retrace does at the functionalization level (the Retracer implements it).
+class FunctionalLevel {
+ public:
+  virtual ~FunctionalLevel() = default;
+  /// Whether `op` is decomposed at this level (CompositeImplicit and in the table).
+  virtual bool decomposes_here(const OpDef& op) const = 0;
+  /// `op`, dispatched at this level on `args`, returned `outs`: FunctionalTensorMode wraps them.
+  virtual void wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) = 0;
+};
+
+/// The dispatches made on this thread while it is open (and not beneath one of them) run at
+/// `level`.
+class FunctionalLevelScope {
+ public:
+  explicit FunctionalLevelScope(FunctionalLevel* level);
+  ~FunctionalLevelScope();
+  FunctionalLevelScope(const FunctionalLevelScope&) = delete;
+  FunctionalLevelScope& operator=(const FunctionalLevelScope&) = delete;
+
+ private:
+  FunctionalLevel* prev_;
+};
+
+}  // namespace fe

@@ -1,0 +1,109 @@
+// See functional_names.h. take_storage_nbytes_names mirrors ATen's computeStorageNbytes
+// (EmptyTensor.cpp):
+//   size = 1; for each dim: if (size_i == 0) return 0; size += stride_i * (size_i - 1);
+//   return itemsize * (offset + size);
+// on values that are ints or SymInts: an operation on two ints is C++ arithmetic (no node).
+#include "export/functional_names.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "export/contiguity_trace.h"
+#include "fakeexport/analysis/kernels.h"
+
+namespace fe::detail {
+namespace {
+
+/// Symbolic to the trace: a SymInt whose value is not known without a guard.
+bool symbolic(const SymInt& v) { return v.is_symbolic() && !v.maybe_int().has_value(); }
+/// An int operand equal to 1 (make_fx's __sym_dispatch__ returns the other operand of `x * 1`).
+bool int_one(const SymInt& v) { return !symbolic(v) && v.maybe_int() == 1; }
+
+/// Takes the name of each node a check records; nothing else is traced.
+struct NameTaker final : sym::SymTracer {
+  Graph& g;
+  explicit NameTaker(Graph& graph) : g(graph) {}
+  void on_binary(const SymInt&) override {}
+  void on_compare(Rel, const SymInt&, const SymInt&) override {}
+  void on_dropped(std::string_view base, std::span<const SymInt>) override { (void)g.unique_name(base); }
+  void on_contiguous(const void*, std::span<const SymInt>, std::span<const SymInt>) override {}
+  void on_numel_read(const void*, const SymInt&) override {}
+};
+
+bool ends_in_contiguous(const OpDef& op) {
+  static const std::unordered_set<std::string_view> refs = {
+      "aten::triu.default", "aten::tril.default", "aten::masked_fill.Scalar", "aten::masked_fill.Tensor",
+      "aten::renorm.default", "aten::diag_embed.default"};
+  return refs.count(op.qualified) != 0;
+}
+
+/// Whether `out` is one of `inputs` itself (a no-op `to`): no new FunctionalTensor wraps it.
+bool returns_input(std::span<const IValue> inputs, const Tensor& out) {
+  for (const IValue& v : inputs)
+    if (const Tensor* t = std::get_if<Tensor>(&v); t && t->defined() && t->impl() == out.impl()) return true;
+  return false;
+}
+
+}  // namespace
+
+bool has_symbolic_size(const TensorMeta& m) { return std::any_of(m.sizes.begin(), m.sizes.end(), symbolic); }
+
+void take_storage_nbytes_names(Graph& g, const TensorMeta& m) {
+  bool any = symbolic(m.storage_offset);
+  for (size_t d = 0; d < m.sizes.size() && !any; ++d) any = symbolic(m.sizes[d]) || symbolic(m.strides[d]);
+  if (!any) return;
+  bool size_symbolic = false;  // the running `size`, an int 1 at first
+  for (size_t d = 0; d < m.sizes.size(); ++d) {
+    const SymInt& n = m.sizes[d];
+    const SymInt& s = m.strides[d];
+    if (!symbolic(n) && n.maybe_int() == 0) return;  // an empty tensor: 0 bytes, nothing more computed
+    const bool minus_one_symbolic = symbolic(n);   // size - 1
+    const int64_t minus_one = minus_one_symbolic ? 0 : *n.maybe_int() - 1;
+    if (minus_one_symbolic) {
+      (void)g.unique_name("eq");
+      (void)g.unique_name("sub");
+    }
+    bool term_symbolic = false;  // stride * (size - 1)
+    if (minus_one_symbolic || symbolic(s)) {
+      if (!int_one(s) && (minus_one_symbolic || minus_one != 1)) (void)g.unique_name("mul");
+      // A symbolic stride times 0 (a size-1 dim) is recorded but simplifies to the number 0,
+      // which c10 takes as an int: the sum after it is C++ arithmetic.
+      term_symbolic = minus_one_symbolic || minus_one != 0;
+    }
+    if (term_symbolic || size_symbolic) {
+      (void)g.unique_name("add");
+      size_symbolic = true;
+    }
+  }
+  if (size_symbolic || symbolic(m.storage_offset)) {
+    (void)g.unique_name("add");
+    if (itemsize(m.dtype) != 1) (void)g.unique_name("mul");
+  }
+}
+
+bool FunctionalNames::decomposes_here(const OpDef& op) const {
+  constexpr std::string_view ns = "aten::";
+  const std::string_view q = op.qualified;
+  return q.starts_with(ns) &&
+         analysis::kernel_for(q.substr(ns.size()), "CPU") == analysis::KernelKind::CompositeImplicit;
+}
+
+void FunctionalNames::wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) {
+  if (op.decomp && table_ && table_->count(&op) && ends_in_contiguous(op) && outs.size() == 1 && outs[0].defined() &&
+      has_symbolic_size(outs[0].meta())) {
+    NameTaker names{*graph_};
+    record_contiguity_check(names, outs[0].meta().sizes, outs[0].meta().strides, strides_read_);
+  }
+  for (const Tensor& out : outs)
+    if (out.defined() && !returns_input(args, out)) take_storage_nbytes_names(*graph_, out.meta());
+}
+
+void FunctionalNames::mutation(std::span<const IValue> args) {
+  for (const IValue& v : args)
+    if (const Tensor* t = std::get_if<Tensor>(&v); t && t->defined() && has_symbolic_size(t->meta())) {
+      (void)graph_->unique_name("ge");
+      take_storage_nbytes_names(*graph_, t->meta());
+    }
+}
+
+}  // namespace fe::detail

@@ -1,0 +1,50 @@
+// Names PyTorch's decomposition retrace uses up at the level of FunctionalTensorMode, where every
+// output is wrapped in a FunctionalTensor: _make_wrapper_subclass runs c10's computeStorageNbytes
+// on the output's SymInts while the proxy mode records every SymNode operation. Those nodes die
+// (DCE), but their names stay taken, so the surviving nodes are numbered after them (`sub_1` for
+// the first aten sub when a `sub` of sizes came before it). Measured with
+// tools/oracle/scripts/trace_dead_nodes.py on PyTorch 2.14.1.
+#pragma once
+#include <span>
+#include <unordered_set>
+
+#include "fakeexport/core/tensor_meta.h"
+#include "fakeexport/export/graph.h"
+#include "fakeexport/ops/dispatch.h"
+#include "fakeexport/ops/functional_level.h"
+
+namespace fe::detail {
+
+/// Whether a size of `m` is not known without a guard.
+bool has_symbolic_size(const TensorMeta& m);
+
+/// Takes, in `g`, the names of the nodes computeStorageNbytes(sizes, strides, itemsize, offset)
+/// records for a tensor of metadata `m`: per dim, `eq` (size == 0) and `sub` (size - 1) when the
+/// size is symbolic, `mul` (stride * that) unless an operand is the int 1 (the proxy mode's
+/// peephole) or both are ints, `add` once the running size is symbolic; then `add` for the offset
+/// and `mul` by the item size (none for 1-byte types). A tensor of constant metadata takes none.
+void take_storage_nbytes_names(Graph& g, const TensorMeta& m);
+
+/// The functionalization level of a retrace (ops/functional_level.h): what each op dispatched
+/// there records, as names taken in the graph being written (`*graph`, which a subgraph's retrace
+/// switches) under the decomposition table `*table`.
+class FunctionalNames final : public FunctionalLevel {
+ public:
+  FunctionalNames(Graph* const& graph, const DecompTable* const& table) : graph_(graph), table_(table) {}
+  /// CompositeImplicit in PyTorch's native_functions.yaml (CPU) and in the table: FunctionalTensorMode
+  /// calls func.decompose(), so the decomposition's ops are wrapped one by one.
+  bool decomposes_here(const OpDef& op) const override;
+  /// The contiguity check of a torch._refs decomposition that ends in `.contiguous()` (triu, tril,
+  /// masked_fill, renorm, diag_embed), then each new output's storage size.
+  void wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) override;
+  /// C++ functionalization of a mutation (`add_`, `copy_`, `fill_`, `masked_fill_`, `index_add_`)
+  /// first records, per tensor argument with symbolic sizes, a `ge` and its storage size.
+  void mutation(std::span<const IValue> args);
+
+ private:
+  Graph* const& graph_;
+  const DecompTable* const& table_;
+  std::unordered_set<const void*> strides_read_;  ///< strides given a sym_stride read already
+};
+
+}  // namespace fe::detail
