@@ -148,7 +148,7 @@ struct Value {
 };
 
 int64_t py_floordiv(int64_t a, int64_t b) {
-  if (b == 0) return 0;  // the guard would raise; its names are taken all the same
+  if (b == 0 || (b == -1 && a == INT64_MIN)) return 0;  // the guard would raise; its names are taken all the same
   const int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
@@ -172,16 +172,19 @@ Value evaluate(Graph& g, GuardInputs& in, const Expr& e) {
   if (e.op == "neg") {
     const Value a = evaluate(g, in, e.kids[0]);
     if (a.symbolic) (void)g.unique_name("neg");
-    return {a.symbolic, -a.v};
+    return {a.symbolic, static_cast<int64_t>(0 - static_cast<uint64_t>(a.v))};
   }
   const Value a = evaluate(g, in, e.kids[0]);
   const Value b = evaluate(g, in, e.kids[1]);
   int64_t v = 0;
-  if (e.op == "add") v = a.v + b.v;
-  else if (e.op == "sub") v = a.v - b.v;
-  else if (e.op == "mul") v = a.v * b.v;
+  // Hints only steer `or`/`and`; wrapping arithmetic keeps absurd literals defined behaviour.
+  const auto wrap = [](uint64_t x) { return static_cast<int64_t>(x); };
+  const uint64_t ua = static_cast<uint64_t>(a.v), ub = static_cast<uint64_t>(b.v);
+  if (e.op == "add") v = wrap(ua + ub);
+  else if (e.op == "sub") v = wrap(ua - ub);
+  else if (e.op == "mul") v = wrap(ua * ub);
   else if (e.op == "floordiv") v = py_floordiv(a.v, b.v);
-  else if (e.op == "mod") v = b.v == 0 ? 0 : a.v - b.v * py_floordiv(a.v, b.v);
+  else if (e.op == "mod") v = wrap(ua - ub * static_cast<uint64_t>(py_floordiv(a.v, b.v)));
   else if (e.op == "eq") v = a.v == b.v;
   else if (e.op == "ne") v = a.v != b.v;
   else if (e.op == "le") v = a.v <= b.v;
