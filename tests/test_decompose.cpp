@@ -72,6 +72,9 @@ const std::set<std::string> kPrintsEqual = {
     // Dynamic programs whose dead size arithmetic is modelled (storage_nbytes_trace.h: each wrapped
     // output's storage size; guards_fn_trace.h: the input guards ep.module() checks).
     "ops_one_hot_dynamic", "ops_products_dynamic", "ops_ranges_dynamic", "hf_resnet_dyn",
+    // ... and of higher-order ops (inputs wrapped inside their subgraphs, results wrapped outside),
+    // zeros' shape validation (`u0 >= 0` before full).
+    "exportdb_cond_operands", "exportdb_constrain_as_size_example", "hop_scan_dynamic", "hop_while_loop_dynamic",
 };
 
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers
@@ -80,12 +83,8 @@ const std::set<std::string> kPrintsEqual = {
 /// `_guards_fn` checks, a mutation's per-argument checks and the contiguity check of refs ending
 /// in `.contiguous()`. Not modelled: c10's lazily cached numel and contiguity of a tensor that
 /// reshape/view read (`mul`s, then `eq, eq, sym_max` in PyTorch's trace), FakeTensor cache hits.
-///
-/// exportdb_constrain_as_size_example prints as PyTorch's up to node names: full's meta checks its
-/// unbacked size (`u0 >= 0`, a `ge` the retrace records and drops), which is not modelled, so the
-/// re-created assertion is ge_1 here and ge_2 there.
 const std::set<std::string> kEqualUpToNames = {
-    "exportdb_constrain_as_size_example", "hf_bert_dyn", "hf_llama_dyn", "hf_qwen2_dyn", "hf_clip_dyn", "hf_vit_dyn", "hop_scan_dynamic", "hop_while_loop_dynamic",
+    "hf_bert_dyn", "hf_llama_dyn", "hf_qwen2_dyn", "hf_clip_dyn", "hf_vit_dyn",
     "lowered_attention_cpu_dynamic", "mutation_setitem_views_dynamic", "seed002_encoder", "hf_whisper_dyn",
     // An intermediate's size is read right after the call that made it (Tracer::proxy), as
     // FunctionalTensor's wrap reads it in PyTorch's retrace: the conv output length before the gelu.
@@ -104,8 +103,7 @@ const std::set<std::string> kEqualUpToNames = {
 // Not in the list: hf_mixtral_dyn has PyTorch's nodes in PyTorch's order since that change (the
 // count of routed tokens computed before `sort`), but its print names that product `mul`,
 // PyTorch's `mul_559`, and renaming nodes in order also renames the word `mul` in a comment's
-// code text (`code: mul = torch.ops.aten.mul.Tensor(...)`, a node of the exported program);
-// exportdb_cond_operands, whose comments differ too.
+// code text (`code: mul = torch.ops.aten.mul.Tensor(...)`, a node of the exported program).
 
 /// Operators of the registry that torch.export.default_decompositions() lowers and `decompose` keeps.
 const std::set<std::string> kNotLoweredYet = {

@@ -266,6 +266,11 @@ class Retracer {
       Node* gi = g_->getitem(hop, static_cast<int64_t>(k));
       tracer_->stamp_node(gi);
       outs.push_back(traced_value(*tracer_, n.val[k], gi));
+      // FunctionalTensorMode wraps each result, which the op's fake implementation made afresh
+      // (offset 0; a loaded while_loop's results record offsets such as `u0 - 1`).
+      TensorMeta fresh = n.val[k];
+      fresh.storage_offset = 0;
+      detail::take_storage_nbytes_names(*g_, fresh);
     }
     return outs;
   }
@@ -330,6 +335,9 @@ class Retracer {
       Node* q = out.placeholder(p->name(), p->val[0]);
       vals_[p] = traced_value(child, p->val[0], q);
     }
+    // The subgraph's inputs are wrapped as FunctionalTensors inside the trace: each symbolic size
+    // is read (a sym_size node) as the storage size is computed.
+    for (Node* p : sub.placeholders()) detail::take_wrapped_input_names(out, p->val[0]);
     detail::Tracer* saved_tracer = tracer_;
     Graph* saved_graph = g_;
     struct Restore {

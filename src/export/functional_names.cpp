@@ -33,7 +33,7 @@ struct NameTaker final : sym::SymTracer {
 bool ends_in_contiguous(const OpDef& op) {
   static const std::unordered_set<std::string_view> refs = {
       "aten::triu.default", "aten::tril.default", "aten::masked_fill.Scalar", "aten::masked_fill.Tensor",
-      "aten::renorm.default", "aten::diag_embed.default"};
+      "aten::renorm.default", "aten::diag_embed.default", "aten::index_add.default"};
   return refs.count(op.qualified) != 0;
 }
 
@@ -81,11 +81,38 @@ void take_storage_nbytes_names(Graph& g, const TensorMeta& m) {
   }
 }
 
+void take_wrapped_input_names(Graph& g, const TensorMeta& m) {
+  for (const SymInt& d : m.sizes)
+    if (symbolic(d)) (void)g.unique_name("sym_size_int");
+  take_storage_nbytes_names(g, m);
+}
+
 bool FunctionalNames::decomposes_here(const OpDef& op) const {
   constexpr std::string_view ns = "aten::";
   const std::string_view q = op.qualified;
   return q.starts_with(ns) &&
          analysis::kernel_for(q.substr(ns.size()), "CPU") == analysis::KernelKind::CompositeImplicit;
+}
+
+void FunctionalNames::before_decomposition(const OpDef& op, std::span<const IValue> args) {
+  if (op.qualified == "aten::zeros.default" || op.qualified == "aten::ones.default") {
+    if (const auto* shape = args.empty() ? nullptr : std::get_if<std::vector<SymInt>>(&args[0]))
+      for (const SymInt& length : *shape)
+        if (symbolic(length)) (void)graph_->unique_name("ge");
+    return;
+  }
+  // torch._decomp's _index_add: torch._check(tensor_size == index_size).
+  if (op.qualified == "aten::index_add.default" && args.size() >= 4) {
+    const Tensor* index = std::get_if<Tensor>(&args[2]);
+    const Tensor* source = std::get_if<Tensor>(&args[3]);
+    const SymInt* dim = std::get_if<SymInt>(&args[1]);
+    if (!index || !source || !dim || !index->defined() || !source->defined() || !dim->maybe_int()) return;
+    int64_t d = *dim->maybe_int();
+    if (d < 0) d += std::max<int64_t>(source->dim(), 1);
+    const SymInt index_size = index->dim() == 1 ? index->sizes()[0] : SymInt(1);
+    const SymInt tensor_size = source->dim() > 0 && d >= 0 && d < source->dim() ? source->sizes()[d] : SymInt(1);
+    if (symbolic(index_size) || symbolic(tensor_size)) (void)graph_->unique_name("eq");
+  }
 }
 
 void FunctionalNames::wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) {

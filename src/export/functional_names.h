@@ -25,6 +25,10 @@ bool has_symbolic_size(const TensorMeta& m);
 /// and `mul` by the item size (none for 1-byte types). A tensor of constant metadata takes none.
 void take_storage_nbytes_names(Graph& g, const TensorMeta& m);
 
+/// A subgraph input wrapped inside the retrace: the `sym_size_int` read of each symbolic size
+/// (they are new SymNodes there), then its storage size.
+void take_wrapped_input_names(Graph& g, const TensorMeta& m);
+
 /// The functionalization level of a retrace (ops/functional_level.h): what each op dispatched
 /// there records, as names taken in the graph being written (`*graph`, which a subgraph's retrace
 /// switches) under the decomposition table `*table`.
@@ -34,8 +38,12 @@ class FunctionalNames final : public FunctionalLevel {
   /// CompositeImplicit in PyTorch's native_functions.yaml (CPU) and in the table: FunctionalTensorMode
   /// calls func.decompose(), so the decomposition's ops are wrapped one by one.
   bool decomposes_here(const OpDef& op) const override;
+  /// The checks a Python decomposition makes before its first node: torch._refs' zeros and ones
+  /// validate their shape (a `ge`, `length >= 0`, per symbolic length); index_add compares the
+  /// source's size with the index's (an `eq`).
+  void before_decomposition(const OpDef& op, std::span<const IValue> args) override;
   /// The contiguity check of a torch._refs decomposition that ends in `.contiguous()` (triu, tril,
-  /// masked_fill, renorm, diag_embed), then each new output's storage size.
+  /// masked_fill, renorm, diag_embed, index_add), then each new output's storage size.
   void wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) override;
   /// C++ functionalization of a mutation (`add_`, `copy_`, `fill_`, `masked_fill_`, `index_add_`)
   /// first records, per tensor argument with symbolic sizes, a `ge` and its storage size.

@@ -72,7 +72,9 @@ namespace {
 std::vector<Tensor> dispatch_functional(FunctionalLevel& level, const OpDef& op, std::vector<IValue> args,
                                         const SrcLocArg& loc) {
   complete_args(op, args);
-  if (t_decomp && op.decomp && t_decomp->count(&op) && level.decomposes_here(op)) return op.decomp(args, loc);
+  const bool decomposes = t_decomp && op.decomp && t_decomp->count(&op);
+  if (decomposes && level.decomposes_here(op)) return op.decomp(args, loc);
+  if (decomposes) level.before_decomposition(op, args);
   const std::vector<IValue> inputs = args;
   std::vector<Tensor> outs;
   {

@@ -17,6 +17,9 @@ class FunctionalLevel {
   virtual ~FunctionalLevel() = default;
   /// Whether `op` is decomposed at this level (CompositeImplicit and in the table).
   virtual bool decomposes_here(const OpDef& op) const = 0;
+  /// `op`, dispatched at this level, is about to run its decomposition beneath (a Python
+  /// reference, whose own checks come before the nodes it records).
+  virtual void before_decomposition(const OpDef& op, std::span<const IValue> args) = 0;
   /// `op`, dispatched at this level on `args`, returned `outs`: FunctionalTensorMode wraps them.
   virtual void wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) = 0;
 };
