@@ -13,12 +13,11 @@
 #include <variant>
 
 #include "export/decompose_asserts.h"
-#include "export/guards_fn_trace.h"
-#include "fakeexport/ops/functional_level.h"
-#include "export/functional_names.h"
 #include "export/decompose_vmap.h"
 #include "export/dynamic_shapes.h"
+#include "export/functional_names.h"
 #include "export/functionalize.h"
+#include "export/guards_fn_trace.h"
 #include "export/tracer.h"
 #include "fakeexport/export/check.h"
 #include "fakeexport/export/passes.h"
@@ -611,7 +610,6 @@ class Retracer {
     FunctionalLevelScope functional(&level_);
     return dispatch(f, std::move(args), SrcLocArg{})[0];
   }
-
 
   /// The handle of an op's output: its input's own handle when the op returned that tensor (a no-op
   /// `to`, `contiguous`), a view of input 0's when it aliases it, else a tensor of its own.
