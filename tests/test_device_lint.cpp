@@ -78,7 +78,13 @@ TEST(DeviceLint, CorpusSitesAreExactlyPyTorchsExplicitDevices) {
     std::set<std::string> top;  // device arguments in the top graph; constants are placeholders
     for (const auto& s : sites)
       if (s.graph.empty() && s.kind != analysis::PinKind::Constant) top.insert(s.node->name());
-    EXPECT_EQ(top, pytorch_cpu_pins(name));
+    std::set<std::string> want = pytorch_cpu_pins(name);
+    // Falcon's mask function reads torch.tensor(True), made on cpu and moved by the program to the
+    // mask's device; export asserts its device before the move, and that assertion holds wherever
+    // the program runs (PyTorch 2.11's own cuda:0 export of Falcon asserts cpu there too,
+    // tests/fixtures/cuda/zoo/falcon.txt). Only the move itself pins.
+    if (name == "hf_falcon") EXPECT_EQ(want.erase("_assert_tensor_metadata_default_1"), 1u);
+    EXPECT_EQ(top, want);
     for (const auto& s : sites) EXPECT_NE(s.kind, analysis::PinKind::Mixed) << s.node->name();
     ++programs;
     pins += sites.size();

@@ -20,6 +20,7 @@
 #include "fakeexport/serde/pt2.h"
 #include "fakeexport/serde/safetensors.h"
 #include "test_util.h"
+#include "zoo_test_util.h"
 
 namespace fs = std::filesystem;
 
@@ -27,22 +28,11 @@ namespace {
 
 const std::string kGolden = std::string(FE_FIXTURES_DIR) + "/zoo_golden";
 
-/// The decode step of golden config NAME: built under the config's dtype, wrapped with a cache of
-/// `len` tokens for `batch` sequences, exported with the wrapper's hints.
+/// The decode step of golden config NAME on cpu.
 fe::ExportedProgram export_decode_step(const std::string& name, int64_t batch, int64_t seq, int64_t len = 16,
                                        bool dynamic_seq = false) {
   fe::FakeTensorMode fake;
-  const fe::zoo::Config c = fe::zoo::Config::from_file(kGolden + "/" + name + ".config.json");
-  std::unique_ptr<fe::zoo::Model> m;
-  {
-    fe::DTypeScope dt(c.is_null("dtype") ? fe::DType::Float32 : fe::parse_dtype(c.get_string("dtype")).value());
-    m = fe::zoo::with_static_cache(fe::zoo::build(c), batch, len);
-  }
-  const fe::zoo::ExampleInputs in = m->example_inputs({.batch = batch, .seq = seq, .dynamic_seq = dynamic_seq});
-  const fe::zoo::ExportHints h = m->export_hints();
-  return fe::export_program(*m, in.args,
-                            {.dynamic_shapes = in.dynamic_shapes,
-                             .strict = h.strict, .state_access_paths = h.state_access_paths, .kwarg_inputs = h.kwarg_inputs, .grad_enabled = !h.no_grad});
+  return zoo_test::export_golden_decode_step(name, fe::kCPU, batch, seq, len, dynamic_seq);
 }
 
 struct Case {

@@ -156,6 +156,26 @@ inline bool dynamic_names_exact(std::string_view name) {
   return !name.starts_with("whisper");
 }
 
+/// The decode step of golden config NAME (tests/fixtures/zoo_golden) as gen_zoo_kv_golden.py exports
+/// it: built under the config's dtype on `device`, wrapped with a cache of `len` tokens for `batch`
+/// sequences, exported with the wrapper's hints (the caller holds the FakeTensorMode).
+inline fe::ExportedProgram export_golden_decode_step(const std::string& name, const fe::Device& device, int64_t batch,
+                                                     int64_t seq, int64_t len = 16, bool dynamic_seq = false) {
+  const zoo::Config c = zoo::Config::from_file(std::string(FE_FIXTURES_DIR) + "/zoo_golden/" + name + ".config.json");
+  std::unique_ptr<zoo::Model> m;
+  {
+    fe::DTypeScope dt(c.is_null("dtype") ? fe::DType::Float32 : fe::parse_dtype(c.get_string("dtype")).value());
+    fe::DeviceScope on(device);
+    m = zoo::with_static_cache(zoo::build(c), batch, len);
+  }
+  const zoo::ExampleInputs in = m->example_inputs({.batch = batch, .seq = seq, .dynamic_seq = dynamic_seq});
+  const zoo::ExportHints h = m->export_hints();
+  return fe::export_program(*m, in.args,
+                            {.dynamic_shapes = in.dynamic_shapes, .strict = h.strict,
+                             .state_access_paths = h.state_access_paths, .kwarg_inputs = h.kwarg_inputs,
+                             .grad_enabled = !h.no_grad});
+}
+
 inline fe::ExportedProgram export_model(zoo::Model& m, const zoo::InputOptions& o = {}) {
   zoo::ExampleInputs in = m.example_inputs(o);
   return fe::export_program(m, in.args, {.dynamic_shapes = in.dynamic_shapes});
@@ -201,19 +221,21 @@ inline Placements export_placements(const std::string& name, const zoo::InputOpt
 // `copies` (every aten.to / _to_copy node) or `transfers` (device-changing ones only, for families
 // whose HF forward records same-device .to calls: GPT-2's position embeddings, the masks' casts).
 inline Placements expect_moves(const std::string& name, const std::vector<std::string>& pipeline,
-                               std::vector<std::string> (*moves)(const fe::ExportedProgram&)) {
+                               std::vector<std::string> (*moves)(const fe::ExportedProgram&),
+                               const std::vector<std::string>& on_cuda = {}) {
   SCOPED_TRACE(name);
   Placements p = export_placements(name);
   EXPECT_TRUE(moves(p.cpu).empty());
-  EXPECT_TRUE(moves(p.cuda).empty());
+  EXPECT_EQ(moves(p.cuda), on_cuda);
   EXPECT_EQ(moves(p.pipeline), pipeline);
   return p;
 }
 inline Placements expect_copies(const std::string& name, const std::vector<std::string>& pipeline) {
   return expect_moves(name, pipeline, copies);
 }
-inline Placements expect_transfers(const std::string& name, const std::vector<std::string>& pipeline) {
-  return expect_moves(name, pipeline, transfers);
+inline Placements expect_transfers(const std::string& name, const std::vector<std::string>& pipeline,
+                                   const std::vector<std::string>& on_cuda = {}) {
+  return expect_moves(name, pipeline, transfers, on_cuda);
 }
 
 // A llama-style decoder's pipeline: `cut` transfers to cuda:1 at the layer cut (hidden, mask, cos,

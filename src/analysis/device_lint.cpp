@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "fakeexport/export/check.h"
+#include "fakeexport/export/retarget.h"
 
 namespace fe::analysis {
 namespace {
@@ -82,6 +83,11 @@ class Linter {
     for (size_t i = 0; i < phs.size() && i < ep_.signature.inputs.size(); ++i) {
       const InputSpec& s = ep_.signature.inputs[i];
       if (s.kind != InputKind::ConstantTensor || phs[i]->val.size() != 1) continue;
+      // Moved by the program itself (torch.tensor(True).to(x.device)): only its transfer can pin.
+      if (const std::vector<const Node*> nodes = self_moved_constant(*phs[i]); !nodes.empty()) {
+        exempt_.insert(nodes.begin(), nodes.end());
+        continue;
+      }
       if (!in(targets_, phs[i]->val[0].device)) add(*phs[i], "", phs[i]->val[0].device, PinKind::Constant);
     }
   }
@@ -90,7 +96,7 @@ class Linter {
     for (const auto& up : g.nodes()) {
       const Node& n = *up;
       note_anchor(n);
-      if (n.op() != NodeOp::CallFunction) continue;
+      if (n.op() != NodeOp::CallFunction || exempt_.count(&n)) continue;
       bool pinned = false;
       for (const NodeArg& a : n.args())
         if (auto* d = std::get_if<Device>(&a); d && !in(targets_, *d)) {
@@ -122,6 +128,7 @@ class Linter {
   std::unordered_set<std::string> user_inputs_;
   std::string first_input_;
   std::unordered_map<const Node*, const std::string*> anchor_;  ///< node -> user input reaching it
+  std::unordered_set<const Node*> exempt_;  ///< a self-moved constant's chain and assertions
   std::vector<DeviceSite> sites_;
 };
 

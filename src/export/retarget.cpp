@@ -4,6 +4,9 @@
 // to the views after it, exactly as tracing on the target would have recorded it.
 #include "fakeexport/export/retarget.h"
 
+#include <algorithm>
+#include <unordered_set>
+
 #include "fakeexport/core/error.h"
 #include "fakeexport/core/scopes.h"
 #include "fakeexport/ops/registry.h"
@@ -36,6 +39,30 @@ std::vector<std::pair<Device, Device>> DeviceMap::parse_pairs(std::string_view s
   return out;
 }
 
+std::vector<const Node*> self_moved_constant(const Node& placeholder) {
+  std::vector<const Node*> keep{&placeholder};
+  bool moved = false;
+  for (size_t i = 0; i < keep.size(); ++i)
+    for (const Node* u : keep[i]->users()) {
+      if (u->op() != NodeOp::CallFunction || !u->target()) return {};
+      const std::string& name = u->target()->schema.name;
+      const bool first_arg = !u->args().empty() && std::holds_alternative<Node*>(u->args()[0]) &&
+                             std::get<Node*>(u->args()[0]) == keep[i];
+      if (!first_arg) return {};
+      if (name == "lift_fresh_copy" || name == "detach_" || name == "detach" || name == "clone" ||
+          name == "_assert_tensor_metadata") {
+        if (std::find(keep.begin(), keep.end(), u) == keep.end()) keep.push_back(u);
+      } else if ((name == "to" || name == "_to_copy") &&
+                 std::any_of(u->args().begin(), u->args().end(), [](const NodeArg& a) { return std::holds_alternative<Device>(a); })) {
+        moved = true;
+      } else {
+        return {};
+      }
+    }
+  if (!moved) return {};
+  return keep;
+}
+
 namespace {
 
 class Retargeter {
@@ -43,8 +70,20 @@ class Retargeter {
   Retargeter(ExportedProgram& ep, const DeviceMap& map) : ep_(ep), map_(map) {}
 
   RetargetReport run() {
-    for (auto* state : {&ep_.state_dict, &ep_.constants})
-      for (auto& [name, t] : *state) t = moved(t);
+    // Constants the program moves itself stay where export made them (see self_moved_constant).
+    std::unordered_set<std::string> stay;
+    const auto phs = ep_.graph.placeholders();
+    for (size_t i = 0; i < phs.size() && i < ep_.signature.inputs.size(); ++i) {
+      const InputSpec& s = ep_.signature.inputs[i];
+      if (s.kind != InputKind::ConstantTensor) continue;
+      const std::vector<const Node*> nodes = self_moved_constant(*phs[i]);
+      if (nodes.empty()) continue;
+      stay.insert(s.target);
+      keep_.insert(nodes.begin(), nodes.end());
+    }
+    for (auto& [name, t] : ep_.state_dict) t = moved(t);
+    for (auto& [name, t] : ep_.constants)
+      if (!stay.count(name)) t = moved(t);
     graph(ep_.graph);
     return r_;
   }
@@ -64,6 +103,7 @@ class Retargeter {
     std::vector<Node*> noop_contiguous;
     for (const auto& up : g.nodes()) {
       Node& n = *up;
+      if (keep_.count(&n)) continue;
       for (TensorMeta& m : n.val)
         if (const Device d = map_(m.device); d != m.device) {
           m.device = d;
@@ -173,6 +213,7 @@ class Retargeter {
   ExportedProgram& ep_;
   const DeviceMap& map_;
   RetargetReport r_;
+  std::unordered_set<const Node*> keep_;  ///< self-moved constants' nodes: left as recorded
 };
 
 }  // namespace

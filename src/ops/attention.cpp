@@ -658,6 +658,28 @@ bool sdpa_decomposes(const Tensor& q, const Tensor& k, const Tensor& v, double d
   return flash || (q.sizes()[1].same_as(k.sizes()[1]) && k.sizes()[1].same_as(v.sizes()[1]));
 }
 
+/// The memory-efficient kernel's mask (preprocess_mask): additive, padded to a multiple of 8 columns
+/// (pad_bias<8>) when its strides are not, then expanded to (B, H, L, S).
+Tensor efficient_mask(const Tensor& mask, const Tensor& q, const Tensor& k, const SrcLocArg& loc) {
+  Tensor t = additive_mask(mask, q, loc);
+  if (!efficient_mask_aligned(t.meta())) {
+    const SymInt s = t.sizes()[t.dim() - 1];
+    t = dispatch1(*op_constant_pad_nd, {t, std::vector<SymInt>{0, SymInt(8) - mod(s, 8)}, 0.0}, loc);
+    // Sliced back to the symbolic column count itself (an int here would specialize seq).
+    t = dispatch1(*op_slice_Tensor, {t, SymInt(-1), SymInt(0), s, SymInt(1)}, loc);
+  }
+  return fe::expand(t, {q.sizes()[0], q.sizes()[1], q.sizes()[2], k.sizes()[2]}, false, loc);
+}
+
+/// The mask sdpa_converted_mask prepared on cuda and the kernel chosen for the original mask, which
+/// the lowering then keeps (by identity: the converted mask could choose otherwise, and a mask the
+/// caller passed in full (B, H, L, S) shape is still expanded for the memory-efficient kernel).
+struct PreparedMask {
+  Tensor mask;
+  SdpBackend backend = SdpBackend::Math;
+};
+thread_local PreparedMask t_prepared;
+
 /// scaled_dot_product_attention's CUDA branch for a fused kernel (PyTorch 2.11, attention.cpp):
 /// cuDNN takes the mask as it is (a boolean one made additive with -65504); the memory-efficient
 /// kernel an additive mask padded to 8 columns when its strides are not, expanded to
@@ -677,16 +699,7 @@ Tensor cuda_fused_attention(SdpBackend backend, std::span<const IValue> a, std::
   }
   if (backend == SdpBackend::Efficient) {
     IValue m = None{};
-    if (mask) {
-      Tensor t = additive_mask(*mask, q, loc);
-      if (!efficient_mask_aligned(t.meta())) {  // pad_bias<8>: padded to a multiple of 8 columns, then sliced back
-        const SymInt s = t.sizes()[t.dim() - 1];
-        t = dispatch1(*op_constant_pad_nd, {t, std::vector<SymInt>{0, SymInt(8) - mod(s, 8)}, 0.0}, loc);
-        // Sliced back to the symbolic column count itself (an int here would specialize seq).
-        t = dispatch1(*op_slice_Tensor, {t, SymInt(-1), SymInt(0), s, SymInt(1)}, loc);
-      }
-      m = fe::expand(t, {q.sizes()[0], q.sizes()[1], q.sizes()[2], k.sizes()[2]}, false, loc);
-    }
+    if (mask) m = mask->is_same(t_prepared.mask) ? *mask : efficient_mask(*mask, q, k, loc);
     return dispatch(*op_efficient_attention, {q, k, v, m, false, dropout, causal, sc}, loc)[0];
   }
   // Flash.
@@ -709,9 +722,15 @@ std::vector<Tensor> decomp_sdpa(std::span<const IValue> a, const SrcLocArg& loc)
     // The kernel PyTorch picks on the GPU: its fused op (scaled_dot_product_attention's CUDA
     // branches), or the math path, lowered as on any device (no CPU flash wrapper around it).
     const bool gqa = std::get<bool>(a[7]);
+    const bool prepared = mask && mask->is_same(t_prepared.mask);
     const SdpBackend backend =
-        choose_sdp_backend_cuda({.q = q.meta(), .k = k.meta(), .v = v.meta(), .mask = mask ? &mask->meta() : nullptr,
-                                 .dropout = dropout, .causal = std::get<bool>(a[5]), .gqa = gqa}, cuda_arch());
+        prepared ? t_prepared.backend
+                 : choose_sdp_backend_cuda({.q = q.meta(), .k = k.meta(), .v = v.meta(),
+                                            .mask = mask ? &mask->meta() : nullptr, .dropout = dropout,
+                                            .causal = std::get<bool>(a[5]), .gqa = gqa}, cuda_arch());
+    struct Forget {
+      ~Forget() { t_prepared = {}; }
+    } forget;
     const bool heads_ok = gqa || (q.dim() == 4 && k.dim() == 4 && v.dim() == 4 && q.sizes()[1].same_as(k.sizes()[1]) &&
                                   k.sizes()[1].same_as(v.sizes()[1]));
     std::optional<double> scale;
@@ -740,8 +759,31 @@ std::vector<Tensor> decomp_sdpa(std::span<const IValue> a, const SrcLocArg& loc)
 std::optional<Tensor> sdpa_converted_mask(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor &q = decomp_tensor(a, 0), &k = decomp_tensor(a, 1), &v = decomp_tensor(a, 2);
   const Tensor* mask = std::get_if<Tensor>(&a[3]);
-  if (!mask || !mask->defined() || mask->dtype() != DType::Bool || q.device().type() == DeviceType::CUDA) return std::nullopt;
+  if (!mask || !mask->defined()) return std::nullopt;
   const double dropout = std::get<double>(a[4]);
+  if (q.device().type() == DeviceType::CUDA) {
+    // Measured on PyTorch 2.11's cuda:0 decompositions of decode steps (views of a written cache
+    // are replayed where the kernel reads them): the mask is converted before the kernel reads q, k
+    // and v (cuDNN's with -65504 where masked), and the memory-efficient kernel's is also padded and
+    // expanded first. The math path converts it first too, as on cpu (the conversion precedes the
+    // backend switch).
+    const bool gqa = std::get<bool>(a[7]);
+    const SdpBackend backend =
+        choose_sdp_backend_cuda({.q = q.meta(), .k = k.meta(), .v = v.meta(), .mask = &mask->meta(),
+                                 .dropout = dropout, .causal = std::get<bool>(a[5]), .gqa = gqa}, cuda_arch());
+    std::optional<Tensor> out;
+    const bool heads_ok = gqa || sdpa_decomposes(q, k, v, dropout);
+    if (backend == SdpBackend::Efficient)
+      out = efficient_mask(*mask, q, k, loc);
+    else if (mask->dtype() == DType::Bool && backend == SdpBackend::Cudnn)
+      out = additive_mask(*mask, q, loc, -65504.0);
+    else if (mask->dtype() == DType::Bool && backend == SdpBackend::Math && dropout == 0.0 && q.dim() == 4 &&
+             k.dim() == 4 && v.dim() == 4 && heads_ok)
+      out = additive_mask(*mask, q, loc);
+    if (out) t_prepared = {*out, backend};
+    return out;
+  }
+  if (mask->dtype() != DType::Bool) return std::nullopt;
   const bool flash = use_flash_cpu("aten::scaled_dot_product_attention", q.meta(), k.meta(), v.meta(), &mask->meta(),
                                    dropout, false);
   if (!sdpa_decomposes(q, k, v, dropout, flash) || std::get<bool>(a[7])) return std::nullopt;

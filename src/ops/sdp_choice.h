@@ -33,11 +33,12 @@ SdpBackend choose_sdp_backend_cuda(const SdpParams& p, CudaArch arch);
 /// (sdp::use_flash_attention_cpp), else the math path.
 bool uses_flash_cpu(const SdpParams& p);
 
-/// The first step of scaled_dot_product_attention's CPU decomposition: its boolean mask made
-/// additive (convert_boolean_attn_mask), recorded now; nullopt where the call keeps its mask (none,
-/// not boolean, not on a CPU, not decomposed). PyTorch's functionalization brings q, k and v up to
-/// date only after this, when the kernel it lowers to reads them (run_decompositions' order for
-/// views of a written cache).
+/// The first step of scaled_dot_product_attention's decomposition: its boolean mask made additive
+/// (convert_boolean_attn_mask; cuDNN's with -65504), and on cuda the memory-efficient kernel's
+/// mask padded and expanded as well, recorded now; nullopt where the call keeps its mask (none, not
+/// boolean, not decomposed, flash). PyTorch's functionalization brings q, k and v up to date only
+/// after this, when the kernel it lowers to reads them (run_decompositions' order for views of a
+/// written cache). On cuda the lowering that follows keeps the kernel chosen for the original mask.
 std::optional<Tensor> sdpa_converted_mask(std::span<const IValue> a, const SrcLocArg& loc);
 
 }  // namespace fe::ops

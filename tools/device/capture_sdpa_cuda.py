@@ -26,8 +26,9 @@ scaled_dot_product_attention on this GPU, and what that does to an exported prog
   zoo/NAME.txt, NAME.decomposed.txt
                     the zoo's golden cases (tools/oracle/scripts/gen_zoo_golden.py), the transformers
                     model moved to cuda:0 and exported there, as on cpu in tests/fixtures/zoo_golden
-                    (tests/test_zoo_cuda.cpp compares the cases whose graph transformers 5.17 did not
-                    change); --zoo-dynamic NAME,... adds NAME_dyn.txt (or NAME_dyn.error.txt: PyTorch
+                    (tests/fixtures/cuda/zoo: all 43, `--skip choice,export` with transformers 5.12.1
+                    carried by tools/device/carry_transformers.sh, H200, 2026-11-30, `# File:` lines
+                    removed; tests/test_zoo_cuda.cpp compares every one); --zoo-dynamic NAME,... adds NAME_dyn.txt (or NAME_dyn.error.txt: PyTorch
                     2.11 refuses a dynamic seq on CUDA for the decoders tried).
 Everything is written as it is measured, so a run stopped at its budget keeps what it has.
 --zoo-only NAME,... limits the zoo part to those cases; tests/fixtures/cuda/zoo_kernels.json came from

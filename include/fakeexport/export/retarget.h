@@ -32,6 +32,14 @@ struct RetargetReport {
   size_t dropped = 0;      ///< `contiguous` nodes that are no-ops on the target (not recorded there)
 };
 
+/// The nodes of a lifted tensor constant the program moves itself, as `torch.tensor(True).to(x.device)`
+/// records it: the placeholder, the lift_fresh_copy / detach_ / clone chain read from it and the
+/// `_assert_tensor_metadata` calls on that chain, when every other use of the chain is a transfer
+/// with an explicit device (at least one); empty otherwise. Export records such a constant where it
+/// was made whatever the model's device (PyTorch 2.11 exports Falcon on cuda:0 with it on cpu), so
+/// retarget moves only the transfer, and the device lint finds nothing pinned in it.
+std::vector<const Node*> self_moved_constant(const Node& placeholder);
+
 /// Rewrites `ep` in place for the devices `map` gives (subgraphs included). Nodes whose meta
 /// function rejects the moved arguments keep their moved metadata (the verifier then says why).
 RetargetReport retarget(ExportedProgram& ep, const DeviceMap& map);

@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "fakeexport/core/error.h"
+#include "fakeexport/core/scopes.h"
 #include "fakeexport/nn/layers.h"
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
@@ -243,8 +244,12 @@ class FalconModel : public nn::Module {
       alibi = build_alibi_tensor(ones({batch, seq + 0}, {.dtype = DType::Int64, .device = dev}), d_.heads, dtype);
     Tensor position_ids = lm::past_positions(inputs_embeds, cache);
     // and_mask_function=lambda *args: torch.tensor(True, dtype=torch.bool) ("force mask creation
-    // for alibi"): a lifted constant read inside the vmapped mask function.
-    const masks::MaskFunction always = [](const masks::Indices&) { return tensor_constant(Scalar(true), DType::Bool); };
+    // for alibi"): a lifted constant read inside the vmapped mask function. It names no device, so it
+    // is a cpu tensor whatever the model's device (PyTorch 2.11's cuda:0 export asserts cpu on it).
+    const masks::MaskFunction always = [](const masks::Indices&) {
+      DeviceScope host(kCPU);
+      return tensor_constant(Scalar(true), DType::Bool);
+    };
     Tensor mask = cache ? masks::create_causal_mask_cached(inputs_embeds, cache->past_seen(), cache->max_cache_len,
                                                            nullptr, always)
                         : masks::create_causal_mask_and(inputs_embeds, Tensor(), always);
