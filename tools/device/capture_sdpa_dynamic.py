@@ -5,7 +5,12 @@ transformers 5.17, 2026-11-27):
 (the device tool brings back few files: bring the tarball). Later captures in the same directory:
 --cases deepseek_v3,deepseek_v3_mask,deepseek_v3_lite,deepseek_v3_bf16 --hints 8,7,12 (and
 --multiple 8 --hints 8), and --cases falcon,falcon_rw --hints 8,7,16 (and --multiple 8 --hints 16,24),
-both on an H100 (PyTorch 2.11, transformers 5.17), 2026-11-27. A dynamic sequence length that exports
+both on an H100 (PyTorch 2.11, transformers 5.17), 2026-11-27. The printed captures of the models
+whose graph 5.17 traces otherwise were taken again with transformers 5.12.1 carried to an H200
+(tools/device/carry_transformers.sh; PYTHONPATH=$PWD/.tf512), 2026-11-30: --multiple 8 --hints 16,24
+--cases llama,llama_bf16,llama_mask,gemma,gemma2_mask,gemma3_text,gpt_neox,mistral,mixtral,phi3,
+qwen2_moe,qwen3_moe,falcon,falcon_rw,deepseek_v3_lite,deepseek_v3,deepseek_v3_mask; --hints 16,5,9
+--cases gemma_bf16,mixtral_bf16,qwen3_moe_bf16; --hints 12,7,8,16 --cases deepseek_v3_bf16,falcon. A dynamic sequence length that exports
 on CPU can be refused on CUDA: the memory-efficient kernel pads an attention mask whose strides are
 symbolic to 8 columns, and the padded size's `% 8` ends in a guard export's solver cannot prove
 ("Constraints violated (seq)! ... seq = 8*_seq"). tools/device/probe_guard_origin.py shows where
