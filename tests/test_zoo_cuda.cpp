@@ -139,11 +139,11 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooCudaDecodeStep, ::testing::ValuesIn(captured("z
 // The models whose printed captures in tests/fixtures/cuda/zoo_dyn hold transformers 5.12's graph
 // and print as ours up to names: captured with transformers 5.17 where it traces as 5.12 does
 // (H100, 2026-11-27), or again with 5.12.1 carried to an H200 (2026-11-30: every printed capture
-// of the rest; their refusals, about the padded mask's guards, are 5.17's). Not here: the float32
-// MoE models (mixtral, qwen2_moe, qwen3_moe, deepseek_v3, deepseek_v3_lite), whose seq = 8*_seq
-// captures read the routed-token count for `arange(perm.size(0))` as sym_numel(top_k_index) where
-// ours reads the sorted ids' size; 2.14 on cpu (the zoo goldens) computes it from sizes, and
-// without 2.11's cpu print it is not known whether the device or the version decides that.
+// of the rest; their refusals, about the padded mask's guards, are 5.17's). Not here yet: the
+// float32 MoE models (mixtral, qwen2_moe, qwen3_moe, deepseek_v3, deepseek_v3_lite), whose
+// seq = 8*_seq captures read the routed-token count for `arange(perm.size(0))` as
+// sym_numel(top_k_index) where ours reads the sorted ids' size. PyTorch 2.14 on cpu does the same
+// with seq = 8*_seq (and computes it from the sizes with a plain seq), so it is ours to fix.
 const std::vector<std::string> kSameGraph = {
     "qwen2", "qwen2_yarn", "qwen3", "gemma2", "gemma2_bf16", "clip", "clip_eos2", "gpt2", "bert", "vit", "ved",
     "blenderbot", "whisper", "llama", "llama_bf16", "gemma", "gemma_bf16", "gemma3_text", "gpt_neox", "mistral",
