@@ -136,18 +136,15 @@ TEST_P(ZooCudaDecodeStep, PrintsAndDecomposesAsPyTorchOnAGpu) {
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooCudaDecodeStep, ::testing::ValuesIn(captured("zoo_kv", ".kv.txt")));
 
-// The models whose printed captures in tests/fixtures/cuda/zoo_dyn hold transformers 5.12's graph
-// and print as ours up to names: captured with transformers 5.17 where it traces as 5.12 does
-// (H100, 2026-11-27), or again with 5.12.1 carried to an H200 (2026-11-30: every printed capture
-// of the rest; their refusals, about the padded mask's guards, are 5.17's). Not here yet: the
-// float32 MoE models (mixtral, qwen2_moe, qwen3_moe, deepseek_v3, deepseek_v3_lite), whose
-// seq = 8*_seq captures read the routed-token count for `arange(perm.size(0))` as
-// sym_numel(top_k_index) where ours reads the sorted ids' size. PyTorch 2.14 on cpu does the same
-// with seq = 8*_seq (and computes it from the sizes with a plain seq), so it is ours to fix.
+// The models whose printed captures in tests/fixtures/cuda/zoo_dyn hold transformers 5.12's graph:
+// captured with transformers 5.17 where it traces as 5.12 does (H100, 2026-11-27), or again with
+// 5.12.1 carried to an H200 (2026-11-30: every printed capture of the rest; their refusals, about
+// the padded mask's guards, are 5.17's).
 const std::vector<std::string> kSameGraph = {
     "qwen2", "qwen2_yarn", "qwen3", "gemma2", "gemma2_bf16", "clip", "clip_eos2", "gpt2", "bert", "vit", "ved",
     "blenderbot", "whisper", "llama", "llama_bf16", "gemma", "gemma_bf16", "gemma3_text", "gpt_neox", "mistral",
-    "mixtral_bf16", "phi3", "qwen3_moe_bf16", "falcon", "falcon_rw", "deepseek_v3_bf16"};
+    "mixtral", "mixtral_bf16", "phi3", "qwen2_moe", "qwen3_moe", "qwen3_moe_bf16", "falcon", "falcon_rw",
+    "deepseek_v3", "deepseek_v3_lite", "deepseek_v3_bf16"};
 
 // Dynamic batch and seq on cuda:0, from example inputs of seq length H (NAME_hH in
 // tests/fixtures/cuda/zoo_dyn: tools/device/capture_sdpa_dynamic.py on an H100, PyTorch 2.11):

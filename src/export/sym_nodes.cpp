@@ -15,7 +15,9 @@ namespace {
 
 bool is_sym_node(const Node& n) {
   static const OpDef& sym_size = op("aten::sym_size.int");
-  return n.op() == NodeOp::SymOp || (n.op() == NodeOp::CallFunction && n.target() == &sym_size);
+  static const OpDef& sym_numel = op("aten::sym_numel");
+  return n.op() == NodeOp::SymOp ||
+         (n.op() == NodeOp::CallFunction && (n.target() == &sym_size || n.target() == &sym_numel));
 }
 
 class Folder {
@@ -25,6 +27,7 @@ class Folder {
 
   void run() {
     static const OpDef& sym_size = op("aten::sym_size.int");
+    static const OpDef& sym_numel = op("aten::sym_numel");
     std::vector<Node*> order;
     for (const auto& n : g_.nodes()) order.push_back(n.get());
     Node* first_body = nullptr;
@@ -91,9 +94,10 @@ class Folder {
       auto it = known_.find(e.str());
       if (it != known_.end()) {
         g_.replace_all_uses_with(n, it->second);
-      } else if (n->target() == &sym_size && n->inputs()[0]->op() != NodeOp::Placeholder && reifiable(e)) {
-        // The size of an intermediate tensor: computed from the inputs' sizes instead (a size
-        // read from data, `u1`, stays the size of the tensor that has it).
+      } else if ((n->target() == &sym_size || n->target() == &sym_numel) &&
+                 n->inputs()[0]->op() != NodeOp::Placeholder && reifiable(e)) {
+        // The size (or numel) of an intermediate tensor: computed from the inputs' sizes instead
+        // (a size read from data, `u1`, stays the size of the tensor that has it).
         NodeArg v = reify(e, n);
         if (auto* p = std::get_if<SymInt>(&v); p && graph_node_of(*p)) g_.replace_all_uses_with(n, graph_node_of(*p));
       } else {

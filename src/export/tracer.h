@@ -436,9 +436,11 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     if (!numel_reads_.insert(value.str()).second) return;
     ++effects_;
     Node* of = traced_node(static_cast<const TensorImpl*>(tensor));
-    if (!of || of->val.empty() || of->val[0].dim() != 1) return;
-    static const OpDef& sym_size = op("aten::sym_size.int");
-    Node* n = g_.call(sym_size, {of, SymInt(0)}, "sym_numel_default");  // 1-D: its size is its numel
+    if (!of || of->val.size() != 1) return;
+    // Where the inputs' sizes compute the value, the fold after the trace replaces this read by
+    // that arithmetic (2*s70*s72: `2 * s70`, `* s72`); with seq = 8*_seq (16*s72*s9) it stays.
+    static const OpDef& sym_numel = op("aten::sym_numel");
+    Node* n = g_.call(sym_numel, {of}, "sym_numel_default");
     n->sym_val = value;
     s->proxy_trace = id_;
     s->proxy = n;

@@ -158,6 +158,10 @@ void meta_sym_size(const MetaArgs& a, MetaOut& out) {
   out.ints.push_back(self.sizes[wrap_dim(dim, self.dim(), label(a))]);
 }
 
+/// A tensor's element count as a graph value: export's read of a numel no node computed before
+/// (a MoE layer's routed-token count when seq is 8*_seq).
+void meta_sym_numel(const MetaArgs& a, MetaOut& out) { out.ints.push_back(a.tensor(0).numel()); }
+
 void cpu_copy(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   const TensorMeta& om = o[0].meta();
   cpu::Operand in = cpu::make_operand(a[0], om.sizes);
@@ -351,6 +355,7 @@ void register_conversion_ops(Registry& r) {
                       .device_rule = kFree, .may_return_self = true, .decomp = decomp_type_as});
   op_local_scalar_dense = r.add({"aten::_local_scalar_dense(Tensor self) -> Scalar", meta_local_scalar_dense, nullptr, kFree});
   op_sym_size_int = r.add({"aten::sym_size.int(Tensor self, int dim) -> SymInt", meta_sym_size, nullptr, kFree});
+  r.add({"aten::sym_numel(Tensor self) -> SymInt", meta_sym_numel, nullptr, kFree});
 }
 
 }  // namespace ops

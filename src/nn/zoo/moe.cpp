@@ -64,10 +64,12 @@ Tensor Experts::operator()(const Tensor& x, const Tensor& top_k_index, const Ten
   Tensor weighted = proj * w;
   weighted.masked_fill_(sentinel_mask, 0.0);
   Tensor inv_perm = empty_like(perm);
-  // perm.size(0) is top_k_index's numel, which is how export first reads it.
+  // perm.size(0) is top_k_index's numel (reshape(-1) and sort keep it), which export reads from
+  // there: sym_numel(top_k_index) where the inputs' sizes do not compute it (measured with
+  // seq = 8*_seq on PyTorch 2.14 on cpu and 2.11 on cuda).
   const SymInt routed = perm.size(0);
   sym::SymTracer* tracer = routed.is_symbolic() ? routed.node()->env->user_tracer() : nullptr;
-  if (tracer) tracer->on_numel_read(perm.impl(), perm.size(0));
+  if (tracer) tracer->on_numel_read(top_k_index.impl(), perm.size(0));
   Tensor positions = arange(perm.size(0), {.device = device});
   // inv_perm[perm] = positions: Python's setitem strips the value's leading size-1 dims first
   // (slicePrefix1sDims: a view to [] for one routed token), after comparing the value's sizes

@@ -1,5 +1,5 @@
 """Conversion ops: _to_copy, the to.* overloads (self returned when nothing changes), type_as,
-_assert_tensor_metadata, _local_scalar_dense (data-dependent on fake tensors), sym_size.int."""
+_assert_tensor_metadata, _local_scalar_dense (data-dependent on fake tensors), sym_size.int, sym_numel."""
 import torch
 
 from opgen import T, call, vcall, layouts, non_dense_permuted, SHAPES, DTYPES_ALL
@@ -165,6 +165,16 @@ def sym_size_calls():
     yield call(op, T([]), -1)
 
 
+def sym_numel_calls():
+    # No tensor can make it fail: the error call is one without its argument.
+    op = "aten::sym_numel"
+    for x in inputs():
+        yield call(op, x)
+    yield call(op, T([]))
+    yield call(op, T([0, 3]))
+    yield call(op)
+
+
 def calls():
     yield from inplace_fill_calls()
     yield from copy_calls()
@@ -175,6 +185,7 @@ def calls():
     yield from assert_metadata_calls()
     yield from local_scalar_calls()
     yield from sym_size_calls()
+    yield from sym_numel_calls()
 
 
 def fill_calls():
