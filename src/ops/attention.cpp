@@ -658,6 +658,13 @@ bool sdpa_decomposes(const Tensor& q, const Tensor& k, const Tensor& v, double d
   return flash || (q.sizes()[1].same_as(k.sizes()[1]) && k.sizes()[1].same_as(v.sizes()[1]));
 }
 
+/// Whether the math path on cuda lowers the call (else it stays undecomposed): no dropout, 4-D
+/// inputs, one head count or GQA's repeat.
+bool cuda_math_decomposes(const Tensor& q, const Tensor& k, const Tensor& v, double dropout, bool gqa) {
+  return dropout == 0.0 && q.dim() == 4 && k.dim() == 4 && v.dim() == 4 &&
+         (gqa || (q.sizes()[1].same_as(k.sizes()[1]) && k.sizes()[1].same_as(v.sizes()[1])));
+}
+
 /// The memory-efficient kernel's mask (preprocess_mask): additive, padded to a multiple of 8 columns
 /// (pad_bias<8>) when its strides are not, then expanded to (B, H, L, S).
 Tensor efficient_mask(const Tensor& mask, const Tensor& q, const Tensor& k, const SrcLocArg& loc) {
@@ -731,13 +738,10 @@ std::vector<Tensor> decomp_sdpa(std::span<const IValue> a, const SrcLocArg& loc)
     struct Forget {
       ~Forget() { t_prepared = {}; }
     } forget;
-    const bool heads_ok = gqa || (q.dim() == 4 && k.dim() == 4 && v.dim() == 4 && q.sizes()[1].same_as(k.sizes()[1]) &&
-                                  k.sizes()[1].same_as(v.sizes()[1]));
     std::optional<double> scale;
     if (const auto* d = std::get_if<double>(&a[6])) scale = *d;
     if (backend != SdpBackend::Math) return {cuda_fused_attention(backend, a, scale, loc)};
-    if (dropout != 0.0 || q.dim() != 4 || k.dim() != 4 || v.dim() != 4 || !heads_ok)
-      return undecomposed(*op_scaled_dot_product_attention, a, loc);
+    if (!cuda_math_decomposes(q, k, v, dropout, gqa)) return undecomposed(*op_scaled_dot_product_attention, a, loc);
     std::optional<Tensor> m = mask ? std::optional(additive_mask(*mask, q, loc)) : std::nullopt;
     return {sdpa_math(q, k, v, m ? &*m : nullptr, std::get<bool>(a[5]), scale, loc, gqa).first};
   }
@@ -772,13 +776,11 @@ std::optional<Tensor> sdpa_converted_mask(std::span<const IValue> a, const SrcLo
         choose_sdp_backend_cuda({.q = q.meta(), .k = k.meta(), .v = v.meta(), .mask = &mask->meta(),
                                  .dropout = dropout, .causal = std::get<bool>(a[5]), .gqa = gqa}, cuda_arch());
     std::optional<Tensor> out;
-    const bool heads_ok = gqa || sdpa_decomposes(q, k, v, dropout);
     if (backend == SdpBackend::Efficient)
       out = efficient_mask(*mask, q, k, loc);
     else if (mask->dtype() == DType::Bool && backend == SdpBackend::Cudnn)
       out = additive_mask(*mask, q, loc, -65504.0);
-    else if (mask->dtype() == DType::Bool && backend == SdpBackend::Math && dropout == 0.0 && q.dim() == 4 &&
-             k.dim() == 4 && v.dim() == 4 && heads_ok)
+    else if (mask->dtype() == DType::Bool && backend == SdpBackend::Math && cuda_math_decomposes(q, k, v, dropout, gqa))
       out = additive_mask(*mask, q, loc);
     if (out) t_prepared = {*out, backend};
     return out;
