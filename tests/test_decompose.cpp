@@ -69,9 +69,10 @@ const std::set<std::string> kPrintsEqual = {
     // corpus_ops.py: operators the default table lowers that the HF programs seldom reach.
     "ops_einsum", "ops_elementwise", "ops_factories", "ops_index_add", "ops_one_hot", "ops_products", "ops_ranges",
     "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_unlowered",
-    // Dynamic programs whose dead size arithmetic is modelled (storage_nbytes_trace.h: each wrapped
-    // output's storage size; guards_fn_trace.h: the input guards ep.module() checks).
-    "ops_one_hot_dynamic", "ops_products_dynamic", "ops_ranges_dynamic", "hf_resnet_dyn",
+    // Dynamic programs whose dead size arithmetic is modelled (functional_names.h: each wrapped
+    // output's storage size; guards_fn_trace.h: the input guards ep.module() checks;
+    // contiguity_trace.h: empty_like's ordering of its input's dims by stride).
+    "ops_one_hot_dynamic", "ops_products_dynamic", "ops_ranges_dynamic", "hf_resnet_dyn", "ops_factories_dynamic",
     // ... and of higher-order ops (inputs wrapped inside their subgraphs, results wrapped outside),
     // zeros' shape validation (`u0 >= 0` before full).
     "exportdb_cond_operands", "exportdb_constrain_as_size_example", "hop_scan_dynamic", "hop_while_loop_dynamic",
@@ -89,7 +90,7 @@ const std::set<std::string> kEqualUpToNames = {
     // An intermediate's size is read right after the call that made it (Tracer::proxy), as
     // FunctionalTensor's wrap reads it in PyTorch's retrace: the conv output length before the gelu.
     "hf_wav2vec2_dyn",
-    "ops_einsum_dynamic", "ops_elementwise_dynamic", "ops_factories_dynamic", "ops_index_add_dynamic",
+    "ops_einsum_dynamic", "ops_elementwise_dynamic", "ops_index_add_dynamic",
     "ops_shapes_dynamic", "ops_unlowered_dynamic",
     // Sizes read from data (unbacked u0): PyTorch's retrace also records, and drops, the storage-size
     // arithmetic of each tensor holding one (sym_size, eq, sub, add, mul), so even the static

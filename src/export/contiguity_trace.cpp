@@ -124,7 +124,167 @@ class Check {
   std::unordered_set<const void*>& read_;
 };
 
+/// The Python reference's walk (torch/_prims_common/__init__.py): SymInt operations in Python,
+/// where the proxy mode returns `x` for `x * 1` without a node (its peephole) and a SymBool
+/// operation makes a node whenever an operand is symbolic.
+class RefsPerm {
+ public:
+  RefsPerm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides)
+      : t_(t), sizes_(sizes), strides_(strides) {}
+
+  void run() {
+    same_shape();
+    const size_t n = sizes_.size();
+    if (n <= 1) return;
+    const bool contiguous = is_contiguous();
+    const bool channels_last = n == 4 && is_channels_last_2d();
+    if (contiguous != channels_last) return;
+    sort();
+  }
+
+ private:
+  void drop(std::string_view base) { t_.on_dropped(base, {}); }
+  /// `a * b` as Python computes it: a node unless both are ints or one is the int 1.
+  Val mul(const Val& a, const Val& b) {
+    const bool one = (!a.symbolic() && a.e.constant() == 1) || (!b.symbolic() && b.e.constant() == 1);
+    if ((a.symbolic() || b.symbolic()) && !one) drop("mul");
+    return times(a, b);
+  }
+  /// A comparison `a rel b` (a node when either is symbolic), answered from the hints unless known.
+  bool compare(std::string_view base, Rel rel, const Val& a, const Val& b) {
+    if (!a.symbolic() && !b.symbolic()) return rel_holds(rel, a.e.constant(), b.e.constant());
+    drop(base);
+    if (rel == Rel::Eq || rel == Rel::Ne)
+      if (auto k = known_equal(a, b)) return *k == (rel == Rel::Eq);
+    return rel_holds(rel, a.hint, b.hint);
+  }
+  /// guard_or_false of a comparison in the stride sort: true only where known without a guard.
+  bool known_true(std::string_view base, Rel rel, const Val& a, const Val& b) {
+    if (!a.symbolic() && !b.symbolic()) return rel_holds(rel, a.e.constant(), b.e.constant());
+    drop(base);
+    if (rel == Rel::Eq) return known_equal(a, b) == true;
+    return false;
+  }
+
+  /// check_same_shape(t): sym_eq(shape, shape), reduced with `and_` from True.
+  void same_shape() {
+    bool acc_symbolic = false;
+    for (const SymInt& s : sizes_) {
+      const bool eq_symbolic = val(s).symbolic();
+      if (eq_symbolic) drop("eq");
+      if (acc_symbolic || eq_symbolic) {
+        drop("and_");
+        acc_symbolic = true;
+      }
+    }
+  }
+
+  /// is_contiguous(t, false_if_dde=True).
+  bool is_contiguous() {
+    Val numel{sym::Expr(1), 1};
+    for (const SymInt& s : sizes_) numel = times(numel, val(s));
+    if (numel.symbolic()) {
+      drop("sym_numel_default");  // a.numel(): c10's cached numel, read once here
+      drop("lt");
+    }
+    if (numel.hint < 2) return true;
+    Val expected{sym::Expr(1), 1}, expected_max{sym::Expr(1), 1};
+    for (size_t d = sizes_.size(); d-- > 0;) {
+      const Val x = val(sizes_[d]), y = val(strides_[d]);
+      if (compare("eq", Rel::Eq, x, {sym::Expr(1), 1})) continue;
+      if (compare("ne", Rel::Ne, y, expected) && compare("ne", Rel::Ne, y, expected_max)) return false;
+      Val x_max{sym::max(x.e, sym::Expr(1)), std::max<int64_t>(x.hint, 1)};
+      if (x.symbolic()) drop("sym_max");
+      expected_max = mul(expected_max, x_max);
+      expected = mul(expected, x);
+    }
+    return true;
+  }
+
+  /// is_channels_last_contiguous_2d(t, false_if_dde=True) of a 4-D tensor.
+  bool is_channels_last_2d() {
+    Val expected{sym::Expr(1), 1};
+    for (size_t d : {1, 3, 2, 0}) {
+      const Val length = val(sizes_[d]);
+      if (compare("eq", Rel::Eq, length, {sym::Expr(1), 1})) continue;
+      if (compare("ne", Rel::Ne, val(strides_[d]), expected)) return false;
+      expected = mul(expected, length);
+    }
+    return true;
+  }
+
+  /// ge(a, b) of should_swap: b == 0, a == 0, then a >= b or a % b == 0.
+  bool ge(const Val& a, const Val& b) {
+    const Val zero{sym::Expr(0), 0};
+    if (known_true("eq", Rel::Eq, b, zero)) return true;
+    if (known_true("eq", Rel::Eq, a, zero)) return false;
+    if (known_true("ge", Rel::Ge, a, b)) return true;
+    if (!a.symbolic() && !b.symbolic()) return a.e.constant() % b.e.constant() == 0;
+    drop("mod");
+    drop("eq");
+    return false;
+  }
+  int should_swap(size_t a, size_t b) {
+    const Val sa = val(strides_[a]), sb = val(strides_[b]), zero{sym::Expr(0), 0};
+    if (known_true("eq", Rel::Eq, sa, zero) || known_true("eq", Rel::Eq, sb, zero)) return 0;
+    if (known_true("eq", Rel::Eq, sa, sb)) return ge(val(sizes_[b]), val(sizes_[a])) ? 0 : 1;
+    if (ge(sb, sa)) return -1;
+    if (ge(sa, sb)) return 1;
+    return 0;
+  }
+  /// The insertion sort, back to front.
+  void sort() {
+    std::vector<size_t> perm;
+    for (size_t d = sizes_.size(); d-- > 0;) perm.push_back(d);
+    for (size_t i = 1; i < perm.size(); ++i) {
+      size_t d1 = i;
+      for (size_t d0 = i; d0-- > 0;) {
+        const int c = should_swap(perm[d0], perm[d1]);
+        if (c > 0) {
+          std::swap(perm[d0], perm[d1]);
+          d1 = d0;
+        } else if (c < 0) {
+          break;
+        }
+      }
+    }
+  }
+
+  sym::SymTracer& t_;
+  std::span<const SymInt> sizes_, strides_;
+};
+
 }  // namespace
+
+void record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides) {
+  RefsPerm(t, sizes, strides).run();
+}
+
+void record_broadcast_shapes(sym::SymTracer& t, std::span<const std::span<const SymInt>> shapes) {
+  size_t rank = 0;
+  for (const auto& shape : shapes) rank = std::max(rank, shape.size());
+  std::vector<Val> common(rank, Val{sym::Expr(1), 1});
+  const Val one{sym::Expr(1), 1};
+  // guard_or_false(a == b) (backed sizes: decided on the hints) and torch._check(a == b): an
+  // `eq` node when either side is symbolic.
+  const auto eq = [&](const Val& a, const Val& b) {
+    if (!a.symbolic() && !b.symbolic()) return a.e.constant() == b.e.constant();
+    t.on_dropped("eq", {});
+    return known_equal(a, b).value_or(a.hint == b.hint);
+  };
+  for (const auto& shape : shapes)
+    for (size_t k = 1; k <= shape.size(); ++k) {
+      const Val size = val(shape[shape.size() - k]);
+      Val& c = common[rank - k];
+      if (eq(size, c)) continue;
+      if (eq(c, one)) {
+        if (size.symbolic()) t.on_dropped("lt", {});  // size < 0
+        c = size;
+      }
+      if (eq(size, one)) continue;
+      (void)eq(c, size);
+    }
+}
 
 void record_contiguity_check(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
                              std::unordered_set<const void*>& strides_read) {

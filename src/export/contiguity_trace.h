@@ -17,4 +17,18 @@ namespace fe::detail {
 void record_contiguity_check(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
                              std::unordered_set<const void*>& strides_read);
 
+/// torch._prims_common.compute_elementwise_output_logical_to_physical_perm of one tensor, the
+/// first step of torch._refs.empty_like (preserve_format), reported to `t` as dropped nodes in
+/// PyTorch's order: check_same_shape's `eq`/`and_` per size, then is_contiguous's `sym_numel` read
+/// and `lt` (numel < 2), check_contiguous_sizes_strides (`eq`, `ne`, `sym_max`, `mul`), a 4-D
+/// tensor's channels-last check, and the stride sort's comparisons when neither layout holds.
+/// Each comparison goes as the hints (backed sizes: PyTorch's guard_or_false guards on them);
+/// the sort's only where known without a guard, as ops/factory.cpp's permutation decides.
+void record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides);
+
+/// torch._refs._broadcast_shapes(*shapes), reported to `t` as dropped nodes: per shape, right to
+/// left, `eq` (the size against the common one so far), `eq` (common == 1) and then `lt` (size < 0)
+/// where it takes the size, `eq` (size == 1), and torch._check's `eq` where it broadcasts neither way.
+void record_broadcast_shapes(sym::SymTracer& t, std::span<const std::span<const SymInt>> shapes);
+
 }  // namespace fe::detail

@@ -459,7 +459,7 @@ class Retracer {
       // detach_ changes nothing but autograd state: it goes.
       const FRef& self = ref_of(std::get<Node*>(n.args()[0]));
       if (f != &op) {
-        level_.mutation(args);
+        level_.mutation(op, args);
         detail::functional_mutate(*self, dispatch_functional(*f, std::move(args)));
       }
       return self;

@@ -101,6 +101,15 @@ void FunctionalNames::before_decomposition(const OpDef& op, std::span<const IVal
         if (symbolic(length)) (void)graph_->unique_name("ge");
     return;
   }
+  // torch._refs.empty_like with preserve_format: the permutation of self's dims by stride.
+  if (op.qualified == "aten::empty_like.default" && args.size() >= 6) {
+    const Tensor* self = std::get_if<Tensor>(&args[0]);
+    const auto* format = std::get_if<MemoryFormat>(&args[5]);
+    if (!self || !self->defined() || (format && *format != MemoryFormat::Preserve)) return;
+    NameTaker names{*graph_};
+    record_refs_output_perm(names, self->meta().sizes, self->meta().strides);
+    return;
+  }
   // torch._decomp's _index_add: torch._check(tensor_size == index_size).
   if (op.qualified == "aten::index_add.default" && args.size() >= 4) {
     const Tensor* index = std::get_if<Tensor>(&args[2]);
@@ -125,12 +134,24 @@ void FunctionalNames::wrapped(const OpDef& op, std::span<const IValue> args, std
     if (out.defined() && !returns_input(args, out)) take_storage_nbytes_names(*graph_, out.meta());
 }
 
-void FunctionalNames::mutation(std::span<const IValue> args) {
+void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
   for (const IValue& v : args)
     if (const Tensor* t = std::get_if<Tensor>(&v); t && t->defined() && has_symbolic_size(t->meta())) {
       (void)graph_->unique_name("ge");
       take_storage_nbytes_names(*graph_, t->meta());
     }
+  // The in-place ops whose meta is Python's (meta_masked_fill_, meta_binop_inplace[_alpha],
+  // meta_div_inplace): check_inplace_broadcast(self.shape, other.shape) when other is a tensor.
+  static const std::unordered_set<std::string_view> broadcast_checked = {
+      "aten::masked_fill_.Scalar", "aten::mul_.Tensor",  "aten::logical_and_.default", "aten::logical_or_.default",
+      "aten::logical_xor_.default", "aten::div_.Tensor", "aten::add_.Tensor",         "aten::sub_.Tensor"};
+  if (args.size() < 2 || !broadcast_checked.count(op.qualified)) return;
+  const Tensor* self = std::get_if<Tensor>(&args[0]);
+  const Tensor* other = std::get_if<Tensor>(&args[1]);
+  if (!self || !other || !self->defined() || !other->defined()) return;
+  NameTaker names{*graph_};
+  const std::span<const SymInt> shapes[] = {self->meta().sizes, other->meta().sizes};
+  record_broadcast_shapes(names, shapes);
 }
 
 }  // namespace fe::detail

@@ -40,14 +40,17 @@ class FunctionalNames final : public FunctionalLevel {
   bool decomposes_here(const OpDef& op) const override;
   /// The checks a Python decomposition makes before its first node: torch._refs' zeros and ones
   /// validate their shape (a `ge`, `length >= 0`, per symbolic length); index_add compares the
-  /// source's size with the index's (an `eq`).
+  /// source's size with the index's (an `eq`); empty_like orders self's dims by stride
+  /// (record_refs_output_perm).
   void before_decomposition(const OpDef& op, std::span<const IValue> args) override;
   /// The contiguity check of a torch._refs decomposition that ends in `.contiguous()` (triu, tril,
   /// masked_fill, renorm, diag_embed, index_add), then each new output's storage size.
   void wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) override;
-  /// C++ functionalization of a mutation (`add_`, `copy_`, `fill_`, `masked_fill_`, `index_add_`)
-  /// first records, per tensor argument with symbolic sizes, a `ge` and its storage size.
-  void mutation(std::span<const IValue> args);
+  /// C++ functionalization of a mutation `op` (`add_`, `copy_`, `fill_`, `masked_fill_`,
+  /// `index_add_`) first records, per tensor argument with symbolic sizes, a `ge` and its storage
+  /// size; then runs the in-place op's meta, whose Python ones check that the other operand
+  /// broadcasts to self (torch._meta_registrations' check_inplace_broadcast).
+  void mutation(const OpDef& op, std::span<const IValue> args);
 
  private:
   Graph* const& graph_;

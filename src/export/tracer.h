@@ -423,6 +423,10 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
         if (x.is_symbolic() && x.maybe_int()) x = SymInt(*x.maybe_int());
     record_contiguity_check(*this, sz, st, strides_read_);
   }
+  void on_bool_op(std::string_view base) override {
+    ++effects_;
+    (void)g_.unique_name(base);
+  }
   void on_inputs_unified() override {
     ++effects_;
     if (!retracing && !provenance && !strict_mode) inputs_unified_ = true;

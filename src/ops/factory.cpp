@@ -322,8 +322,13 @@ std::vector<Tensor> decomp_empty_like(std::span<const IValue> a, const SrcLocArg
   const auto* fmt = std::get_if<MemoryFormat>(&a[5]);
   if (fmt && *fmt != MemoryFormat::Preserve)
     return {dispatch1(*op_empty_memory_format, {shape, dtype, layout, device, pin_memory, *fmt}, loc)};
-  return {dispatch1(*op_empty_permuted, {shape, logical_to_physical_perm(self.meta()), dtype, layout, device, pin_memory},
-                    loc)};
+  std::vector<SymInt> perm;
+  {
+    // The reference's walk is Python's, recorded apart (export/contiguity_trace.h), not ours.
+    UntracedArithmetic untraced("torch._refs.empty_like", shape);
+    perm = logical_to_physical_perm(self.meta());
+  }
+  return {dispatch1(*op_empty_permuted, {shape, std::move(perm), dtype, layout, device, pin_memory}, loc)};
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include "ops/einsum_bmms.h"
 #include "ops/families.h"
 #include "ops/linalg_meta.h"
+#include "ops/meta_util.h"
+#include "fakeexport/sym/shape_env.h"
 
 namespace fe {
 OpHandle op_einsum;
@@ -175,6 +177,16 @@ struct DispatchSteps {
   }
 };
 
+/// TORCH_SYM_CHECK(a.sym_eq(b), "non-broadcast dimensions must match") where neither size is 1:
+/// an `eq` a trace records where either is symbolic; the operands' metas have checked it already.
+void check_same_size(const SymInt& a, const SymInt& b) {
+  if (a.is_symbolic() || b.is_symbolic()) (a.is_symbolic() ? a : b).node()->env->trace_compare(Rel::Eq, a, b);
+}
+
+/// `acc *= size` of a running product that starts at 1: the first factor is taken as is, no
+/// product (make_fx's peephole returns x for `1 * x`, so a trace records no `mul` there).
+void times(SymInt& acc, const SymInt& size) { acc = !acc.is_symbolic() && acc.hint() == 1 ? size : acc * size; }
+
 /// ATen's sumproduct_pair: (left * right).sum(sum_dims, keepdim=True) as a mul when nothing is
 /// summed, else permute + reshape of both to [lro, lo, sum] x [lro, sum, ro], bmm, view, permute.
 template <class S>
@@ -186,21 +198,24 @@ typename S::T sumproduct_pair(const S& st, typename S::T left, typename S::T rig
   std::vector<int64_t> lro, lo, ro;
   SymInt lro_size = 1, lo_size = 1, ro_size = 1, sum_size = 1;
   for (int64_t i = 0; i < dim; ++i) {
-    const SymInt sl = S::sizes(left)[i], sr = S::sizes(right)[i];
+    const SymInt ls = S::sizes(left)[i], rs = S::sizes(right)[i];
     const int64_t one[1] = {i};
+    // TORCH_GUARD_OR_TRUE(size.sym_ne(1)) of both sides, each asked once (a trace records each).
+    const bool sl = ls != 1, sr = rs != 1;
+    if (sl && sr) check_same_size(ls, rs);
     if (is_sum[i]) {
-      if (sl != 1 && sr != 1) sum_size = sum_size * sl;
-      else if (sl != 1) left = st.sum(left, one, true);
-      else if (sr != 1) right = st.sum(right, one, true);
-    } else if (sl != 1 && sr != 1) {
+      if (sl && sr) times(sum_size, ls);
+      else if (sl) left = st.sum(left, one, true);
+      else if (sr) right = st.sum(right, one, true);
+    } else if (sl && sr) {
       lro.push_back(i);
-      lro_size = lro_size * sl;
-    } else if (sl != 1) {
+      times(lro_size, ls);
+    } else if (sl) {
       lo.push_back(i);
-      lo_size = lo_size * sl;
+      times(lo_size, ls);
     } else {
       ro.push_back(i);
-      ro_size = ro_size * sr;
+      times(ro_size, rs);
     }
   }
   // PyTorch 2.14 swaps the operands when every right-only output dim precedes the left-only ones,
@@ -233,6 +248,21 @@ typename S::T sumproduct_pair(const S& st, typename S::T left, typename S::T rig
   return st.permute(st.view(st.bmm(left, right), out_size), operm);
 }
 
+/// TORCH_SYM_CHECK(seen.sym_eq(1).sym_or(seen.sym_eq(size))): both comparisons are made and
+/// or'ed, each a node a trace records where an operand is symbolic (`eq`, `eq`, `or_`), then the
+/// check, answered here without recording it again.
+bool broadcasts_with(const SymInt& seen, const SymInt& size) {
+  const SymInt* sym = seen.is_symbolic() ? &seen : size.is_symbolic() ? &size : nullptr;
+  if (!sym) return seen.hint() == 1 || seen.hint() == size.hint();
+  sym::ShapeEnv& env = *sym->node()->env;
+  if (seen.is_symbolic()) env.trace_compare(Rel::Eq, seen, SymInt(1));
+  env.trace_compare(Rel::Eq, seen, size);
+  if (sym::SymTracer* t = env.user_tracer()) t->on_bool_op("or_");
+  const SymInt both[] = {seen, size};
+  UntracedArithmetic untraced("aten::einsum", both);
+  return seen == 1 || seen == size;
+}
+
 /// ATen's einsum (CompositeImplicit, Linear.cpp) over either step set: each operand diagonalised
 /// for repeated labels, unsqueezed for missing ones and permuted to the plan's label order; then
 /// pairs contracted left to right (the result in front) or along `path` (the result at the back),
@@ -263,7 +293,7 @@ typename S::T run_einsum(const S& st, std::string_view eq, const std::vector<typ
         for (int64_t j = p.ell_num_dim - ndim; j < p.ell_num_dim; ++j) {
           const SymInt size = S::sizes(op)[dim];
           if (size != 1) {
-            FE_CHECK(ell_sizes[j] == 1 || ell_sizes[j] == size, ShapeError, lbl, ": einsum(): dimension ", dim,
+            FE_CHECK(broadcasts_with(ell_sizes[j], size), ShapeError, lbl, ": einsum(): dimension ", dim,
                      " covered by ellipsis in operand ", i, "has size ", size,
                      " which does not broadcast with previously seen ellipsis with size ", ell_sizes[j],
                      " for the respective dimension");
@@ -275,7 +305,7 @@ typename S::T run_einsum(const S& st, std::string_view eq, const std::vector<typ
       } else if (perm[p.perm_index_of[s]] == -1) {
         const SymInt size = S::sizes(op)[dim];
         if (size != 1) {
-          FE_CHECK(label_size[s] == 1 || label_size[s] == size, ShapeError, lbl, ": einsum(): subscript ", to_label(s),
+          FE_CHECK(broadcasts_with(label_size[s], size), ShapeError, lbl, ": einsum(): subscript ", to_label(s),
                    " has size ", size, " for operand ", i, " which does not broadcast with previously seen size ",
                    label_size[s]);
           label_size[s] = size;
@@ -316,6 +346,7 @@ typename S::T run_einsum(const S& st, std::string_view eq, const std::vector<typ
     for (int64_t d = p.out_num_dim; d < p.perm_index; ++d) {
       const bool xd = S::sizes(x)[d] != 1, yd = S::sizes(y)[d] != 1;
       if (xd && yd) {
+        check_same_size(S::sizes(x)[d], S::sizes(y)[d]);
         if (--dim_counts[d] == 1) {
           sum_dims.push_back(d);
           dim_counts[d] = 0;

@@ -271,6 +271,20 @@ DimVector channels_last_strides(IntSpan sizes) {
   return st;
 }
 
+UntracedArithmetic::UntracedArithmetic(std::string_view op, IntSpan values) {
+  for (const SymInt& v : values)
+    if (v.is_symbolic()) env_ = v.node()->env;
+  if (!env_) return;
+  const sym::ShapeEnv::OpContext outer = env_->context();
+  outer_op_ = outer.op;
+  outer_call_ = outer.call;
+  env_->set_context({op, outer.call});
+}
+
+UntracedArithmetic::~UntracedArithmetic() {
+  if (env_) env_->set_context({outer_op_, outer_call_});
+}
+
 DimVector make_contiguous_strides_for(IntSpan sizes) {
   if (!any_symbolic(sizes)) return contiguous_strides(sizes);
   DimVector st(sizes.size(), SymInt(1));

@@ -62,6 +62,22 @@ void sort_dims(std::vector<size_t>& perm, F&& should_swap) {
 bool guard_or_false_eq(const SymInt& a, const SymInt& b,
                        std::source_location where = std::source_location::current());
 
+/// Symbolic arithmetic done in its scope is the op `op`'s own, as in a meta function: a trace
+/// records none of it. For a Python reference's bookkeeping, whose nodes the retrace accounts for
+/// separately (export/functional_names.h: PyTorch's walk, not ours).
+class UntracedArithmetic {
+ public:
+  UntracedArithmetic(std::string_view op, IntSpan values);
+  ~UntracedArithmetic();
+  UntracedArithmetic(const UntracedArithmetic&) = delete;
+  UntracedArithmetic& operator=(const UntracedArithmetic&) = delete;
+
+ private:
+  sym::ShapeEnv* env_ = nullptr;
+  std::string_view outer_op_;
+  const SrcLocArg* outer_call_ = nullptr;
+};
+
 /// torch._prims_common.make_contiguous_strides_for: stride[i] = prod(sym_max(size[j], 1)), j > i.
 DimVector make_contiguous_strides_for(IntSpan sizes);
 

@@ -123,6 +123,10 @@ class SymTracer {
   /// length and the tokens' at the first attention): its ShapeEnv replaces one symbol by the other,
   /// so the SymInts made from then on hold other expressions and FakeTensor's cache misses again.
   virtual void on_inputs_unified() {}
+  /// A SymBool operation (`and_`, `or_`) on comparisons just recorded, made by ATen's C++ where
+  /// it checks with sym_or/sym_and (einsum's broadcast check): a node the trace records and
+  /// later drops, whose name is used up.
+  virtual void on_bool_op(std::string_view /*base*/) {}
 };
 
 class ShapeEnv {

@@ -12,7 +12,7 @@ sym_numel_default_3) can be traced to its source.
         gen_zoo_golden.export_dynamic of golden case NAME, built and fed as gen_zoo_golden does
         (every family, Whisper's features and encoder-decoders' decoder inputs included)
 
--v adds the innermost Python frames of each node. --keys adds, to each cache verdict, what its key
+-v adds the innermost Python frames of each node (--depth N of them, default 13). --keys adds, to each cache verdict, what its key
 holds of every tensor argument: sizes and strides as each SymInt's raw expression (SymNode._expr,
 which the key compares) with a short id of its SymNode object (a repeated object is a back-reference
 in the key), and the storage's nbytes expression, whose form (`128*s27*s77` from a contiguous
@@ -35,7 +35,9 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 
 verbose = "-v" in sys.argv
 keys = "--keys" in sys.argv
-argv = [a for a in sys.argv[1:] if a not in ("-v", "--keys")]
+depth = int(sys.argv[sys.argv.index("--depth") + 1]) if "--depth" in sys.argv else 13
+argv = [a for i, a in enumerate(sys.argv[1:], 1)
+        if a not in ("-v", "--keys", "--depth") and sys.argv[i - 1] != "--depth"]
 log = []  # (graph id or None for a cache verdict, name, target, frames)
 
 orig_create = torch.fx.Graph.create_node
@@ -45,7 +47,7 @@ def create_node(self, op, target, args=(), kwargs=None, name=None, type_expr=Non
     n = orig_create(self, op, target, args, kwargs, name, type_expr)
     frames = []
     if verbose:
-        frames = [f"{f.filename.split('dist-packages/')[-1]}:{f.lineno}:{f.name}" for f in traceback.extract_stack()[-14:-1]]
+        frames = [f"{f.filename.split('dist-packages/')[-1]}:{f.lineno}:{f.name}" for f in traceback.extract_stack()[-depth - 1:-1]]
     log.append((id(self), n.name, str(target), frames))
     return n
 
