@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "export/contiguity_trace.h"
 #include "export/functional_names.h"
 #include "export/guards_fn_trace.h"
 #include "fakeexport/serde/pt2.h"
@@ -83,6 +84,48 @@ TEST(DecomposeNames, StorageSizeArithmetic) {
   const TensorMeta mask = make_contiguous(mask_sizes, DType::Bool, kCPU);
   EXPECT_EQ(names(mask), (Names{"eq", "sub", "mul", "add", "add_1", "add_2"}));
   EXPECT_TRUE(names(make_contiguous(static_sizes, DType::Float32, kCPU)).empty());
+}
+
+/// Takes names from `on_dropped` only (what FunctionalNames' NameTaker does in a retrace).
+struct NameJournal final : sym::SymTracer {
+  std::vector<std::string> names;
+  void on_binary(const SymInt&) override {}
+  void on_compare(Rel, const SymInt&, const SymInt&) override {}
+  void on_dropped(std::string_view base, std::span<const SymInt>) override { names.emplace_back(base); }
+  void on_contiguous(const void*, std::span<const SymInt>, std::span<const SymInt>) override {}
+  void on_numel_read(const void*, const SymInt&) override {}
+};
+
+// torch._refs.empty_like of x: f32[s77, 5] (ops_factories_dynamic, PyTorch's trace of its
+// decomposition): check_same_shape's eq/and_/and_, is_contiguous's sym_numel read and `lt`, then
+// check_contiguous_sizes_strides over the symbolic dim (eq, sym_max, mul, mul). A static tensor
+// records nothing; a 1-D one only the shape check.
+TEST(DecomposeNames, EmptyLikeStridePermutation) {
+  sym::ShapeEnv env;
+  const SymInt s = env.create_symbol("L['x'].size()[0]", 3, {2, 64}, sym::DimKind::Dynamic);
+  const auto names = [](std::vector<SymInt> sizes) {
+    const TensorMeta m = make_contiguous(sizes, DType::Float32, kCPU);
+    NameJournal j;
+    detail::record_refs_output_perm(j, m.sizes, m.strides);
+    return j.names;
+  };
+  EXPECT_EQ(names({s, 5}), (Names{"eq", "and_", "and_", "sym_numel_default", "lt", "eq", "sym_max", "mul", "mul"}));
+  EXPECT_EQ(names({s}), (Names{"eq", "and_"}));
+  EXPECT_TRUE(names({4, 5}).empty());
+}
+
+// check_inplace_broadcast(self.shape, mask.shape) in meta_masked_fill_ of x: f32[s17, 5] with a
+// mask of the same shape (ops_elementwise_dynamic, PyTorch's trace): the first shape's symbolic
+// dim compares with 1 (eq), is checked non-negative (lt), compared with 1 again and checked
+// against itself; the second's only compares with the common size.
+TEST(DecomposeNames, InplaceBroadcastCheck) {
+  sym::ShapeEnv env;
+  const SymInt s = env.create_symbol("L['x'].size()[0]", 3, {2, 64}, sym::DimKind::Dynamic);
+  const std::vector<SymInt> self{s, 5}, mask{s, 5};
+  NameJournal j;
+  const std::span<const SymInt> same[] = {self, mask};
+  detail::record_broadcast_shapes(j, same);
+  EXPECT_EQ(j.names, (Names{"eq", "lt", "eq", "eq", "eq"}));
 }
 
 }  // namespace
