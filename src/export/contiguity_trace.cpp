@@ -31,8 +31,8 @@ class Check {
         std::unordered_set<const void*>& read)
       : t_(t), sizes_(sizes), strides_(strides), read_(read) {}
 
-  void run() {
-    t_.on_dropped("sym_numel_default", {});
+  void run(bool numel_read) {
+    if (numel_read) t_.on_dropped("sym_numel_default", {});
     if (or_false()) return;
     expression();
     hinted();
@@ -287,8 +287,18 @@ void record_broadcast_shapes(sym::SymTracer& t, std::span<const std::span<const 
 }
 
 void record_contiguity_check(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
-                             std::unordered_set<const void*>& strides_read) {
-  Check(t, sizes, strides, strides_read).run();
+                             std::unordered_set<const void*>& strides_read, bool numel_read) {
+  Check(t, sizes, strides, strides_read).run(numel_read);
+}
+
+void record_numel_product(sym::SymTracer& t, std::span<const SymInt> sizes) {
+  Val acc{sym::Expr(1), 1};
+  for (const SymInt& s : sizes) {
+    const Val v = val(s);
+    const bool one = (!acc.symbolic() && acc.e.constant() == 1) || (!v.symbolic() && v.e.constant() == 1);
+    if ((acc.symbolic() || v.symbolic()) && !one) t.on_dropped("mul", {});
+    acc = times(acc, v);
+  }
 }
 
 }  // namespace fe::detail

@@ -14,8 +14,15 @@ namespace fe::detail {
 /// over `sizes`/`strides`, reported to `t` as dropped nodes: `eq`, `ne`, `sym_max`, `mul`, `or_`,
 /// `and_`, and a `sym_numel`/`sym_stride` read for the numel and each stride value not read before
 /// (`strides_read`, by value identity).
+/// `numel_read`: the numel is first read as a `sym_numel` node (a Python caller's a.numel()); else
+/// the caller has accounted for it (c10's own product of the sizes, record_numel_product).
 void record_contiguity_check(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
-                             std::unordered_set<const void*>& strides_read);
+                             std::unordered_set<const void*>& strides_read, bool numel_read = true);
+
+/// c10's numel of a tensor with symbolic sizes, computed in C++ the first time it is asked
+/// (multiply_integers from 1): a `mul` per factor once the product is symbolic, none by the int 1
+/// (the proxy mode's peephole) or while both are ints.
+void record_numel_product(sym::SymTracer& t, std::span<const SymInt> sizes);
 
 /// torch._prims_common.compute_elementwise_output_logical_to_physical_perm of one tensor, the
 /// first step of torch._refs.empty_like (preserve_format), reported to `t` as dropped nodes in

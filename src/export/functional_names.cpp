@@ -66,9 +66,10 @@ void take_storage_nbytes_names(Graph& g, const TensorMeta& m) {
     bool term_symbolic = false;  // stride * (size - 1)
     if (minus_one_symbolic || symbolic(s)) {
       if (!int_one(s) && (minus_one_symbolic || minus_one != 1)) (void)g.unique_name("mul");
-      // A symbolic stride times 0 (a size-1 dim) is recorded but simplifies to the number 0,
-      // which c10 takes as an int: the sum after it is C++ arithmetic.
-      term_symbolic = minus_one_symbolic || minus_one != 0;
+      // A symbolic stride times 0 (a size-1 dim), or a stride 0 (an expanded dim) times a
+      // symbolic size - 1, is recorded but simplifies to the number 0, which c10 takes as an int:
+      // the sum after it is C++ arithmetic.
+      term_symbolic = (minus_one_symbolic || minus_one != 0) && (symbolic(s) || s.maybe_int() != 0);
     }
     if (term_symbolic || size_symbolic) {
       (void)g.unique_name("add");
@@ -132,6 +133,30 @@ void FunctionalNames::wrapped(const OpDef& op, std::span<const IValue> args, std
   }
   for (const Tensor& out : outs)
     if (out.defined() && !returns_input(args, out)) take_storage_nbytes_names(*graph_, out.meta());
+}
+
+void FunctionalNames::composite(const OpDef& op, std::span<const IValue> args) {
+  const Tensor* self = args.empty() ? nullptr : std::get_if<Tensor>(&args[0]);
+  if (!self || !self->defined() || !has_symbolic_size(self->meta())) return;
+  const auto format = [&](size_t i) {
+    const auto* f = args.size() > i ? std::get_if<MemoryFormat>(&args[i]) : nullptr;
+    return f ? *f : MemoryFormat::Contiguous;
+  };
+  const auto defined = [&](size_t i) {
+    const auto* t = args.size() > i ? std::get_if<Tensor>(&args[i]) : nullptr;
+    return t && t->defined();
+  };
+  const std::string_view q = op.qualified;
+  // reshape_symint's fast path; Tensor::contiguous(); linear with a bias, unless 2-D (addmm).
+  const bool asks = q == "aten::reshape.default" ||
+                    (q == "aten::contiguous.default" && format(1) == MemoryFormat::Contiguous) ||
+                    (q == "aten::linear.default" && defined(2) && self->dim() != 2);
+  if (!asks) return;
+  if (!contiguity_known_.insert(self->impl()).second) return;
+  contiguity_held_.push_back(*self);
+  NameTaker names{*graph_};
+  record_numel_product(names, self->meta().sizes);
+  record_contiguity_check(names, self->meta().sizes, self->meta().strides, strides_read_, /*numel_read=*/false);
 }
 
 void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {

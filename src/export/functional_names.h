@@ -7,6 +7,7 @@
 #pragma once
 #include <span>
 #include <unordered_set>
+#include <vector>
 
 #include "fakeexport/core/tensor_meta.h"
 #include "fakeexport/export/graph.h"
@@ -46,6 +47,11 @@ class FunctionalNames final : public FunctionalLevel {
   /// The contiguity check of a torch._refs decomposition that ends in `.contiguous()` (triu, tril,
   /// masked_fill, renorm, diag_embed, index_add), then each new output's storage size.
   void wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) override;
+  /// reshape, contiguous and linear ask c10 whether self is contiguous (reshape_symint's
+  /// is_contiguous_or_false fast path, Tensor::contiguous, linear's _flatten_nd_linear test when
+  /// it has a bias): its numel and contiguity, each computed once per tensor and recorded
+  /// (record_numel_product, record_contiguity_check).
+  void composite(const OpDef& op, std::span<const IValue> args) override;
   /// C++ functionalization of a mutation `op` (`add_`, `copy_`, `fill_`, `masked_fill_`,
   /// `index_add_`) first records, per tensor argument with symbolic sizes, a `ge` and its storage
   /// size; then runs the in-place op's meta, whose Python ones check that the other operand
@@ -56,6 +62,8 @@ class FunctionalNames final : public FunctionalLevel {
   Graph* const& graph_;
   const DecompTable* const& table_;
   std::unordered_set<const void*> strides_read_;  ///< strides given a sym_stride read already
+  std::unordered_set<const void*> contiguity_known_;  ///< tensors (impls) whose c10 contiguity is computed
+  std::vector<Tensor> contiguity_held_;  ///< those tensors, kept alive so that no other takes their address
 };
 
 }  // namespace fe::detail

@@ -73,7 +73,10 @@ std::vector<Tensor> dispatch_functional(FunctionalLevel& level, const OpDef& op,
                                         const SrcLocArg& loc) {
   complete_args(op, args);
   const bool decomposes = t_decomp && op.decomp && t_decomp->count(&op);
-  if (decomposes && level.decomposes_here(op)) return op.decomp(args, loc);
+  if (decomposes && level.decomposes_here(op)) {
+    level.composite(op, args);
+    return op.decomp(args, loc);
+  }
   if (decomposes) level.before_decomposition(op, args);
   const std::vector<IValue> inputs = args;
   std::vector<Tensor> outs;

@@ -499,13 +499,19 @@ void meta_as_strided(const MetaArgs& a, MetaOut& out) {
 std::vector<Tensor> decomp_reshape(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& x = decomp_tensor(a, 0);
   const auto& shape = std::get<std::vector<SymInt>>(a[1]);
+  // ATen's reshape_symint: a contiguous self is viewed with the shape as given (a -1 stays -1); a
+  // viewable one with the inferred sizes; otherwise the contiguous copy is _unsafe_view'ed with the
+  // inferred sizes too. The contiguity is c10's, which a retrace records on its own terms
+  // (export/functional_names.h), not as our arithmetic.
+  bool contiguous = false;
+  {
+    UntracedArithmetic untraced("aten::reshape", x.sizes());
+    contiguous = x.meta().is_contiguous();
+  }
+  if (contiguous) return {fe::view(x, shape, loc)};
   MetaOut mo;
   std::vector<MetaValue> margs{&x.meta(), shape};
   run_meta(*op_reshape, margs, mo);
-  // ATen's reshape_symint: a contiguous self is viewed with the shape as given (a -1 stays -1); a
-  // viewable one with the inferred sizes; otherwise the contiguous copy is _unsafe_view'ed with the
-  // inferred sizes too.
-  if (x.meta().is_contiguous()) return {fe::view(x, shape, loc)};
   // infer_size: the given sizes themselves (the same symbolic values, so the graph reads the
   // node that computed them), the one -1 replaced by what the meta inferred.
   const DimVector& sizes = mo.outs.at(0).sizes;
@@ -540,7 +546,8 @@ std::vector<Tensor> decomp_flatten(std::span<const IValue> a, const SrcLocArg& l
   SymInt merged(1);
   for (int64_t d = 0; d < x.dim(); ++d) {
     if (d < s || d > e) shape.push_back(x.sizes()[d]);
-    else merged = merged * x.sizes()[d];
+    // multiply_integers from 1: the first factor as is (make_fx's peephole records no `1 * x`).
+    else merged = merged.maybe_int() == 1 ? x.sizes()[d] : merged * x.sizes()[d];
     if (d == e) shape.push_back(merged);
   }
   return {fe::reshape(x, shape, loc)};
@@ -549,9 +556,14 @@ std::vector<Tensor> decomp_flatten(std::span<const IValue> a, const SrcLocArg& l
 std::vector<Tensor> decomp_contiguous(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& x = decomp_tensor(a, 0);
   const MemoryFormat mf = std::get<MemoryFormat>(a[1]);
-  const bool already = mf == MemoryFormat::ChannelsLast ? x.meta().is_channels_last_contiguous()
-                       : mf == MemoryFormat::Preserve   ? true
-                                                        : x.meta().is_contiguous();
+  bool already = true;
+  {
+    // c10's contiguity, which a retrace records on its own terms (export/functional_names.h).
+    UntracedArithmetic untraced("aten::contiguous", x.sizes());
+    already = mf == MemoryFormat::ChannelsLast ? x.meta().is_channels_last_contiguous()
+              : mf == MemoryFormat::Preserve   ? true
+                                               : x.meta().is_contiguous();
+  }
   if (already) return {x};
   return {fe::clone(x, mf, loc)};
 }

@@ -20,6 +20,9 @@ class FunctionalLevel {
   /// `op`, dispatched at this level, is about to run its decomposition beneath (a Python
   /// reference, whose own checks come before the nodes it records).
   virtual void before_decomposition(const OpDef& op, std::span<const IValue> args) = 0;
+  /// `op`, CompositeImplicit, is about to decompose right here (its ATen C++ runs at this level, so
+  /// what it asks of its arguments' metadata is recorded before the ops it calls).
+  virtual void composite(const OpDef& /*op*/, std::span<const IValue> /*args*/) {}
   /// `op`, dispatched at this level on `args`, returned `outs`: FunctionalTensorMode wraps them.
   virtual void wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) = 0;
 };
