@@ -71,8 +71,10 @@ const std::set<std::string> kPrintsEqual = {
     "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_unlowered",
     // Dynamic programs whose dead size arithmetic is modelled (functional_names.h: each wrapped
     // output's storage size; guards_fn_trace.h: the input guards ep.module() checks;
-    // contiguity_trace.h: empty_like's ordering of its input's dims by stride).
+    // contiguity_trace.h: empty_like's ordering of its input's dims by stride, c10's contiguity as
+    // reshape, linear and rms_norm's .contiguous() ask it).
     "ops_one_hot_dynamic", "ops_products_dynamic", "ops_ranges_dynamic", "hf_resnet_dyn", "ops_factories_dynamic",
+    "ops_shapes_dynamic",
     // ... and of higher-order ops (inputs wrapped inside their subgraphs, results wrapped outside),
     // zeros' shape validation (`u0 >= 0` before full).
     "exportdb_cond_operands", "exportdb_constrain_as_size_example", "hop_scan_dynamic", "hop_while_loop_dynamic",
@@ -91,7 +93,7 @@ const std::set<std::string> kEqualUpToNames = {
     // FunctionalTensor's wrap reads it in PyTorch's retrace: the conv output length before the gelu.
     "hf_wav2vec2_dyn",
     "ops_einsum_dynamic", "ops_elementwise_dynamic", "ops_index_add_dynamic",
-    "ops_shapes_dynamic", "ops_unlowered_dynamic",
+    "ops_unlowered_dynamic",
     // Sizes read from data (unbacked u0): PyTorch's retrace also records, and drops, the storage-size
     // arithmetic of each tensor holding one (sym_size, eq, sub, add, mul), so even the static
     // program's later names run ahead.

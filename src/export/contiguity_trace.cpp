@@ -41,6 +41,13 @@ class Check {
  private:
   void drop(std::string_view base) { t_.on_dropped(base, {}); }
   void drop_size(std::string_view base, size_t d) { t_.on_dropped(base, sizes_.subspan(d, 1)); }
+  /// `a * b` in c10's C++: a node when either is symbolic, unless one is the int 1 (an int
+  /// operand reaches the proxy mode as a Python int, and its peephole returns the other).
+  Val mul(const Val& a, const Val& b) {
+    const bool one = (!a.symbolic() && a.e.constant() == 1) || (!b.symbolic() && b.e.constant() == 1);
+    if ((a.symbolic() || b.symbolic()) && !one) drop("mul");
+    return times(a, b);
+  }
   /// The stride as a graph value: a sym_stride node the first time this value is read.
   void read_stride(size_t d) {
     const SymInt& st = strides_[d];
@@ -69,14 +76,11 @@ class Check {
       }
       if (size.is_symbolic()) {
         drop("sym_max");
-        drop("mul");
-        expected_max = {expected_max.e * sym::max(size.expr(), sym::Expr(1)), expected_max.hint * std::max<int64_t>(size.hint(), 1)};
+        expected_max = mul(expected_max, {sym::max(size.expr(), sym::Expr(1)), std::max<int64_t>(size.hint(), 1)});
       } else {
-        if (expected_max.symbolic()) drop("mul");
-        expected_max = times(expected_max, {sym::Expr(std::max<int64_t>(size.hint(), 1)), std::max<int64_t>(size.hint(), 1)});
+        expected_max = mul(expected_max, {sym::Expr(std::max<int64_t>(size.hint(), 1)), std::max<int64_t>(size.hint(), 1)});
       }
-      if (size.is_symbolic() || expected.symbolic()) drop("mul");
-      expected = times(expected, val(size));
+      expected = mul(expected, val(size));
     }
     return true;
   }
@@ -98,8 +102,7 @@ class Check {
         drop("and_");
         cond_symbolic = true;
       }
-      if (size.is_symbolic() || expected.symbolic()) drop("mul");
-      expected = times(expected, val(size));
+      expected = mul(expected, val(size));
     }
     drop("or_");  // cond | is_empty
   }
@@ -114,8 +117,7 @@ class Check {
       if (size.hint() == 1) continue;
       compare_stride("ne", d, expected);
       if (strides_[d].hint() != expected.hint) return;
-      if (size.is_symbolic() || expected.symbolic()) drop("mul");
-      expected = times(expected, val(size));
+      expected = mul(expected, val(size));
     }
   }
 

@@ -151,12 +151,19 @@ void FunctionalNames::composite(const OpDef& op, std::span<const IValue> args) {
   const bool asks = q == "aten::reshape.default" ||
                     (q == "aten::contiguous.default" && format(1) == MemoryFormat::Contiguous) ||
                     (q == "aten::linear.default" && defined(2) && self->dim() != 2);
-  if (!asks) return;
-  if (!contiguity_known_.insert(self->impl()).second) return;
-  contiguity_held_.push_back(*self);
+  if (asks) c10_contiguity(*self);
+}
+
+void FunctionalNames::contiguity_asked(const Tensor& t) {
+  if (t.defined() && has_symbolic_size(t.meta())) c10_contiguity(t);
+}
+
+void FunctionalNames::c10_contiguity(const Tensor& t) {
+  if (!contiguity_known_.insert(t.impl()).second) return;
+  contiguity_held_.push_back(t);
   NameTaker names{*graph_};
-  record_numel_product(names, self->meta().sizes);
-  record_contiguity_check(names, self->meta().sizes, self->meta().strides, strides_read_, /*numel_read=*/false);
+  record_numel_product(names, t.meta().sizes);
+  record_contiguity_check(names, t.meta().sizes, t.meta().strides, strides_read_, /*numel_read=*/false);
 }
 
 void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {

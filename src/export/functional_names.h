@@ -52,6 +52,8 @@ class FunctionalNames final : public FunctionalLevel {
   /// it has a bias): its numel and contiguity, each computed once per tensor and recorded
   /// (record_numel_product, record_contiguity_check).
   void composite(const OpDef& op, std::span<const IValue> args) override;
+  /// `t.contiguous()` in a decomposition (torch._decomp's _fused_rms_norm): the same, once per tensor.
+  void contiguity_asked(const Tensor& t) override;
   /// C++ functionalization of a mutation `op` (`add_`, `copy_`, `fill_`, `masked_fill_`,
   /// `index_add_`) first records, per tensor argument with symbolic sizes, a `ge` and its storage
   /// size; then runs the in-place op's meta, whose Python ones check that the other operand
@@ -62,6 +64,9 @@ class FunctionalNames final : public FunctionalLevel {
   Graph* const& graph_;
   const DecompTable* const& table_;
   std::unordered_set<const void*> strides_read_;  ///< strides given a sym_stride read already
+  /// c10's numel and contiguity of `t`, computed the first time they are asked of it.
+  void c10_contiguity(const Tensor& t);
+
   std::unordered_set<const void*> contiguity_known_;  ///< tensors (impls) whose c10 contiguity is computed
   std::vector<Tensor> contiguity_held_;  ///< those tensors, kept alive so that no other takes their address
 };

@@ -63,6 +63,10 @@ void complete_args(const OpDef& op, std::vector<IValue>& args) {
   }
 }
 
+void note_contiguity_asked(const Tensor& t) {
+  if (t_functional) t_functional->contiguity_asked(t);
+}
+
 FunctionalLevelScope::FunctionalLevelScope(FunctionalLevel* level) : prev_(t_functional) { t_functional = level; }
 FunctionalLevelScope::~FunctionalLevelScope() { t_functional = prev_; }
 

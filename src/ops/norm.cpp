@@ -4,6 +4,7 @@
 // native_batch_norm_helper decomposition (whose elementwise steps decide the output strides).
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/ops/functional_level.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
 #include "ops/linalg_meta.h"
@@ -409,8 +410,14 @@ std::vector<Tensor> decomp_rms_norm(std::span<const IValue> a, const SrcLocArg& 
   if (std::holds_alternative<None>(eps))
     eps = compute == DType::Float32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
   const Tensor mean = fe::mean(fe::pow(up, Scalar(SymInt(2)), loc), OptDims(dims), true, {}, loc);
-  Tensor r = fe::mul(up, fe::rsqrt(dispatch1(*op_add_Scalar, {mean, eps}, loc), loc), loc);
+  const Tensor rstd = fe::rsqrt(dispatch1(*op_add_Scalar, {mean, eps}, loc), loc);
+  Tensor r = fe::mul(up, rstd, loc);
   if (const auto* w = std::get_if<Tensor>(&a[2]); w && w->defined()) r = fe::mul(r, *w, loc);
+  // Both results made .contiguous() (already so: no op), unless channels-last (4-D only).
+  if (!(x.dim() == 4 && x.meta().is_channels_last_contiguous())) {
+    note_contiguity_asked(r);
+    note_contiguity_asked(rstd);
+  }
   return {fe::type_as(r, x, loc)};
 }
 

@@ -23,9 +23,16 @@ class FunctionalLevel {
   /// `op`, CompositeImplicit, is about to decompose right here (its ATen C++ runs at this level, so
   /// what it asks of its arguments' metadata is recorded before the ops it calls).
   virtual void composite(const OpDef& /*op*/, std::span<const IValue> /*args*/) {}
+  /// A decomposition running at this level called `t.contiguous()` (a Python reference's or ATen
+  /// C++'s): c10 computes t's contiguity, which the trace records once per tensor.
+  virtual void contiguity_asked(const Tensor& /*t*/) {}
   /// `op`, dispatched at this level on `args`, returned `outs`: FunctionalTensorMode wraps them.
   virtual void wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) = 0;
 };
+
+/// Reports `t.contiguous()`, called by a decomposition, to the functionalization level it runs
+/// at (FunctionalLevel::contiguity_asked); nothing outside a retrace or beneath the level.
+void note_contiguity_asked(const Tensor& t);
 
 /// The dispatches made on this thread while it is open (and not beneath one of them) run at
 /// `level`.
