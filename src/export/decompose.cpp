@@ -16,6 +16,7 @@
 #include "export/decompose_vmap.h"
 #include "export/dynamic_shapes.h"
 #include "export/functional_names.h"
+#include "ops/meta_util.h"
 #include "export/functionalize.h"
 #include "export/guards_fn_trace.h"
 #include "export/tracer.h"
@@ -631,9 +632,14 @@ class Retracer {
     // Only a reshaping view (the whole base, contiguous) is modelled; anything else is a tensor of
     // its own.
     const TensorMeta& m = out.meta();
-    if (!m.is_contiguous() || !base->meta.is_contiguous() || m.storage_offset.maybe_int() != 0 ||
-        !m.numel().same_as(base->meta.numel()))
-      return detail::functional_fresh(out);
+    bool reshaping = false;
+    {
+      // Our own bookkeeping, not arithmetic PyTorch's trace records.
+      ops::UntracedArithmetic untraced("decompose", m.sizes);
+      reshaping = m.is_contiguous() && base->meta.is_contiguous() && m.storage_offset.maybe_int() == 0 &&
+                  m.numel().same_as(base->meta.numel());
+    }
+    if (!reshaping) return detail::functional_fresh(out);
     FRef& intermediate = intermediates_[base.get()];
     if (!intermediate) intermediate = detail::functional_fresh(Tensor(base));
     static const OpDef& view = registry().get("aten::view");

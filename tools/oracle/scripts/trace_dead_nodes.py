@@ -48,7 +48,10 @@ def create_node(self, op, target, args=(), kwargs=None, name=None, type_expr=Non
     frames = []
     if verbose:
         frames = [f"{f.filename.split('dist-packages/')[-1]}:{f.lineno}:{f.name}" for f in traceback.extract_stack()[-depth - 1:-1]]
-    log.append((id(self), n.name, str(target), frames))
+    label = str(target)
+    if label.startswith("aten.sym_"):  # which tensor's size, stride or numel it reads
+        label += "(" + ", ".join(a.name if isinstance(a, torch.fx.Node) else repr(a) for a in n.args) + ")"
+    log.append((id(self), n.name, label, frames))
     return n
 
 
@@ -139,6 +142,6 @@ for gid, name, target, frames in log:
     if gid is None:
         print("    ", name)
         continue
-    print(f"G{gids.setdefault(gid, len(gids))} {name:28s} {target[:50]}")
+    print(f"G{gids.setdefault(gid, len(gids))} {name:28s} {target[:70]}")
     for f in frames:
         print("        ", f)
