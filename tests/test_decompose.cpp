@@ -84,8 +84,9 @@ const std::set<std::string> kPrintsEqual = {
 /// nodes after the size arithmetic its trace records and then drops. Modelled: the storage size of
 /// every output FunctionalTensorMode wraps (a CompositeImplicit op's inner ops one by one), the
 /// `_guards_fn` checks, a mutation's per-argument checks and the contiguity check of refs ending
-/// in `.contiguous()`. Not modelled: c10's lazily cached numel and contiguity of a tensor that
-/// reshape/view read (`mul`s, then `eq, eq, sym_max` in PyTorch's trace), FakeTensor cache hits.
+/// in `.contiguous()`, c10's numel and contiguity as reshape/linear ask them, empty_like's and
+/// einsum's checks. Not modelled: the SymNode identity of outputs (a slice's or view's size read
+/// again as a new SymNode; FakeTensor cache hits), Python refs run beneath a decomposition.
 const std::set<std::string> kEqualUpToNames = {
     "hf_bert_dyn", "hf_llama_dyn", "hf_qwen2_dyn", "hf_clip_dyn", "hf_vit_dyn",
     "lowered_attention_cpu_dynamic", "mutation_setitem_views_dynamic", "seed002_encoder", "hf_whisper_dyn",
