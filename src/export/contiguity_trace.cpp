@@ -1,9 +1,12 @@
-// See contiguity_trace.h. Mirrors c10/core/Contiguity.h's loops step by step; each value is an
-// expression (never SymInt arithmetic, which would itself be traced).
+// See contiguity_trace.h. Mirrors c10/core/Contiguity.h's loops and torch._prims_common / torch._refs
+// walks step by step; each value is an expression (never SymInt arithmetic, which would be traced).
 #include "export/contiguity_trace.h"
 
 #include <algorithm>
 #include <optional>
+#include <vector>
+
+#include "ops/meta_util.h"
 
 namespace fe::detail {
 namespace {
@@ -238,18 +241,7 @@ class RefsPerm {
   void sort() {
     std::vector<size_t> perm;
     for (size_t d = sizes_.size(); d-- > 0;) perm.push_back(d);
-    for (size_t i = 1; i < perm.size(); ++i) {
-      size_t d1 = i;
-      for (size_t d0 = i; d0-- > 0;) {
-        const int c = should_swap(perm[d0], perm[d1]);
-        if (c > 0) {
-          std::swap(perm[d0], perm[d1]);
-          d1 = d0;
-        } else if (c < 0) {
-          break;
-        }
-      }
-    }
+    ops::sort_dims(perm, [&](size_t a, size_t b) { return should_swap(a, b); });
   }
 
   sym::SymTracer& t_;
