@@ -20,6 +20,14 @@ struct Val {
 
 Val val(const SymInt& s) { return {s.expr(), s.hint()}; }
 Val times(const Val& a, const Val& b) { return {a.e * b.e, a.hint * b.hint}; }
+/// `a * b` as the trace records it, in Python or in c10's C++ alike: a `mul` node when either is
+/// symbolic, unless one is the int 1 (an int reaches the proxy mode as a Python int, and its
+/// peephole returns the other operand).
+Val traced_mul(sym::SymTracer& t, const Val& a, const Val& b) {
+  const bool one = (!a.symbolic() && a.e.constant() == 1) || (!b.symbolic() && b.e.constant() == 1);
+  if ((a.symbolic() || b.symbolic()) && !one) t.on_dropped("mul", {});
+  return times(a, b);
+}
 
 /// a == b when known without a guard (equal expressions or constants), else nullopt.
 std::optional<bool> known_equal(const Val& a, const Val& b) {
@@ -44,13 +52,7 @@ class Check {
  private:
   void drop(std::string_view base) { t_.on_dropped(base, {}); }
   void drop_size(std::string_view base, size_t d) { t_.on_dropped(base, sizes_.subspan(d, 1)); }
-  /// `a * b` in c10's C++: a node when either is symbolic, unless one is the int 1 (an int
-  /// operand reaches the proxy mode as a Python int, and its peephole returns the other).
-  Val mul(const Val& a, const Val& b) {
-    const bool one = (!a.symbolic() && a.e.constant() == 1) || (!b.symbolic() && b.e.constant() == 1);
-    if ((a.symbolic() || b.symbolic()) && !one) drop("mul");
-    return times(a, b);
-  }
+  Val mul(const Val& a, const Val& b) { return traced_mul(t_, a, b); }
   /// The stride as a graph value: a sym_stride node the first time this value is read.
   void read_stride(size_t d) {
     const SymInt& st = strides_[d];
@@ -149,12 +151,7 @@ class RefsPerm {
 
  private:
   void drop(std::string_view base) { t_.on_dropped(base, {}); }
-  /// `a * b` as Python computes it: a node unless both are ints or one is the int 1.
-  Val mul(const Val& a, const Val& b) {
-    const bool one = (!a.symbolic() && a.e.constant() == 1) || (!b.symbolic() && b.e.constant() == 1);
-    if ((a.symbolic() || b.symbolic()) && !one) drop("mul");
-    return times(a, b);
-  }
+  Val mul(const Val& a, const Val& b) { return traced_mul(t_, a, b); }
   /// A comparison `a rel b` (a node when either is symbolic), answered from the hints unless known.
   bool compare(std::string_view base, Rel rel, const Val& a, const Val& b) {
     if (!a.symbolic() && !b.symbolic()) return rel_holds(rel, a.e.constant(), b.e.constant());
@@ -287,12 +284,7 @@ void record_contiguity_check(sym::SymTracer& t, std::span<const SymInt> sizes, s
 
 void record_numel_product(sym::SymTracer& t, std::span<const SymInt> sizes) {
   Val acc{sym::Expr(1), 1};
-  for (const SymInt& s : sizes) {
-    const Val v = val(s);
-    const bool one = (!acc.symbolic() && acc.e.constant() == 1) || (!v.symbolic() && v.e.constant() == 1);
-    if ((acc.symbolic() || v.symbolic()) && !one) t.on_dropped("mul", {});
-    acc = times(acc, v);
-  }
+  for (const SymInt& s : sizes) acc = traced_mul(t, acc, val(s));
 }
 
 }  // namespace fe::detail

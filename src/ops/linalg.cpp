@@ -406,9 +406,8 @@ std::vector<Tensor> decomp_linear(std::span<const IValue> a, const SrcLocArg& lo
     contiguous = x.meta().is_contiguous();
   }
   if (b && contiguous && (x.dim() == 3 || b->dim() == 1)) {
-    // _flatten_nd_linear's product from 1: the first factor as is (make_fx's peephole).
-    SymInt rows(1);
-    for (int64_t d = 0; d + 1 < x.dim(); ++d) rows = d == 0 ? x.sizes()[d] : rows * x.sizes()[d];
+    SymInt rows(1);  // _flatten_nd_linear's product from 1
+    for (int64_t d = 0; d + 1 < x.dim(); ++d) rows = peephole_mul(rows, x.sizes()[d]);
     const Tensor flat = fe::reshape(x, {rows, x.sizes()[x.dim() - 1]}, loc);
     const Tensor r = fe::addmm(*b, flat, fe::t(w, loc), 1, 1, loc);
     std::vector<SymInt> shape(x.sizes().begin(), x.sizes().end() - 1);

@@ -183,10 +183,6 @@ void check_same_size(const SymInt& a, const SymInt& b) {
   if (a.is_symbolic() || b.is_symbolic()) (a.is_symbolic() ? a : b).node()->env->trace_compare(Rel::Eq, a, b);
 }
 
-/// `acc *= size` of a running product that starts at 1: the first factor is taken as is, no
-/// product (make_fx's peephole returns x for `1 * x`, so a trace records no `mul` there).
-void times(SymInt& acc, const SymInt& size) { acc = !acc.is_symbolic() && acc.hint() == 1 ? size : acc * size; }
-
 /// ATen's sumproduct_pair: (left * right).sum(sum_dims, keepdim=True) as a mul when nothing is
 /// summed, else permute + reshape of both to [lro, lo, sum] x [lro, sum, ro], bmm, view, permute.
 template <class S>
@@ -204,18 +200,18 @@ typename S::T sumproduct_pair(const S& st, typename S::T left, typename S::T rig
     const bool sl = ls != 1, sr = rs != 1;
     if (sl && sr) check_same_size(ls, rs);
     if (is_sum[i]) {
-      if (sl && sr) times(sum_size, ls);
+      if (sl && sr) sum_size = peephole_mul(sum_size, ls);
       else if (sl) left = st.sum(left, one, true);
       else if (sr) right = st.sum(right, one, true);
     } else if (sl && sr) {
       lro.push_back(i);
-      times(lro_size, ls);
+      lro_size = peephole_mul(lro_size, ls);
     } else if (sl) {
       lo.push_back(i);
-      times(lo_size, ls);
+      lo_size = peephole_mul(lo_size, ls);
     } else {
       ro.push_back(i);
-      times(ro_size, rs);
+      ro_size = peephole_mul(ro_size, rs);
     }
   }
   // PyTorch 2.14 swaps the operands when every right-only output dim precedes the left-only ones,

@@ -546,8 +546,7 @@ std::vector<Tensor> decomp_flatten(std::span<const IValue> a, const SrcLocArg& l
   SymInt merged(1);
   for (int64_t d = 0; d < x.dim(); ++d) {
     if (d < s || d > e) shape.push_back(x.sizes()[d]);
-    // multiply_integers from 1: the first factor as is (make_fx's peephole records no `1 * x`).
-    else merged = merged.maybe_int() == 1 ? x.sizes()[d] : merged * x.sizes()[d];
+    else merged = peephole_mul(merged, x.sizes()[d]);  // multiply_integers from 1
     if (d == e) shape.push_back(merged);
   }
   return {fe::reshape(x, shape, loc)};

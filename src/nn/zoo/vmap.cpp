@@ -7,6 +7,7 @@
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "fakeexport/sym/shape_env.h"
+#include "ops/meta_util.h"
 
 namespace fe::zoo::vmap {
 namespace {
@@ -22,19 +23,7 @@ void call(std::string_view fn, std::span<const IValue> args, std::span<const Ten
 /// meta, where the tracer records no symbolic arithmetic.
 Tensor shaped_like(const Tensor& x, std::vector<SymInt> sizes) {
   TraceScope off(nullptr);
-  struct MetaContext {  // the ShapeEnv's op context for the scope, restored after
-    sym::ShapeEnv* env = nullptr;
-    sym::ShapeEnv::OpContext outer;
-    ~MetaContext() {
-      if (env) env->set_context(outer);
-    }
-  } ctx;
-  for (const SymInt& s : sizes)
-    if (s.is_symbolic()) ctx.env = s.node()->env;
-  if (ctx.env) {
-    ctx.outer = ctx.env->context();
-    ctx.env->set_context({"torch._functorch.vmap", ctx.outer.call});
-  }
+  ops::UntracedArithmetic untraced("torch._functorch.vmap", sizes);
   return empty(sizes, {.dtype = x.dtype(), .device = x.device()});
 }
 
