@@ -64,6 +64,15 @@ const Graph& subgraph_named(const std::vector<const Graph*>& scopes, const std::
   throw ValueError(detail::cat("decompose: no subgraph '", name, "' in the program"));
 }
 
+/// `m` with a SymNode of its own for each symbolic stride: an input PyTorch's retrace fakes has
+/// one (a stride equal to a size is still another object), which it reads from the input
+/// (`sym_stride(arg26_1, 0)`) the first time it is needed, not where the size was read.
+TensorMeta with_own_strides(TensorMeta m) {
+  for (SymInt& st : m.strides)
+    if (st.is_symbolic() && !st.maybe_int()) st = st.node()->env->make(st.node()->expr, st.hint());
+  return m;
+}
+
 class Retracer {
  public:
   Retracer(const ExportedProgram& ep, detail::Tracer& tracer, Graph& g) : ep_(ep), tracer_(&tracer), g_(&g) {}
@@ -92,7 +101,7 @@ class Retracer {
         if (p->sym_val) vals_[p] = *p->sym_val;
         continue;
       }
-      FRef f = traced_value(*tracer_, p->val[0], n);
+      FRef f = traced_value(*tracer_, with_own_strides(p->val[0]), n);
       inputs_.emplace_back(inputs_.size() + skipped_inputs_, f);
       vals_[p] = std::move(f);
     }
@@ -719,7 +728,7 @@ class Retracer {
   /// Handles of tensors made inside decompositions whose views the graph holds.
   std::unordered_map<const TensorImpl*, FRef> intermediates_;
   /// What FunctionalTensorMode's wrapping of each dispatched op records (names it takes).
-  detail::FunctionalNames level_{g_, table};
+  detail::FunctionalNames level_{g_, table, [this](const SymInt& v) { tracer_->storage_read(v); }};
 
  public:
   sym::ShapeEnv* shape_env_ = nullptr;

@@ -48,7 +48,7 @@ bool returns_input(std::span<const IValue> inputs, const Tensor& out) {
 
 bool has_symbolic_size(const TensorMeta& m) { return std::any_of(m.sizes.begin(), m.sizes.end(), symbolic); }
 
-void take_storage_nbytes_names(Graph& g, const TensorMeta& m) {
+void take_storage_nbytes_names(Graph& g, const TensorMeta& m, const StorageRead& read) {
   bool any = symbolic(m.storage_offset);
   for (size_t d = 0; d < m.sizes.size() && !any; ++d) any = symbolic(m.sizes[d]) || symbolic(m.strides[d]);
   if (!any) return;
@@ -60,12 +60,17 @@ void take_storage_nbytes_names(Graph& g, const TensorMeta& m) {
     const bool minus_one_symbolic = symbolic(n);   // size - 1
     const int64_t minus_one = minus_one_symbolic ? 0 : *n.maybe_int() - 1;
     if (minus_one_symbolic) {
+      if (read) read(n);
       (void)g.unique_name("eq");
       (void)g.unique_name("sub");
     }
     bool term_symbolic = false;  // stride * (size - 1)
     if (minus_one_symbolic || symbolic(s)) {
-      if (!int_one(s) && (minus_one_symbolic || minus_one != 1)) (void)g.unique_name("mul");
+      // make_fx's peephole returns `x * 1` unrecorded, before it reads x's graph value.
+      if (!int_one(s) && (minus_one_symbolic || minus_one != 1)) {
+        if (read && symbolic(s)) read(s);
+        (void)g.unique_name("mul");
+      }
       // A symbolic stride times 0 (a size-1 dim), or a stride 0 (an expanded dim) times a
       // symbolic size - 1, is recorded but simplifies to the number 0, which c10 takes as an int:
       // the sum after it is C++ arithmetic.
@@ -132,7 +137,7 @@ void FunctionalNames::wrapped(const OpDef& op, std::span<const IValue> args, std
     record_contiguity_check(names, outs[0].meta().sizes, outs[0].meta().strides, strides_read_);
   }
   for (const Tensor& out : outs)
-    if (out.defined() && !returns_input(args, out)) take_storage_nbytes_names(*graph_, out.meta());
+    if (out.defined() && !returns_input(args, out)) take_storage_nbytes_names(*graph_, out.meta(), read_);
 }
 
 void FunctionalNames::composite(const OpDef& op, std::span<const IValue> args) {

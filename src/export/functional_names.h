@@ -5,6 +5,7 @@
 // the first aten sub when a `sub` of sizes came before it). Measured with
 // tools/oracle/scripts/trace_dead_nodes.py on PyTorch 2.14.1.
 #pragma once
+#include <functional>
 #include <span>
 #include <unordered_set>
 #include <vector>
@@ -24,7 +25,10 @@ bool has_symbolic_size(const TensorMeta& m);
 /// size is symbolic, `mul` (stride * that) unless an operand is the int 1 (the proxy mode's
 /// peephole) or both are ints, `add` once the running size is symbolic; then `add` for the offset
 /// and `mul` by the item size (none for 1-byte types). A tensor of constant metadata takes none.
-void take_storage_nbytes_names(Graph& g, const TensorMeta& m);
+/// `read`, when given, is told of each size and stride as computeStorageNbytes reads it (a size
+/// before its `eq`, a stride before its `mul`).
+using StorageRead = std::function<void(const SymInt&)>;
+void take_storage_nbytes_names(Graph& g, const TensorMeta& m, const StorageRead& read = {});
 
 /// A subgraph input wrapped inside the retrace: the `sym_size_int` read of each symbolic size
 /// (they are new SymNodes there), then its storage size.
@@ -35,7 +39,9 @@ void take_wrapped_input_names(Graph& g, const TensorMeta& m);
 /// switches) under the decomposition table `*table`.
 class FunctionalNames final : public FunctionalLevel {
  public:
-  FunctionalNames(Graph* const& graph, const DecompTable* const& table) : graph_(graph), table_(table) {}
+  /// `read` forces the graph value of a size or stride an output's wrap reads (Tracer::storage_read).
+  FunctionalNames(Graph* const& graph, const DecompTable* const& table, StorageRead read)
+      : graph_(graph), table_(table), read_(std::move(read)) {}
   /// CompositeImplicit in PyTorch's native_functions.yaml (CPU) and in the table: FunctionalTensorMode
   /// calls func.decompose(), so the decomposition's ops are wrapped one by one.
   bool decomposes_here(const OpDef& op) const override;
@@ -63,6 +69,7 @@ class FunctionalNames final : public FunctionalLevel {
  private:
   Graph* const& graph_;
   const DecompTable* const& table_;
+  StorageRead read_;
   std::unordered_set<const void*> strides_read_;  ///< strides given a sym_stride read already
   /// c10's numel and contiguity of `t`, computed the first time they are asked of it.
   void c10_contiguity(const Tensor& t);

@@ -472,6 +472,20 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   };
   std::vector<Lifted> constants;
   Node* first_user_input = nullptr;
+  /// A retrace's FunctionalTensor wrap reads `v`, a size or stride of a new output, in
+  /// computeStorageNbytes: one the output's meta made (tracked as the output's own, with no graph
+  /// value yet) is read from the output there, so its `sym_size`/`sym_stride` name is taken now.
+  void storage_read(const SymInt& v) {
+    // Not a size read from data: the retrace adopts the recorded symbol after the wrap, and its
+    // read is the one the runtime assertions make (recreate_runtime_asserts). Not a subgraph
+    // input's: its wrap at the subgraph's start read it already (take_wrapped_input_names). A
+    // root input's stride is read here, the first time it is needed.
+    if (!retracing || !v.is_symbolic() || known_constant(v) || sym::has_unbacked(v)) return;
+    const sym::SymNode* s = v.node();
+    if (s->proxy_trace == id_ && !s->proxy && s->size_of &&
+        (!parent_ || static_cast<const Node*>(s->size_of)->op() != NodeOp::Placeholder))
+      (void)proxy(v);
+  }
   /// The node whose metadata the nodes recorded now inherit (run_decompositions: the node being
   /// retraced, as PyTorch's retrace keeps its stack_trace and nn_module_stack); null: the call
   /// site and the module call stack.
@@ -666,16 +680,22 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   }
 
   /// The first traced tensor with a symbolic size provides it (make_fx's track_tensor).
+  /// Retracing, strides too (make_fx tracks them; a negative size_dim, -1 - d, names stride d):
+  /// a stride the output's wrap reads is a `sym_stride` node there.
   void track_sizes(const TensorMeta& m, Node* n) {
-    for (size_t d = 0; d < m.sizes.size(); ++d) {
-      const sym::SymNode* s = m.sizes[d].node();
-      if (!s || s->proxy_trace == id_) continue;
+    const auto track = [&](const SymInt& v, int64_t dim) {
+      const sym::SymNode* s = v.node();
+      if (!s || s->proxy_trace == id_) return;
       s->proxy_trace = id_;
       s->proxy = nullptr;
       s->size_of = n;
-      s->size_dim = static_cast<int64_t>(d);
-    }
+      s->size_dim = dim;
+    };
+    for (size_t d = 0; d < m.sizes.size(); ++d) track(m.sizes[d], static_cast<int64_t>(d));
+    if (retracing)
+      for (size_t d = 0; d < m.strides.size(); ++d) track(m.strides[d], -1 - static_cast<int64_t>(d));
   }
+
 
   /// The graph node computing a symbolic int, created on first need.
   Node* proxy(const SymInt& v) {
@@ -684,6 +704,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
     Node* n = nullptr;
     if (s->proxy_trace == id_ && s->size_of) {
       static const OpDef& sym_size = op("aten::sym_size.int");
+      static const OpDef& sym_stride = op("aten::sym_stride.int");
       Node* of = static_cast<Node*>(s->size_of);
       // Retracing: PyTorch reads an intermediate's size right after the call that made it, where
       // FunctionalTensor wraps the output (its storage size reads every size and stride: a
@@ -693,7 +714,8 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
       // conv; mixtral's routed-token count 2*s43*s53 before `sort`, not at the `arange` after).
       Node* before = nullptr;
       if (retracing && of->op() != NodeOp::Placeholder) before = node_after(of);
-      n = g_.call(sym_size, {of, SymInt(s->size_dim)}, "sym_size_int", before);
+      n = s->size_dim >= 0 ? g_.call(sym_size, {of, SymInt(s->size_dim)}, "sym_size_int", before)
+                           : g_.call(sym_stride, {of, SymInt(-1 - s->size_dim)}, "sym_stride_int", before);
       // Retracing: a size that survives (one read from data, u1) carries the metadata of the node
       // whose output has it, as insert_deferred_runtime_asserts stamps it.
       if (retracing) {

@@ -158,6 +158,14 @@ void meta_sym_size(const MetaArgs& a, MetaOut& out) {
   out.ints.push_back(self.sizes[wrap_dim(dim, self.dim(), label(a))]);
 }
 
+// sym_stride.int(self, dim) -> SymInt: a retrace reads a stride its wrap needs (computeStorageNbytes).
+void meta_sym_stride(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  const int64_t dim = a.to_int(1);
+  FE_CHECK(self.dim() > 0, IndexError, label(a), ": Dimension specified as ", dim, " but tensor has no dimensions");
+  out.ints.push_back(self.strides[wrap_dim(dim, self.dim(), label(a))]);
+}
+
 /// A tensor's element count as a graph value: export's read of a numel no node computed before
 /// (a MoE layer's routed-token count when seq is 8*_seq).
 void meta_sym_numel(const MetaArgs& a, MetaOut& out) { out.ints.push_back(a.tensor(0).numel()); }
@@ -355,6 +363,7 @@ void register_conversion_ops(Registry& r) {
                       .device_rule = kFree, .may_return_self = true, .decomp = decomp_type_as});
   op_local_scalar_dense = r.add({"aten::_local_scalar_dense(Tensor self) -> Scalar", meta_local_scalar_dense, nullptr, kFree});
   op_sym_size_int = r.add({"aten::sym_size.int(Tensor self, int dim) -> SymInt", meta_sym_size, nullptr, kFree});
+  r.add({"aten::sym_stride.int(Tensor self, int dim) -> SymInt", meta_sym_stride, nullptr, kFree});
   r.add({"aten::sym_numel(Tensor self) -> SymInt", meta_sym_numel, nullptr, kFree});
 }
 

@@ -1,5 +1,6 @@
 """Conversion ops: _to_copy, the to.* overloads (self returned when nothing changes), type_as,
-_assert_tensor_metadata, _local_scalar_dense (data-dependent on fake tensors), sym_size.int, sym_numel."""
+_assert_tensor_metadata, _local_scalar_dense (data-dependent on fake tensors), sym_size.int, sym_stride.int,
+sym_numel."""
 import torch
 
 from opgen import T, call, vcall, layouts, non_dense_permuted, SHAPES, DTYPES_ALL
@@ -165,6 +166,15 @@ def sym_size_calls():
     yield call(op, T([]), -1)
 
 
+def sym_stride_calls():
+    op = "aten::sym_stride.int"
+    for x in inputs():
+        for d in range(-len(x.sizes) - 1, len(x.sizes) + 1):
+            yield call(op, x, d)
+    yield call(op, T([2, 3], strides=[1, 2]), 1)
+    yield call(op, T([]), 0)
+
+
 def sym_numel_calls():
     # No tensor can make it fail: the error call is one without its argument.
     op = "aten::sym_numel"
@@ -185,6 +195,7 @@ def calls():
     yield from assert_metadata_calls()
     yield from local_scalar_calls()
     yield from sym_size_calls()
+    yield from sym_stride_calls()
     yield from sym_numel_calls()
 
 
