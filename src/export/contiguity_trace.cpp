@@ -39,8 +39,8 @@ std::optional<bool> known_equal(const Val& a, const Val& b) {
 class Check {
  public:
   Check(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
-        std::unordered_set<const void*>& read)
-      : t_(t), sizes_(sizes), strides_(strides), read_(read) {}
+        std::unordered_set<const void*>& read, const TracedStride& traced)
+      : t_(t), sizes_(sizes), strides_(strides), read_(read), traced_(traced) {}
 
   void run(bool numel_read) {
     if (numel_read) t_.on_dropped("sym_numel_default", {});
@@ -56,7 +56,8 @@ class Check {
   /// The stride as a graph value: a sym_stride node the first time this value is read.
   void read_stride(size_t d) {
     const SymInt& st = strides_[d];
-    if (st.is_symbolic() && read_.insert(st.node()).second) t_.on_dropped("sym_stride_int", {});
+    if (!st.is_symbolic() || (traced_ && traced_(st))) return;
+    if (read_.insert(st.node()).second) t_.on_dropped("sym_stride_int", {});
   }
   /// A comparison of stride d with `v`: a node when either is symbolic.
   void compare_stride(std::string_view base, size_t d, const Val& v) {
@@ -129,6 +130,7 @@ class Check {
   sym::SymTracer& t_;
   std::span<const SymInt> sizes_, strides_;
   std::unordered_set<const void*>& read_;
+  const TracedStride& traced_;
 };
 
 /// The Python reference's walk (torch/_prims_common/__init__.py): SymInt operations in Python,
@@ -278,8 +280,9 @@ void record_broadcast_shapes(sym::SymTracer& t, std::span<const std::span<const 
 }
 
 void record_contiguity_check(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
-                             std::unordered_set<const void*>& strides_read, bool numel_read) {
-  Check(t, sizes, strides, strides_read).run(numel_read);
+                             std::unordered_set<const void*>& strides_read, bool numel_read,
+                             const TracedStride& traced_stride) {
+  Check(t, sizes, strides, strides_read, traced_stride).run(numel_read);
 }
 
 void record_numel_product(sym::SymTracer& t, std::span<const SymInt> sizes) {

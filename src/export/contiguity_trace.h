@@ -3,6 +3,7 @@
 // operand becomes a node (later dropped, its name kept), so recording the same sequence keeps the
 // names of the surviving nodes equal to PyTorch's.
 #pragma once
+#include <functional>
 #include <span>
 #include <unordered_set>
 
@@ -16,8 +17,13 @@ namespace fe::detail {
 /// (`strides_read`, by value identity).
 /// `numel_read`: the numel is first read as a `sym_numel` node (a Python caller's a.numel()); else
 /// the caller has accounted for it (c10's own product of the sizes, record_numel_product).
+/// `traced_stride`, when given, reads a stride through the trace first (a retrace tracks strides:
+/// a read of one it tracks is its node, made there or before); it returns false for a value the
+/// trace does not know, whose read is then the name by value identity as above.
+using TracedStride = std::function<bool(const SymInt&)>;
 void record_contiguity_check(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
-                             std::unordered_set<const void*>& strides_read, bool numel_read = true);
+                             std::unordered_set<const void*>& strides_read, bool numel_read = true,
+                             const TracedStride& traced_stride = {});
 
 /// c10's numel of a tensor with symbolic sizes, computed in C++ the first time it is asked
 /// (multiply_integers from 1): a `mul` per factor once the product is symbolic, none by the int 1

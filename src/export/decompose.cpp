@@ -16,6 +16,7 @@
 #include "export/decompose_vmap.h"
 #include "export/dynamic_shapes.h"
 #include "export/functional_names.h"
+#include "ops/fresh_strides.h"
 #include "ops/meta_util.h"
 #include "export/functionalize.h"
 #include "export/guards_fn_trace.h"
@@ -728,7 +729,7 @@ class Retracer {
   /// Handles of tensors made inside decompositions whose views the graph holds.
   std::unordered_map<const TensorImpl*, FRef> intermediates_;
   /// What FunctionalTensorMode's wrapping of each dispatched op records (names it takes).
-  detail::FunctionalNames level_{g_, table, [this](const SymInt& v) { tracer_->storage_read(v); }};
+  detail::FunctionalNames level_{g_, table, [this](const SymInt& v) { return tracer_->storage_read(v); }};
 
  public:
   sym::ShapeEnv* shape_env_ = nullptr;
@@ -801,7 +802,6 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
   retracer.shape_env_ = out.shape_env.get();
   retracer.table = &table;
   FakeTensorMode fake_mode;
-  ExportSemanticsScope export_semantics;
   // PyTorch's retrace registers constants as buffers of their modules and lifts state in
   // named_buffers() order: module by module (pre-order), a module's own buffers before its
   // submodules'. Parameters and user inputs keep their places.
@@ -838,6 +838,7 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
   {
     TraceScope scope(&tracer);
     DecomposeScope decompose(&table);
+    ops::FreshIterStrides fresh_strides;
     if (out.shape_env) out.shape_env->set_tracer(&tracer);
     struct Uninstall {
       sym::ShapeEnv* env;

@@ -60,7 +60,7 @@ void take_storage_nbytes_names(Graph& g, const TensorMeta& m, const StorageRead&
     const bool minus_one_symbolic = symbolic(n);   // size - 1
     const int64_t minus_one = minus_one_symbolic ? 0 : *n.maybe_int() - 1;
     if (minus_one_symbolic) {
-      if (read) read(n);
+      if (read) (void)read(n);
       (void)g.unique_name("eq");
       (void)g.unique_name("sub");
     }
@@ -68,7 +68,7 @@ void take_storage_nbytes_names(Graph& g, const TensorMeta& m, const StorageRead&
     if (minus_one_symbolic || symbolic(s)) {
       // make_fx's peephole returns `x * 1` unrecorded, before it reads x's graph value.
       if (!int_one(s) && (minus_one_symbolic || minus_one != 1)) {
-        if (read && symbolic(s)) read(s);
+        if (read && symbolic(s)) (void)read(s);
         (void)g.unique_name("mul");
       }
       // A symbolic stride times 0 (a size-1 dim), or a stride 0 (an expanded dim) times a
@@ -134,7 +134,7 @@ void FunctionalNames::wrapped(const OpDef& op, std::span<const IValue> args, std
   if (op.decomp && table_ && table_->count(&op) && ends_in_contiguous(op) && outs.size() == 1 && outs[0].defined() &&
       has_symbolic_size(outs[0].meta())) {
     NameTaker names{*graph_};
-    record_contiguity_check(names, outs[0].meta().sizes, outs[0].meta().strides, strides_read_);
+    record_contiguity_check(names, outs[0].meta().sizes, outs[0].meta().strides, strides_read_, true, read_);
   }
   for (const Tensor& out : outs)
     if (out.defined() && !returns_input(args, out)) take_storage_nbytes_names(*graph_, out.meta(), read_);
@@ -168,7 +168,7 @@ void FunctionalNames::c10_contiguity(const Tensor& t) {
   contiguity_held_.push_back(t);
   NameTaker names{*graph_};
   record_numel_product(names, t.meta().sizes);
-  record_contiguity_check(names, t.meta().sizes, t.meta().strides, strides_read_, /*numel_read=*/false);
+  record_contiguity_check(names, t.meta().sizes, t.meta().strides, strides_read_, /*numel_read=*/false, read_);
 }
 
 void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {

@@ -26,8 +26,8 @@ bool has_symbolic_size(const TensorMeta& m);
 /// peephole) or both are ints, `add` once the running size is symbolic; then `add` for the offset
 /// and `mul` by the item size (none for 1-byte types). A tensor of constant metadata takes none.
 /// `read`, when given, is told of each size and stride as computeStorageNbytes reads it (a size
-/// before its `eq`, a stride before its `mul`).
-using StorageRead = std::function<void(const SymInt&)>;
+/// before its `eq`, a stride before its `mul`); it returns whether the trace knows the value.
+using StorageRead = std::function<bool(const SymInt&)>;
 void take_storage_nbytes_names(Graph& g, const TensorMeta& m, const StorageRead& read = {});
 
 /// A subgraph input wrapped inside the retrace: the `sym_size_int` read of each symbolic size

@@ -151,6 +151,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
         else if (!p.default_value || !equals_constant(n->args()[i], *p.default_value)) n->arg_given[i] = ArgGiven::Keyword;
       }
     }
+    if (retracing) own_strides(args, outs);
     n->val.reserve(outs.size());
     for (const Tensor& t : outs) n->val.push_back(t.meta());
     if (op.out_elems) n->out_elems = op.out_elems(args);
@@ -475,16 +476,19 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   /// A retrace's FunctionalTensor wrap reads `v`, a size or stride of a new output, in
   /// computeStorageNbytes: one the output's meta made (tracked as the output's own, with no graph
   /// value yet) is read from the output there, so its `sym_size`/`sym_stride` name is taken now.
-  void storage_read(const SymInt& v) {
+  /// Returns whether the value has a graph value in this trace now (made here or before).
+  bool storage_read(const SymInt& v) {
     // Not a size read from data: the retrace adopts the recorded symbol after the wrap, and its
     // read is the one the runtime assertions make (recreate_runtime_asserts). Not a subgraph
     // input's: its wrap at the subgraph's start read it already (take_wrapped_input_names). A
     // root input's stride is read here, the first time it is needed.
-    if (!retracing || !v.is_symbolic() || known_constant(v) || sym::has_unbacked(v)) return;
+    if (!retracing || !v.is_symbolic() || known_constant(v) || sym::has_unbacked(v)) return false;
     const sym::SymNode* s = v.node();
-    if (s->proxy_trace == id_ && !s->proxy && s->size_of &&
-        (!parent_ || static_cast<const Node*>(s->size_of)->op() != NodeOp::Placeholder))
-      (void)proxy(v);
+    if (s->proxy_trace != id_) return false;
+    if (s->proxy) return true;
+    if (!s->size_of || (parent_ && static_cast<const Node*>(s->size_of)->op() == NodeOp::Placeholder)) return false;
+    (void)proxy(v);
+    return true;
   }
   /// The node whose metadata the nodes recorded now inherit (run_decompositions: the node being
   /// retraced, as PyTorch's retrace keeps its stack_trace and nn_module_stack); null: the call
@@ -696,6 +700,34 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
       for (size_t d = 0; d < m.strides.size(); ++d) track(m.strides[d], -1 - static_cast<int64_t>(d));
   }
 
+
+  /// Retracing: an output stride PyTorch's meta computed is a SymNode of its own (FakeTensor's
+  /// cache hands back a new one for every value that is not one of the call's own), which the
+  /// output's wrap reads from it (`sym_stride(ge, 1)`), even where it equals a size read before
+  /// (`[1, 1, s41, 1]` has stride s41). One passed through from an input's strides stays that
+  /// input's (`_to_copy`'s, read from `arg26_1`). Our metas share such objects; they are renewed.
+  void own_strides(std::span<const IValue> args, std::span<const Tensor> outs) {
+    // An input's stride object that is not also one of its sizes (ours may share one).
+    const auto passed_through = [&](const sym::SymNode* s) {
+      bool stride = false;
+      for (const IValue& a : args) {
+        const Tensor* t = std::get_if<Tensor>(&a);
+        if (!t || !t->defined()) continue;
+        for (const SymInt& x : t->meta().sizes)
+          if (x.node() == s) return false;
+        for (const SymInt& x : t->meta().strides) stride = stride || x.node() == s;
+      }
+      return stride;
+    };
+    for (const Tensor& t : outs) {
+      if (!t.defined() || t.impl()->trace_id == id_) continue;  // an input returned as it is
+      for (SymInt& st : t.impl()->meta.strides) {
+        const sym::SymNode* s = st.node();
+        if (!s || st.maybe_int() || s->proxy_trace != id_ || passed_through(s) || sym::has_unbacked(st)) continue;
+        st = s->env->make(s->expr, st.hint());
+      }
+    }
+  }
 
   /// The graph node computing a symbolic int, created on first need.
   Node* proxy(const SymInt& v) {

@@ -57,6 +57,22 @@ std::string dims_str(const DimVector& v) {
 /// Equal dims; with `env`, also symbolic ones equal once Max(1, e) is folded where the program's
 /// ranges prove e >= 1 (PyTorch folds it only from the ranges known when the op ran, so a
 /// recorded stride may keep a Max ours drops, or the reverse).
+/// `a` equals `b` for every input the ranges allow, where a side may be a Min: x == Min(..., y,
+/// ...) when x == y and x <= every other argument.
+bool provably_equal(const sym::ShapeEnv& env, const sym::Expr& a, const sym::Expr& b) {
+  if (env.static_eval(Rel::Eq, a, b) == true) return true;
+  for (const auto& [x, m] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+    if (m->kind() != sym::Kind::Min) continue;
+    for (const sym::Expr& y : m->args()) {
+      if (env.static_eval(Rel::Eq, *x, y) != true) continue;
+      bool least = true;
+      for (const sym::Expr& z : m->args()) least = least && env.static_eval(Rel::Le, *x, z) == true;
+      if (least) return true;
+    }
+  }
+  return false;
+}
+
 bool same_dims(const DimVector& a, const DimVector& b, const sym::ShapeEnv* env = nullptr, bool sizes = false) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -64,6 +80,11 @@ bool same_dims(const DimVector& a, const DimVector& b, const sym::ShapeEnv* env 
     // A data-dependent size (slice to an item() end): PyTorch allocates a fresh unbacked symbol
     // for it where we keep the expression; the recorded symbol stands for ours.
     if (sizes && sym::is_unbacked_symbol(a[i]) && sym::has_unbacked(b[i])) continue;
+    // A stride non-strict export computed with sym_min (`Min(32, 32*s41)`, Python's min overridden)
+    // where a retrace, with the builtin, took the smaller one (32): equal for every allowed input.
+    if (!sizes && env && (a[i].is_symbolic() || b[i].is_symbolic()) &&
+        provably_equal(*env, a[i].expr(), b[i].expr()))
+      continue;
     if (!env || !a[i].is_symbolic() || !b[i].is_symbolic()) return false;
     if (!(env->replace(ops::strip_max1(*env, a[i].expr())) == env->replace(ops::strip_max1(*env, b[i].expr()))))
       return false;

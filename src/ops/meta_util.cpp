@@ -1,4 +1,5 @@
 #include "ops/meta_util.h"
+#include "ops/fresh_strides.h"
 
 #include <algorithm>
 #include <map>
@@ -420,11 +421,25 @@ DimVector symbolic_output_strides(IntSpan shape, std::span<const TensorMeta* con
   return refs_output_strides(shape, ops, single_dense_shortcut);
 }
 
+namespace {
+thread_local bool fresh_iter_strides = false;
+}  // namespace
+
+FreshIterStrides::FreshIterStrides() : saved_(fresh_iter_strides) { fresh_iter_strides = true; }
+FreshIterStrides::~FreshIterStrides() { fresh_iter_strides = saved_; }
+bool FreshIterStrides::active() { return fresh_iter_strides; }
+
 DimVector iter_output_strides(IntSpan shape, std::span<const TensorMeta* const> ins, int wrapped_numbers) {
   const size_t nd = shape.size();
   bool symbolic = any_symbolic(shape);
   for (const TensorMeta* t : ins) symbolic = symbolic || any_symbolic(t->sizes) || any_symbolic(t->strides);
-  if (symbolic) return symbolic_output_strides(shape, ins);
+  if (symbolic) {
+    DimVector st = symbolic_output_strides(shape, ins);
+    if (FreshIterStrides::active())
+      for (SymInt& s : st)
+        if (!s.maybe_int()) renew_symint(s);
+    return st;
+  }
   // Fast setup: every operand has the output's shape.
   bool same_shape = true;  // Python numbers (wrapped_numbers) are not tensors: prims decide without them
   for (const TensorMeta* t : ins) same_shape = same_shape && IntSpan(t->sizes).size() == nd &&
