@@ -285,6 +285,67 @@ void record_contiguity_check(sym::SymTracer& t, std::span<const SymInt> sizes, s
   Check(t, sizes, strides, strides_read, traced_stride).run(numel_read);
 }
 
+void record_unsafe_view_shape(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
+                              std::span<const SymInt> shape) {
+  const Val one{sym::Expr(1), 1};
+  // A comparison is a node when either side is symbolic; its answer is the hints' (a guard on
+  // backed sizes, as guard_or_true/guard_or_false take them).
+  const auto compare = [&](std::string_view base, const Val& a, const Val& b) {
+    if (a.symbolic() || b.symbolic()) t.on_dropped(base, {});
+  };
+  // infer_size_dv(size, self.sym_numel()): per symbolic length `== -1` then `> -1`, the product
+  // of the lengths, then numel == product. A -1 to infer takes another path, not modelled.
+  Val numel = one, product = one;
+  for (const SymInt& s : sizes) numel = times(numel, val(s));
+  for (const SymInt& s : shape) {
+    const Val v = val(s);
+    if (!v.symbolic() && v.hint == -1) return;
+    compare("eq", v, {sym::Expr(-1), -1});
+    compare("gt", v, {sym::Expr(-1), -1});
+    product = traced_mul(t, product, v);
+  }
+  compare("eq", numel, product);
+  // computeStride(self sizes, self strides, shape): the numel again (multiply_integers), its
+  // `== 0`, then the chunk walk from the innermost dim.
+  if (sizes.empty()) return;
+  Val n = one;
+  for (const SymInt& s : sizes) n = traced_mul(t, n, val(s));
+  compare("eq", n, {sym::Expr(0), 0});
+  if (n.hint == 0) return;
+  int64_t view_d = static_cast<int64_t>(shape.size()) - 1;
+  Val chunk = val(strides.back()), tensor_numel = one, view_numel = one;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    tensor_numel = traced_mul(t, tensor_numel, val(sizes[d]));
+    bool chunk_ends = d == 0;
+    if (!chunk_ends) {
+      const Val prev = val(sizes[d - 1]);
+      compare("ne", prev, one);
+      if (prev.hint != 1) {
+        const Val expected = traced_mul(t, tensor_numel, chunk), stride = val(strides[d - 1]);
+        compare("ne", stride, expected);
+        chunk_ends = stride.hint != expected.hint;
+      }
+    }
+    if (!chunk_ends) continue;
+    while (view_d >= 0) {
+      compare("lt", view_numel, tensor_numel);
+      bool take = view_numel.hint < tensor_numel.hint;
+      if (!take) {
+        const Val length = val(shape[view_d]);
+        compare("eq", length, one);
+        take = length.hint == 1;
+      }
+      if (!take) break;
+      (void)traced_mul(t, view_numel, chunk);  // the view dim's stride
+      view_numel = traced_mul(t, view_numel, val(shape[view_d]));
+      --view_d;
+    }
+    compare("ne", view_numel, tensor_numel);
+    if (view_numel.hint != tensor_numel.hint) return;
+    if (d > 0) chunk = val(strides[d - 1]), tensor_numel = one, view_numel = one;
+  }
+}
+
 void record_numel_product(sym::SymTracer& t, std::span<const SymInt> sizes) {
   Val acc{sym::Expr(1), 1};
   for (const SymInt& s : sizes) acc = traced_mul(t, acc, val(s));

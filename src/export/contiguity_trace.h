@@ -30,6 +30,15 @@ void record_contiguity_check(sym::SymTracer& t, std::span<const SymInt> sizes, s
 /// (the proxy mode's peephole) or while both are ints.
 void record_numel_product(sym::SymTracer& t, std::span<const SymInt> sizes);
 
+/// The shape inference functionalization does for `_unsafe_view(self, shape)` in C++ (its
+/// hand-written kernel: infer_size_dv(shape, self.sym_numel()), then computeStride(self's sizes,
+/// strides, shape)), reported to `t` as dropped nodes in that order: per symbolic length `eq`
+/// and `gt`, the lengths' `mul`s, `eq` (numel == their product), the numel's `mul`s again and its
+/// `eq` 0, then the chunk walk's `ne`, `lt`, `eq` and `mul`s. self's c10 numel is the caller's
+/// (computed once per tensor: record_numel_product).
+void record_unsafe_view_shape(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
+                              std::span<const SymInt> shape);
+
 /// torch._prims_common.compute_elementwise_output_logical_to_physical_perm of one tensor, the
 /// first step of torch._refs.empty_like (preserve_format), reported to `t` as dropped nodes in
 /// PyTorch's order: check_same_shape's `eq`/`and_` per size, then is_contiguous's `sym_numel` read

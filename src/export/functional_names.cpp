@@ -131,6 +131,15 @@ void FunctionalNames::before_decomposition(const OpDef& op, std::span<const IVal
 }
 
 void FunctionalNames::wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) {
+  if (op.qualified == "aten::_unsafe_view.default" && args.size() >= 2) {
+    const Tensor* self = std::get_if<Tensor>(&args[0]);
+    const auto* shape = std::get_if<std::vector<SymInt>>(&args[1]);
+    if (self && shape && self->defined() && has_symbolic_size(self->meta())) {
+      c10_numel(*self);
+      NameTaker names{*graph_};
+      record_unsafe_view_shape(names, self->meta().sizes, self->meta().strides, *shape);
+    }
+  }
   if (op.decomp && table_ && table_->count(&op) && ends_in_contiguous(op) && outs.size() == 1 && outs[0].defined() &&
       has_symbolic_size(outs[0].meta())) {
     NameTaker names{*graph_};
@@ -163,11 +172,18 @@ void FunctionalNames::contiguity_asked(const Tensor& t) {
   if (t.defined() && has_symbolic_size(t.meta())) c10_contiguity(t);
 }
 
-void FunctionalNames::c10_contiguity(const Tensor& t) {
-  if (!contiguity_known_.insert(t.impl()).second) return;
-  contiguity_held_.push_back(t);
+void FunctionalNames::c10_numel(const Tensor& t) {
+  if (!numel_known_.insert(t.impl()).second) return;
+  held_.push_back(t);
   NameTaker names{*graph_};
   record_numel_product(names, t.meta().sizes);
+}
+
+void FunctionalNames::c10_contiguity(const Tensor& t) {
+  if (!contiguity_known_.insert(t.impl()).second) return;
+  held_.push_back(t);
+  c10_numel(t);
+  NameTaker names{*graph_};
   record_contiguity_check(names, t.meta().sizes, t.meta().strides, strides_read_, /*numel_read=*/false, read_);
 }
 

@@ -71,11 +71,14 @@ class FunctionalNames final : public FunctionalLevel {
   const DecompTable* const& table_;
   StorageRead read_;
   std::unordered_set<const void*> strides_read_;  ///< strides given a sym_stride read already
+  /// c10's numel of `t` (its product of the sizes), computed the first time it is asked of it.
+  void c10_numel(const Tensor& t);
   /// c10's numel and contiguity of `t`, computed the first time they are asked of it.
   void c10_contiguity(const Tensor& t);
 
+  std::unordered_set<const void*> numel_known_;       ///< tensors (impls) whose c10 numel is computed
   std::unordered_set<const void*> contiguity_known_;  ///< tensors (impls) whose c10 contiguity is computed
-  std::vector<Tensor> contiguity_held_;  ///< those tensors, kept alive so that no other takes their address
+  std::vector<Tensor> held_;  ///< those tensors, kept alive so that no other takes their address
 };
 
 }  // namespace fe::detail

@@ -448,15 +448,31 @@ std::vector<Tensor> decomp_baddbmm(std::span<const IValue> a, const SrcLocArg& l
   if (out.dtype() != result) out = dispatch1(*op_to_dtype, {out, result}, loc);
   return {out};
 }
-/// torch._decomp's should_fold (PyTorch 2.14) for N-D (N >= 3) @ 2-D: the batch folds into rows
-/// when the operand is contiguous, its size-1 dims skipped (TensorGeometry's rule; eager's ATen
-/// checks only the leading dims against each other).
+/// `a * b` as make_fx records Python's `*`: an int 1 on either side is the other operand (its
+/// peephole makes no node).
+SymInt py_mul(const SymInt& a, const SymInt& b) {
+  if (!a.is_symbolic() && a.hint() == 1) return b;
+  if (!b.is_symbolic() && b.hint() == 1) return a;
+  return a * b;
+}
+
+/// torch._decomp's should_fold (PyTorch 2.14) for N-D (N >= 3) @ 2-D, step by step as it records
+/// its size arithmetic in a retrace: sym_numel(t1) == 0 (the numel as reduce(mul, shape, 1)), the
+/// expected contiguous strides of shape[1:] from the right, then per dim from the left `size ==
+/// 1` or `stride == expected` (TensorGeometry's rule: size-1 dims skipped), stopping at the first
+/// dim that fails.
 bool folds(const Tensor& x) {
   const TensorMeta& m = x.meta();
-  SymInt expected(1);
-  for (size_t k = m.sizes.size(); k-- > 0;) {
-    if (!sym_eq(m.sizes[k], 1).guard() && !sym_eq(m.strides[k], expected).guard()) return false;
-    expected = expected * m.sizes[k];
+  SymInt numel(1);
+  for (const SymInt& s : m.sizes) numel = py_mul(numel, s);
+  // Recorded even where the ranges answer it (an `eq` node); read from data, no guard is possible.
+  if (sym::has_unbacked(numel) ? guard_or_false_eq(numel, SymInt(0)) : sym_eq(numel, 0).guard()) return true;
+  const size_t n = m.sizes.size();
+  std::vector<SymInt> expected(n, SymInt(1));  // expected[d]: the contiguous stride of dim d
+  for (size_t k = n; k-- > 1;) expected[k - 1] = py_mul(m.sizes[k], expected[k]);
+  for (size_t d = 0; d < n; ++d) {
+    if (sym_eq(m.sizes[d], 1).guard()) continue;
+    if (!sym_eq(m.strides[d], expected[d]).guard()) return false;
   }
   return true;
 }
@@ -484,7 +500,8 @@ Tensor batched_matmul(const Tensor& x, const Tensor& y, const SrcLocArg& loc) {
   };
   const Tensor x3 = fe::reshape(fe::expand(x, with(batch, n, m), false, loc), {count, n, m}, loc);
   const Tensor y3 = fe::reshape(fe::expand(y, with(batch, m, p), false, loc), {count, m, p}, loc);
-  return fe::_unsafe_view(fe::bmm(x3, y3, loc), with(batch, n, p), loc);
+  // torch._decomp's matmul views the bmm back (ATen's _matmul_impl: _unsafe_view).
+  return fe::view(fe::bmm(x3, y3, loc), with(batch, n, p), loc);
 }
 
 /// matmul (CompositeImplicit, ATen's _matmul_impl): mm for 2-D @ 2-D; N-D (N >= 3) @ 2-D folds the
@@ -502,8 +519,8 @@ std::vector<Tensor> decomp_matmul(std::span<const IValue> a, const SrcLocArg& lo
     return {batched_matmul(x, y, loc)};
   if (x.dim() == 2 && y.dim() >= 3) return {batched_matmul(x, y, loc)};
   if (x.dim() >= 3 && y.dim() == 2) {
-    SymInt rows(1);
-    for (int64_t d = 0; d + 1 < x.dim(); ++d) rows = rows * x.sizes()[d];
+    SymInt rows(1);  // reduce(operator.mul, output_shape): no product with an initial 1
+    for (int64_t d = 0; d + 1 < x.dim(); ++d) rows = peephole_mul(rows, x.sizes()[d]);
     const Tensor folded = fe::reshape(x, {rows, x.sizes()[x.dim() - 1]}, loc);
     std::vector<SymInt> shape(x.sizes().begin(), x.sizes().end() - 1);
     shape.push_back(y.sizes()[1]);
