@@ -68,7 +68,7 @@ const std::set<std::string> kPrintsEqual = {
     "mutation_input_view", "mutation_setitem_views", "mutation_sibling_views", "mutation_view_of_view",
     // corpus_ops.py: operators the default table lowers that the HF programs seldom reach.
     "ops_einsum", "ops_elementwise", "ops_factories", "ops_index_add", "ops_one_hot", "ops_products", "ops_ranges",
-    "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_unlowered", "ops_unlowered_dynamic",
+    "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_unlowered", "ops_unlowered_dynamic", "ops_einsum_dynamic",
     // Dynamic programs whose dead size arithmetic is modelled (functional_names.h: each wrapped
     // output's storage size; guards_fn_trace.h: the input guards ep.module() checks;
     // contiguity_trace.h: empty_like's ordering of its input's dims by stride, c10's contiguity as
@@ -93,7 +93,7 @@ const std::set<std::string> kEqualUpToNames = {
     // An intermediate's size is read right after the call that made it (Tracer::proxy), as
     // FunctionalTensor's wrap reads it in PyTorch's retrace: the conv output length before the gelu.
     "hf_wav2vec2_dyn",
-    "ops_einsum_dynamic", "ops_elementwise_dynamic", "ops_index_add_dynamic",
+    "ops_elementwise_dynamic", "ops_index_add_dynamic",
     // Sizes read from data (unbacked u0): PyTorch's retrace also records, and drops, the storage-size
     // arithmetic of each tensor holding one (sym_size, eq, sub, add, mul), so even the static
     // program's later names run ahead.

@@ -442,11 +442,15 @@ class Retracer {
     // it lowers to reads q, k and v: their replayed views (a written cache) come after that `where`.
     static const OpDef& sdpa = registry().get("aten::scaled_dot_product_attention");
     std::optional<Tensor> converted_mask;
+    if (&op == &sdpa && table_contains(op) && !n.args().empty())
+      if (const auto* q = std::get_if<Node*>(&n.args()[0]); q && *q && ref_of(*q)->value.device().type() == DeviceType::CPU)
+        level_.numel_compared(ref_of(*q)->value);
     if (&op == &sdpa && table_contains(op) && n.args().size() == 8) {
       for (size_t i = 0; i < n.args().size(); ++i) {
         const auto* p = std::get_if<Node*>(&n.args()[i]);
         args.push_back(i < 3 && p && *p ? IValue(ref_of(*p)->value) : arg_value(n.args()[i]));  // metadata only for q, k, v
       }
+      FunctionalLevelScope functional(&level_);  // its ops' outputs are wrapped, as the lowering's
       converted_mask = ops::sdpa_converted_mask(args, SrcLocArg{});
       args.clear();
     }

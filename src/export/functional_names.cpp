@@ -172,6 +172,24 @@ void FunctionalNames::contiguity_asked(const Tensor& t) {
   if (t.defined() && has_symbolic_size(t.meta())) c10_contiguity(t);
 }
 
+void FunctionalNames::broadcast_shapes(std::span<const std::span<const SymInt>> shapes) {
+  NameTaker names{*graph_};
+  record_broadcast_shapes(names, shapes);
+}
+
+void FunctionalNames::view_shape_computed(const Tensor& self, std::span<const SymInt> shape) {
+  if (!self.defined() || !has_symbolic_size(self.meta())) return;
+  c10_numel(self);
+  NameTaker names{*graph_};
+  record_unsafe_view_shape(names, self.meta().sizes, self.meta().strides, shape);
+}
+
+void FunctionalNames::numel_compared(const Tensor& t) {
+  if (!t.defined() || !has_symbolic_size(t.meta())) return;
+  c10_numel(t);
+  (void)graph_->unique_name("eq");
+}
+
 void FunctionalNames::c10_numel(const Tensor& t) {
   if (!numel_known_.insert(t.impl()).second) return;
   held_.push_back(t);
@@ -182,9 +200,11 @@ void FunctionalNames::c10_numel(const Tensor& t) {
 void FunctionalNames::c10_contiguity(const Tensor& t) {
   if (!contiguity_known_.insert(t.impl()).second) return;
   held_.push_back(t);
+  // Under C++ functionalization the numel is the FakeTensor's own, read as a sym_numel node.
+  const bool numel_read = in_cpp_functionalization() && numel_known_.insert(t.impl()).second;
   c10_numel(t);
   NameTaker names{*graph_};
-  record_contiguity_check(names, t.meta().sizes, t.meta().strides, strides_read_, /*numel_read=*/false, read_);
+  record_contiguity_check(names, t.meta().sizes, t.meta().strides, strides_read_, numel_read, read_);
 }
 
 void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {

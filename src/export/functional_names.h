@@ -60,6 +60,14 @@ class FunctionalNames final : public FunctionalLevel {
   void composite(const OpDef& op, std::span<const IValue> args) override;
   /// `t.contiguous()` in a decomposition (torch._decomp's _fused_rms_norm): the same, once per tensor.
   void contiguity_asked(const Tensor& t) override;
+  /// torch.broadcast_shapes in a Python decomposition (torch._decomp's matmul): record_broadcast_shapes.
+  void broadcast_shapes(std::span<const std::span<const SymInt>> shapes) override;
+  /// record_unsafe_view_shape: reshape's infer_size_dv and computeStride.
+  void view_shape_computed(const Tensor& self, std::span<const SymInt> shape) override;
+  /// C++ compares t's numel with 0 (c10's product of its sizes, computed once per tensor, then an
+  /// `eq`): scaled_dot_product_attention on cpu does so for the query before it chooses a kernel
+  /// (measured in 2.14's trace with symbolic batch, sequence or both; the line that asks is C++).
+  void numel_compared(const Tensor& t);
   /// C++ functionalization of a mutation `op` (`add_`, `copy_`, `fill_`, `masked_fill_`,
   /// `index_add_`) first records, per tensor argument with symbolic sizes, a `ge` and its storage
   /// size; then runs the in-place op's meta, whose Python ones check that the other operand

@@ -9,9 +9,11 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/ops/functional_level.h"
 #include "ops/cpu_util.h"
 #include "ops/elementwise.h"
 #include "ops/families.h"
@@ -108,14 +110,17 @@ bool use_flash_cpu(const std::string& op, const TensorMeta& q, const TensorMeta&
     const SymInt m2 = mask->sizes[mask->dim() - 2], m1 = mask->sizes[mask->dim() - 1];
     if (!(m2 == q.sizes[2] || m2 == 1) || !(m1 == k.sizes[2] || m1 == 1)) return false;
     if (mask->dim() == 4) {
-      if (!(mask->sizes[0] == 1 || mask->sizes[0] == q.sizes[0])) return false;
-      if (!(mask->sizes[1] == 1 || mask->sizes[1] == q.sizes[1])) return false;
+      // The batch and heads first (one comparison where they match; measured in 2.14's trace).
+      if (!(mask->sizes[0] == q.sizes[0] || mask->sizes[0] == 1)) return false;
+      if (!(mask->sizes[1] == q.sizes[1] || mask->sizes[1] == 1)) return false;
     } else if (mask->dim() != 2) {
       return false;
     }
   }
   if (!(q.sizes[3] == k.sizes[3] && q.sizes[3] == v.sizes[3])) return false;
-  if (q.sizes[2] == 0 || k.sizes[2] == 0) return false;
+  // check_nonzero_sequence_lengths_dense: 2.14's trace records a third comparison of a sequence
+  // length there (counted with symbolic batch, sequence or both): the value's.
+  if (q.sizes[2] == 0 || k.sizes[2] == 0 || v.sizes[2] == 0) return false;
   if (!(q.strides[3] == 1 && k.strides[3] == 1 && v.strides[3] == 1)) return false;
   return is_floating(q.dtype);
 }
@@ -392,12 +397,9 @@ Tensor repeat_heads(const Tensor& t, const SymInt& r, const SrcLocArg& loc) {
   return fe::view(fe::clone(e, MemoryFormat::Contiguous, loc), {s[0], s[1] * r, s[2], s[3]}, loc);
 }
 
-/// _scaled_dot_product_attention_math(q, k, v, mask, 0, is_causal, scale): (output, attention
-/// weights), GQA's key/value heads repeated when `gqa`. Half and bfloat16 inputs are computed in
-/// float32 and both results cast back; the weights are cast first (GCC evaluates make_tuple's
-/// arguments right to left), and nothing reads them.
-std::pair<Tensor, Tensor> sdpa_math(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const Tensor* mask,
-                                    bool causal, std::optional<double> scale, const SrcLocArg& loc, bool gqa = false) {
+/// The ops of _scaled_dot_product_attention_math (see sdpa_math).
+std::pair<Tensor, Tensor> sdpa_math_ops(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const Tensor* mask,
+                                        bool causal, std::optional<double> scale, const SrcLocArg& loc, bool gqa) {
   const DType origin = q_in.dtype();
   const bool upcast = origin == DType::Float16 || origin == DType::BFloat16;
   const auto acc = [&](const Tensor& t) { return upcast ? fe::_to_copy(t, {.dtype = DType::Float32}, loc) : t; };
@@ -431,6 +433,24 @@ std::pair<Tensor, Tensor> sdpa_math(const Tensor& q_in, const Tensor& k_in, cons
   if (!upcast) return {out, weights};
   const Tensor w = fe::_to_copy(weights, {.dtype = origin}, loc);
   return {fe::_to_copy(out, {.dtype = origin}, loc), w};
+}
+
+/// _scaled_dot_product_attention_math(q, k, v, mask, 0, is_causal, scale): (output, attention
+/// weights), GQA's key/value heads repeated when `gqa`. Half and bfloat16 inputs are computed in
+/// float32 and both results cast back; the weights are cast first (GCC evaluates make_tuple's
+/// arguments right to left), and nothing reads them.
+std::pair<Tensor, Tensor> sdpa_math(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const Tensor* mask,
+                                    bool causal, std::optional<double> scale, const SrcLocArg& loc, bool gqa = false) {
+  // A retrace hands the op to C++ functionalization whole: its ops' results are not wrapped
+  // one by one, its own two are, as it returns.
+  std::pair<Tensor, Tensor> r;
+  {
+    const CppFunctionalizationScope cpp;
+    r = sdpa_math_ops(q_in, k_in, v_in, mask, causal, scale, loc, gqa);
+  }
+  const Tensor outs[] = {r.first, r.second};
+  note_wrapped(*op_scaled_dot_product_attention, outs);
+  return r;
 }
 
 /// The flash kernel's decomposition: math, then its output strides.
@@ -480,6 +500,13 @@ struct PreparedMask {
   SdpBackend backend = SdpBackend::Math;
 };
 thread_local PreparedMask t_prepared;
+/// The cpu kernel choice sdpa_converted_mask made for a query, which the lowering then takes: C++
+/// chooses once (its checks recorded once in a trace), before it converts the mask.
+struct CpuChoice {
+  const TensorImpl* query = nullptr;
+  bool flash = false;
+};
+thread_local CpuChoice t_cpu_choice;
 
 /// scaled_dot_product_attention's CUDA branch for a fused kernel (PyTorch 2.11, attention.cpp):
 /// cuDNN takes the mask as it is (a boolean one made additive with -65504); the memory-efficient
@@ -541,8 +568,11 @@ std::vector<Tensor> decomp_sdpa(std::span<const IValue> a, const SrcLocArg& loc)
   }
   // The CPU flash kernel's decomposition keeps its output layout; the math path's does not
   // (DeepSeek's value head narrower than its query head).
-  const bool flash = use_flash_cpu("aten::scaled_dot_product_attention", q.meta(), k.meta(), v.meta(),
-                                   mask ? &mask->meta() : nullptr, dropout, false);
+  const CpuChoice chosen = std::exchange(t_cpu_choice, {});
+  const bool flash = chosen.query == q.impl()
+                         ? chosen.flash
+                         : use_flash_cpu("aten::scaled_dot_product_attention", q.meta(), k.meta(), v.meta(),
+                                         mask ? &mask->meta() : nullptr, dropout, false);
   if (!sdpa_decomposes(q, k, v, dropout, flash) || std::get<bool>(a[7]))
     return undecomposed(*op_scaled_dot_product_attention, a, loc);
   std::optional<double> scale;
@@ -582,6 +612,7 @@ std::optional<Tensor> sdpa_converted_mask(std::span<const IValue> a, const SrcLo
   if (mask->dtype() != DType::Bool) return std::nullopt;
   const bool flash = use_flash_cpu("aten::scaled_dot_product_attention", q.meta(), k.meta(), v.meta(), &mask->meta(),
                                    dropout, false);
+  t_cpu_choice = {q.impl(), flash};
   if (!sdpa_decomposes(q, k, v, dropout, flash) || std::get<bool>(a[7])) return std::nullopt;
   return additive_mask(*mask, q, loc);
 }

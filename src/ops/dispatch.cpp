@@ -67,6 +67,27 @@ void note_contiguity_asked(const Tensor& t) {
   if (t_functional) t_functional->contiguity_asked(t);
 }
 
+namespace {
+thread_local bool t_cpp_functionalization = false;
+}  // namespace
+
+CppFunctionalizationScope::CppFunctionalizationScope() : prev_(t_cpp_functionalization) { t_cpp_functionalization = true; }
+CppFunctionalizationScope::~CppFunctionalizationScope() { t_cpp_functionalization = prev_; }
+
+bool in_cpp_functionalization() { return t_cpp_functionalization; }
+
+void note_broadcast_shapes(std::span<const std::span<const SymInt>> shapes) {
+  if (t_functional) t_functional->broadcast_shapes(shapes);
+}
+
+void note_view_shape_computed(const Tensor& self, std::span<const SymInt> shape) {
+  if (t_functional) t_functional->view_shape_computed(self, shape);
+}
+
+void note_wrapped(const OpDef& op, std::span<const Tensor> outs) {
+  if (t_functional && !t_cpp_functionalization) t_functional->wrapped(op, {}, outs);
+}
+
 FunctionalLevelScope::FunctionalLevelScope(FunctionalLevel* level) : prev_(t_functional) { t_functional = level; }
 FunctionalLevelScope::~FunctionalLevelScope() { t_functional = prev_; }
 
@@ -88,7 +109,7 @@ std::vector<Tensor> dispatch_functional(FunctionalLevel& level, const OpDef& op,
     FunctionalLevelScope beneath(nullptr);
     outs = dispatch(op, std::move(args), loc);
   }
-  level.wrapped(op, inputs, outs);
+  if (!t_cpp_functionalization) level.wrapped(op, inputs, outs);
   return outs;
 }
 }  // namespace

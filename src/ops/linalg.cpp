@@ -3,6 +3,7 @@
 // CompositeImplicit code and the Python meta/decompositions), so errors and dtypes match fake mode.
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/ops/functional_level.h"
 #include "fakeexport/sym/shape_env.h"
 #include "ops/annotation.h"
 #include "ops/cpu_util.h"
@@ -483,6 +484,10 @@ Tensor batched_matmul(const Tensor& x, const Tensor& y, const SrcLocArg& loc) {
   const int64_t dx = x.dim(), dy = y.dim();
   // Broadcast batch dims (right-aligned; size 1 stretches).
   const int64_t nb = std::max(dx, dy) - 2;
+  // torch._decomp's matmul: torch.broadcast_shapes of the batch dims, then prod() of the result
+  // (from 1, which make_fx's peephole does not record).
+  const std::span<const SymInt> batches[] = {std::span(x.sizes()).first(dx - 2), std::span(y.sizes()).first(dy - 2)};
+  note_broadcast_shapes(batches);
   std::vector<SymInt> batch;
   SymInt count(1);
   for (int64_t i = 0; i < nb; ++i) {
@@ -490,7 +495,7 @@ Tensor batched_matmul(const Tensor& x, const Tensor& y, const SrcLocArg& loc) {
     const SymInt sx = ix >= 0 ? x.sizes()[ix] : SymInt(1), sy = iy >= 0 ? y.sizes()[iy] : SymInt(1);
     const SymInt b = sx.same_as(SymInt(1)) ? sy : sx;
     batch.push_back(b);
-    count = count * b;
+    count = peephole_mul(count, b);
   }
   const SymInt n = x.sizes()[dx - 2], m = x.sizes()[dx - 1], p = y.sizes()[dy - 1];
   auto with = [&](std::vector<SymInt> v, SymInt r, SymInt c) {

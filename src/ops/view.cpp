@@ -5,6 +5,7 @@
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/ops/functional_level.h"
 #include "fakeexport/core/scopes.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
@@ -509,9 +510,14 @@ std::vector<Tensor> decomp_reshape(std::span<const IValue> a, const SrcLocArg& l
     contiguous = x.meta().is_contiguous();
   }
   if (contiguous) return {fe::view(x, shape, loc)};
+  // infer_size_dv and computeStride, which a retrace records as C++ runs them.
+  note_view_shape_computed(x, shape);
   MetaOut mo;
   std::vector<MetaValue> margs{&x.meta(), shape};
-  run_meta(*op_reshape, margs, mo);
+  {
+    UntracedArithmetic untraced("aten::reshape", x.sizes());
+    run_meta(*op_reshape, margs, mo);
+  }
   // infer_size: the given sizes themselves (the same symbolic values, so the graph reads the
   // node that computed them), the one -1 replaced by what the meta inferred.
   const DimVector& sizes = mo.outs.at(0).sizes;

@@ -26,6 +26,12 @@ class FunctionalLevel {
   /// A decomposition running at this level called `t.contiguous()` (a Python reference's or ATen
   /// C++'s): c10 computes t's contiguity, which the trace records once per tensor.
   virtual void contiguity_asked(const Tensor& /*t*/) {}
+  /// A Python decomposition running at this level called torch.broadcast_shapes(*shapes)
+  /// (torch._refs._broadcast_shapes: its comparisons are recorded and dropped).
+  virtual void broadcast_shapes(std::span<const std::span<const SymInt>> /*shapes*/) {}
+  /// ATen C++ at this level inferred `shape` for a view of `self` and its strides
+  /// (infer_size_dv with self's numel, then computeStride: reshape of a non-contiguous self).
+  virtual void view_shape_computed(const Tensor& /*self*/, std::span<const SymInt> /*shape*/) {}
   /// `op`, dispatched at this level on `args`, returned `outs`: FunctionalTensorMode wraps them.
   virtual void wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) = 0;
 };
@@ -33,6 +39,39 @@ class FunctionalLevel {
 /// Reports `t.contiguous()`, called by a decomposition, to the functionalization level it runs
 /// at (FunctionalLevel::contiguity_asked); nothing outside a retrace or beneath the level.
 void note_contiguity_asked(const Tensor& t);
+
+/// Reports torch.broadcast_shapes(*shapes), called by a decomposition, to the functionalization
+/// level it runs at (FunctionalLevel::broadcast_shapes); nothing outside a retrace.
+void note_broadcast_shapes(std::span<const std::span<const SymInt>> shapes);
+
+/// Reports FunctionalLevel::view_shape_computed to the level a decomposition runs at.
+void note_view_shape_computed(const Tensor& self, std::span<const SymInt> shape);
+
+/// While open, ops dispatched at the functionalization level run under ATen's C++
+/// functionalization, beneath an op FunctionalTensorMode hands to it whole
+/// (_scaled_dot_product_attention_math, whose CompositeImplicit C++ calls them): their results get
+/// C++ wrappers, whose storage size nothing records (FunctionalLevel::wrapped is not told). The
+/// op's own results are wrapped as it returns (note_wrapped). Measured in 2.14's trace of the
+/// cpu math path: no storage-size nodes from its mul to its last bmm.
+class CppFunctionalizationScope {
+ public:
+  CppFunctionalizationScope();
+  ~CppFunctionalizationScope();
+  CppFunctionalizationScope(const CppFunctionalizationScope&) = delete;
+  CppFunctionalizationScope& operator=(const CppFunctionalizationScope&) = delete;
+
+ private:
+  bool prev_;
+};
+
+/// Whether a CppFunctionalizationScope is open on this thread: C++ then asks its questions of the
+/// proxy mode's FakeTensors, whose numel is a value made with them (read as a `sym_numel` node),
+/// not computed on a FunctionalTensor wrapper.
+bool in_cpp_functionalization();
+
+/// `outs`, the results of `op` run under C++ functionalization, are wrapped as FunctionalTensors
+/// (FunctionalLevel::wrapped, without arguments); nothing outside a retrace or beneath the level.
+void note_wrapped(const OpDef& op, std::span<const Tensor> outs);
 
 /// The dispatches made on this thread while it is open (and not beneath one of them) run at
 /// `level`.
