@@ -286,7 +286,7 @@ void record_contiguity_check(sym::SymTracer& t, std::span<const SymInt> sizes, s
 }
 
 void record_unsafe_view_shape(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
-                              std::span<const SymInt> shape) {
+                              std::span<const SymInt> shape, bool numel_read) {
   const Val one{sym::Expr(1), 1};
   // A comparison is a node when either side is symbolic; its answer is the hints' (a guard on
   // backed sizes, as guard_or_true/guard_or_false take them).
@@ -304,6 +304,7 @@ void record_unsafe_view_shape(sym::SymTracer& t, std::span<const SymInt> sizes, 
     compare("gt", v, {sym::Expr(-1), -1});
     product = traced_mul(t, product, v);
   }
+  if (numel_read && numel.symbolic()) t.on_dropped("sym_numel_default", {});
   compare("eq", numel, product);
   // computeStride(self sizes, self strides, shape): the numel again (multiply_integers), its
   // `== 0`, then the chunk walk from the innermost dim.

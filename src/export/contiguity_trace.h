@@ -35,9 +35,10 @@ void record_numel_product(sym::SymTracer& t, std::span<const SymInt> sizes);
 /// strides, shape)), reported to `t` as dropped nodes in that order: per symbolic length `eq`
 /// and `gt`, the lengths' `mul`s, `eq` (numel == their product), the numel's `mul`s again and its
 /// `eq` 0, then the chunk walk's `ne`, `lt`, `eq` and `mul`s. self's c10 numel is the caller's
-/// (computed once per tensor: record_numel_product).
+/// (computed once per tensor: record_numel_product), or, `numel_read`, a FakeTensor's read (a
+/// `sym_numel` node) where it is first compared.
 void record_unsafe_view_shape(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
-                              std::span<const SymInt> shape);
+                              std::span<const SymInt> shape, bool numel_read = false);
 
 /// torch._prims_common.compute_elementwise_output_logical_to_physical_perm of one tensor, the
 /// first step of torch._refs.empty_like (preserve_format), reported to `t` as dropped nodes in

@@ -179,10 +179,16 @@ void FunctionalNames::broadcast_shapes(std::span<const std::span<const SymInt>> 
 
 void FunctionalNames::view_shape_computed(const Tensor& self, std::span<const SymInt> shape) {
   if (!self.defined() || !has_symbolic_size(self.meta())) return;
-  c10_numel(self);
+  // A FakeTensor's numel is read (a sym_numel node) where infer_size first compares it.
+  const bool fake = fake_numel();
+  const bool numel_read = fake && numel_known_.insert(self.impl()).second;
+  if (fake) held_.push_back(self);
+  else c10_numel(self);
   NameTaker names{*graph_};
-  record_unsafe_view_shape(names, self.meta().sizes, self.meta().strides, shape);
+  record_unsafe_view_shape(names, self.meta().sizes, self.meta().strides, shape, numel_read);
 }
+
+bool FunctionalNames::fake_numel() const { return in_cpp_functionalization() || beneath_functional_level(); }
 
 void FunctionalNames::numel_compared(const Tensor& t) {
   if (!t.defined() || !has_symbolic_size(t.meta())) return;
@@ -200,8 +206,9 @@ void FunctionalNames::c10_numel(const Tensor& t) {
 void FunctionalNames::c10_contiguity(const Tensor& t) {
   if (!contiguity_known_.insert(t.impl()).second) return;
   held_.push_back(t);
-  // Under C++ functionalization the numel is the FakeTensor's own, read as a sym_numel node.
-  const bool numel_read = in_cpp_functionalization() && numel_known_.insert(t.impl()).second;
+  // Under C++ functionalization (or beneath the level) the numel is the FakeTensor's own, read as
+  // a sym_numel node.
+  const bool numel_read = fake_numel() && numel_known_.insert(t.impl()).second;
   c10_numel(t);
   NameTaker names{*graph_};
   record_contiguity_check(names, t.meta().sizes, t.meta().strides, strides_read_, numel_read, read_);

@@ -81,6 +81,8 @@ class FunctionalNames final : public FunctionalLevel {
   std::unordered_set<const void*> strides_read_;  ///< strides given a sym_stride read already
   /// c10's numel of `t` (its product of the sizes), computed the first time it is asked of it.
   void c10_numel(const Tensor& t);
+  /// Whether C++ asks the proxy mode's FakeTensors here, whose numel is read, not computed.
+  bool fake_numel() const;
   /// c10's numel and contiguity of `t`, computed the first time they are asked of it.
   void c10_contiguity(const Tensor& t);
 

@@ -13,6 +13,7 @@ thread_local TraceSink* t_sink = nullptr;
 thread_local const DecompTable* t_decomp = nullptr;
 thread_local const std::string* t_disable_dynamo = nullptr;
 thread_local FunctionalLevel* t_functional = nullptr;
+thread_local FunctionalLevel* t_retrace_level = nullptr;  ///< the innermost non-null level
 
 std::string op_label(const OpDef& op) { return op.schema.ns + "::" + op.schema.name; }
 }  // namespace
@@ -75,21 +76,28 @@ CppFunctionalizationScope::CppFunctionalizationScope() : prev_(t_cpp_functionali
 CppFunctionalizationScope::~CppFunctionalizationScope() { t_cpp_functionalization = prev_; }
 
 bool in_cpp_functionalization() { return t_cpp_functionalization; }
+bool beneath_functional_level() { return !t_functional && t_retrace_level; }
 
 void note_broadcast_shapes(std::span<const std::span<const SymInt>> shapes) {
-  if (t_functional) t_functional->broadcast_shapes(shapes);
+  if (t_retrace_level) t_retrace_level->broadcast_shapes(shapes);
 }
 
 void note_view_shape_computed(const Tensor& self, std::span<const SymInt> shape) {
-  if (t_functional) t_functional->view_shape_computed(self, shape);
+  if (t_retrace_level) t_retrace_level->view_shape_computed(self, shape);
 }
 
 void note_wrapped(const OpDef& op, std::span<const Tensor> outs) {
   if (t_functional && !t_cpp_functionalization) t_functional->wrapped(op, {}, outs);
 }
 
-FunctionalLevelScope::FunctionalLevelScope(FunctionalLevel* level) : prev_(t_functional) { t_functional = level; }
-FunctionalLevelScope::~FunctionalLevelScope() { t_functional = prev_; }
+FunctionalLevelScope::FunctionalLevelScope(FunctionalLevel* level) : prev_(t_functional), prev_retrace_(t_retrace_level) {
+  t_functional = level;
+  if (level) t_retrace_level = level;
+}
+FunctionalLevelScope::~FunctionalLevelScope() {
+  t_functional = prev_;
+  t_retrace_level = prev_retrace_;
+}
 
 namespace {
 /// A dispatch at the functionalization level (functional_level.h): inner dispatches run beneath
@@ -118,7 +126,13 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
   if (t_functional) [[unlikely]]
     return dispatch_functional(*t_functional, op, std::move(args), loc);
   complete_args(op, args);
-  if (t_decomp && op.decomp && t_decomp->count(&op)) return op.decomp(args, loc);
+  if (t_decomp && op.decomp && t_decomp->count(&op)) {
+    // Beneath a retrace's functionalization level, a CompositeImplicit op's C++ still asks its
+    // questions (of the FakeTensors: beneath_functional_level).
+    if (t_retrace_level && t_retrace_level->decomposes_here(op)) [[unlikely]]
+      t_retrace_level->composite(op, args);
+    return op.decomp(args, loc);
+  }
   // Metadata view of the arguments; note whether any input is fake or real.
   bool any_fake = false, any_storageless = false;
   const Tensor* real_input = nullptr;

@@ -41,10 +41,11 @@ class FunctionalLevel {
 void note_contiguity_asked(const Tensor& t);
 
 /// Reports torch.broadcast_shapes(*shapes), called by a decomposition, to the functionalization
-/// level it runs at (FunctionalLevel::broadcast_shapes); nothing outside a retrace.
+/// level of the retrace, beneath it too (the proxy mode records a Python decomposition's
+/// arithmetic wherever it runs); nothing outside a retrace.
 void note_broadcast_shapes(std::span<const std::span<const SymInt>> shapes);
 
-/// Reports FunctionalLevel::view_shape_computed to the level a decomposition runs at.
+/// Reports FunctionalLevel::view_shape_computed to the retrace's level, beneath it too.
 void note_view_shape_computed(const Tensor& self, std::span<const SymInt> shape);
 
 /// While open, ops dispatched at the functionalization level run under ATen's C++
@@ -68,13 +69,17 @@ class CppFunctionalizationScope {
 /// proxy mode's FakeTensors, whose numel is a value made with them (read as a `sym_numel` node),
 /// not computed on a FunctionalTensor wrapper.
 bool in_cpp_functionalization();
+/// Whether a retrace's dispatch runs beneath its functionalization level (a decomposition in the
+/// proxy mode, e.g. the cpu flash kernel's): C++ asks the FakeTensors there too.
+bool beneath_functional_level();
 
 /// `outs`, the results of `op` run under C++ functionalization, are wrapped as FunctionalTensors
 /// (FunctionalLevel::wrapped, without arguments); nothing outside a retrace or beneath the level.
 void note_wrapped(const OpDef& op, std::span<const Tensor> outs);
 
 /// The dispatches made on this thread while it is open (and not beneath one of them) run at
-/// `level`.
+/// `level`. A null level (beneath) keeps the retrace's level for what the proxy mode records at
+/// any depth (note_broadcast_shapes, note_view_shape_computed).
 class FunctionalLevelScope {
  public:
   explicit FunctionalLevelScope(FunctionalLevel* level);
@@ -84,6 +89,7 @@ class FunctionalLevelScope {
 
  private:
   FunctionalLevel* prev_;
+  FunctionalLevel* prev_retrace_;
 };
 
 }  // namespace fe
