@@ -128,4 +128,30 @@ TEST(DecomposeNames, InplaceBroadcastCheck) {
   EXPECT_EQ(j.names, (Names{"eq", "lt", "eq", "eq", "eq"}));
 }
 
+// _unsafe_view(mm, [b, s, 32]) (matmul folding a 3-D input into rows, as torch._decomp's matmul
+// does) under C++ functionalization: c10's numel of the mm output, infer_size_dv, computeStride.
+// The sequences are PyTorch 2.14.1's trace of `x @ w` with x f32[b, s, 64] and f32[b, h, s, 64]
+// (names after the `view` the _unsafe_view decomposes to, dead ones included).
+TEST(DecomposeNames, UnsafeViewShapeInference) {
+  sym::ShapeEnv env;
+  const SymInt b = env.create_symbol("L['x'].size()[0]", 2, {2, 64}, sym::DimKind::Dynamic);
+  const SymInt h = env.create_symbol("L['x'].size()[1]", 3, {2, 64}, sym::DimKind::Dynamic);
+  const SymInt s = env.create_symbol("L['x'].size()[2]", 5, {2, 64}, sym::DimKind::Dynamic);
+  const auto names = [](std::vector<SymInt> rows_cols, std::vector<SymInt> shape) {
+    const TensorMeta mm = make_contiguous(rows_cols, DType::Float32, kCPU);
+    NameJournal j;
+    detail::record_numel_product(j, mm.sizes);
+    detail::record_unsafe_view_shape(j, mm.sizes, mm.strides, shape);
+    return j.names;
+  };
+  EXPECT_EQ(names({b * s, 32}, {b, s, 32}),
+            (Names{"mul", "eq", "gt", "eq", "gt", "mul", "mul", "eq", "mul", "eq", "ne", "mul", "lt", "lt", "mul", "lt",
+                   "mul", "ne"}));
+  EXPECT_EQ(names({b * h * s, 32}, {b, h, s, 32}),
+            (Names{"mul", "eq", "gt", "eq", "gt", "mul", "eq", "gt", "mul", "mul", "eq", "mul", "eq", "ne", "mul", "lt",
+                   "lt", "mul", "lt", "mul", "lt", "mul", "ne"}));
+  // A static view records nothing.
+  EXPECT_TRUE(names({12, 32}, {3, 4, 32}).empty());
+}
+
 }  // namespace
