@@ -228,9 +228,11 @@ void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
   if (args.size() < 2 || !broadcast_checked.count(op.qualified)) return;
   const Tensor* self = std::get_if<Tensor>(&args[0]);
   const Tensor* other = std::get_if<Tensor>(&args[1]);
-  if (!self || !other || !self->defined() || !other->defined()) return;
+  if (!self || !self->defined() || (other && !other->defined())) return;
+  // A number `other` reaches the Python meta as a 0-dim tensor (add_.Tensor(t, 3)).
   NameTaker names{*graph_};
-  const std::span<const SymInt> shapes[] = {self->meta().sizes, other->meta().sizes};
+  const std::span<const SymInt> shapes[] = {self->meta().sizes, other ? std::span<const SymInt>(other->meta().sizes)
+                                                                      : std::span<const SymInt>()};
   record_broadcast_shapes(names, shapes);
 }
 
