@@ -64,6 +64,7 @@ class FunctionalNames final : public FunctionalLevel {
   void broadcast_shapes(std::span<const std::span<const SymInt>> shapes) override;
   /// record_unsafe_view_shape: reshape's infer_size_dv and computeStride.
   void view_shape_computed(const Tensor& self, std::span<const SymInt> shape) override;
+  void dropped(std::string_view base) override { (void)graph_->unique_name(base); }
   /// C++ compares t's numel with 0 (c10's product of its sizes, computed once per tensor, then an
   /// `eq`): scaled_dot_product_attention on cpu does so for the query before it chooses a kernel
   /// (measured in 2.14's trace with symbolic batch, sequence or both; the line that asks is C++).

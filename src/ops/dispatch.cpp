@@ -82,6 +82,10 @@ void note_broadcast_shapes(std::span<const std::span<const SymInt>> shapes) {
   if (t_retrace_level) t_retrace_level->broadcast_shapes(shapes);
 }
 
+void note_dropped(std::string_view base) {
+  if (t_retrace_level) t_retrace_level->dropped(base);
+}
+
 void note_view_shape_computed(const Tensor& self, std::span<const SymInt> shape) {
   if (t_retrace_level) t_retrace_level->view_shape_computed(self, shape);
 }

@@ -424,8 +424,11 @@ std::vector<Tensor> decomp_rms_norm(std::span<const IValue> a, const SrcLocArg& 
 /// group_norm (CompositeImplicit): native_group_norm(input, weight, bias, N, C, HxW, group, eps)[0].
 std::vector<Tensor> decomp_group_norm(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& x = decomp_tensor(a, 0);
-  SymInt hw(1);
-  for (int64_t d = 2; d < x.dim(); ++d) hw = hw * x.sizes()[d];
+  SymInt hw(1);  // c10::multiply_integers: from 1, which make_fx's peephole does not record
+  for (int64_t d = 2; d < x.dim(); ++d) hw = peephole_mul(hw, x.sizes()[d]);
+  // ATen's group_norm then compares a size with 0 (a `gt` in 2.14's trace of wav2vec2's
+  // feature extractor, where HxW is symbolic; the C++ line is not visible from Python).
+  if (hw.is_symbolic() && !hw.maybe_int()) note_dropped("gt");
   return {dispatch(*op_native_group_norm, {x, a[2], a[3], x.sizes()[0], x.sizes()[1], hw, a[1], a[4]}, loc).at(0)};
 }
 /// batch_norm (CompositeImplicit) in eval mode with running stats:

@@ -507,7 +507,7 @@ std::vector<Tensor> decomp_reshape(std::span<const IValue> a, const SrcLocArg& l
   bool contiguous = false;
   {
     UntracedArithmetic untraced("aten::reshape", x.sizes());
-    contiguous = x.meta().is_contiguous();
+    contiguous = contiguous_or_false(x.sizes(), x.meta().strides);  // is_contiguous_or_false
   }
   if (contiguous) return {fe::view(x, shape, loc)};
   // infer_size_dv and computeStride, which a retrace records as C++ runs them.

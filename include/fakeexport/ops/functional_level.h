@@ -6,6 +6,7 @@
 // mode (its inner ops are not wrapped; its results are, once).
 #pragma once
 #include <span>
+#include <string_view>
 
 #include "fakeexport/ops/registry.h"
 
@@ -32,6 +33,9 @@ class FunctionalLevel {
   /// ATen C++ at this level inferred `shape` for a view of `self` and its strides
   /// (infer_size_dv with self's numel, then computeStride: reshape of a non-contiguous self).
   virtual void view_shape_computed(const Tensor& /*self*/, std::span<const SymInt> /*shape*/) {}
+  /// ATen C++ at (or beneath) this level made a check on sizes that the trace records and drops
+  /// (a node named `base`: "gt"), answered without a guard where it runs.
+  virtual void dropped(std::string_view /*base*/) {}
   /// `op`, dispatched at this level on `args`, returned `outs`: FunctionalTensorMode wraps them.
   virtual void wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) = 0;
 };
@@ -44,6 +48,9 @@ void note_contiguity_asked(const Tensor& t);
 /// level of the retrace, beneath it too (the proxy mode records a Python decomposition's
 /// arithmetic wherever it runs); nothing outside a retrace.
 void note_broadcast_shapes(std::span<const std::span<const SymInt>> shapes);
+
+/// Reports FunctionalLevel::dropped to the retrace's level, beneath it too.
+void note_dropped(std::string_view base);
 
 /// Reports FunctionalLevel::view_shape_computed to the retrace's level, beneath it too.
 void note_view_shape_computed(const Tensor& self, std::span<const SymInt> shape);
