@@ -69,7 +69,7 @@ const std::set<std::string> kPrintsEqual = {
     // corpus_ops.py: operators the default table lowers that the HF programs seldom reach.
     "ops_einsum", "ops_elementwise", "ops_factories", "ops_index_add", "ops_one_hot", "ops_products", "ops_ranges",
     "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_unlowered", "ops_unlowered_dynamic", "ops_einsum_dynamic",
-    "lowered_attention_cpu_dynamic",
+    "lowered_attention_cpu_dynamic", "hf_bert_dyn", "hf_vit_dyn", "seed002_encoder",
     // Dynamic programs whose dead size arithmetic is modelled (functional_names.h: each wrapped
     // output's storage size; guards_fn_trace.h: the input guards ep.module() checks;
     // contiguity_trace.h: empty_like's ordering of its input's dims by stride, c10's contiguity as
@@ -92,8 +92,7 @@ const std::set<std::string> kPrintsEqual = {
 /// dispatch cache (a hit's output has its contiguity computed already), views' renewed SymNodes
 /// (a slice's length), Python refs run beneath a decomposition.
 const std::set<std::string> kEqualUpToNames = {
-    "hf_bert_dyn", "hf_llama_dyn", "hf_qwen2_dyn", "hf_clip_dyn", "hf_vit_dyn",
-    "mutation_setitem_views_dynamic", "seed002_encoder", "hf_whisper_dyn",
+    "hf_llama_dyn", "hf_qwen2_dyn", "hf_clip_dyn", "mutation_setitem_views_dynamic", "hf_whisper_dyn",
     // An intermediate's size is read right after the call that made it (Tracer::proxy), as
     // FunctionalTensor's wrap reads it in PyTorch's retrace: the conv output length before the gelu.
     "hf_wav2vec2_dyn",

@@ -441,28 +441,20 @@ std::pair<Tensor, Tensor> sdpa_math_ops(const Tensor& q_in, const Tensor& k_in, 
 /// arguments right to left), and nothing reads them.
 std::pair<Tensor, Tensor> sdpa_math(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const Tensor* mask,
                                     bool causal, std::optional<double> scale, const SrcLocArg& loc, bool gqa = false) {
-  // A retrace hands the op to C++ functionalization whole: its ops' results are not wrapped
-  // one by one, its own two are, as it returns.
-  std::pair<Tensor, Tensor> r;
-  {
-    const CppFunctionalizationScope cpp;
-    r = sdpa_math_ops(q_in, k_in, v_in, mask, causal, scale, loc, gqa);
-  }
-  const Tensor outs[] = {r.first, r.second};
-  note_wrapped(*op_scaled_dot_product_attention, outs);
-  return r;
+  return sdpa_math_ops(q_in, k_in, v_in, mask, causal, scale, loc, gqa);
 }
 
-/// The flash kernel's decomposition: math, then its output strides.
-Tensor flash_cpu_math(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask, bool causal,
-                      std::optional<double> scale, const SrcLocArg& loc) {
+/// The flash kernel's decomposition: math, then its output strides; (output, attention weights).
+std::pair<Tensor, Tensor> flash_cpu_math(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask,
+                                         bool causal, std::optional<double> scale, const SrcLocArg& loc) {
   // torch._decomp's scaled_dot_product_flash_attention_for_cpu: the math path with
   // enable_gqa=query.size(1) != key.size(1) (MQA's single key/value head repeated).
   const bool gqa = !q.sizes()[1].same_as(k.sizes()[1]);
-  const Tensor out = sdpa_math(q, k, v, mask, causal, scale, loc, gqa).first;
+  const auto [out, weights] = sdpa_math(q, k, v, mask, causal, scale, loc, gqa);
   // .contiguous(memory_format=torch.contiguous_format): no copy when the permuted output already is
   // (one query: its size-1 dims do not count).
-  return fe::permute(fe::contiguous(fe::permute(out, {2, 0, 1, 3}, loc), MemoryFormat::Contiguous, loc), {1, 2, 0, 3}, loc);
+  return {fe::permute(fe::contiguous(fe::permute(out, {2, 0, 1, 3}, loc), MemoryFormat::Contiguous, loc), {1, 2, 0, 3}, loc),
+          weights};
 }
 
 /// Whether the decomposition covers the call: no dropout, 4-D inputs of one head count (no GQA),
@@ -579,7 +571,11 @@ std::vector<Tensor> decomp_sdpa(std::span<const IValue> a, const SrcLocArg& loc)
   if (const auto* d = std::get_if<double>(&a[6])) scale = *d;
   std::optional<Tensor> m = mask ? std::optional(additive_mask(*mask, q, loc)) : std::nullopt;
   if (!flash) return {sdpa_math(q, k, v, m ? &*m : nullptr, std::get<bool>(a[5]), scale, loc).first};
-  return {flash_cpu_math(q, k, v, m ? &*m : nullptr, std::get<bool>(a[5]), scale, loc)};
+  // ATen dispatches the cpu flash kernel's op, which a retrace decomposes beneath
+  // FunctionalTensorMode: its ops' results are not wrapped, its two are.
+  const IValue mask_arg = m ? IValue(*m) : IValue(None{});
+  const IValue scale_arg = scale ? IValue(*scale) : IValue(None{});
+  return {dispatch(*op_flash_cpu, {q, k, v, 0.0, std::get<bool>(a[5]), mask_arg, scale_arg}, loc).at(0)};
 }
 
 }  // namespace
@@ -626,10 +622,10 @@ std::vector<Tensor> decomp_flash_cpu(std::span<const IValue> a, const SrcLocArg&
   if (!sdpa_decomposes(q, k, v, std::get<double>(a[3]), /*flash=*/true)) return undecomposed(*op_flash_cpu, a, loc);
   std::optional<double> scale;
   if (const auto* d = std::get_if<double>(&a[6])) scale = *d;
-  const Tensor out = flash_cpu_math(q, k, v, mask, std::get<bool>(a[4]), scale, loc);
   // The second output is the math path's attention weights, as torch._decomp returns them; a
   // consumer of the logsumexp would see another shape (no program in the corpus reads it).
-  return {out, out};
+  const auto [out, weights] = flash_cpu_math(q, k, v, mask, std::get<bool>(a[4]), scale, loc);
+  return {out, weights};
 }
 
 // ---- The CUDA kernels' ops, as run_decompositions records them on a GPU (metas as PyTorch's

@@ -90,10 +90,6 @@ void note_view_shape_computed(const Tensor& self, std::span<const SymInt> shape)
   if (t_retrace_level) t_retrace_level->view_shape_computed(self, shape);
 }
 
-void note_wrapped(const OpDef& op, std::span<const Tensor> outs) {
-  if (t_functional && !t_cpp_functionalization) t_functional->wrapped(op, {}, outs);
-}
-
 FunctionalLevelScope::FunctionalLevelScope(FunctionalLevel* level) : prev_(t_functional), prev_retrace_(t_retrace_level) {
   t_functional = level;
   if (level) t_retrace_level = level;

@@ -56,11 +56,9 @@ void note_dropped(std::string_view base);
 void note_view_shape_computed(const Tensor& self, std::span<const SymInt> shape);
 
 /// While open, ops dispatched at the functionalization level run under ATen's C++
-/// functionalization, beneath an op FunctionalTensorMode hands to it whole
-/// (_scaled_dot_product_attention_math, whose CompositeImplicit C++ calls them): their results get
-/// C++ wrappers, whose storage size nothing records (FunctionalLevel::wrapped is not told). The
-/// op's own results are wrapped as it returns (note_wrapped). Measured in 2.14's trace of the
-/// cpu math path: no storage-size nodes from its mul to its last bmm.
+/// functionalization, called by an op's C++ functionalization kernel (an in-place op's functional
+/// form: `t[:, :, 0] += 3`'s add): their results get C++ wrappers, whose storage size nothing
+/// records (FunctionalLevel::wrapped is not told), and C++ asks the FakeTensors beneath.
 class CppFunctionalizationScope {
  public:
   CppFunctionalizationScope();
@@ -79,10 +77,6 @@ bool in_cpp_functionalization();
 /// Whether a retrace's dispatch runs beneath its functionalization level (a decomposition in the
 /// proxy mode, e.g. the cpu flash kernel's): C++ asks the FakeTensors there too.
 bool beneath_functional_level();
-
-/// `outs`, the results of `op` run under C++ functionalization, are wrapped as FunctionalTensors
-/// (FunctionalLevel::wrapped, without arguments); nothing outside a retrace or beneath the level.
-void note_wrapped(const OpDef& op, std::span<const Tensor> outs);
 
 /// The dispatches made on this thread while it is open (and not beneath one of them) run at
 /// `level`. A null level (beneath) keeps the retrace's level for what the proxy mode records at
