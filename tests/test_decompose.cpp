@@ -88,7 +88,7 @@ const std::set<std::string> kPrintsEqual = {
 /// in `.contiguous()`, c10's numel and contiguity as reshape/linear ask them, empty_like's and
 /// einsum's checks, the sizes and strides an output's wrap reads (sym_size/sym_stride), matmul's
 /// Python decomposition, _unsafe_view's and reshape's C++ shape inference, scaled_dot_product_
-/// attention's cpu choice and its math path under C++ functionalization. Not modelled: FakeTensor's
+/// attention's cpu choice and its flash decomposition beneath the level. Not modelled: FakeTensor's
 /// dispatch cache (a hit's output has its contiguity computed already), views' renewed SymNodes
 /// (a slice's length), Python refs run beneath a decomposition.
 const std::set<std::string> kEqualUpToNames = {
