@@ -15,6 +15,7 @@
 
 #include "export/decompose_asserts.h"
 #include "export/decompose_vmap.h"
+#include "export/retrace_inputs.h"
 #include "export/dynamic_shapes.h"
 #include "export/functional_names.h"
 #include "ops/fresh_strides.h"
@@ -753,46 +754,6 @@ class Retracer {
   sym::ShapeEnv* shape_env_ = nullptr;
 };
 
-/// The order retracing lifts inputs in (see run_decompositions): buffers and constant tensors
-/// re-sorted by their module in pre-order, modules ordered by first appearance among all targets.
-std::vector<size_t> retrace_input_order(const std::vector<InputSpec>& inputs) {
-  auto is_state = [](const InputSpec& s) { return s.kind == InputKind::Buffer || s.kind == InputKind::ConstantTensor; };
-  auto module_of = [](const std::string& t) { return t.substr(0, t.find_last_of('.') == std::string::npos ? 0 : t.find_last_of('.')); };
-  // The module tree: children in order of first appearance.
-  std::unordered_map<std::string, std::vector<std::string>> children;
-  std::unordered_map<std::string, bool> seen{{"", true}};
-  for (const InputSpec& s : inputs) {
-    if (s.kind != InputKind::Parameter && !is_state(s)) continue;
-    std::string m = module_of(s.target), prefix;
-    size_t start = 0;
-    while (!m.empty()) {
-      const size_t dot = m.find('.', start);
-      const std::string next = m.substr(0, dot);
-      if (!seen[next]) {
-        seen[next] = true;
-        children[prefix].push_back(next);
-      }
-      prefix = next;
-      if (dot == std::string::npos) break;
-      start = dot + 1;
-    }
-  }
-  std::vector<size_t> state_order;
-  std::vector<std::string> preorder;
-  std::function<void(const std::string&)> visit = [&](const std::string& m) {
-    preorder.push_back(m);
-    for (const std::string& c : children[m]) visit(c);
-  };
-  visit("");
-  for (const std::string& m : preorder)
-    for (size_t i = 0; i < inputs.size(); ++i)
-      if (is_state(inputs[i]) && module_of(inputs[i].target) == m) state_order.push_back(i);
-  std::vector<size_t> order;
-  size_t next_state = 0;
-  for (size_t i = 0; i < inputs.size(); ++i) order.push_back(is_state(inputs[i]) ? state_order[next_state++] : i);
-  return order;
-}
-
 size_t call_count(const Graph& g) {
   size_t k = 0;
   for (const auto& n : g.nodes()) k += n->op() == NodeOp::CallFunction || n->op() == NodeOp::CallOther;
@@ -823,7 +784,7 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
   // PyTorch's retrace registers constants as buffers of their modules and lifts state in
   // named_buffers() order: module by module (pre-order), a module's own buffers before its
   // submodules'. Parameters and user inputs keep their places.
-  const std::vector<size_t> order = retrace_input_order(ep.signature.inputs);
+  const std::vector<size_t> order = detail::retrace_input_order(ep.signature.inputs);
   if (ep.graph.placeholders().size() == order.size()) {
     std::vector<InputSpec> inputs;
     for (size_t i : order) inputs.push_back(ep.signature.inputs[i]);
