@@ -79,6 +79,9 @@ const std::set<std::string> kPrintsEqual = {
     // ... and of higher-order ops (inputs wrapped inside their subgraphs, results wrapped outside),
     // zeros' shape validation (`u0 >= 0` before full).
     "exportdb_cond_operands", "exportdb_constrain_as_size_example", "hop_scan_dynamic", "hop_while_loop_dynamic",
+    // ... a stride a computeStorageNbytes `stride * 1` returns to its sum, a view's -1 inferred
+    // (infer_size's `%`, `//`), a contiguity expression's `or_` over an equality sympy decides.
+    "hf_llama_dyn", "hf_qwen2_dyn", "hf_wav2vec2_dyn",
 };
 
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers
@@ -92,10 +95,7 @@ const std::set<std::string> kPrintsEqual = {
 /// dispatch cache (a hit's output has its contiguity computed already), views' renewed SymNodes
 /// (a slice's length), Python refs run beneath a decomposition.
 const std::set<std::string> kEqualUpToNames = {
-    "hf_llama_dyn", "hf_qwen2_dyn", "hf_clip_dyn", "mutation_setitem_views_dynamic", "hf_whisper_dyn",
-    // An intermediate's size is read right after the call that made it (Tracer::proxy), as
-    // FunctionalTensor's wrap reads it in PyTorch's retrace: the conv output length before the gelu.
-    "hf_wav2vec2_dyn",
+    "hf_clip_dyn", "mutation_setitem_views_dynamic", "hf_whisper_dyn",
     "ops_elementwise_dynamic", "ops_index_add_dynamic",
     // Sizes read from data (unbacked u0): PyTorch's retrace also records, and drops, the storage-size
     // arithmetic of each tensor holding one (sym_size, eq, sub, add, mul), so even the static

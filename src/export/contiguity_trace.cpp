@@ -103,7 +103,7 @@ class Check {
       const bool a = size.is_symbolic();
       if (a) drop_size("eq", d);
       compare_stride("eq", d, expected);
-      const bool b = (strides_[d].is_symbolic() || expected.symbolic()) && !known_equal(val(strides_[d]), expected);
+      const bool b = (strides_[d].is_symbolic() || expected.symbolic());
       if (a || b) drop("or_");
       if (cond_symbolic || a || b) {
         drop("and_");
@@ -286,29 +286,16 @@ void record_contiguity_check(sym::SymTracer& t, std::span<const SymInt> sizes, s
   Check(t, sizes, strides, strides_read, traced_stride).run(numel_read);
 }
 
-void record_unsafe_view_shape(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
-                              std::span<const SymInt> shape, bool numel_read) {
+namespace {
+
+/// computeStride(self sizes, self strides, shape) as c10 runs it on SymInts.
+void compute_stride(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
+                    std::span<const Val> shape) {
   const Val one{sym::Expr(1), 1};
-  // A comparison is a node when either side is symbolic; its answer is the hints' (a guard on
-  // backed sizes, as guard_or_true/guard_or_false take them).
   const auto compare = [&](std::string_view base, const Val& a, const Val& b) {
     if (a.symbolic() || b.symbolic()) t.on_dropped(base, {});
   };
-  // infer_size_dv(size, self.sym_numel()): per symbolic length `== -1` then `> -1`, the product
-  // of the lengths, then numel == product. A -1 to infer takes another path, not modelled.
-  Val numel = one, product = one;
-  for (const SymInt& s : sizes) numel = times(numel, val(s));
-  for (const SymInt& s : shape) {
-    const Val v = val(s);
-    if (!v.symbolic() && v.hint == -1) return;
-    compare("eq", v, {sym::Expr(-1), -1});
-    compare("gt", v, {sym::Expr(-1), -1});
-    product = traced_mul(t, product, v);
-  }
-  if (numel_read && numel.symbolic()) t.on_dropped("sym_numel_default", {});
-  compare("eq", numel, product);
-  // computeStride(self sizes, self strides, shape): the numel again (multiply_integers), its
-  // `== 0`, then the chunk walk from the innermost dim.
+  // The numel again (multiply_integers), its `== 0`, then the chunk walk from the innermost dim.
   if (sizes.empty()) return;
   Val n = one;
   for (const SymInt& s : sizes) n = traced_mul(t, n, val(s));
@@ -333,13 +320,13 @@ void record_unsafe_view_shape(sym::SymTracer& t, std::span<const SymInt> sizes, 
       compare("lt", view_numel, tensor_numel);
       bool take = view_numel.hint < tensor_numel.hint;
       if (!take) {
-        const Val length = val(shape[view_d]);
+        const Val length = shape[view_d];
         compare("eq", length, one);
         take = length.hint == 1;
       }
       if (!take) break;
       (void)traced_mul(t, view_numel, chunk);  // the view dim's stride
-      view_numel = traced_mul(t, view_numel, val(shape[view_d]));
+      view_numel = traced_mul(t, view_numel, shape[view_d]);
       --view_d;
     }
     compare("ne", view_numel, tensor_numel);
@@ -347,6 +334,69 @@ void record_unsafe_view_shape(sym::SymTracer& t, std::span<const SymInt> sizes, 
     if (d > 0) chunk = val(strides[d - 1]), tensor_numel = one, view_numel = one;
   }
 }
+
+}  // namespace
+
+void record_unsafe_view_shape(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
+                              std::span<const SymInt> shape, bool numel_read) {
+  const Val one{sym::Expr(1), 1};
+  // A comparison is a node when either side is symbolic; its answer is the hints' (a guard on
+  // backed sizes, as guard_or_true/guard_or_false take them).
+  const auto compare = [&](std::string_view base, const Val& a, const Val& b) {
+    if (a.symbolic() || b.symbolic()) t.on_dropped(base, {});
+  };
+  // infer_size_dv(size, self.sym_numel()): per symbolic length `== -1` then `> -1`, the product
+  // of the other lengths, then numel == product, or with a -1 to infer (InferSize.h):
+  // `product > 0 and numel % product == 0 or numel == product`, `product != 0`, numel // product.
+  Val numel = one, product = one;
+  for (const SymInt& s : sizes) numel = times(numel, val(s));
+  std::optional<size_t> infer;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const Val v = val(shape[i]);
+    if (!v.symbolic() && v.hint == -1) {  // sym_eq(-1, -1): C++ ints
+      infer = i;
+      continue;
+    }
+    compare("eq", v, {sym::Expr(-1), -1});
+    compare("gt", v, {sym::Expr(-1), -1});
+    product = traced_mul(t, product, v);
+  }
+  const auto read_numel = [&] {
+    if (numel_read && numel.symbolic()) t.on_dropped("sym_numel_default", {});
+  };
+  if (!infer) {
+    read_numel();
+    compare("eq", numel, product);
+    std::vector<Val> given;
+    for (const SymInt& s : shape) given.push_back(val(s));
+    return compute_stride(t, sizes, strides, given);
+  }
+  const Val zero{sym::Expr(0), 0};
+  if (!product.symbolic() && product.hint == 0) {
+    read_numel();
+    compare("eq", numel, product);
+  } else {
+    compare("gt", product, zero);
+    if (numel.symbolic() || product.symbolic()) {
+      read_numel();
+      t.on_dropped("mod", {});
+      // A remainder sympy folds to a number reaches C++ as an int: `== 0` is no node then.
+      const bool eq_symbolic = !sym::mod(numel.e, product.e).is_constant();
+      if (eq_symbolic) t.on_dropped("eq", {});
+      // A SymBool from Python is never a C++ constant: and_/or_ are nodes when a side is one.
+      if (product.symbolic() || eq_symbolic) t.on_dropped("and_", {});
+      compare("eq", numel, product);
+      t.on_dropped("or_", {});
+    }
+  }
+  compare("ne", product, zero);
+  if (numel.symbolic() || product.symbolic()) t.on_dropped("floordiv", {});
+  std::vector<Val> inferred;
+  for (const SymInt& s : shape) inferred.push_back(val(s));
+  inferred[*infer] = {sym::floordiv(numel.e, product.e), product.hint ? numel.hint / product.hint : 0};
+  compute_stride(t, sizes, strides, inferred);
+}
+
 
 void record_numel_product(sym::SymTracer& t, std::span<const SymInt> sizes) {
   Val acc{sym::Expr(1), 1};

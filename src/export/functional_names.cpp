@@ -77,6 +77,8 @@ void take_storage_nbytes_names(Graph& g, const TensorMeta& m, const StorageRead&
       term_symbolic = (minus_one_symbolic || minus_one != 0) && (symbolic(s) || s.maybe_int() != 0);
     }
     if (term_symbolic || size_symbolic) {
+      // A peephole's `stride * 1` is the stride itself: the add reads its graph value.
+      if (read && symbolic(s) && !minus_one_symbolic && minus_one == 1) (void)read(s);
       (void)g.unique_name("add");
       size_symbolic = true;
     }

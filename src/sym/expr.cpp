@@ -3,6 +3,7 @@
 #include "fakeexport/sym/expr.h"
 
 #include <algorithm>
+#include <optional>
 #include <numeric>
 #include <tuple>
 
@@ -216,6 +217,48 @@ std::pair<int64_t, Expr> coeff_mul(const Expr& e) {
   if (n.kind == Kind::Const) return {n.value, Expr(1)};
   if (is_scaled(n)) return {n.terms[0].second, n.terms[0].first};
   return {1, e};
+}
+
+// A monomial's (base, power) factors: none for 1, the symbol itself, a Mul's; nullopt otherwise.
+std::optional<std::vector<std::pair<Expr, int64_t>>> monomial_factors(const Expr& m) {
+  if (m.is_constant()) return std::vector<std::pair<Expr, int64_t>>{};
+  if (m.is_symbol()) return std::vector<std::pair<Expr, int64_t>>{{m, 1}};
+  if (m.kind() == Kind::Mul) return m.terms();
+  return std::nullopt;
+}
+
+// a / b when b divides a as monomials (sympy's `(a / b).is_integer` for products of symbols):
+// the coefficient and every factor's power of b within a's; nullopt otherwise.
+std::optional<Expr> monomial_quotient(const Expr& a, const Expr& b) {
+  const auto [ca, ma] = coeff_mul(a);
+  const auto [cb, mb] = coeff_mul(b);
+  if (cb == 0 || ca % cb != 0) return std::nullopt;
+  auto fa = monomial_factors(ma);
+  const auto fb = monomial_factors(mb);
+  if (!fa || !fb) return std::nullopt;
+  for (const auto& [base, e] : *fb) {
+    auto it = std::find_if(fa->begin(), fa->end(), [&](const auto& f) { return f.first == base; });
+    if (it == fa->end() || it->second < e) return std::nullopt;
+    it->second -= e;
+  }
+  std::erase_if(*fa, [](const auto& f) { return f.second == 0; });
+  return Expr(ca / cb) * make_mul(std::move(*fa));
+}
+
+// The greatest common monomial of two products of symbols (coefficients' gcd, each shared
+// factor's least power); nullopt when either is no such product or the gcd is 1.
+std::optional<Expr> monomial_gcd(const Expr& a, const Expr& b) {
+  const auto [ca, ma] = coeff_mul(a);
+  const auto [cb, mb] = coeff_mul(b);
+  const auto fa = monomial_factors(ma), fb = monomial_factors(mb);
+  if (!fa || !fb || ca == 0 || cb == 0) return std::nullopt;
+  std::vector<std::pair<Expr, int64_t>> common;
+  for (const auto& [base, e] : *fa)
+    for (const auto& [base_b, e_b] : *fb)
+      if (base == base_b) common.emplace_back(base, std::min(e, e_b));
+  const int64_t c = std::gcd(ca < 0 ? -ca : ca, cb < 0 ? -cb : cb);
+  if (common.empty() && c == 1) return std::nullopt;
+  return Expr(c) * make_mul(std::move(common));
 }
 
 Expr minmax(Kind k, const Expr& a, const Expr& b) {
@@ -515,6 +558,11 @@ Expr floordiv(const Expr& a, const Expr& b) {
       return floordiv(make_add(l.c / g, l.terms), Expr(d / g));
     }
   }
+  if (!b.is_constant())
+    if (auto g = monomial_gcd(a, b)) {  // simple_floordiv_gcd of two products
+      const Expr qa = *monomial_quotient(a, *g), qb = *monomial_quotient(b, *g);
+      return qb.is_constant() && qb.constant() == 1 ? qa : floordiv(qa, qb);
+    }
   return make_args(Kind::FloorDiv, {a, b});
 }
 
@@ -533,6 +581,7 @@ Expr mod(const Expr& a, const Expr& b) {
     if (terms_divisible && py_mod(l.c, q) == 0) return Expr(0);
     if (terms_divisible && q == 2) return Expr(1);
   }
+  if (monomial_quotient(a, b)) return Expr(0);  // `(p / q).is_integer`
   return make_args(Kind::Mod, {a, b});
 }
 

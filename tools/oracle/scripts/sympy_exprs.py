@@ -78,6 +78,11 @@ CASES = [
     "(* (// s0 2) (// s0 2))", "(* (max s0 s1) (max s0 s1))", "(+ (mod s0 3) (// s0 3))",
     "(+ (min s0 s1) (max s0 s1))", "(* (+ s0 1) (+ s1 1))", "(+ (* s15 s2) (* s2 s2))",
     "(- (* 2 (// s0 2)) s0)", "(+ (* -3 s0) 7)", "(+ (* 3 u0) -7)",
+    # a product divided by a factor of it (reshape's -1 inferred: numel % newsize, numel // newsize)
+    "(mod (* 32 (* s0 s1)) (* s0 s1))", "(// (* 32 (* s0 s1)) (* s0 s1))", "(// (* s0 (* s1 s2)) s1)",
+    "(mod (* s0 s1) s1)", "(mod (* 6 s0) (* 4 s0))", "(// (* 6 s0) (* 4 s0))", "(mod s0 (* s0 s1))",
+    "(// (* 2 s0) (* 4 s0))", "(mod (* s0 s0) s0)", "(// 4 (* 2 s0))", "(// (* 4 s0) (* 2 s1))",
+    "(// (* s0 s1) (* s1 s2))", "(mod (* 4 s0) (* 2 s0))",
 ]
 
 with open(OUT, "w") as f:
