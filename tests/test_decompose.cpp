@@ -82,6 +82,8 @@ const std::set<std::string> kPrintsEqual = {
     // ... a stride a computeStorageNbytes `stride * 1` returns to its sum, a view's -1 inferred
     // (infer_size's `%`, `//`), a contiguity expression's `or_` over an equality sympy decides.
     "hf_llama_dyn", "hf_qwen2_dyn", "hf_wav2vec2_dyn",
+    // ... torch._refs.clamp_ run on the meta copy of self (refs_trace.h), every list's tensor's to_meta.
+    "hf_mixtral_dyn",
 };
 
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers

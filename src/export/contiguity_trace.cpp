@@ -6,35 +6,11 @@
 #include <optional>
 #include <vector>
 
+#include "export/sym_val.h"
 #include "ops/meta_util.h"
 
 namespace fe::detail {
 namespace {
-
-/// A value of the check: symbolic (an expression) or a constant.
-struct Val {
-  sym::Expr e;
-  int64_t hint = 0;
-  bool symbolic() const { return !e.is_constant(); }
-};
-
-Val val(const SymInt& s) { return {s.expr(), s.hint()}; }
-Val times(const Val& a, const Val& b) { return {a.e * b.e, a.hint * b.hint}; }
-/// `a * b` as the trace records it, in Python or in c10's C++ alike: a `mul` node when either is
-/// symbolic, unless one is the int 1 (an int reaches the proxy mode as a Python int, and its
-/// peephole returns the other operand).
-Val traced_mul(sym::SymTracer& t, const Val& a, const Val& b) {
-  const bool one = (!a.symbolic() && a.e.constant() == 1) || (!b.symbolic() && b.e.constant() == 1);
-  if ((a.symbolic() || b.symbolic()) && !one) t.on_dropped("mul", {});
-  return times(a, b);
-}
-
-/// a == b when known without a guard (equal expressions or constants), else nullopt.
-std::optional<bool> known_equal(const Val& a, const Val& b) {
-  if (a.e == b.e) return true;
-  if (!a.symbolic() && !b.symbolic()) return a.e.constant() == b.e.constant();
-  return std::nullopt;
-}
 
 class Check {
  public:
@@ -139,8 +115,10 @@ class Check {
 /// operation makes a node whenever an operand is symbolic.
 class RefsPerm {
  public:
-  RefsPerm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides)
-      : t_(t), sizes_(sizes), strides_(strides) {}
+  /// `numel_product`: a.numel() is c10's product of the sizes (`mul`s; a tensor beneath the proxy
+  /// mode), not a proxied FakeTensor's `sym_numel` read.
+  RefsPerm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides, bool numel_product = false)
+      : t_(t), sizes_(sizes), strides_(strides), numel_product_(numel_product) {}
 
   void run() {
     same_shape();
@@ -184,12 +162,19 @@ class RefsPerm {
     }
   }
 
+
+ public:
   /// is_contiguous(t, false_if_dde=True).
   bool is_contiguous() {
     Val numel{sym::Expr(1), 1};
     for (const SymInt& s : sizes_) numel = times(numel, val(s));
     if (numel.symbolic()) {
-      drop("sym_numel_default");  // a.numel(): c10's cached numel, read once here
+      if (numel_product_) {
+        Val n{sym::Expr(1), 1};
+        for (const SymInt& s : sizes_) n = mul(n, val(s));
+      } else {
+        drop("sym_numel_default");  // a.numel(): c10's cached numel, read once here
+      }
       drop("lt");
     }
     if (numel.hint < 2) return true;
@@ -218,6 +203,7 @@ class RefsPerm {
     return true;
   }
 
+ private:
   /// ge(a, b) of should_swap: b == 0, a == 0, then a >= b or a % b == 0.
   bool ge(const Val& a, const Val& b) {
     const Val zero{sym::Expr(0), 0};
@@ -246,9 +232,18 @@ class RefsPerm {
 
   sym::SymTracer& t_;
   std::span<const SymInt> sizes_, strides_;
+  bool numel_product_ = false;
 };
 
 }  // namespace
+
+bool record_refs_is_contiguous(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides) {
+  return RefsPerm(t, sizes, strides, /*numel_product=*/true).is_contiguous();
+}
+
+bool record_refs_is_channels_last_2d(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides) {
+  return sizes.size() == 4 && RefsPerm(t, sizes, strides, /*numel_product=*/true).is_channels_last_2d();
+}
 
 void record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides) {
   RefsPerm(t, sizes, strides).run();

@@ -40,6 +40,13 @@ void record_numel_product(sym::SymTracer& t, std::span<const SymInt> sizes);
 void record_unsafe_view_shape(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
                               std::span<const SymInt> shape, bool numel_read = false);
 
+/// torch._prims_common.is_contiguous(t, false_if_dde=True) of a tensor beneath the proxy mode (its
+/// numel c10's product of the sizes), reported to `t` as dropped nodes; returns its answer.
+bool record_refs_is_contiguous(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides);
+/// is_channels_last_contiguous_2d(t, false_if_dde=True) likewise (false, no node, unless 4-D).
+bool record_refs_is_channels_last_2d(sym::SymTracer& t, std::span<const SymInt> sizes,
+                                     std::span<const SymInt> strides);
+
 /// torch._prims_common.compute_elementwise_output_logical_to_physical_perm of one tensor, the
 /// first step of torch._refs.empty_like (preserve_format), reported to `t` as dropped nodes in
 /// PyTorch's order: check_same_shape's `eq`/`and_` per size, then is_contiguous's `sym_numel` read

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "export/contiguity_trace.h"
+#include "export/refs_trace.h"
 #include "fakeexport/analysis/kernels.h"
 
 namespace fe::detail {
@@ -217,11 +218,30 @@ void FunctionalNames::c10_contiguity(const Tensor& t) {
 }
 
 void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
-  for (const IValue& v : args)
-    if (const Tensor* t = std::get_if<Tensor>(&v); t && t->defined() && has_symbolic_size(t->meta())) {
-      (void)graph_->unique_name("ge");
-      take_storage_nbytes_names(*graph_, t->meta());
-    }
+  // C++ functionalization's to_meta of every tensor argument, a list's included.
+  const auto to_meta = [&](const Tensor& t) {
+    if (!t.defined() || !has_symbolic_size(t.meta())) return;
+    (void)graph_->unique_name("ge");
+    take_storage_nbytes_names(*graph_, t.meta());
+  };
+  for (const IValue& v : args) {
+    if (const Tensor* t = std::get_if<Tensor>(&v)) to_meta(*t);
+    if (const auto* list = std::get_if<std::vector<Tensor>>(&v))
+      for (const Tensor& t : *list) to_meta(t);
+  }
+  // clamp_'s meta is torch._refs.clamp_, run on the meta copy.
+  if (op.qualified == "aten::clamp_.default" && args.size() >= 3) {
+    const Tensor* self = std::get_if<Tensor>(&args[0]);
+    if (!self || !self->defined() || !has_symbolic_size(self->meta())) return;
+    const auto bound = [&](size_t i) { return !std::holds_alternative<None>(args[i]); };
+    // A float bound of an integral self promotes (convert_element_type first): not modelled.
+    const bool promotes = !is_floating(self->meta().dtype) &&
+                          (std::holds_alternative<double>(args[1]) || std::holds_alternative<double>(args[2]));
+    if (promotes) return;
+    NameTaker names{*graph_};
+    (void)record_refs_clamp_(names, self->meta(), bound(1), bound(2));
+    return;
+  }
   // The in-place ops whose meta is Python's (meta_masked_fill_, meta_binop_inplace[_alpha],
   // meta_div_inplace): check_inplace_broadcast(self.shape, other.shape) when other is a tensor.
   static const std::unordered_set<std::string_view> broadcast_checked = {
