@@ -82,8 +82,9 @@ const std::set<std::string> kPrintsEqual = {
     // ... a stride a computeStorageNbytes `stride * 1` returns to its sum, a view's -1 inferred
     // (infer_size's `%`, `//`), a contiguity expression's `or_` over an equality sympy decides.
     "hf_llama_dyn", "hf_qwen2_dyn", "hf_wav2vec2_dyn",
-    // ... torch._refs.clamp_ run on the meta copy of self (refs_trace.h), every list's tensor's to_meta.
-    "hf_mixtral_dyn",
+    // ... torch._refs run on an in-place op's meta copies (refs_trace.h: clamp_, index_add_'s
+    // `tensor * alpha`), every list's tensor's to_meta.
+    "hf_mixtral_dyn", "ops_index_add_dynamic",
 };
 
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers
@@ -98,7 +99,7 @@ const std::set<std::string> kPrintsEqual = {
 /// (a slice's length), Python refs run beneath a decomposition.
 const std::set<std::string> kEqualUpToNames = {
     "hf_clip_dyn", "mutation_setitem_views_dynamic", "hf_whisper_dyn",
-    "ops_elementwise_dynamic", "ops_index_add_dynamic",
+    "ops_elementwise_dynamic",
     // Sizes read from data (unbacked u0): PyTorch's retrace also records, and drops, the storage-size
     // arithmetic of each tensor holding one (sym_size, eq, sub, add, mul), so even the static
     // program's later names run ahead.

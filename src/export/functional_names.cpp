@@ -45,6 +45,22 @@ bool returns_input(std::span<const IValue> inputs, const Tensor& out) {
   return false;
 }
 
+/// torch._decomp's _index_add: torch._check(tensor_size == index_size), an `eq` when symbolic.
+/// Returns the source tensor (null when the arguments are not as expected).
+const Tensor* index_add_check(Graph& g, std::span<const IValue> args) {
+  if (args.size() < 4) return nullptr;
+  const Tensor* index = std::get_if<Tensor>(&args[2]);
+  const Tensor* source = std::get_if<Tensor>(&args[3]);
+  const SymInt* dim = std::get_if<SymInt>(&args[1]);
+  if (!index || !source || !dim || !index->defined() || !source->defined() || !dim->maybe_int()) return nullptr;
+  int64_t d = *dim->maybe_int();
+  if (d < 0) d += std::max<int64_t>(source->dim(), 1);
+  const SymInt index_size = index->dim() == 1 ? index->sizes()[0] : SymInt(1);
+  const SymInt tensor_size = source->dim() > 0 && d >= 0 && d < source->dim() ? source->sizes()[d] : SymInt(1);
+  if (symbolic(index_size) || symbolic(tensor_size)) (void)g.unique_name("eq");
+  return source;
+}
+
 }  // namespace
 
 bool has_symbolic_size(const TensorMeta& m) { return std::any_of(m.sizes.begin(), m.sizes.end(), symbolic); }
@@ -119,18 +135,7 @@ void FunctionalNames::before_decomposition(const OpDef& op, std::span<const IVal
     record_refs_output_perm(names, self->meta().sizes, self->meta().strides);
     return;
   }
-  // torch._decomp's _index_add: torch._check(tensor_size == index_size).
-  if (op.qualified == "aten::index_add.default" && args.size() >= 4) {
-    const Tensor* index = std::get_if<Tensor>(&args[2]);
-    const Tensor* source = std::get_if<Tensor>(&args[3]);
-    const SymInt* dim = std::get_if<SymInt>(&args[1]);
-    if (!index || !source || !dim || !index->defined() || !source->defined() || !dim->maybe_int()) return;
-    int64_t d = *dim->maybe_int();
-    if (d < 0) d += std::max<int64_t>(source->dim(), 1);
-    const SymInt index_size = index->dim() == 1 ? index->sizes()[0] : SymInt(1);
-    const SymInt tensor_size = source->dim() > 0 && d >= 0 && d < source->dim() ? source->sizes()[d] : SymInt(1);
-    if (symbolic(index_size) || symbolic(tensor_size)) (void)graph_->unique_name("eq");
-  }
+  if (op.qualified == "aten::index_add.default") index_add_check(*graph_, args);
 }
 
 void FunctionalNames::wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) {
@@ -228,6 +233,19 @@ void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
     if (const Tensor* t = std::get_if<Tensor>(&v)) to_meta(*t);
     if (const auto* list = std::get_if<std::vector<Tensor>>(&v))
       for (const Tensor& t : *list) to_meta(t);
+  }
+  // index_add_'s meta is torch._decomp's _index_add on the meta copies: its check, then
+  // `tensor * alpha` by torch._refs.mul when alpha != 1.
+  if (op.qualified == "aten::index_add_.default") {
+    const Tensor* source = index_add_check(*graph_, args);
+    const IValue* alpha = args.size() >= 5 ? &args[4] : nullptr;
+    const bool one = !alpha || std::holds_alternative<None>(*alpha) ||
+                     (std::holds_alternative<double>(*alpha) && std::get<double>(*alpha) == 1.0) ||
+                     (std::holds_alternative<SymInt>(*alpha) && std::get<SymInt>(*alpha).maybe_int() == 1);
+    if (!source || one || !has_symbolic_size(source->meta())) return;
+    NameTaker names{*graph_};
+    (void)record_refs_mul_number(names, source->meta());
+    return;
   }
   // clamp_'s meta is torch._refs.clamp_, run on the meta copy.
   if (op.qualified == "aten::clamp_.default" && args.size() >= 3) {

@@ -25,10 +25,10 @@ class Refs {
 
   /// torch._refs' isnan: prims.ne(a, a).
   void isnan() { prim_meta(2, 1); }
-  /// A binary comparison reference with a number (ge(a, min), le(a, max)).
-  void compare_number() {
+  /// A binary reference with a number (ge(a, min), le(a, max): a bool result; mul(a, alpha)).
+  void with_number(int64_t item) {
     maybe_broadcast(1);
-    prim_meta(1, 1);
+    prim_meta(1, item);
   }
   /// bitwise_or of two bool tensors.
   void bitwise_or() {
@@ -161,11 +161,17 @@ bool record_refs_clamp_(sym::SymTracer& t, const TensorMeta& self, bool has_min,
   // clamp's reference: per bound, where(bitwise_or(ge/le(a, bound), isnan(a)), a, bound).
   for (int bound = 0; bound < int(has_min) + int(has_max); ++bound) {
     r.isnan();
-    r.compare_number();
+    r.with_number(1);
     r.bitwise_or();
     r.where(itemsize(self.dtype));
   }
   r.copy_out();
+  return true;
+}
+
+bool record_refs_mul_number(sym::SymTracer& t, const TensorMeta& a) {
+  if (!hinted_contiguous(a)) return false;
+  Refs(t, a).with_number(itemsize(a.dtype));
   return true;
 }
 

@@ -21,4 +21,9 @@ namespace fe::detail {
 /// Returns false, recording nothing, where the model does not reach (a non-contiguous self).
 bool record_refs_clamp_(sym::SymTracer& t, const TensorMeta& self, bool has_min, bool has_max);
 
+/// torch._refs.mul(a, number) beneath the proxy mode (_index_add's `tensor * alpha` on the meta
+/// copies): _maybe_broadcast, then prims.mul's _prim_elementwise_meta. False, recording nothing,
+/// for a non-contiguous `a`.
+bool record_refs_mul_number(sym::SymTracer& t, const TensorMeta& a);
+
 }  // namespace fe::detail
