@@ -96,7 +96,7 @@ const std::set<std::string> kPrintsEqual = {
 /// Python decomposition, _unsafe_view's and reshape's C++ shape inference, scaled_dot_product_
 /// attention's cpu choice and its flash decomposition beneath the level. Not modelled: FakeTensor's
 /// dispatch cache (a hit's output has its contiguity computed already), views' renewed SymNodes
-/// (a slice's length), Python refs run beneath a decomposition.
+/// (a slice's length), masked_fill.Tensor's reference with a 0-dim value.
 const std::set<std::string> kEqualUpToNames = {
     "hf_clip_dyn", "mutation_setitem_views_dynamic", "hf_whisper_dyn",
     "ops_elementwise_dynamic",
