@@ -162,7 +162,6 @@ class RefsPerm {
     }
   }
 
-
  public:
   /// is_contiguous(t, false_if_dde=True).
   bool is_contiguous() {

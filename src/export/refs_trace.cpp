@@ -142,21 +142,10 @@ class Refs {
   std::span<const SymInt> sizes_, strides_;
 };
 
-/// Whether `m`'s strides are contiguous on the hints.
-bool hinted_contiguous(const TensorMeta& m) {
-  int64_t expected = 1;
-  for (size_t d = m.sizes.size(); d-- > 0;) {
-    if (m.sizes[d].hint() == 1) continue;
-    if (m.strides[d].hint() != expected) return false;
-    expected *= m.sizes[d].hint();
-  }
-  return true;
-}
-
 }  // namespace
 
 bool record_refs_clamp_(sym::SymTracer& t, const TensorMeta& self, bool has_min, bool has_max) {
-  if (!hinted_contiguous(self)) return false;
+  if (!self.is_contiguous()) return false;
   Refs r(t, self);
   // clamp's reference: per bound, where(bitwise_or(ge/le(a, bound), isnan(a)), a, bound).
   for (int bound = 0; bound < int(has_min) + int(has_max); ++bound) {
@@ -170,7 +159,7 @@ bool record_refs_clamp_(sym::SymTracer& t, const TensorMeta& self, bool has_min,
 }
 
 bool record_refs_mul_number(sym::SymTracer& t, const TensorMeta& a) {
-  if (!hinted_contiguous(a)) return false;
+  if (!a.is_contiguous()) return false;
   Refs(t, a).with_number(itemsize(a.dtype));
   return true;
 }
