@@ -85,6 +85,10 @@ const std::set<std::string> kPrintsEqual = {
     // ... torch._refs run on an in-place op's meta copies (refs_trace.h: clamp_, index_add_'s
     // `tensor * alpha`), every list's tensor's to_meta.
     "hf_mixtral_dyn", "ops_index_add_dynamic",
+    // ... and masked_fill_.Tensor's with a 0-dim value (where expands it), leaky_relu_, hardtanh_,
+    // elu_ and silu_'s (torch._decomp's inplace_op or the reference's in-place wrapper), each
+    // tensor's c10 numel computed once.
+    "ops_elementwise_dynamic",
 };
 
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers
@@ -96,10 +100,9 @@ const std::set<std::string> kPrintsEqual = {
 /// Python decomposition, _unsafe_view's and reshape's C++ shape inference, scaled_dot_product_
 /// attention's cpu choice and its flash decomposition beneath the level. Not modelled: FakeTensor's
 /// dispatch cache (a hit's output has its contiguity computed already), views' renewed SymNodes
-/// (a slice's length), masked_fill.Tensor's reference with a 0-dim value.
+/// (a slice's length).
 const std::set<std::string> kEqualUpToNames = {
     "hf_clip_dyn", "mutation_setitem_views_dynamic", "hf_whisper_dyn",
-    "ops_elementwise_dynamic",
     // Sizes read from data (unbacked u0): PyTorch's retrace also records, and drops, the storage-size
     // arithmetic of each tensor holding one (sym_size, eq, sub, add, mul), so even the static
     // program's later names run ahead.

@@ -115,10 +115,12 @@ class Check {
 /// operation makes a node whenever an operand is symbolic.
 class RefsPerm {
  public:
-  /// `numel_product`: a.numel() is c10's product of the sizes (`mul`s; a tensor beneath the proxy
-  /// mode), not a proxied FakeTensor's `sym_numel` read.
-  RefsPerm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides, bool numel_product = false)
-      : t_(t), sizes_(sizes), strides_(strides), numel_product_(numel_product) {}
+  /// How a.numel() is had: a proxied FakeTensor's `sym_numel` read; c10's product of the sizes
+  /// (`mul`s; a tensor beneath the proxy mode, the first time it is asked); or that product cached.
+  enum class Numel { Read, Product, Known };
+  RefsPerm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
+           Numel numel = Numel::Read)
+      : t_(t), sizes_(sizes), strides_(strides), numel_(numel) {}
 
   void run() {
     same_shape();
@@ -168,10 +170,10 @@ class RefsPerm {
     Val numel{sym::Expr(1), 1};
     for (const SymInt& s : sizes_) numel = times(numel, val(s));
     if (numel.symbolic()) {
-      if (numel_product_) {
+      if (numel_ == Numel::Product) {
         Val n{sym::Expr(1), 1};
         for (const SymInt& s : sizes_) n = mul(n, val(s));
-      } else {
+      } else if (numel_ == Numel::Read) {
         drop("sym_numel_default");  // a.numel(): c10's cached numel, read once here
       }
       drop("lt");
@@ -231,21 +233,23 @@ class RefsPerm {
 
   sym::SymTracer& t_;
   std::span<const SymInt> sizes_, strides_;
-  bool numel_product_ = false;
+  Numel numel_ = Numel::Read;
 };
 
 }  // namespace
 
-bool record_refs_is_contiguous(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides) {
-  return RefsPerm(t, sizes, strides, /*numel_product=*/true).is_contiguous();
+bool record_refs_is_contiguous(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
+                               bool numel_known) {
+  return RefsPerm(t, sizes, strides, numel_known ? RefsPerm::Numel::Known : RefsPerm::Numel::Product).is_contiguous();
 }
 
 bool record_refs_is_channels_last_2d(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides) {
-  return sizes.size() == 4 && RefsPerm(t, sizes, strides, /*numel_product=*/true).is_channels_last_2d();
+  return sizes.size() == 4 && RefsPerm(t, sizes, strides).is_channels_last_2d();  // reads no numel
 }
 
-void record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides) {
-  RefsPerm(t, sizes, strides).run();
+void record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
+                             bool numel_product) {
+  RefsPerm(t, sizes, strides, numel_product ? RefsPerm::Numel::Product : RefsPerm::Numel::Read).run();
 }
 
 void record_broadcast_shapes(sym::SymTracer& t, std::span<const std::span<const SymInt>> shapes) {

@@ -41,8 +41,10 @@ void record_unsafe_view_shape(sym::SymTracer& t, std::span<const SymInt> sizes, 
                               std::span<const SymInt> shape, bool numel_read = false);
 
 /// torch._prims_common.is_contiguous(t, false_if_dde=True) of a tensor beneath the proxy mode (its
-/// numel c10's product of the sizes), reported to `t` as dropped nodes; returns its answer.
-bool record_refs_is_contiguous(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides);
+/// numel c10's product of the sizes, computed unless `numel_known`: c10 keeps it once asked),
+/// reported to `t` as dropped nodes; returns its answer.
+bool record_refs_is_contiguous(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
+                               bool numel_known = false);
 /// is_channels_last_contiguous_2d(t, false_if_dde=True) likewise (false, no node, unless 4-D).
 bool record_refs_is_channels_last_2d(sym::SymTracer& t, std::span<const SymInt> sizes,
                                      std::span<const SymInt> strides);
@@ -54,7 +56,9 @@ bool record_refs_is_channels_last_2d(sym::SymTracer& t, std::span<const SymInt> 
 /// tensor's channels-last check, and the stride sort's comparisons when neither layout holds.
 /// Each comparison goes as the hints (backed sizes: PyTorch's guard_or_false guards on them);
 /// the sort's only where known without a guard, as ops/factory.cpp's permutation decides.
-void record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides);
+/// `numel_product`: a tensor beneath the proxy mode, whose numel is c10's product of the sizes.
+void record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
+                             bool numel_product = false);
 
 /// torch._refs._broadcast_shapes(*shapes), reported to `t` as dropped nodes: per shape, right to
 /// left, `eq` (the size against the common one so far), `eq` (common == 1) and then `lt` (size < 0)

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <unordered_map>
 
 #include "export/contiguity_trace.h"
 #include "export/refs_trace.h"
@@ -258,6 +259,33 @@ void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
     if (promotes) return;
     NameTaker names{*graph_};
     (void)record_refs_clamp_(names, self->meta(), bound(1), bound(2));
+    return;
+  }
+  // leaky_relu_, hardtanh_ and silu_'s metas are torch._decomp's inplace_op over their
+  // references (silu's meta); elu_'s is its reference's in-place wrapper.
+  using RefsInplace = bool (*)(sym::SymTracer&, const TensorMeta&);
+  static const std::unordered_map<std::string_view, RefsInplace> refs_inplace = {
+      {"aten::leaky_relu_.default", record_refs_leaky_relu_},
+      {"aten::hardtanh_.default", record_refs_hardtanh_},
+      {"aten::elu_.default", record_refs_elu_},
+      {"aten::silu_.default", record_meta_silu_}};
+  if (auto it = refs_inplace.find(op.qualified); it != refs_inplace.end() && !args.empty()) {
+    const Tensor* self = std::get_if<Tensor>(&args[0]);
+    if (!self || !self->defined() || !has_symbolic_size(self->meta())) return;
+    NameTaker names{*graph_};
+    (void)it->second(names, self->meta());
+    return;
+  }
+  // masked_fill_.Tensor's meta is torch._refs.masked_fill_, run on the meta copies.
+  if (op.qualified == "aten::masked_fill_.Tensor" && args.size() >= 3) {
+    const Tensor* self = std::get_if<Tensor>(&args[0]);
+    const Tensor* mask = std::get_if<Tensor>(&args[1]);
+    const Tensor* value = std::get_if<Tensor>(&args[2]);
+    if (!self || !mask || !value || !self->defined() || !mask->defined() || !value->defined() ||
+        !has_symbolic_size(self->meta()))
+      return;
+    NameTaker names{*graph_};
+    (void)record_refs_masked_fill_(names, self->meta(), mask->meta(), value->meta());
     return;
   }
   // The in-place ops whose meta is Python's (meta_masked_fill_, meta_binop_inplace[_alpha],

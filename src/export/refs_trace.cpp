@@ -23,35 +23,87 @@ class Refs {
  public:
   Refs(sym::SymTracer& t, const TensorMeta& self) : t_(t), sizes_(self.sizes), strides_(self.strides) {}
 
-  /// torch._refs' isnan: prims.ne(a, a).
-  void isnan() { prim_meta(2, 1); }
-  /// A binary reference with a number (ge(a, min), le(a, max): a bool result; mul(a, alpha)).
-  void with_number(int64_t item) {
-    maybe_broadcast(1);
-    prim_meta(1, item);
+  /// torch._refs' isnan of the value: prims.ne(a, a).
+  void isnan() { prim_meta({value(), value()}, 1); }
+  /// A binary reference of the value with a number (ge(a, min), le(a, max): a bool result;
+  /// mul(a, alpha)).
+  void with_number(int64_t item) { with_number(value(), item); }
+  /// ... of another reference's result with a number.
+  void fresh_with_number(int64_t item) { with_number(fresh(), item); }
+  /// torch._refs.empty_like(a) of the value (a meta's result): the output permutation of a, then
+  /// empty_permuted.
+  void empty_like(int64_t item) {
+    record_refs_output_perm(t_, sizes_, strides_, /*numel_product=*/!*value_numel_known_);
+    *value_numel_known_ = true;
+    empty_permuted(item);
   }
-  /// bitwise_or of two bool tensors.
+  /// A unary reference (expm1) of another reference's result: no broadcast.
+  void fresh_unary(int64_t item) { prim_meta({fresh()}, item); }
+  /// bitwise_or of two bool tensors, results of earlier references.
   void bitwise_or() {
     maybe_broadcast(2);
-    prim_meta(2, 1);
+    prim_meta({fresh(), fresh()}, 1);
   }
   /// where(condition, a, number): _where_meta's _prim_elementwise_meta(a, number,
-  /// args_with_fixed_dtypes=(condition,)).
+  /// args_with_fixed_dtypes=(condition,)), the condition a result of an earlier reference. Its
+  /// result is the value the next reference takes (clamp's second bound).
   void where(int64_t item) {
     maybe_broadcast(2);
-    prim_meta(2, item);
+    prim_meta({fresh(), value()}, item);
+    next_value();
+  }
+  /// where(condition, a, other), condition and other results of earlier references, `a` the value
+  /// or (`a_fresh`) one too.
+  void where_between(int64_t item, bool a_fresh) {
+    maybe_broadcast(3);
+    prim_meta({fresh(), a_fresh ? fresh() : value(), fresh()}, item);
+    next_value();
+  }
+  /// clamp's reference: per bound, where(bitwise_or(ge/le(a, bound), isnan(a)), a, bound), the
+  /// second bound on the first's result.
+  void clamp(bool has_min, bool has_max, int64_t item) {
+    for (int bound = 0; bound < int(has_min) + int(has_max); ++bound) {
+      isnan();
+      with_number(1);
+      bitwise_or();
+      where(item);
+    }
   }
   /// The out= wrapper of an in-place reference: _maybe_resize_out's same_shape, then
-  /// _safe_copy_out's copy_ (meta_copy_).
+  /// _safe_copy_out's copy_.
   void copy_out() {
     for (const SymInt& s : sizes_)  // same_shape: guard_or_true(x != y) per dim
       if (cmp("ne", Rel::Ne, val(s), val(s)).hint) return;
-    // torch._debug_has_internal_overlap(self): c10's contiguity of the meta copy, contiguous here.
+    copy_();
+  }
+  /// self.copy_(src of self's shape): meta_copy_'s torch._debug_has_internal_overlap(self) (c10's
+  /// contiguity of the meta copy, contiguous here), then refs.expand(src, self.size()).
+  void copy_() {
+    c10_contiguity(self_numel_known_);
+    self_numel_known_ = true;
+    expand();
+  }
+  /// c10's contiguity of a contiguous tensor of self's shape (r.contiguous(), an overlap check),
+  /// its numel first computed unless `numel_known` (a Python is_contiguous asked it before).
+  void c10_contiguity(bool numel_known) {
+    if (!numel_known) record_numel_product(t_, sizes_);
     std::unordered_set<const void*> no_reads;  // beneath the proxy mode no stride is read
     for (const SymInt& s : strides_)
       if (s.is_symbolic()) no_reads.insert(s.node());
     record_contiguity_check(t_, sizes_, strides_, no_reads, /*numel_read=*/false);
-    expand();
+  }
+  /// where(mask, value, a), mask of a's shape, value a 0-dim (meta, so not a cpu scalar) tensor:
+  /// _maybe_broadcast (the shapes, should_expand(mask), value expanded, should_expand(a)), then
+  /// _prim_elementwise_meta over the three; the expanded value's zero strides end the contiguity
+  /// walk.
+  void where_0dim_value(std::span<const SymInt> mask_strides, int64_t item) {
+    const std::span<const SymInt> shapes[] = {sizes_, {}, sizes_};
+    record_broadcast_shapes(t_, shapes);
+    should_expand();
+    expand_0dim();
+    should_expand();
+    const std::vector<SymInt> zeros(sizes_.size(), SymInt(0));
+    prim_meta({Operand{mask_strides, nullptr}, Operand{zeros, nullptr}, self()}, item);
   }
 
  private:
@@ -95,22 +147,50 @@ class Refs {
       (void)cmp("eq", Rel::Eq, x, x);
     }
   }
-  /// _prim_elementwise_meta over n tensors, the result of `item` bytes per element.
-  void prim_meta(int n, int64_t item) {
+  /// A tensor of self's shape in a prim's meta: its strides, and whether c10 has its numel (computed
+  /// once per tensor, the first time a Python is_contiguous asks); null: a tensor met only here.
+  struct Operand {
+    std::span<const SymInt> strides;
+    bool* numel_known;
+  };
+  Operand self() { return {strides_, &self_numel_known_}; }
+  Operand value() { return {strides_, value_numel_known_}; }
+  Operand fresh() { return {strides_, nullptr}; }
+  /// A reference's result becomes the value (contiguous, of self's shape, its numel not yet had).
+  void next_value() {
+    result_numel_known_ = false;
+    value_numel_known_ = &result_numel_known_;
+  }
+
+  void with_number(Operand a, int64_t item) {
+    maybe_broadcast(1);
+    prim_meta({a}, item);
+  }
+  /// _prim_elementwise_meta over these tensors, the result of `item` bytes per element.
+  void prim_meta(std::initializer_list<Operand> operands, int64_t item) {
+    const int n = static_cast<int>(operands.size());
     same_shapes(n);  // check_same_shape
     // compute_elementwise_output_logical_to_physical_perm: check_same_shape, then (2-D and more)
     // each tensor's contiguity while all are, and channels-last for 4-D.
     same_shapes(n);
     if (sizes_.size() > 1) {
       bool contiguous = true, channels_last = sizes_.size() == 4;
-      for (int i = 0; i < n; ++i) {
-        contiguous = contiguous && record_refs_is_contiguous(t_, sizes_, strides_);
-        channels_last = channels_last && record_refs_is_channels_last_2d(t_, sizes_, strides_);
+      for (const Operand& o : operands) {
+        bool numel_known = o.numel_known && *o.numel_known;
+        if (contiguous) {
+          contiguous = record_refs_is_contiguous(t_, sizes_, o.strides, numel_known);
+          numel_known = true;
+        }
+        channels_last = channels_last && record_refs_is_channels_last_2d(t_, sizes_, o.strides);
+        if (o.numel_known) *o.numel_known = numel_known;
       }
     }
     same_shapes(n);  // extract_shape
-    // torch.empty_permuted: C++ empty's check_size_nonnegative, then computeStorageNbytesContiguous
-    // (the numel's `mul`s, storage_offset 0 + numel, times the item size).
+    empty_permuted(item);
+  }
+  /// torch.empty_permuted: C++ empty's check_size_nonnegative, then computeStorageNbytesContiguous
+  /// (the numel's `mul`s, storage_offset 0 + numel, times the item size).
+  void empty_permuted(int64_t item) {
     for (const SymInt& s : sizes_)
       if (s.is_symbolic()) t_.on_dropped("ge", {});
     Val numel = num(1);
@@ -138,8 +218,18 @@ class Refs {
     }
   }
 
+  /// refs.expand of a 0-dim tensor to self's shape: validate_shape's `>= 0`, then
+  /// broadcast_in_dim's guard_or_true(size != 1) per new dim.
+  void expand_0dim() {
+    for (const SymInt& s : sizes_) (void)cmp("ge", Rel::Ge, val(s), num(0));
+    for (const SymInt& s : sizes_) (void)cmp("ne", Rel::Ne, val(s), num(1));
+  }
+
   sym::SymTracer& t_;
   std::span<const SymInt> sizes_, strides_;
+  bool self_numel_known_ = false;  ///< self is a meta copy: c10 computes its numel when first asked
+  bool result_numel_known_ = false;
+  bool* value_numel_known_ = &self_numel_known_;  ///< self, or the last where's result
 };
 
 }  // namespace
@@ -147,20 +237,74 @@ class Refs {
 bool record_refs_clamp_(sym::SymTracer& t, const TensorMeta& self, bool has_min, bool has_max) {
   if (!self.is_contiguous()) return false;
   Refs r(t, self);
-  // clamp's reference: per bound, where(bitwise_or(ge/le(a, bound), isnan(a)), a, bound).
-  for (int bound = 0; bound < int(has_min) + int(has_max); ++bound) {
-    r.isnan();
-    r.with_number(1);
-    r.bitwise_or();
-    r.where(itemsize(self.dtype));
-  }
+  r.clamp(has_min, has_max, itemsize(self.dtype));
   r.copy_out();
+  return true;
+}
+
+bool record_refs_hardtanh_(sym::SymTracer& t, const TensorMeta& self) {
+  if (!self.is_contiguous() || !is_floating(self.dtype)) return false;
+  Refs r(t, self);
+  // torch._decomp's inplace_op: out = hardtanh(a, lo, hi), the reference's clamp(a, lo, hi); then
+  // a.copy_(out).
+  r.clamp(true, true, itemsize(self.dtype));
+  r.copy_();
   return true;
 }
 
 bool record_refs_mul_number(sym::SymTracer& t, const TensorMeta& a) {
   if (!a.is_contiguous()) return false;
   Refs(t, a).with_number(itemsize(a.dtype));
+  return true;
+}
+
+bool record_refs_masked_fill_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& mask, const TensorMeta& value) {
+  if (!value.sizes.empty() || !self.is_contiguous() || !mask.is_contiguous() || mask.sizes.size() != self.sizes.size())
+    return false;
+  for (size_t d = 0; d < self.sizes.size(); ++d)
+    if (!(mask.sizes[d].expr() == self.sizes[d].expr())) return false;  // a broadcast mask: not modelled
+  Refs r(t, self);
+  r.where_0dim_value(mask.strides, itemsize(self.dtype));
+  // The walk stopped at the value, so neither where's result nor self has its numel yet.
+  r.c10_contiguity(/*numel_known=*/false);  // masked_fill's r.contiguous()
+  r.copy_();                                // masked_fill_'s a.copy_(b)
+  return true;
+}
+
+bool record_refs_leaky_relu_(sym::SymTracer& t, const TensorMeta& self) {
+  if (!self.is_contiguous()) return false;
+  Refs r(t, self);
+  // torch._decomp's inplace_op: out = leaky_relu(a, slope), the reference's
+  // where(gt(a, 0), a, mul(a, slope)); then a.copy_(out).
+  r.with_number(1);
+  r.with_number(itemsize(self.dtype));
+  r.where_between(itemsize(self.dtype), /*a_fresh=*/false);
+  r.copy_();
+  return true;
+}
+
+bool record_refs_elu_(sym::SymTracer& t, const TensorMeta& self) {
+  if (!self.is_contiguous() || !is_floating(self.dtype)) return false;
+  const int64_t item = itemsize(self.dtype);
+  Refs r(t, self);
+  // elu's reference, through its in-place wrapper (out=a): where(a > 0, scale * a,
+  // (alpha * scale) * expm1(a * input_scale)), then the out= wrapper's copy.
+  r.with_number(1);
+  r.with_number(item);
+  r.with_number(item);
+  r.fresh_unary(item);
+  r.fresh_with_number(item);
+  r.where_between(item, /*a_fresh=*/true);
+  r.copy_out();
+  return true;
+}
+
+bool record_meta_silu_(sym::SymTracer& t, const TensorMeta& self) {
+  if (!self.is_contiguous()) return false;
+  Refs r(t, self);
+  // torch._decomp's inplace_op: out = silu(a), whose meta is torch.empty_like(a); then a.copy_(out).
+  r.empty_like(itemsize(self.dtype));
+  r.copy_();
   return true;
 }
 

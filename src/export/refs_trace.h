@@ -26,4 +26,28 @@ bool record_refs_clamp_(sym::SymTracer& t, const TensorMeta& self, bool has_min,
 /// for a non-contiguous `a`.
 bool record_refs_mul_number(sym::SymTracer& t, const TensorMeta& a);
 
+/// torch._refs.masked_fill_(self, mask, value) with a 0-dim tensor value (masked_fill_.Tensor's
+/// meta): masked_fill's where(mask, value, self) (the value expanded, as a meta tensor is no cpu
+/// scalar), its r.contiguous(), then self.copy_(r). False, recording nothing, where the model does
+/// not reach (a broadcast or non-contiguous mask, a non-contiguous self).
+bool record_refs_masked_fill_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& mask, const TensorMeta& value);
+
+/// leaky_relu_'s meta, torch._decomp's inplace_op on the meta copy: the reference
+/// where(gt(a, 0), a, mul(a, slope)), then a.copy_(out). False, recording nothing, for a
+/// non-contiguous self.
+bool record_refs_leaky_relu_(sym::SymTracer& t, const TensorMeta& self);
+
+/// hardtanh_'s meta likewise: the reference's clamp(a, lo, hi), then a.copy_(out). False, recording
+/// nothing, for a non-contiguous or integral self.
+bool record_refs_hardtanh_(sym::SymTracer& t, const TensorMeta& self);
+
+/// elu_'s meta, elu's reference through its in-place wrapper (out=self): where(a > 0, scale * a,
+/// (alpha * scale) * expm1(a * input_scale)), then the out= copy. False, recording nothing, for a
+/// non-contiguous or integral self.
+bool record_refs_elu_(sym::SymTracer& t, const TensorMeta& self);
+
+/// silu_'s meta, torch._decomp's inplace_op on the meta copy: silu's meta torch.empty_like(a),
+/// then a.copy_(out). False, recording nothing, for a non-contiguous self.
+bool record_meta_silu_(sym::SymTracer& t, const TensorMeta& self);
+
 }  // namespace fe::detail
