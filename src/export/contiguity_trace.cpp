@@ -148,7 +148,7 @@ class RefsPerm {
     if (!a.symbolic() && !b.symbolic()) return rel_holds(rel, a.e.constant(), b.e.constant());
     drop(base);
     if (rel == Rel::Eq) return known_equal(a, b) == true;
-    return false;
+    return operands_.empty() ? false : rel_holds(rel, a.hint, b.hint);
   }
 
   /// check_same_shape(t): sym_eq(shape, shape), reduced with `and_` from True.
@@ -216,24 +216,41 @@ class RefsPerm {
     drop("eq");
     return false;
   }
+  /// should_swap over the operands' strides (this tensor's unless others are given).
   int should_swap(size_t a, size_t b) {
-    const Val sa = val(strides_[a]), sb = val(strides_[b]), zero{sym::Expr(0), 0};
-    if (known_true("eq", Rel::Eq, sa, zero) || known_true("eq", Rel::Eq, sb, zero)) return 0;
-    if (known_true("eq", Rel::Eq, sa, sb)) return ge(val(sizes_[b]), val(sizes_[a])) ? 0 : 1;
-    if (ge(sb, sa)) return -1;
-    if (ge(sa, sb)) return 1;
+    const std::span<const std::span<const SymInt>> operands =
+        operands_.empty() ? std::span<const std::span<const SymInt>>(&strides_, 1) : operands_;
+    for (const std::span<const SymInt>& strides : operands) {
+      const Val sa = val(strides[a]), sb = val(strides[b]), zero{sym::Expr(0), 0};
+      if (known_true("eq", Rel::Eq, sa, zero) || known_true("eq", Rel::Eq, sb, zero)) continue;
+      if (known_true("eq", Rel::Eq, sa, sb)) {
+        if (ge(val(sizes_[b]), val(sizes_[a]))) continue;
+        return 1;
+      }
+      if (ge(sb, sa)) return -1;
+      if (ge(sa, sb)) return 1;
+    }
     return 0;
   }
-  /// The insertion sort, back to front.
+
+ public:
+  /// The insertion sort, back to front, over these operands' strides.
+  void sort(std::span<const std::span<const SymInt>> operands) {
+    operands_ = operands;
+    sort();
+  }
+  /// ... over this tensor's.
   void sort() {
     std::vector<size_t> perm;
     for (size_t d = sizes_.size(); d-- > 0;) perm.push_back(d);
     ops::sort_dims(perm, [&](size_t a, size_t b) { return should_swap(a, b); });
   }
 
+ private:
   sym::SymTracer& t_;
   std::span<const SymInt> sizes_, strides_;
   Numel numel_ = Numel::Read;
+  std::span<const std::span<const SymInt>> operands_;
 };
 
 }  // namespace
@@ -250,6 +267,11 @@ bool record_refs_is_channels_last_2d(sym::SymTracer& t, std::span<const SymInt> 
 void record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
                              bool numel_product) {
   RefsPerm(t, sizes, strides, numel_product ? RefsPerm::Numel::Product : RefsPerm::Numel::Read).run();
+}
+
+void record_refs_perm_sort(sym::SymTracer& t, std::span<const SymInt> sizes,
+                          std::span<const std::span<const SymInt>> strides) {
+  if (!strides.empty()) RefsPerm(t, sizes, strides[0]).sort(strides);
 }
 
 void record_broadcast_shapes(sym::SymTracer& t, std::span<const std::span<const SymInt>> shapes) {

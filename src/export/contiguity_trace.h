@@ -60,6 +60,11 @@ bool record_refs_is_channels_last_2d(sym::SymTracer& t, std::span<const SymInt> 
 void record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
                              bool numel_product = false);
 
+/// The stride sort of compute_elementwise_output_logical_to_physical_perm over several tensors of
+/// one shape (neither all contiguous nor all channels-last): should_swap's comparisons per tensor.
+void record_refs_perm_sort(sym::SymTracer& t, std::span<const SymInt> sizes,
+                          std::span<const std::span<const SymInt>> strides);
+
 /// torch._refs._broadcast_shapes(*shapes), reported to `t` as dropped nodes: per shape, right to
 /// left, `eq` (the size against the common one so far), `eq` (common == 1) and then `lt` (size < 0)
 /// where it takes the size, `eq` (size == 1), and torch._check's `eq` where it broadcasts neither way.

@@ -227,7 +227,9 @@ void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
   // C++ functionalization's to_meta of every tensor argument, a list's included.
   const auto to_meta = [&](const Tensor& t) {
     if (!t.defined() || !has_symbolic_size(t.meta())) return;
-    (void)graph_->unique_name("ge");
+    // The meta copy's allocation: check_size_nonnegative's `>= 0` per symbolic size, its storage size.
+    for (const SymInt& s : t.meta().sizes)
+      if (symbolic(s)) (void)graph_->unique_name("ge");
     take_storage_nbytes_names(*graph_, t.meta());
   };
   for (const IValue& v : args) {

@@ -175,6 +175,7 @@ class Refs {
     same_shapes(n);
     if (sizes_.size() > 1) {
       bool contiguous = true, channels_last = sizes_.size() == 4;
+      std::vector<std::span<const SymInt>> strides;
       for (const Operand& o : operands) {
         bool numel_known = o.numel_known && *o.numel_known;
         if (contiguous) {
@@ -183,7 +184,9 @@ class Refs {
         }
         channels_last = channels_last && record_refs_is_channels_last_2d(t_, sizes_, o.strides);
         if (o.numel_known) *o.numel_known = numel_known;
+        strides.push_back(o.strides);
       }
+      if (contiguous == channels_last) record_refs_perm_sort(t_, sizes_, strides);
     }
     same_shapes(n);  // extract_shape
     empty_permuted(item);
@@ -198,6 +201,14 @@ class Refs {
     if (!numel.symbolic()) return;
     t_.on_dropped("add", {});
     (void)traced_mul(t_, num(item), numel);
+    // Then the contiguous strides (the identity permutation), innermost first: each the next
+    // one's times max(size, 1).
+    Val stride = num(1);
+    for (size_t d = sizes_.size(); d-- > 1;) {
+      const Val size = val(sizes_[d]);
+      if (size.symbolic()) t_.on_dropped("sym_max", {});
+      stride = traced_mul(t_, stride, {sym::max(size.e, sym::Expr(1)), std::max<int64_t>(size.hint, 1)});
+    }
   }
   /// refs.expand(src, self.size()) of meta_copy_, then prims.broadcast_in_dim's checks.
   void expand() {
