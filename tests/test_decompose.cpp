@@ -88,7 +88,7 @@ const std::set<std::string> kPrintsEqual = {
     // ... and masked_fill_.Tensor's with a 0-dim value (where expands it), leaky_relu_, hardtanh_,
     // elu_ and silu_'s (torch._decomp's inplace_op or the reference's in-place wrapper), each
     // tensor's c10 numel computed once.
-    "ops_elementwise_dynamic",
+    "ops_elementwise_dynamic", "ops_inplace_acts", "ops_inplace_acts_dynamic",
 };
 
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers

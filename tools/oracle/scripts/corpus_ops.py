@@ -147,11 +147,30 @@ class RepeatInterleave(torch.nn.Module):
         return a[:, :2] + 1, b * 2, f, s, t, a.sum(0)
 
 
+class InplaceActivations(torch.nn.Module):
+    """The in-place ops whose metas are torch._refs on C++ functionalization's meta copies
+    (masked_fill_ by a 0-d tensor, leaky_relu_, hardtanh_, elu_, silu_), on 3-D tensors."""
+
+    def forward(self, x, y):
+        mask = x > 0
+        u = x * 1
+        u.masked_fill_(~mask, torch.tensor(3.0))
+        p, q, s, w = x + 0, y + 0, x * 2, y * 2
+        F.leaky_relu(p, 0.1, inplace=True)
+        F.hardtanh(q, -1.0, 2.0, inplace=True)
+        F.elu(s, 0.5, inplace=True)
+        F.silu(w, inplace=True)
+        v = y * 3
+        v.masked_fill_(mask, torch.tensor(-2.0))
+        return u, p, q, s, w, v
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
        "ops_unlowered", "ops_unlowered_dynamic", "ops_ranges", "ops_ranges_dynamic", "ops_einsum",
-       "ops_einsum_dynamic", "ops_repeat_interleave", "ops_repeat_interleave_dynamic"]
+       "ops_einsum_dynamic", "ops_repeat_interleave", "ops_repeat_interleave_dynamic", "ops_inplace_acts",
+       "ops_inplace_acts_dynamic"]
 
 
 def build_ops(name):
@@ -174,6 +193,12 @@ def build_ops(name):
         x, y = torch.randn(3, 5, generator=g), torch.randn(3, 5, generator=g)
         ds = ({0: batch}, {0: batch}) if dyn else None
         return dict(model=Elementwise().eval(), args=(x, y), kwargs={}, dynamic_shapes=ds, family="ops", note=note)
+    if base == "ops_inplace_acts":
+        x, y = torch.randn(3, 7, 4, generator=g), torch.randn(3, 7, 4, generator=g)
+        length = Dim("length", min=2, max=64)
+        ds = ({0: batch, 1: length}, {0: batch, 1: length}) if dyn else None
+        return dict(model=InplaceActivations().eval(), args=(x, y), kwargs={}, dynamic_shapes=ds, family="ops",
+                    note=note)
     if base == "ops_reductions":
         x = torch.randn(3, 5, generator=g)
         return dict(model=Reductions().eval(), args=(x,), kwargs={}, dynamic_shapes=({0: batch},) if dyn else None,

@@ -143,6 +143,9 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     only = set(a.only.split(",")) if a.only else None
     manifest = {"torch": torch.__version__, "only_table": ONLY, "programs": {}}
+    mpath = os.path.join(a.out, "MANIFEST.json")
+    if only and os.path.exists(mpath):  # --only refreshes those programs' entries, keeping the others
+        manifest["programs"] = json.load(open(mpath)).get("programs", {})
     for path in sorted(glob.glob(os.path.join(a.corpus, "*.pt2"))):
         name = os.path.basename(path)[:-4]
         if only and name not in only:
