@@ -269,6 +269,56 @@ void record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes, s
   RefsPerm(t, sizes, strides, numel_product ? RefsPerm::Numel::Product : RefsPerm::Numel::Read).run();
 }
 
+void record_internal_overlap(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides) {
+  // A comparison as c10 makes it on SymInts: a node when either side is symbolic, decided on the
+  // hints (backed sizes guard).
+  const auto cmp = [&](std::string_view base, Rel rel, const Val& a, const Val& b) {
+    if (a.symbolic() || b.symbolic()) t.on_dropped(base, {});
+    return rel_holds(rel, a.hint, b.hint);
+  };
+  const Val two{sym::Expr(2), 2}, one{sym::Expr(1), 1}, zero{sym::Expr(0), 0};
+  const size_t dim = sizes.size();
+  // _compute_non_overlapping_and_dense: dims sorted by stride (size-1 dims last) with libstdc++'s
+  // insertion sort (std::sort of fewer than 17), then each stride the product of the sizes before.
+  const auto non_overlapping_and_dense = [&] {
+    if (dim == 1) return cmp("lt", Rel::Lt, val(sizes[0]), two) || cmp("eq", Rel::Eq, val(strides[0]), one);
+    const auto less = [&](size_t a, size_t b) {
+      if (cmp("lt", Rel::Lt, val(sizes[a]), two)) return false;
+      if (cmp("lt", Rel::Lt, val(sizes[b]), two)) return true;
+      return cmp("lt", Rel::Lt, val(strides[a]), val(strides[b]));
+    };
+    std::vector<size_t> perm(dim);
+    for (size_t i = 0; i < dim; ++i) perm[i] = i;
+    for (size_t i = 1; i < dim; ++i) {
+      const size_t v = perm[i];
+      if (less(v, perm[0])) {
+        std::copy_backward(perm.begin(), perm.begin() + static_cast<std::ptrdiff_t>(i),
+                           perm.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+        perm[0] = v;
+        continue;
+      }
+      size_t j = i;
+      while (less(v, perm[j - 1])) {
+        perm[j] = perm[j - 1];
+        --j;
+      }
+      perm[j] = v;
+    }
+    Val require = one;
+    for (size_t i = 0; i < dim; ++i) {
+      const Val size = val(sizes[perm[i]]);
+      if (cmp("lt", Rel::Lt, size, two)) return true;
+      if (cmp("ne", Rel::Ne, val(strides[perm[i]]), require)) return false;
+      require = traced_mul(t, require, size);
+    }
+    return true;
+  };
+  if (dim == 0 || non_overlapping_and_dense()) return;
+  // has_internal_overlap's zero-stride test: guard_or_false(size > 1) && stride == 0, per dim.
+  for (size_t i = 0; i < dim; ++i)
+    if (cmp("gt", Rel::Gt, val(sizes[i]), one) && cmp("eq", Rel::Eq, val(strides[i]), zero)) return;
+}
+
 void record_refs_perm_sort(sym::SymTracer& t, std::span<const SymInt> sizes,
                           std::span<const std::span<const SymInt>> strides) {
   if (!strides.empty()) RefsPerm(t, sizes, strides[0]).sort(strides);

@@ -60,6 +60,13 @@ bool record_refs_is_channels_last_2d(sym::SymTracer& t, std::span<const SymInt> 
 void record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
                              bool numel_product = false);
 
+/// The rest of at::has_internal_overlap for a tensor c10 does not find contiguous (2- and 3-D:
+/// c10 asks channels-last layouts of 4-D and 5-D ones first, not modelled): c10's
+/// _compute_non_overlapping_and_dense (the dims sorted by stride, `lt` per symbolic comparison,
+/// then `ne`/`mul` along them), and when that is false a `gt` (size > 1) per symbolic size, with an
+/// `eq` (stride == 0) where it holds.
+void record_internal_overlap(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides);
+
 /// The stride sort of compute_elementwise_output_logical_to_physical_perm over several tensors of
 /// one shape (neither all contiguous nor all channels-last): should_swap's comparisons per tensor.
 void record_refs_perm_sort(sym::SymTracer& t, std::span<const SymInt> sizes,

@@ -477,8 +477,18 @@ class Retracer {
       const FRef& self = ref_of(std::get<Node*>(n.args()[0]));
       if (f != &op) {
         level_.mutation(op, args);
+        // FunctionalTensorMode wraps what the in-place op returns, self, once C++ functionalization
+        // has written it back and replayed its views: its storage size comes after that replay
+        // (measured: `t[:, :, 0] += 3` names its `select` replay, then the wrap's `eq`, `sub`...),
+        // not at the functional result.
         const bool cpp = unwrapped_result(op, args);
-        detail::functional_mutate(*self, dispatch_functional(*f, std::move(args), cpp));
+        Tensor result;
+        {
+          detail::FunctionalNames::DeferredStorage deferred(level_, *f);
+          result = dispatch_functional(*f, std::move(args), cpp);
+        }
+        detail::functional_mutate(*self, result);
+        level_.wrapped_self(self->value);
       }
       return self;
     }

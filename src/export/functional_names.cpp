@@ -154,6 +154,7 @@ void FunctionalNames::wrapped(const OpDef& op, std::span<const IValue> args, std
     NameTaker names{*graph_};
     record_contiguity_check(names, outs[0].meta().sizes, outs[0].meta().strides, strides_read_, true, read_);
   }
+  if (&op == deferred_) return;  // an in-place op's functional form: its self is wrapped instead
   for (const Tensor& out : outs)
     if (out.defined() && !returns_input(args, out)) take_storage_nbytes_names(*graph_, out.meta(), read_);
 }
@@ -276,6 +277,14 @@ void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
     if (!self || !self->defined() || !has_symbolic_size(self->meta())) return;
     NameTaker names{*graph_};
     (void)it->second(names, self->meta());
+    return;
+  }
+  if (op.qualified == "aten::copy_.default" && args.size() >= 2) {
+    const Tensor* self = std::get_if<Tensor>(&args[0]);
+    const Tensor* src = std::get_if<Tensor>(&args[1]);
+    if (!self || !src || !self->defined() || !src->defined() || !has_symbolic_size(self->meta())) return;
+    NameTaker names{*graph_};
+    (void)record_meta_copy_(names, self->meta(), src->meta());
     return;
   }
   // masked_fill_.Tensor's meta is torch._refs.masked_fill_, run on the meta copies.

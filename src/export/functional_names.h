@@ -74,6 +74,25 @@ class FunctionalNames final : public FunctionalLevel {
   /// size; then runs the in-place op's meta, whose Python ones check that the other operand
   /// broadcasts to self (torch._meta_registrations' check_inplace_broadcast).
   void mutation(const OpDef& op, std::span<const IValue> args);
+  /// While open, the storage size of `op`'s own result is not taken at its wrap (the functional
+  /// form of an in-place op: wrapped_self takes it after the write-back).
+  class DeferredStorage {
+   public:
+    DeferredStorage(FunctionalNames& names, const OpDef& op) : names_(names), prev_(names.deferred_) {
+      names.deferred_ = &op;
+    }
+    ~DeferredStorage() { names_.deferred_ = prev_; }
+    DeferredStorage(const DeferredStorage&) = delete;
+    DeferredStorage& operator=(const DeferredStorage&) = delete;
+
+   private:
+    FunctionalNames& names_;
+    const OpDef* prev_;
+  };
+  /// The wrap of an in-place op's returned self (its value after the write-back): its storage size.
+  void wrapped_self(const Tensor& t) {
+    if (t.defined()) take_storage_nbytes_names(*graph_, t.meta(), read_);
+  }
 
  private:
   Graph* const& graph_;
@@ -89,7 +108,8 @@ class FunctionalNames final : public FunctionalLevel {
 
   std::unordered_set<const void*> numel_known_;       ///< tensors (impls) whose c10 numel is computed
   std::unordered_set<const void*> contiguity_known_;  ///< tensors (impls) whose c10 contiguity is computed
-  std::vector<Tensor> held_;  ///< those tensors, kept alive so that no other takes their address
+  std::vector<Tensor> held_;
+  const OpDef* deferred_ = nullptr;  ///< see DeferredStorage  ///< those tensors, kept alive so that no other takes their address
 };
 
 }  // namespace fe::detail

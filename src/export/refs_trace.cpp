@@ -21,7 +21,8 @@ struct B {
 
 class Refs {
  public:
-  Refs(sym::SymTracer& t, const TensorMeta& self) : t_(t), sizes_(self.sizes), strides_(self.strides) {}
+  Refs(sym::SymTracer& t, const TensorMeta& self)
+      : t_(t), sizes_(self.sizes), strides_(self.strides), self_contiguous_(self.is_contiguous()) {}
 
   /// torch._refs' isnan of the value: prims.ne(a, a).
   void isnan() { prim_meta({value(), value()}, 1); }
@@ -77,14 +78,16 @@ class Refs {
     copy_();
   }
   /// self.copy_(src of self's shape): meta_copy_'s torch._debug_has_internal_overlap(self) (c10's
-  /// contiguity of the meta copy, contiguous here), then refs.expand(src, self.size()).
+  /// contiguity of the meta copy), then refs.expand(src, self.size()).
   void copy_() {
     c10_contiguity(self_numel_known_);
     self_numel_known_ = true;
+    if (!self_contiguous_) record_internal_overlap(t_, sizes_, strides_);
     expand();
   }
-  /// c10's contiguity of a contiguous tensor of self's shape (r.contiguous(), an overlap check),
-  /// its numel first computed unless `numel_known` (a Python is_contiguous asked it before).
+  /// c10's contiguity of a tensor of self's shape and strides (r.contiguous() of a result, an
+  /// overlap check), its numel first computed unless `numel_known` (a Python is_contiguous asked
+  /// it before).
   void c10_contiguity(bool numel_known) {
     if (!numel_known) record_numel_product(t_, sizes_);
     std::unordered_set<const void*> no_reads;  // beneath the proxy mode no stride is read
@@ -238,6 +241,7 @@ class Refs {
 
   sym::SymTracer& t_;
   std::span<const SymInt> sizes_, strides_;
+  bool self_contiguous_;           ///< as c10 finds self (else has_internal_overlap goes on)
   bool self_numel_known_ = false;  ///< self is a meta copy: c10 computes its numel when first asked
   bool result_numel_known_ = false;
   bool* value_numel_known_ = &self_numel_known_;  ///< self, or the last where's result
@@ -316,6 +320,17 @@ bool record_meta_silu_(sym::SymTracer& t, const TensorMeta& self) {
   // torch._decomp's inplace_op: out = silu(a), whose meta is torch.empty_like(a); then a.copy_(out).
   r.empty_like(itemsize(self.dtype));
   r.copy_();
+  return true;
+}
+
+bool record_meta_copy_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& src) {
+  if (src.sizes.size() != self.sizes.size()) return false;
+  for (size_t d = 0; d < self.sizes.size(); ++d)
+    if (!(src.sizes[d].expr() == self.sizes[d].expr())) return false;  // a broadcast src: not modelled
+  for (const SymInt& s : self.sizes)
+    if (sym::has_unbacked(s)) return false;  // no overlap check then (free_unbacked_symbols)
+  if (!self.is_contiguous() && self.sizes.size() >= 4) return false;  // channels-last asked first
+  Refs(t, self).copy_();
   return true;
 }
 

@@ -50,4 +50,9 @@ bool record_refs_elu_(sym::SymTracer& t, const TensorMeta& self);
 /// then a.copy_(out). False, recording nothing, for a non-contiguous self.
 bool record_meta_silu_(sym::SymTracer& t, const TensorMeta& self);
 
+/// copy_'s meta (meta_copy_) on the meta copies: the overlap check's c10 contiguity of self (its
+/// numel first), then torch._refs.expand(src, self.size()). False, recording nothing, for a src
+/// that broadcasts or an unbacked size.
+bool record_meta_copy_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& src);
+
 }  // namespace fe::detail
