@@ -92,6 +92,10 @@ const std::set<std::string> kPrintsEqual = {
     // ... copy_'s meta (the overlap check of a non-contiguous view: c10's non-overlapping-and-dense
     // sort, the zero-stride test) and the wrap of an in-place op's returned self after its write-back.
     "mutation_setitem_views_dynamic",
+    // ... a view's symbolic storage offset: its wrap reads it (`sym_storage_offset`) and the aliasing
+    // fix-up's set_ checks it (`ge`). The expert counts' sum asserted Eq(u0 + u1 + u2 + u3, 32):
+    // the runtime-assert pass makes its chain again (decompose.cpp remake_chain).
+    "hf_granitemoe",
 };
 
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers
@@ -110,10 +114,6 @@ const std::set<std::string> kEqualUpToNames = {
     // arithmetic of each tensor holding one (sym_size, eq, sub, add, mul), so even the static
     // program's later names run ahead.
     "ops_repeat_interleave", "ops_repeat_interleave_dynamic",
-    // The expert counts' sum asserted Eq(u0 + u1 + u2 + u3, 32): the runtime-assert pass makes its
-    // chain again and leaves the retrace's partial sums `add_9 = u0 + u1; add_10 = add_9 + u2`
-    // unused after it (decompose.cpp remake_chain); dead nodes of the retrace number the rest.
-    "hf_granitemoe",
 };
 // Not in the list: hf_mixtral_dyn has PyTorch's nodes in PyTorch's order since that change (the
 // count of routed tokens computed before `sort`), but its print names that product `mul`,

@@ -6,6 +6,7 @@
 #include "fakeexport/export/decompose.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <set>
 #include <functional>

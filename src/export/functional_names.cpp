@@ -102,6 +102,7 @@ void take_storage_nbytes_names(Graph& g, const TensorMeta& m, const StorageRead&
     }
   }
   if (size_symbolic || symbolic(m.storage_offset)) {
+    if (read && symbolic(m.storage_offset)) (void)read(m.storage_offset);
     (void)g.unique_name("add");
     if (itemsize(m.dtype) != 1) (void)g.unique_name("mul");
   }
@@ -157,6 +158,11 @@ void FunctionalNames::wrapped(const OpDef& op, std::span<const IValue> args, std
   if (&op == deferred_) return;  // an in-place op's functional form: its self is wrapped instead
   for (const Tensor& out : outs)
     if (out.defined() && !returns_input(args, out)) take_storage_nbytes_names(*graph_, out.meta(), read_);
+  // A view's result then gets its input's storage (return_and_correct_aliasing's
+  // _functionalize_unsafe_set): C++ set_ checks `storage_offset >= 0`, a `ge` when symbolic.
+  for (const Tensor& out : outs)
+    if (out.defined() && out.impl()->view_base && !returns_input(args, out) && symbolic(out.meta().storage_offset))
+      (void)graph_->unique_name("ge");
 }
 
 void FunctionalNames::composite(const OpDef& op, std::span<const IValue> args) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -696,9 +697,12 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
       s->size_dim = dim;
     };
     for (size_t d = 0; d < m.sizes.size(); ++d) track(m.sizes[d], static_cast<int64_t>(d));
-    if (retracing)
-      for (size_t d = 0; d < m.strides.size(); ++d) track(m.strides[d], -1 - static_cast<int64_t>(d));
+    if (!retracing) return;
+    for (size_t d = 0; d < m.strides.size(); ++d) track(m.strides[d], -1 - static_cast<int64_t>(d));
+    track(m.storage_offset, kStorageOffsetDim);
   }
+  /// SymNode::size_dim of a tracked storage offset (a view's: `sym_storage_offset(slice_1)`).
+  static constexpr int64_t kStorageOffsetDim = std::numeric_limits<int64_t>::min();
 
 
   /// Retracing: an output stride PyTorch's meta computed is a SymNode of its own (FakeTensor's
@@ -719,13 +723,15 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
       }
       return stride;
     };
+    const auto renew = [&](SymInt& st) {
+      const sym::SymNode* s = st.node();
+      if (!s || st.maybe_int() || s->proxy_trace != id_ || passed_through(s) || sym::has_unbacked(st)) return;
+      st = s->env->make(s->expr, st.hint());
+    };
     for (const Tensor& t : outs) {
       if (!t.defined() || t.impl()->trace_id == id_) continue;  // an input returned as it is
-      for (SymInt& st : t.impl()->meta.strides) {
-        const sym::SymNode* s = st.node();
-        if (!s || st.maybe_int() || s->proxy_trace != id_ || passed_through(s) || sym::has_unbacked(st)) continue;
-        st = s->env->make(s->expr, st.hint());
-      }
+      for (SymInt& st : t.impl()->meta.strides) renew(st);
+      renew(t.impl()->meta.storage_offset);  // a view's offset likewise (`t[1:]`: s27)
     }
   }
 
@@ -746,8 +752,11 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
       // conv; mixtral's routed-token count 2*s43*s53 before `sort`, not at the `arange` after).
       Node* before = nullptr;
       if (retracing && of->op() != NodeOp::Placeholder) before = node_after(of);
-      n = s->size_dim >= 0 ? g_.call(sym_size, {of, SymInt(s->size_dim)}, "sym_size_int", before)
-                           : g_.call(sym_stride, {of, SymInt(-1 - s->size_dim)}, "sym_stride_int", before);
+      static const OpDef& sym_storage_offset = op("aten::sym_storage_offset");
+      n = s->size_dim == kStorageOffsetDim
+              ? g_.call(sym_storage_offset, {of}, "sym_storage_offset_default", before)
+          : s->size_dim >= 0 ? g_.call(sym_size, {of, SymInt(s->size_dim)}, "sym_size_int", before)
+                             : g_.call(sym_stride, {of, SymInt(-1 - s->size_dim)}, "sym_stride_int", before);
       // Retracing: a size that survives (one read from data, u1) carries the metadata of the node
       // whose output has it, as insert_deferred_runtime_asserts stamps it.
       if (retracing) {

@@ -166,6 +166,9 @@ void meta_sym_stride(const MetaArgs& a, MetaOut& out) {
   out.ints.push_back(self.strides[wrap_dim(dim, self.dim(), label(a))]);
 }
 
+// sym_storage_offset(self) -> SymInt: a retrace reads a view's symbolic offset its wrap needs.
+void meta_sym_storage_offset(const MetaArgs& a, MetaOut& out) { out.ints.push_back(a.tensor(0).storage_offset); }
+
 /// A tensor's element count as a graph value: export's read of a numel no node computed before
 /// (a MoE layer's routed-token count when seq is 8*_seq).
 void meta_sym_numel(const MetaArgs& a, MetaOut& out) { out.ints.push_back(a.tensor(0).numel()); }
@@ -365,6 +368,7 @@ void register_conversion_ops(Registry& r) {
   op_sym_size_int = r.add({"aten::sym_size.int(Tensor self, int dim) -> SymInt", meta_sym_size, nullptr, kFree});
   r.add({"aten::sym_stride.int(Tensor self, int dim) -> SymInt", meta_sym_stride, nullptr, kFree});
   r.add({"aten::sym_numel(Tensor self) -> SymInt", meta_sym_numel, nullptr, kFree});
+  r.add({"aten::sym_storage_offset(Tensor self) -> SymInt", meta_sym_storage_offset, nullptr, kFree});
 }
 
 }  // namespace ops

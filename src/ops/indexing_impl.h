@@ -19,11 +19,13 @@ namespace idx {
 inline std::string torch_size(IntSpan s) { return "torch.Size(" + shape_str(s) + ")"; }
 
 /// PyTorch's has_internal_overlap == YES: some element is reachable twice (a stride-0 dim of
-/// size > 1).
+/// size > 1). A symbolic stride is not 0 (a product of sizes, each at least 1) and a symbolic
+/// size is decided on its hint, as guard_or_false(size > 1) is on a backed size: neither
+/// specializes a dynamic dim (a copy_ into a transposed slice keeps its sizes symbolic).
 inline bool has_internal_overlap(const TensorMeta& m) {
   if (m.is_non_overlapping_and_dense()) return false;
   for (int64_t d = 0; d < m.dim(); ++d)
-    if (m.strides[d].expect_int() == 0 && m.sizes[d].expect_int() > 1) return true;
+    if (m.strides[d].maybe_int() == 0 && m.sizes[d].hint() > 1) return true;
   return false;
 }
 /// Eager in-place kernels refuse such a `self` (FakeTensorMode's metas do not check it, so the

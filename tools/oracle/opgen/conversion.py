@@ -1,6 +1,6 @@
 """Conversion ops: _to_copy, the to.* overloads (self returned when nothing changes), type_as,
 _assert_tensor_metadata, _local_scalar_dense (data-dependent on fake tensors), sym_size.int, sym_stride.int,
-sym_numel."""
+sym_numel, sym_storage_offset."""
 import torch
 
 from opgen import T, call, vcall, layouts, non_dense_permuted, SHAPES, DTYPES_ALL
@@ -185,6 +185,16 @@ def sym_numel_calls():
     yield call(op)
 
 
+def sym_storage_offset_calls():
+    # No tensor can make it fail: the error call is one without its argument.
+    op = "aten::sym_storage_offset"
+    for x in inputs():
+        yield call(op, x)
+    yield call(op, T([2, 3], strides=[3, 1], offset=4))
+    yield call(op, T([]))
+    yield call(op)
+
+
 def calls():
     yield from inplace_fill_calls()
     yield from copy_calls()
@@ -197,6 +207,7 @@ def calls():
     yield from sym_size_calls()
     yield from sym_stride_calls()
     yield from sym_numel_calls()
+    yield from sym_storage_offset_calls()
 
 
 def fill_calls():
