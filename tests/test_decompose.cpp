@@ -95,7 +95,7 @@ const std::set<std::string> kPrintsEqual = {
     // ... a view's symbolic storage offset: its wrap reads it (`sym_storage_offset`) and the aliasing
     // fix-up's set_ checks it (`ge`). The expert counts' sum asserted Eq(u0 + u1 + u2 + u3, 32):
     // the runtime-assert pass makes its chain again (decompose.cpp remake_chain).
-    "hf_granitemoe",
+    "hf_granitemoe", "mutation_views_3d_dynamic",
 };
 
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers

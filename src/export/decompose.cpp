@@ -6,7 +6,6 @@
 #include "fakeexport/export/decompose.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <optional>
 #include <set>
 #include <functional>

@@ -271,7 +271,7 @@ def build_lowered(name):
 # views, to inputs and buffers): the exported program keeps them; ep.run_decompositions()
 # functionalizes them (scatters into the base, view replays, *_MUTATION outputs).
 MUTATION = ["mutation_setitem_views", "mutation_base_then_views", "mutation_input_view", "mutation_view_of_view",
-            "mutation_sibling_views", "mutation_buffer_split_input", "mutation_setitem_views_dynamic"]
+            "mutation_sibling_views", "mutation_buffer_split_input", "mutation_setitem_views_dynamic", "mutation_views_3d_dynamic"]
 
 
 class SetitemViews(torch.nn.Module):
@@ -343,6 +343,20 @@ class BufferSplitInput(torch.nn.Module):
         return x + 1, self.acc * 1
 
 
+class Views3d(torch.nn.Module):
+    """Writes through select, slice and transposed views of 3-D tensors with two dynamic dims
+    (copy_ into a transposed slice: its overlap check must not pin a dim)."""
+
+    def forward(self, x, y):
+        t = x * 1
+        t[:, 0] += 1
+        t[:, :, 1:3] *= 2
+        t[:, 2] = y[:, 0]
+        u = x + 0
+        u.transpose(1, 2)[:, 0].copy_(y[:, :, 0])
+        return t.sum(1), u
+
+
 def build_mutation(name):
     from torch.export import Dim
     torch.manual_seed(0)
@@ -366,4 +380,9 @@ def build_mutation(name):
     if name == "mutation_buffer_split_input":
         return dict(model=BufferSplitInput().eval(), args=(torch.randn(4, 3, generator=g),), kwargs={},
                     dynamic_shapes=None, family="mutation", note="buffer add_, in-place ops on split() views of an input")
+    if name == "mutation_views_3d_dynamic":
+        batch, length = Dim("batch", min=2, max=64), Dim("length", min=3, max=64)
+        return dict(model=Views3d().eval(), args=(torch.randn(3, 5, 4, generator=g), torch.randn(3, 5, 4, generator=g)),
+                    kwargs={}, dynamic_shapes=({0: batch, 1: length}, {0: batch, 1: length}), family="mutation",
+                    note="in-place ops and copy_ through views of 3-D tensors, two dynamic dims")
     raise KeyError(name)
