@@ -642,9 +642,9 @@ class Retracer {
     if (cpp) beneath.emplace();
     return dispatch(f, std::move(args), SrcLocArg{})[0];
   }
-  /// In-place arithmetic with a number whose functional result no FunctionalTensor wraps
-  /// (measured: `t[:, :, 0] += 3` leaves no storage-size names after its `add`; resnet's
-  /// `out += identity`, with a tensor, does).
+  /// In-place arithmetic with a number, whose functional result C++ functionalization computes on
+  /// its FakeTensors (their numel read as `sym_numel`); every in-place op's result is wrapped only
+  /// as the returned self (wrapped_self).
   static bool unwrapped_result(const OpDef& op, const std::vector<IValue>& args) {
     static const std::unordered_set<std::string_view> ops = {"aten::add_.Tensor", "aten::sub_.Tensor",
                                                             "aten::mul_.Tensor", "aten::div_.Tensor"};

@@ -108,8 +108,8 @@ class FunctionalNames final : public FunctionalLevel {
 
   std::unordered_set<const void*> numel_known_;       ///< tensors (impls) whose c10 numel is computed
   std::unordered_set<const void*> contiguity_known_;  ///< tensors (impls) whose c10 contiguity is computed
-  std::vector<Tensor> held_;
-  const OpDef* deferred_ = nullptr;  ///< see DeferredStorage  ///< those tensors, kept alive so that no other takes their address
+  std::vector<Tensor> held_;  ///< those tensors, kept alive so that no other takes their address
+  const OpDef* deferred_ = nullptr;  ///< see DeferredStorage
 };
 
 }  // namespace fe::detail
