@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 #include <set>
 #include <functional>
 #include <unordered_map>
@@ -396,9 +397,11 @@ class Retracer {
     struct Replay {
       detail::Tracer& t;
       const Node* saved;
-      ~Replay() { t.replay = saved; }
-    } replay{*tracer_, tracer_->replay};
+      bool syncing;
+      ~Replay() { t.replay = saved, t.syncing = syncing; }
+    } replay{*tracer_, tracer_->replay, tracer_->syncing};
     tracer_->replay = tracer_->traced_node(f.value);
+    tracer_->syncing = true;
     return detail::functional_sync(f);
   }
   /// The retraced value of a (possibly symbolic) int argument.
@@ -487,7 +490,11 @@ class Retracer {
           detail::FunctionalNames::DeferredStorage deferred(level_, *f);
           result = dispatch_functional(*f, std::move(args), cpp);
         }
-        detail::functional_mutate(*self, result);
+        {
+          const bool saved = std::exchange(tracer_->syncing, true);
+          detail::functional_mutate(*self, result);
+          tracer_->syncing = saved;
+        }
         level_.wrapped_self(self->value);
       }
       return self;
@@ -866,7 +873,7 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
   out.signature.outputs = std::move(specs);
   out.graph.output(all);
   // Like aot_export's retrace: pure nodes nothing uses are gone (asserts and mutations stay).
-  DeadCodeElimination().run(out.graph);
+  DeadCodeElimination{.keep_names = true}.run(out.graph);
   if (out.shape_env && !out.shape_env->symbols().empty()) detail::fold_symbolic_nodes(out.graph, *out.shape_env, false, /*trace_from_user=*/true);
   detail::recreate_runtime_asserts(out.graph);
   r.nodes_after = call_count(out.graph);

@@ -235,9 +235,17 @@ void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
   const auto to_meta = [&](const Tensor& t) {
     if (!t.defined() || !has_symbolic_size(t.meta())) return;
     // The meta copy's allocation: check_size_nonnegative's `>= 0` per symbolic size, its storage size.
+    // A size or stride first met here (a view replayed by the sync before it, whose sizes a cache
+    // hit made new SymNodes) is read where the check first uses it.
     for (const SymInt& s : t.meta().sizes)
-      if (symbolic(s)) (void)graph_->unique_name("ge");
-    take_storage_nbytes_names(*graph_, t.meta());
+      if (symbolic(s)) {
+        (void)read_(s);
+        (void)graph_->unique_name("ge");
+      }
+    // to_meta is empty_strided on meta: the copy's storage offset is 0, never read.
+    TensorMeta copy = t.meta();
+    copy.storage_offset = SymInt(0);
+    take_storage_nbytes_names(*graph_, copy, read_);
   };
   for (const IValue& v : args) {
     if (const Tensor* t = std::get_if<Tensor>(&v)) to_meta(*t);

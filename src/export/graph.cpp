@@ -291,11 +291,11 @@ size_t Graph::erase_unused(const std::function<bool(const Node&)>& dead) {
   return erased;
 }
 
-void Graph::erase(Node* n) {
+void Graph::erase(Node* n, bool keep_name) {
   FE_INTERNAL_ASSERT(n->users_.empty(), "erasing node '", n->name_, "' which still has ", n->users_.size(), " users");
   ++edits_;
   drop_uses(n);
-  names_.release(n->name_);
+  if (!keep_name) names_.release(n->name_);
   std::erase_if(nodes_, [&](const auto& p) { return p.get() == n; });
 }
 

@@ -12,7 +12,7 @@ bool DeadCodeElimination::run(Graph& g) {
     const bool pure = n->op() == NodeOp::GetItem || n->op() == NodeOp::SymOp ||
                       (n->op() == NodeOp::CallFunction && !n->target()->side_effect);
     if (!pure || !n->users().empty()) continue;
-    g.erase(n);
+    g.erase(n, keep_names);
     changed = true;
   }
   return changed;

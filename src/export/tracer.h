@@ -502,6 +502,10 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   /// run_decompositions: the node whose value a functionalization replay regenerates (its stack
   /// trace labels the replayed nodes); whether nodes without provenance get no metadata at all.
   const Node* replay = nullptr;
+  /// run_decompositions: whether C++ functionalization is syncing a tensor (replaying its views,
+  /// scattering an update into its base); the nodes it records then are not wrapped.
+  bool syncing = false;
+  std::unordered_set<const Node*> synced_;  ///< nodes recorded while `syncing`
   bool retracing = false;
   /// The node computing a symbolic int (made on first need, as for an argument).
   Node* sym_node(const SymInt& v) { return proxy(v); }
@@ -653,6 +657,7 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   }
 
   void stamp(Node* n, const SrcLocArg& loc) {
+    if (syncing) synced_.insert(n);
     if (!provenance) {
       if (retracing) return;  // nodes made after the last graph node (output syncs): no metadata
       n->loc = call_site_ ? *call_site_ : loc;
@@ -750,8 +755,12 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
       // inputs' sizes; later uses read that. So the read goes right after `of`, not where it is
       // first needed (wav2vec2's conv output length `(s76//10) - 1` before the gelu after the
       // conv; mixtral's routed-token count 2*s43*s53 before `sort`, not at the `arange` after).
+      // A view C++ functionalization replays in a sync (regenerating an alias, or the base's
+      // intermediate views an update scatters through) is not wrapped: its size is read where it
+      // is first needed (measured: `t[:-1, :, 0] = 2.0`'s replayed slice, read at the expand of
+      // select_scatter's decomposition).
       Node* before = nullptr;
-      if (retracing && of->op() != NodeOp::Placeholder) before = node_after(of);
+      if (retracing && of->op() != NodeOp::Placeholder && !synced_.contains(of)) before = node_after(of);
       static const OpDef& sym_storage_offset = op("aten::sym_storage_offset");
       n = s->size_dim == kStorageOffsetDim
               ? g_.call(sym_storage_offset, {of}, "sym_storage_offset_default", before)

@@ -217,8 +217,9 @@ class Graph {
   /// Gives `n` a new name made from `base` as unique_name makes one, its old name staying taken
   /// (a pass that re-creates a node, as insert_deferred_runtime_asserts re-creates assertions).
   void rename_fresh(Node* n, std::string_view base);
-  /// Removes a node that has no users (InternalError otherwise).
-  void erase(Node* n);
+  /// Removes a node that has no users (InternalError otherwise); its name is free again unless
+  /// `keep_name`.
+  void erase(Node* n, bool keep_name = false);
   /// Moves `n` to just before `before` (InternalError if an input of `n` would then come after it).
   void move_before(Node* n, Node* before);
   /// Puts the placeholders in `order` (every placeholder, each once) at the head of the graph.

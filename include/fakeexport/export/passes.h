@@ -6,6 +6,9 @@ namespace fe {
 
 /// Removes call_function nodes with no users and no side effects, to a fixed point.
 struct DeadCodeElimination {
+  /// Whether the erased nodes' names stay taken, as torch.fx's Graph.erase_node leaves them in
+  /// the graph's namespace: a later node of the same base then gets the next number.
+  bool keep_names = false;
   bool run(Graph& g);
 };
 
