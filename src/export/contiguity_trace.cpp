@@ -122,14 +122,18 @@ class RefsPerm {
            Numel numel = Numel::Read)
       : t_(t), sizes_(sizes), strides_(strides), numel_(numel) {}
 
-  void run() {
+  /// The logical-to-physical permutation, as PyTorch returns it.
+  std::vector<size_t> run() {
     same_shape();
     const size_t n = sizes_.size();
-    if (n <= 1) return;
+    std::vector<size_t> identity(n);
+    for (size_t d = 0; d < n; ++d) identity[d] = d;
+    if (n <= 1) return identity;
     const bool contiguous = is_contiguous();
     const bool channels_last = n == 4 && is_channels_last_2d();
-    if (contiguous != channels_last) return;
-    sort();
+    if (contiguous && !channels_last) return identity;
+    if (channels_last && !contiguous) return {0, 2, 3, 1};
+    return sort();
   }
 
  private:
@@ -235,15 +239,17 @@ class RefsPerm {
 
  public:
   /// The insertion sort, back to front, over these operands' strides.
-  void sort(std::span<const std::span<const SymInt>> operands) {
+  std::vector<size_t> sort(std::span<const std::span<const SymInt>> operands) {
     operands_ = operands;
-    sort();
+    return sort();
   }
-  /// ... over this tensor's.
-  void sort() {
+  /// ... over this tensor's. The permutation, front to back (the sort's order reversed).
+  std::vector<size_t> sort() {
     std::vector<size_t> perm;
     for (size_t d = sizes_.size(); d-- > 0;) perm.push_back(d);
     ops::sort_dims(perm, [&](size_t a, size_t b) { return should_swap(a, b); });
+    std::reverse(perm.begin(), perm.end());
+    return perm;
   }
 
  private:
@@ -264,9 +270,9 @@ bool record_refs_is_channels_last_2d(sym::SymTracer& t, std::span<const SymInt> 
   return sizes.size() == 4 && RefsPerm(t, sizes, strides).is_channels_last_2d();  // reads no numel
 }
 
-void record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
-                             bool numel_product) {
-  RefsPerm(t, sizes, strides, numel_product ? RefsPerm::Numel::Product : RefsPerm::Numel::Read).run();
+std::vector<size_t> record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes,
+                                            std::span<const SymInt> strides, bool numel_product) {
+  return RefsPerm(t, sizes, strides, numel_product ? RefsPerm::Numel::Product : RefsPerm::Numel::Read).run();
 }
 
 void record_internal_overlap(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides) {
@@ -319,9 +325,10 @@ void record_internal_overlap(sym::SymTracer& t, std::span<const SymInt> sizes, s
     if (cmp("gt", Rel::Gt, val(sizes[i]), one) && cmp("eq", Rel::Eq, val(strides[i]), zero)) return;
 }
 
-void record_refs_perm_sort(sym::SymTracer& t, std::span<const SymInt> sizes,
-                          std::span<const std::span<const SymInt>> strides) {
-  if (!strides.empty()) RefsPerm(t, sizes, strides[0]).sort(strides);
+std::vector<size_t> record_refs_perm_sort(sym::SymTracer& t, std::span<const SymInt> sizes,
+                                          std::span<const std::span<const SymInt>> strides) {
+  if (strides.empty()) return {};
+  return RefsPerm(t, sizes, strides[0]).sort(strides);
 }
 
 void record_broadcast_shapes(sym::SymTracer& t, std::span<const std::span<const SymInt>> shapes) {

@@ -5,6 +5,7 @@
 #pragma once
 #include <functional>
 #include <span>
+#include <vector>
 #include <unordered_set>
 
 #include "fakeexport/sym/shape_env.h"
@@ -57,8 +58,9 @@ bool record_refs_is_channels_last_2d(sym::SymTracer& t, std::span<const SymInt> 
 /// Each comparison goes as the hints (backed sizes: PyTorch's guard_or_false guards on them);
 /// the sort's only where known without a guard, as ops/factory.cpp's permutation decides.
 /// `numel_product`: a tensor beneath the proxy mode, whose numel is c10's product of the sizes.
-void record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
-                             bool numel_product = false);
+/// Returns the logical-to-physical permutation it computes.
+std::vector<size_t> record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes,
+                                            std::span<const SymInt> strides, bool numel_product = false);
 
 /// The rest of at::has_internal_overlap for a tensor c10 does not find contiguous (2- and 3-D:
 /// c10 asks channels-last layouts of 4-D and 5-D ones first, not modelled): c10's
@@ -69,8 +71,9 @@ void record_internal_overlap(sym::SymTracer& t, std::span<const SymInt> sizes, s
 
 /// The stride sort of compute_elementwise_output_logical_to_physical_perm over several tensors of
 /// one shape (neither all contiguous nor all channels-last): should_swap's comparisons per tensor.
-void record_refs_perm_sort(sym::SymTracer& t, std::span<const SymInt> sizes,
-                          std::span<const std::span<const SymInt>> strides);
+/// Returns the permutation it sorts out, front to back.
+std::vector<size_t> record_refs_perm_sort(sym::SymTracer& t, std::span<const SymInt> sizes,
+                                          std::span<const std::span<const SymInt>> strides);
 
 /// torch._refs._broadcast_shapes(*shapes), reported to `t` as dropped nodes: per shape, right to
 /// left, `eq` (the size against the common one so far), `eq` (common == 1) and then `lt` (size < 0)

@@ -34,7 +34,7 @@ class Refs {
   /// torch._refs.empty_like(a) of the value (a meta's result): the output permutation of a, then
   /// empty_permuted.
   void empty_like(int64_t item) {
-    record_refs_output_perm(t_, sizes_, strides_, /*numel_product=*/!*value_numel_known_);
+    perm_ = record_refs_output_perm(t_, sizes_, strides_, /*numel_product=*/!*value_numel_known_);
     *value_numel_known_ = true;
     empty_permuted(item);
   }
@@ -176,6 +176,7 @@ class Refs {
     // compute_elementwise_output_logical_to_physical_perm: check_same_shape, then (2-D and more)
     // each tensor's contiguity while all are, and channels-last for 4-D.
     same_shapes(n);
+    perm_.clear();
     if (sizes_.size() > 1) {
       bool contiguous = true, channels_last = sizes_.size() == 4;
       std::vector<std::span<const SymInt>> strides;
@@ -189,26 +190,31 @@ class Refs {
         if (o.numel_known) *o.numel_known = numel_known;
         strides.push_back(o.strides);
       }
-      if (contiguous == channels_last) record_refs_perm_sort(t_, sizes_, strides);
+      if (contiguous == channels_last) perm_ = record_refs_perm_sort(t_, sizes_, strides);
+      else if (channels_last) perm_ = {0, 2, 3, 1};
     }
     same_shapes(n);  // extract_shape
     empty_permuted(item);
   }
-  /// torch.empty_permuted: C++ empty's check_size_nonnegative, then computeStorageNbytesContiguous
-  /// (the numel's `mul`s, storage_offset 0 + numel, times the item size).
+  /// torch.empty_permuted(shape, perm_): C++ empty of the physical sizes (shape permuted by perm_,
+  /// empty: the identity), permuted back: check_size_nonnegative, then
+  /// computeStorageNbytesContiguous (the numel's `mul`s, storage_offset 0 + numel, times the item
+  /// size), then the contiguous strides of the physical sizes.
   void empty_permuted(int64_t item) {
-    for (const SymInt& s : sizes_)
+    std::vector<SymInt> physical(sizes_.begin(), sizes_.end());
+    if (perm_.size() == sizes_.size())
+      for (size_t i = 0; i < perm_.size(); ++i) physical[i] = sizes_[perm_[i]];
+    for (const SymInt& s : physical)
       if (s.is_symbolic()) t_.on_dropped("ge", {});
     Val numel = num(1);
-    for (const SymInt& s : sizes_) numel = traced_mul(t_, numel, val(s));
+    for (const SymInt& s : physical) numel = traced_mul(t_, numel, val(s));
     if (!numel.symbolic()) return;
     t_.on_dropped("add", {});
     (void)traced_mul(t_, num(item), numel);
-    // Then the contiguous strides (the identity permutation), innermost first: each the next
-    // one's times max(size, 1).
+    // Then the contiguous strides, innermost first: each the next one's times max(size, 1).
     Val stride = num(1);
-    for (size_t d = sizes_.size(); d-- > 1;) {
-      const Val size = val(sizes_[d]);
+    for (size_t d = physical.size(); d-- > 1;) {
+      const Val size = val(physical[d]);
       if (size.symbolic()) t_.on_dropped("sym_max", {});
       stride = traced_mul(t_, stride, {sym::max(size.e, sym::Expr(1)), std::max<int64_t>(size.hint, 1)});
     }
@@ -242,15 +248,23 @@ class Refs {
   sym::SymTracer& t_;
   std::span<const SymInt> sizes_, strides_;
   bool self_contiguous_;           ///< as c10 finds self (else has_internal_overlap goes on)
+  std::vector<size_t> perm_;       ///< the last output permutation (empty: the identity)
   bool self_numel_known_ = false;  ///< self is a meta copy: c10 computes its numel when first asked
   bool result_numel_known_ = false;
   bool* value_numel_known_ = &self_numel_known_;  ///< self, or the last where's result
 };
 
+/// Self as the in-place models take it: contiguous, or a dense permutation of up to 3 dims (its
+/// references' results then have its strides; c10 asks a 4-D or 5-D self's channels-last layouts
+/// in copy_'s overlap check first, not modelled).
+bool modelled_self(const TensorMeta& self) {
+  return self.is_contiguous() || (self.sizes.size() <= 3 && self.is_non_overlapping_and_dense());
+}
+
 }  // namespace
 
 bool record_refs_clamp_(sym::SymTracer& t, const TensorMeta& self, bool has_min, bool has_max) {
-  if (!self.is_contiguous()) return false;
+  if (!modelled_self(self)) return false;
   Refs r(t, self);
   r.clamp(has_min, has_max, itemsize(self.dtype));
   r.copy_out();
@@ -258,7 +272,7 @@ bool record_refs_clamp_(sym::SymTracer& t, const TensorMeta& self, bool has_min,
 }
 
 bool record_refs_hardtanh_(sym::SymTracer& t, const TensorMeta& self) {
-  if (!self.is_contiguous() || !is_floating(self.dtype)) return false;
+  if (!modelled_self(self) || !is_floating(self.dtype)) return false;
   Refs r(t, self);
   // torch._decomp's inplace_op: out = hardtanh(a, lo, hi), the reference's clamp(a, lo, hi); then
   // a.copy_(out).
@@ -287,7 +301,7 @@ bool record_refs_masked_fill_(sym::SymTracer& t, const TensorMeta& self, const T
 }
 
 bool record_refs_leaky_relu_(sym::SymTracer& t, const TensorMeta& self) {
-  if (!self.is_contiguous()) return false;
+  if (!modelled_self(self)) return false;
   Refs r(t, self);
   // torch._decomp's inplace_op: out = leaky_relu(a, slope), the reference's
   // where(gt(a, 0), a, mul(a, slope)); then a.copy_(out).
@@ -299,7 +313,7 @@ bool record_refs_leaky_relu_(sym::SymTracer& t, const TensorMeta& self) {
 }
 
 bool record_refs_elu_(sym::SymTracer& t, const TensorMeta& self) {
-  if (!self.is_contiguous() || !is_floating(self.dtype)) return false;
+  if (!modelled_self(self) || !is_floating(self.dtype)) return false;
   const int64_t item = itemsize(self.dtype);
   Refs r(t, self);
   // elu's reference, through its in-place wrapper (out=a): where(a > 0, scale * a,
@@ -315,7 +329,7 @@ bool record_refs_elu_(sym::SymTracer& t, const TensorMeta& self) {
 }
 
 bool record_meta_silu_(sym::SymTracer& t, const TensorMeta& self) {
-  if (!self.is_contiguous()) return false;
+  if (!modelled_self(self)) return false;
   Refs r(t, self);
   // torch._decomp's inplace_op: out = silu(a), whose meta is torch.empty_like(a); then a.copy_(out).
   r.empty_like(itemsize(self.dtype));
