@@ -96,6 +96,12 @@ const std::set<std::string> kPrintsEqual = {
     // fix-up's set_ checks it (`ge`). The expert counts' sum asserted Eq(u0 + u1 + u2 + u3, 32):
     // the runtime-assert pass makes its chain again (decompose.cpp remake_chain).
     "hf_granitemoe", "mutation_views_3d_dynamic",
+    // ... a slice replayed between two writes (a cache hit: new sizes, read at the next write's
+    // to_meta, whose copy has offset 0), and read where first needed when its sync made it.
+    "mutation_slices_dynamic",
+    // ... those in-place activations on dense non-contiguous tensors (the output permutation the
+    // stride sort finds orders empty_permuted's physical sizes).
+    "ops_inplace_acts_strided_dynamic",
 };
 
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers

@@ -152,7 +152,7 @@ class RefsPerm {
     if (!a.symbolic() && !b.symbolic()) return rel_holds(rel, a.e.constant(), b.e.constant());
     drop(base);
     if (rel == Rel::Eq) return known_equal(a, b) == true;
-    return operands_.empty() ? false : rel_holds(rel, a.hint, b.hint);
+    return rel_holds(rel, a.hint, b.hint);
   }
 
   /// check_same_shape(t): sym_eq(shape, shape), reduced with `and_` from True.
@@ -273,6 +273,61 @@ bool record_refs_is_channels_last_2d(sym::SymTracer& t, std::span<const SymInt> 
 std::vector<size_t> record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes,
                                             std::span<const SymInt> strides, bool numel_product) {
   return RefsPerm(t, sizes, strides, numel_product ? RefsPerm::Numel::Product : RefsPerm::Numel::Read).run();
+}
+
+bool record_channels_last_check(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides) {
+  if (sizes.size() != 4) return false;
+  const auto node_if = [&](std::string_view base, const Val& a, const Val& b) {
+    if (a.symbolic() || b.symbolic()) t.on_dropped(base, {});
+  };
+  const Val one{sym::Expr(1), 1};
+  constexpr size_t order[] = {1, 3, 2, 0};
+  // _compute_channels_last_contiguous_2d_sym's guard_or_false walk: true only when provably so.
+  {
+    Val expected = one;
+    bool proved = true;
+    for (size_t d : order) {
+      const Val size = val(sizes[d]), stride = val(strides[d]);
+      node_if("eq", size, one);
+      if (known_equal(size, one) == true) continue;
+      node_if("ne", stride, expected);
+      if (known_equal(stride, expected) != true) {
+        proved = false;
+        break;
+      }
+      expected = traced_mul(t, expected, size);
+    }
+    if (proved) return true;
+  }
+  // Its expression: And over {1, 3, 2, 0} of Or(Eq(size, 1), Eq(stride, expected)).
+  {
+    Val expected = one;
+    bool cond_symbolic = false;
+    for (size_t d : order) {
+      const Val size = val(sizes[d]), stride = val(strides[d]);
+      const bool a = size.symbolic(), b = stride.symbolic() || expected.symbolic();
+      node_if("eq", size, one);
+      node_if("eq", stride, expected);
+      if (a || b) t.on_dropped("or_", {});
+      if (cond_symbolic || a || b) {
+        t.on_dropped("and_", {});
+        cond_symbolic = true;
+      }
+      expected = traced_mul(t, expected, size);
+    }
+  }
+  // Then the SymBool is decided as _compute_channels_last_contiguous_2d on the hints: `!= 1` per
+  // size, `!=` per stride, until a stride differs.
+  Val expected = one;
+  for (size_t d : order) {
+    const Val size = val(sizes[d]), stride = val(strides[d]);
+    node_if("ne", size, one);
+    if (size.hint == 1) continue;
+    node_if("ne", stride, expected);
+    if (stride.hint != expected.hint) return false;
+    expected = traced_mul(t, expected, size);
+  }
+  return true;
 }
 
 void record_internal_overlap(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides) {

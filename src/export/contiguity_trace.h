@@ -69,6 +69,12 @@ std::vector<size_t> record_refs_output_perm(sym::SymTracer& t, std::span<const S
 /// `eq` (stride == 0) where it holds.
 void record_internal_overlap(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides);
 
+/// c10's channels-last contiguity of a 4-D tensor it does not find contiguous (SymbolicShapeMeta,
+/// asked by is_non_overlapping_and_dense before the sort): _compute_channels_last_contiguous_2d_sym
+/// (its guard_or_false walk over dims {1, 3, 2, 0}, then the And/Or expression), then that
+/// SymBool decided on the hints. Returns whether it holds; records nothing for other ranks.
+bool record_channels_last_check(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides);
+
 /// The stride sort of compute_elementwise_output_logical_to_physical_perm over several tensors of
 /// one shape (neither all contiguous nor all channels-last): should_swap's comparisons per tensor.
 /// Returns the permutation it sorts out, front to back.

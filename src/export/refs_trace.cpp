@@ -82,7 +82,8 @@ class Refs {
   void copy_() {
     c10_contiguity(self_numel_known_);
     self_numel_known_ = true;
-    if (!self_contiguous_) record_internal_overlap(t_, sizes_, strides_);
+    if (!self_contiguous_ && !record_channels_last_check(t_, sizes_, strides_))
+      record_internal_overlap(t_, sizes_, strides_);
     expand();
   }
   /// c10's contiguity of a tensor of self's shape and strides (r.contiguous() of a result, an
@@ -254,11 +255,11 @@ class Refs {
   bool* value_numel_known_ = &self_numel_known_;  ///< self, or the last where's result
 };
 
-/// Self as the in-place models take it: contiguous, or a dense permutation of up to 3 dims (its
-/// references' results then have its strides; c10 asks a 4-D or 5-D self's channels-last layouts
-/// in copy_'s overlap check first, not modelled).
+/// Self as the in-place models take it: contiguous, or a dense permutation of up to 4 dims (its
+/// references' results then have its strides; c10 asks a 5-D self's channels-last 3-D layout in
+/// copy_'s overlap check first, not modelled).
 bool modelled_self(const TensorMeta& self) {
-  return self.is_contiguous() || (self.sizes.size() <= 3 && self.is_non_overlapping_and_dense());
+  return self.is_contiguous() || (self.sizes.size() <= 4 && self.is_non_overlapping_and_dense());
 }
 
 }  // namespace
@@ -343,7 +344,7 @@ bool record_meta_copy_(sym::SymTracer& t, const TensorMeta& self, const TensorMe
     if (!(src.sizes[d].expr() == self.sizes[d].expr())) return false;  // a broadcast src: not modelled
   for (const SymInt& s : self.sizes)
     if (sym::has_unbacked(s)) return false;  // no overlap check then (free_unbacked_symbols)
-  if (!self.is_contiguous() && self.sizes.size() >= 4) return false;  // channels-last asked first
+  if (!self.is_contiguous() && self.sizes.size() >= 5) return false;  // channels-last 3-D asked first
   Refs(t, self).copy_();
   return true;
 }

@@ -271,7 +271,8 @@ def build_lowered(name):
 # views, to inputs and buffers): the exported program keeps them; ep.run_decompositions()
 # functionalizes them (scatters into the base, view replays, *_MUTATION outputs).
 MUTATION = ["mutation_setitem_views", "mutation_base_then_views", "mutation_input_view", "mutation_view_of_view",
-            "mutation_sibling_views", "mutation_buffer_split_input", "mutation_setitem_views_dynamic", "mutation_views_3d_dynamic"]
+            "mutation_sibling_views", "mutation_buffer_split_input", "mutation_setitem_views_dynamic", "mutation_views_3d_dynamic",
+            "mutation_slices_dynamic"]
 
 
 class SetitemViews(torch.nn.Module):
@@ -357,6 +358,23 @@ class Views3d(torch.nn.Module):
         return t.sum(1), u
 
 
+class Slices(torch.nn.Module):
+    """Writes through slices of a dynamic dim, each replayed (a FakeTensor cache hit: new SymNodes)
+    before the next write reads its sizes, and a scalar into a select of a slice (select_scatter's
+    decomposition expands into the replayed slice)."""
+
+    def forward(self, x, y):
+        t = x.clone()
+        t[1:] += 1
+        t[:, 1:] *= y[:, 1:]
+        t[:-1, :, 0] = 2.0
+        u = y * 1
+        u[1:] -= 3
+        u[:, -1] = 0.5
+        u[2:, 1:3].mul_(2)
+        return t.sum(0), t, u * 2
+
+
 def build_mutation(name):
     from torch.export import Dim
     torch.manual_seed(0)
@@ -385,4 +403,9 @@ def build_mutation(name):
         return dict(model=Views3d().eval(), args=(torch.randn(3, 5, 4, generator=g), torch.randn(3, 5, 4, generator=g)),
                     kwargs={}, dynamic_shapes=({0: batch, 1: length}, {0: batch, 1: length}), family="mutation",
                     note="in-place ops and copy_ through views of 3-D tensors, two dynamic dims")
+    if name == "mutation_slices_dynamic":
+        rows, length = Dim("rows", min=4, max=64), Dim("length", min=4, max=64)
+        return dict(model=Slices().eval(), args=(torch.randn(4, 5, 3, generator=g), torch.randn(4, 5, 3, generator=g)),
+                    kwargs={}, dynamic_shapes=({0: rows, 1: length}, {0: rows, 1: length}), family="mutation",
+                    note="in-place writes through slices of dynamic dims, replayed between writes")
     raise KeyError(name)

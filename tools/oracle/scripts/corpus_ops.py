@@ -165,12 +165,33 @@ class InplaceActivations(torch.nn.Module):
         return u, p, q, s, w, v
 
 
+class InplaceActivationsStrided(torch.nn.Module):
+    """The same in-place ops on dense non-contiguous tensors (transposed products): the references'
+    outputs follow the stride order (empty_permuted's physical sizes), clamp_ too; a 4-D one's
+    copy_ asks c10's channels-last contiguity first."""
+
+    def forward(self, x, y):
+        p = x.transpose(1, 2) * 1
+        F.silu(p, inplace=True)
+        q = y.transpose(0, 1) + 0
+        F.leaky_relu(q, 0.2, inplace=True)
+        s = (x + y).transpose(0, 2) * 2
+        F.elu(s, 0.5, inplace=True)
+        w = x[:, 0].t() * 3
+        F.hardtanh(w, -1.0, 2.0, inplace=True)
+        c = y.transpose(1, 2) - 1
+        c.clamp_(-0.5, 0.5)
+        m = x.reshape(x.shape[0], x.shape[1], 2, 2).transpose(1, 2) * 1
+        F.silu(m, inplace=True)
+        return (p * 2).sum(1), q + 1, s, w, c * c, m.sum(2) + 1
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
        "ops_unlowered", "ops_unlowered_dynamic", "ops_ranges", "ops_ranges_dynamic", "ops_einsum",
        "ops_einsum_dynamic", "ops_repeat_interleave", "ops_repeat_interleave_dynamic", "ops_inplace_acts",
-       "ops_inplace_acts_dynamic"]
+       "ops_inplace_acts_dynamic", "ops_inplace_acts_strided_dynamic"]
 
 
 def build_ops(name):
@@ -199,6 +220,12 @@ def build_ops(name):
         ds = ({0: batch, 1: length}, {0: batch, 1: length}) if dyn else None
         return dict(model=InplaceActivations().eval(), args=(x, y), kwargs={}, dynamic_shapes=ds, family="ops",
                     note=note)
+    if base == "ops_inplace_acts_strided":
+        x, y = torch.randn(3, 7, 4, generator=g), torch.randn(3, 7, 4, generator=g)
+        length = Dim("length", min=2, max=64)
+        ds = ({0: batch, 1: length}, {0: batch, 1: length}) if dyn else None
+        return dict(model=InplaceActivationsStrided().eval(), args=(x, y), kwargs={}, dynamic_shapes=ds,
+                    family="ops", note=note)
     if base == "ops_reductions":
         x = torch.randn(3, 5, generator=g)
         return dict(model=Reductions().eval(), args=(x,), kwargs={}, dynamic_shapes=({0: batch},) if dyn else None,
