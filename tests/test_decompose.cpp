@@ -112,10 +112,13 @@ const std::set<std::string> kPrintsEqual = {
 /// einsum's checks, the sizes and strides an output's wrap reads (sym_size/sym_stride), matmul's
 /// Python decomposition, _unsafe_view's and reshape's C++ shape inference, scaled_dot_product_
 /// attention's cpu choice and its flash decomposition beneath the level. Not modelled: FakeTensor's
-/// dispatch cache (a hit's output has its contiguity computed already), views' renewed SymNodes
-/// (a slice's length).
+/// dispatch cache (a hit's output has its contiguity computed already).
 const std::set<std::string> kEqualUpToNames = {
     "hf_clip_dyn", "hf_whisper_dyn",
+    // masked_fill on a non-contiguous self: its reference's `r.contiguous()` is a clone, and
+    // PyTorch asks c10's contiguity of where's result, before the clone (recorded here on the
+    // clone's, after it: two `mul`s more).
+    "ops_masked_fill_strided_dynamic",
     // Sizes read from data (unbacked u0): PyTorch's retrace also records, and drops, the storage-size
     // arithmetic of each tensor holding one (sym_size, eq, sub, add, mul), so even the static
     // program's later names run ahead.

@@ -1,8 +1,8 @@
 // See refs_trace.h. Each step mirrors a torch._refs / torch._prims / torch._prims_common function
 // of PyTorch 2.14 on Python SymInts: a comparison or SymBool and/or is a node when an operand is
 // symbolic, `x * 1` is the proxy mode's peephole, and guard_or_false/guard_or_true answer from the
-// hints (backed sizes). Every tensor a clamp_ meta meets has self's shape; its results are
-// contiguous, as self is (else the model declines).
+// hints (backed sizes). Every tensor a clamp_ meta meets has self's shape; its results have
+// self's strides (self contiguous, or a dense permutation up to 4-D; else the model declines).
 #include "export/refs_trace.h"
 
 #include <vector>
@@ -36,6 +36,11 @@ class Refs {
   void empty_like(int64_t item) {
     perm_ = record_refs_output_perm(t_, sizes_, strides_, /*numel_product=*/!*value_numel_known_);
     *value_numel_known_ = true;
+    empty_permuted(item);
+  }
+  /// An empty contiguous tensor of self's shape (prims.clone's meta of a contiguous() copy).
+  void empty_contiguous(int64_t item) {
+    perm_.clear();
     empty_permuted(item);
   }
   /// A unary reference (expm1) of another reference's result: no broadcast.
@@ -289,15 +294,20 @@ bool record_refs_mul_number(sym::SymTracer& t, const TensorMeta& a) {
 }
 
 bool record_refs_masked_fill_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& mask, const TensorMeta& value) {
-  if (!value.sizes.empty() || !self.is_contiguous() || !mask.is_contiguous() || mask.sizes.size() != self.sizes.size())
-    return false;
+  if (!value.sizes.empty() || !modelled_self(self) || mask.sizes.size() != self.sizes.size()) return false;
+  // A mask of self's shape and layout: where's result then has self's strides (another layout
+  // would give it the mask's, not modelled).
   for (size_t d = 0; d < self.sizes.size(); ++d)
-    if (!(mask.sizes[d].expr() == self.sizes[d].expr())) return false;  // a broadcast mask: not modelled
+    if (!(mask.sizes[d].expr() == self.sizes[d].expr()) || !(mask.strides[d].expr() == self.strides[d].expr()))
+      return false;
   Refs r(t, self);
   r.where_0dim_value(mask.strides, itemsize(self.dtype));
   // The walk stopped at the value, so neither where's result nor self has its numel yet.
   r.c10_contiguity(/*numel_known=*/false);  // masked_fill's r.contiguous()
-  r.copy_();                                // masked_fill_'s a.copy_(b)
+  // ... a clone when where's result has self's non-contiguous layout: prims.clone's meta, an
+  // empty contiguous tensor.
+  if (!self.is_contiguous()) r.empty_contiguous(itemsize(self.dtype));
+  r.copy_();  // masked_fill_'s a.copy_(b)
   return true;
 }
 

@@ -5,6 +5,7 @@
 #include "fakeexport/ops/api.h"
 #include "ops/elementwise.h"
 #include "ops/families.h"
+#include "ops/meta_util.h"
 #include "ops/unary_common.h"
 
 namespace fe {
@@ -316,13 +317,25 @@ std::vector<Tensor> decomp_where_scalar(std::span<const IValue> a, const SrcLocA
   return {dispatch1(*op_where_self, {a[0], self, other}, loc)};
 }
 
+/// torch._refs.masked_fill's last step, `r.contiguous()`: a contiguous clone of where's result
+/// when it follows a non-contiguous operand's layout. (The retrace's level records c10's check on
+/// the result; PyTorch's asks it of where's, before the clone: names differ then.)
+Tensor masked_fill_contiguous(const Tensor& r, const SrcLocArg& loc) {
+  bool contiguous = true;
+  {
+    UntracedArithmetic untraced("aten::masked_fill", r.sizes());
+    contiguous = r.meta().is_contiguous();
+  }
+  return contiguous ? r : fe::clone(r, MemoryFormat::Contiguous, loc);
+}
+
 /// masked_fill.Tensor (torch._refs.masked_fill): the 0-dim value converted to self's dtype
-/// (`_to_copy(dtype=)`, no node when equal), then where(mask, value, self).
+/// (`_to_copy(dtype=)`, no node when equal), then where(mask, value, self), made contiguous.
 std::vector<Tensor> decomp_masked_fill_tensor(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& self = decomp_tensor(a, 0);
   Tensor value = decomp_tensor(a, 2);
   if (value.dtype() != self.dtype()) value = fe::_to_copy(value, {.dtype = self.dtype()}, loc);
-  return {dispatch1(*op_where_self, {a[1], value, self}, loc)};
+  return {masked_fill_contiguous(dispatch1(*op_where_self, {a[1], value, self}, loc), loc)};
 }
 
 /// clamp_min / clamp_max (torch._refs): clamp with the other bound None.
@@ -338,11 +351,12 @@ std::vector<Tensor> decomp_max_min_other(std::span<const IValue> a, const SrcLoc
   return {dispatch1(kMax ? *op_maximum : *op_minimum, {a[0], a[1]}, loc)};
 }
 
-/// masked_fill.Scalar (torch._refs): where(mask, scalar_tensor(value, self's dtype), self).
+/// masked_fill.Scalar (torch._refs): where(mask, scalar_tensor(value, self's dtype), self), made
+/// contiguous.
 std::vector<Tensor> decomp_masked_fill_scalar(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& self = decomp_tensor(a, 0);
   const Tensor value = dispatch1(*op_scalar_tensor, {a[2], self.dtype(), Layout::Strided, self.device(), None{}}, loc);
-  return {dispatch1(*op_where_self, {a[1], value, self}, loc)};
+  return {masked_fill_contiguous(dispatch1(*op_where_self, {a[1], value, self}, loc), loc)};
 }
 
 }  // namespace

@@ -186,12 +186,25 @@ class InplaceActivationsStrided(torch.nn.Module):
         return (p * 2).sum(1), q + 1, s, w, c * c, m.sum(2) + 1
 
 
+class MaskedFillStrided(torch.nn.Module):
+    """masked_fill_ on a transposed product, by a mask of its layout and by a contiguous one: the
+    reference's where follows the layout, so its last `r.contiguous()` is a clone."""
+
+    def forward(self, x, y):
+        a = x.transpose(1, 2) * 1
+        a.masked_fill_(a > 0, torch.tensor(3.0))
+        b = y.transpose(1, 2) + 0
+        b.masked_fill_(x.transpose(1, 2).contiguous() > 0.5, -1.0)
+        return (a * 3 + 1).sum(1), b * a
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
        "ops_unlowered", "ops_unlowered_dynamic", "ops_ranges", "ops_ranges_dynamic", "ops_einsum",
        "ops_einsum_dynamic", "ops_repeat_interleave", "ops_repeat_interleave_dynamic", "ops_inplace_acts",
-       "ops_inplace_acts_dynamic", "ops_inplace_acts_strided_dynamic"]
+       "ops_inplace_acts_dynamic", "ops_inplace_acts_strided_dynamic",
+       "ops_masked_fill_strided_dynamic"]
 
 
 def build_ops(name):
@@ -226,6 +239,12 @@ def build_ops(name):
         ds = ({0: batch, 1: length}, {0: batch, 1: length}) if dyn else None
         return dict(model=InplaceActivationsStrided().eval(), args=(x, y), kwargs={}, dynamic_shapes=ds,
                     family="ops", note=note)
+    if base == "ops_masked_fill_strided":
+        x, y = torch.randn(3, 5, 6, generator=g), torch.randn(3, 5, 6, generator=g)
+        length = Dim("length", min=2, max=64)
+        ds = ({0: batch, 1: length}, {0: batch, 1: length}) if dyn else None
+        return dict(model=MaskedFillStrided().eval(), args=(x, y), kwargs={}, dynamic_shapes=ds, family="ops",
+                    note=note)
     if base == "ops_reductions":
         x = torch.randn(3, 5, generator=g)
         return dict(model=Reductions().eval(), args=(x,), kwargs={}, dynamic_shapes=({0: batch},) if dyn else None,
