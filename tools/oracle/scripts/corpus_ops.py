@@ -227,24 +227,16 @@ def build_ops(name):
         x, y = torch.randn(3, 5, generator=g), torch.randn(3, 5, generator=g)
         ds = ({0: batch}, {0: batch}) if dyn else None
         return dict(model=Elementwise().eval(), args=(x, y), kwargs={}, dynamic_shapes=ds, family="ops", note=note)
-    if base == "ops_inplace_acts":
-        x, y = torch.randn(3, 7, 4, generator=g), torch.randn(3, 7, 4, generator=g)
+    # Two 3-D inputs, batch and length dynamic.
+    pairs = {"ops_inplace_acts": (InplaceActivations, (3, 7, 4)),
+             "ops_inplace_acts_strided": (InplaceActivationsStrided, (3, 7, 4)),
+             "ops_masked_fill_strided": (MaskedFillStrided, (3, 5, 6))}
+    if base in pairs:
+        cls, shape = pairs[base]
+        x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
         length = Dim("length", min=2, max=64)
         ds = ({0: batch, 1: length}, {0: batch, 1: length}) if dyn else None
-        return dict(model=InplaceActivations().eval(), args=(x, y), kwargs={}, dynamic_shapes=ds, family="ops",
-                    note=note)
-    if base == "ops_inplace_acts_strided":
-        x, y = torch.randn(3, 7, 4, generator=g), torch.randn(3, 7, 4, generator=g)
-        length = Dim("length", min=2, max=64)
-        ds = ({0: batch, 1: length}, {0: batch, 1: length}) if dyn else None
-        return dict(model=InplaceActivationsStrided().eval(), args=(x, y), kwargs={}, dynamic_shapes=ds,
-                    family="ops", note=note)
-    if base == "ops_masked_fill_strided":
-        x, y = torch.randn(3, 5, 6, generator=g), torch.randn(3, 5, 6, generator=g)
-        length = Dim("length", min=2, max=64)
-        ds = ({0: batch, 1: length}, {0: batch, 1: length}) if dyn else None
-        return dict(model=MaskedFillStrided().eval(), args=(x, y), kwargs={}, dynamic_shapes=ds, family="ops",
-                    note=note)
+        return dict(model=cls().eval(), args=(x, y), kwargs={}, dynamic_shapes=ds, family="ops", note=note)
     if base == "ops_reductions":
         x = torch.randn(3, 5, generator=g)
         return dict(model=Reductions().eval(), args=(x,), kwargs={}, dynamic_shapes=({0: batch},) if dyn else None,
