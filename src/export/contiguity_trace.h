@@ -55,15 +55,15 @@ bool record_refs_is_channels_last_2d(sym::SymTracer& t, std::span<const SymInt> 
 /// PyTorch's order: check_same_shape's `eq`/`and_` per size, then is_contiguous's `sym_numel` read
 /// and `lt` (numel < 2), check_contiguous_sizes_strides (`eq`, `ne`, `sym_max`, `mul`), a 4-D
 /// tensor's channels-last check, and the stride sort's comparisons when neither layout holds.
-/// Each comparison goes as the hints (backed sizes: PyTorch's guard_or_false guards on them);
-/// the sort's only where known without a guard, as ops/factory.cpp's permutation decides.
+/// Each comparison goes as the hints (backed sizes: PyTorch's guard_or_false guards on them),
+/// the sort's too.
 /// `numel_product`: a tensor beneath the proxy mode, whose numel is c10's product of the sizes.
 /// Returns the logical-to-physical permutation it computes.
 std::vector<size_t> record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes,
                                             std::span<const SymInt> strides, bool numel_product = false);
 
-/// The rest of at::has_internal_overlap for a tensor c10 does not find contiguous (2- and 3-D:
-/// c10 asks channels-last layouts of 4-D and 5-D ones first, not modelled): c10's
+/// The rest of at::has_internal_overlap for a tensor c10 does not find contiguous (a 4-D one's
+/// channels-last contiguity first: record_channels_last_check; a 5-D one's, not modelled): c10's
 /// _compute_non_overlapping_and_dense (the dims sorted by stride, `lt` per symbolic comparison,
 /// then `ne`/`mul` along them), and when that is false a `gt` (size > 1) per symbolic size, with an
 /// `eq` (stride == 0) where it holds.
