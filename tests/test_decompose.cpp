@@ -102,6 +102,9 @@ const std::set<std::string> kPrintsEqual = {
     // ... those in-place activations on dense non-contiguous tensors (the output permutation the
     // stride sort finds orders empty_permuted's physical sizes).
     "ops_inplace_acts_strided_dynamic",
+    // ... masked_fill on a non-contiguous self (its reference's `r.contiguous()` is a clone; c10's
+    // check is asked of where's result, before it).
+    "ops_masked_fill_strided_dynamic",
 };
 
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers
@@ -115,10 +118,6 @@ const std::set<std::string> kPrintsEqual = {
 /// dispatch cache (a hit's output has its contiguity computed already).
 const std::set<std::string> kEqualUpToNames = {
     "hf_clip_dyn", "hf_whisper_dyn",
-    // masked_fill on a non-contiguous self: its reference's `r.contiguous()` is a clone, and
-    // PyTorch asks c10's contiguity of where's result, before the clone (recorded here on the
-    // clone's, after it: two `mul`s more).
-    "ops_masked_fill_strided_dynamic",
     // Sizes read from data (unbacked u0): PyTorch's retrace also records, and drops, the storage-size
     // arithmetic of each tensor holding one (sym_size, eq, sub, add, mul), so even the static
     // program's later names run ahead.

@@ -34,8 +34,7 @@ struct NameTaker final : sym::SymTracer {
 
 bool ends_in_contiguous(const OpDef& op) {
   static const std::unordered_set<std::string_view> refs = {
-      "aten::triu.default", "aten::tril.default", "aten::masked_fill.Scalar", "aten::masked_fill.Tensor",
-      "aten::renorm.default", "aten::diag_embed.default", "aten::index_add.default"};
+      "aten::triu.default", "aten::tril.default", "aten::renorm.default", "aten::diag_embed.default", "aten::index_add.default"};
   return refs.count(op.qualified) != 0;
 }
 
@@ -186,6 +185,12 @@ void FunctionalNames::composite(const OpDef& op, std::span<const IValue> args) {
 
 void FunctionalNames::contiguity_asked(const Tensor& t) {
   if (t.defined() && has_symbolic_size(t.meta())) c10_contiguity(t);
+}
+
+void FunctionalNames::refs_contiguity_asked(const Tensor& r) {
+  if (!r.defined() || !has_symbolic_size(r.meta())) return;
+  NameTaker names{*graph_};
+  record_contiguity_check(names, r.meta().sizes, r.meta().strides, strides_read_, true, read_);
 }
 
 void FunctionalNames::broadcast_shapes(std::span<const std::span<const SymInt>> shapes) {

@@ -51,7 +51,8 @@ class FunctionalNames final : public FunctionalLevel {
   /// (record_refs_output_perm).
   void before_decomposition(const OpDef& op, std::span<const IValue> args) override;
   /// The contiguity check of a torch._refs decomposition that ends in `.contiguous()` (triu, tril,
-  /// masked_fill, renorm, diag_embed, index_add), then each new output's storage size.
+  /// renorm, diag_embed, index_add; masked_fill reports its own: refs_contiguity_asked), then each
+  /// new output's storage size.
   void wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) override;
   /// reshape, contiguous and linear ask c10 whether self is contiguous (reshape_symint's
   /// is_contiguous_or_false fast path, Tensor::contiguous, linear's _flatten_nd_linear test when
@@ -60,6 +61,8 @@ class FunctionalNames final : public FunctionalLevel {
   void composite(const OpDef& op, std::span<const IValue> args) override;
   /// `t.contiguous()` in a decomposition (torch._decomp's _fused_rms_norm): the same, once per tensor.
   void contiguity_asked(const Tensor& t) override;
+  /// masked_fill's `r.contiguous()` beneath: c10's check of where's result (sym_numel read first).
+  void refs_contiguity_asked(const Tensor& r) override;
   /// torch.broadcast_shapes in a Python decomposition (torch._decomp's matmul): record_broadcast_shapes.
   void broadcast_shapes(std::span<const std::span<const SymInt>> shapes) override;
   /// record_unsafe_view_shape: reshape's infer_size_dv and computeStride.

@@ -68,6 +68,10 @@ void note_contiguity_asked(const Tensor& t) {
   if (t_functional) t_functional->contiguity_asked(t);
 }
 
+void note_refs_contiguity_asked(const Tensor& r) {
+  if (t_retrace_level) t_retrace_level->refs_contiguity_asked(r);
+}
+
 namespace {
 thread_local bool t_cpp_functionalization = false;
 }  // namespace

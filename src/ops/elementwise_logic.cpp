@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "fakeexport/ops/api.h"
+#include "fakeexport/ops/functional_level.h"
 #include "ops/elementwise.h"
 #include "ops/families.h"
 #include "ops/meta_util.h"
@@ -317,16 +318,12 @@ std::vector<Tensor> decomp_where_scalar(std::span<const IValue> a, const SrcLocA
   return {dispatch1(*op_where_self, {a[0], self, other}, loc)};
 }
 
-/// torch._refs.masked_fill's last step, `r.contiguous()`: a contiguous clone of where's result
-/// when it follows a non-contiguous operand's layout. (The retrace's level records c10's check on
-/// the result; PyTorch's asks it of where's, before the clone: names differ then.)
+/// torch._refs.masked_fill's last step, `r.contiguous()` on where's result: c10's check of it,
+/// which a retrace records there (before the clone), then a contiguous clone when where followed a
+/// non-contiguous operand's layout.
 Tensor masked_fill_contiguous(const Tensor& r, const SrcLocArg& loc) {
-  bool contiguous = true;
-  {
-    UntracedArithmetic untraced("aten::masked_fill", r.sizes());
-    contiguous = r.meta().is_contiguous();
-  }
-  return contiguous ? r : fe::clone(r, MemoryFormat::Contiguous, loc);
+  note_refs_contiguity_asked(r);
+  return contiguous_or_clone(r, MemoryFormat::Contiguous, "aten::masked_fill", loc);
 }
 
 /// masked_fill.Tensor (torch._refs.masked_fill): the 0-dim value converted to self's dtype

@@ -34,6 +34,10 @@ inline DType opmath_dtype(DType t) { return t == DType::Float16 || t == DType::B
 /// for other dtypes); `opmath_result` casts the result back to `dtype` the same way.
 Tensor opmath(const Tensor& x, const SrcLocArg& loc);
 Tensor opmath_result(const Tensor& r, DType dtype, const SrcLocArg& loc);
+/// Tensor.contiguous(memory_format) inside a decomposition of `op`: `x` when c10 says it is
+/// contiguous in that format (asked untraced: a retrace records c10's check on its own terms,
+/// export/functional_names.h), else clone(x, format).
+Tensor contiguous_or_clone(const Tensor& x, MemoryFormat mf, std::string_view op, const SrcLocArg& loc);
 /// `op` itself, recorded as called: what a decomposition returns for a case PyTorch leaves as is.
 std::vector<Tensor> undecomposed(const OpDef& op, std::span<const IValue> a, const SrcLocArg& loc);
 

@@ -559,18 +559,7 @@ std::vector<Tensor> decomp_flatten(std::span<const IValue> a, const SrcLocArg& l
 }
 /// contiguous (CompositeImplicit): self when already contiguous in that format, else clone(self, format).
 std::vector<Tensor> decomp_contiguous(std::span<const IValue> a, const SrcLocArg& loc) {
-  const Tensor& x = decomp_tensor(a, 0);
-  const MemoryFormat mf = std::get<MemoryFormat>(a[1]);
-  bool already = true;
-  {
-    // c10's contiguity, which a retrace records on its own terms (export/functional_names.h).
-    UntracedArithmetic untraced("aten::contiguous", x.sizes());
-    already = mf == MemoryFormat::ChannelsLast ? x.meta().is_channels_last_contiguous()
-              : mf == MemoryFormat::Preserve   ? true
-                                               : x.meta().is_contiguous();
-  }
-  if (already) return {x};
-  return {fe::clone(x, mf, loc)};
+  return {contiguous_or_clone(decomp_tensor(a, 0), std::get<MemoryFormat>(a[1]), "aten::contiguous", loc)};
 }
 
 /// unflatten.int (CompositeImplicit): view with the dim replaced by the sizes (a -1 inferred).
@@ -618,4 +607,16 @@ void register_view_ops(Registry& r) {
 }
 
 }  // namespace ops
+
+Tensor contiguous_or_clone(const Tensor& x, MemoryFormat mf, std::string_view op, const SrcLocArg& loc) {
+  bool already = true;
+  {
+    ops::UntracedArithmetic untraced(op, x.sizes());
+    already = mf == MemoryFormat::ChannelsLast ? x.meta().is_channels_last_contiguous()
+              : mf == MemoryFormat::Preserve   ? true
+                                               : x.meta().is_contiguous();
+  }
+  return already ? x : fe::clone(x, mf, loc);
+}
+
 }  // namespace fe

@@ -27,6 +27,10 @@ class FunctionalLevel {
   /// A decomposition running at this level called `t.contiguous()` (a Python reference's or ATen
   /// C++'s): c10 computes t's contiguity, which the trace records once per tensor.
   virtual void contiguity_asked(const Tensor& /*t*/) {}
+  /// A Python reference running beneath this level ends in `r.contiguous()` (torch._refs'
+  /// masked_fill): c10 computes r's contiguity on the FakeTensor, its numel read first, before
+  /// the clone that may follow.
+  virtual void refs_contiguity_asked(const Tensor& /*r*/) {}
   /// A Python decomposition running at this level called torch.broadcast_shapes(*shapes)
   /// (torch._refs._broadcast_shapes: its comparisons are recorded and dropped).
   virtual void broadcast_shapes(std::span<const std::span<const SymInt>> /*shapes*/) {}
@@ -43,6 +47,10 @@ class FunctionalLevel {
 /// Reports `t.contiguous()`, called by a decomposition, to the functionalization level it runs
 /// at (FunctionalLevel::contiguity_asked); nothing outside a retrace or beneath the level.
 void note_contiguity_asked(const Tensor& t);
+
+/// Reports FunctionalLevel::refs_contiguity_asked to the retrace's level, from beneath it; nothing
+/// outside a retrace.
+void note_refs_contiguity_asked(const Tensor& r);
 
 /// Reports torch.broadcast_shapes(*shapes), called by a decomposition, to the functionalization
 /// level of the retrace, beneath it too (the proxy mode records a Python decomposition's
