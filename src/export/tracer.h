@@ -505,7 +505,6 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   /// run_decompositions: whether C++ functionalization is syncing a tensor (replaying its views,
   /// scattering an update into its base); the nodes it records then are not wrapped.
   bool syncing = false;
-  std::unordered_set<const Node*> synced_;  ///< nodes recorded while `syncing`
   bool retracing = false;
   /// The node computing a symbolic int (made on first need, as for an argument).
   Node* sym_node(const SymInt& v) { return proxy(v); }
@@ -545,6 +544,8 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
   }
 
  private:
+  /// Nodes recorded while `syncing`: their sizes are read where first needed (sym_node).
+  std::unordered_set<const Node*> synced_;
   /// A repeated block's call in this trace's terms: its path, device, input and state nodes.
   std::optional<BlockCall> block_call(nn::Module& block, std::span<const Tensor> inputs) {
     auto path = paths_.find(&block);
