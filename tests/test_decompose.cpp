@@ -105,6 +105,8 @@ const std::set<std::string> kPrintsEqual = {
     // ... masked_fill on a non-contiguous self (its reference's `r.contiguous()` is a clone; c10's
     // check is asked of where's result, before it).
     "ops_masked_fill_strided_dynamic",
+    // ... and on masks of another layout than self's (where's result follows the mask's).
+    "ops_masked_fill_layouts_dynamic",
 };
 
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers

@@ -94,12 +94,14 @@ class Refs {
   /// c10's contiguity of a tensor of self's shape and strides (r.contiguous() of a result, an
   /// overlap check), its numel first computed unless `numel_known` (a Python is_contiguous asked
   /// it before).
-  void c10_contiguity(bool numel_known) {
+  void c10_contiguity(bool numel_known) { c10_contiguity(numel_known, strides_); }
+  /// ... of a tensor of self's shape and these strides.
+  void c10_contiguity(bool numel_known, std::span<const SymInt> strides) {
     if (!numel_known) record_numel_product(t_, sizes_);
     std::unordered_set<const void*> no_reads;  // beneath the proxy mode no stride is read
-    for (const SymInt& s : strides_)
+    for (const SymInt& s : strides)
       if (s.is_symbolic()) no_reads.insert(s.node());
-    record_contiguity_check(t_, sizes_, strides_, no_reads, /*numel_read=*/false);
+    record_contiguity_check(t_, sizes_, strides, no_reads, /*numel_read=*/false);
   }
   /// where(mask, value, a), mask of a's shape, value a 0-dim (meta, so not a cpu scalar) tensor:
   /// _maybe_broadcast (the shapes, should_expand(mask), value expanded, should_expand(a)), then
@@ -295,18 +297,27 @@ bool record_refs_mul_number(sym::SymTracer& t, const TensorMeta& a) {
 
 bool record_refs_masked_fill_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& mask, const TensorMeta& value) {
   if (!value.sizes.empty() || !modelled_self(self) || mask.sizes.size() != self.sizes.size()) return false;
-  // A mask of self's shape and layout: where's result then has self's strides (another layout
-  // would give it the mask's, not modelled).
-  for (size_t d = 0; d < self.sizes.size(); ++d)
-    if (!(mask.sizes[d].expr() == self.sizes[d].expr()) || !(mask.strides[d].expr() == self.strides[d].expr()))
-      return false;
+  bool same_layout = true;
+  for (size_t d = 0; d < self.sizes.size(); ++d) {
+    if (!(mask.sizes[d].expr() == self.sizes[d].expr())) return false;
+    same_layout = same_layout && mask.strides[d].expr() == self.strides[d].expr();
+  }
+  // where's result follows the mask's layout when the mask decides every comparison of the stride
+  // sort (it comes first): a dense mask with no size-1 dims, whose strides all differ. Other
+  // layouts (a broadcast mask, ties) are not modelled.
+  if (!same_layout) {
+    if (!modelled_self(mask)) return false;
+    for (const SymInt& s : mask.sizes)
+      if (s.hint() == 1) return false;
+  }
+  const TensorMeta& result = same_layout ? self : mask;
   Refs r(t, self);
   r.where_0dim_value(mask.strides, itemsize(self.dtype));
   // The walk stopped at the value, so neither where's result nor self has its numel yet.
-  r.c10_contiguity(/*numel_known=*/false);  // masked_fill's r.contiguous()
-  // ... a clone when where's result has self's non-contiguous layout: prims.clone's meta, an
-  // empty contiguous tensor.
-  if (!self.is_contiguous()) r.empty_contiguous(itemsize(self.dtype));
+  r.c10_contiguity(/*numel_known=*/false, result.strides);  // masked_fill's r.contiguous()
+  // ... a clone when where's result is not contiguous: prims.clone's meta, an empty contiguous
+  // tensor.
+  if (!result.is_contiguous()) r.empty_contiguous(itemsize(self.dtype));
   r.copy_();  // masked_fill_'s a.copy_(b)
   return true;
 }

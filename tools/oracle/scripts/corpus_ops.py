@@ -198,13 +198,25 @@ class MaskedFillStrided(torch.nn.Module):
         return (a * 3 + 1).sum(1), b * a
 
 
+class MaskedFillLayouts(torch.nn.Module):
+    """masked_fill_ by a 0-dim tensor where the mask's layout is not self's: the reference's where
+    follows the mask's (first in the stride sort), so it clones only for a non-contiguous mask."""
+
+    def forward(self, x, y):
+        a = x * 1
+        a.masked_fill_((y.transpose(1, 2) * 1).transpose(1, 2) > 0, torch.tensor(2.0))
+        b = x.transpose(1, 2) * 2
+        b.masked_fill_(b.contiguous() < 0, torch.tensor(0.5))
+        return a * 3, a.sum(1), b + 1
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
        "ops_unlowered", "ops_unlowered_dynamic", "ops_ranges", "ops_ranges_dynamic", "ops_einsum",
        "ops_einsum_dynamic", "ops_repeat_interleave", "ops_repeat_interleave_dynamic", "ops_inplace_acts",
        "ops_inplace_acts_dynamic", "ops_inplace_acts_strided_dynamic",
-       "ops_masked_fill_strided_dynamic"]
+       "ops_masked_fill_strided_dynamic", "ops_masked_fill_layouts_dynamic"]
 
 
 def build_ops(name):
@@ -230,7 +242,8 @@ def build_ops(name):
     # Two 3-D inputs, batch and length dynamic.
     pairs = {"ops_inplace_acts": (InplaceActivations, (3, 7, 4)),
              "ops_inplace_acts_strided": (InplaceActivationsStrided, (3, 7, 4)),
-             "ops_masked_fill_strided": (MaskedFillStrided, (3, 5, 6))}
+             "ops_masked_fill_strided": (MaskedFillStrided, (3, 5, 6)),
+             "ops_masked_fill_layouts": (MaskedFillLayouts, (3, 5, 6))}
     if base in pairs:
         cls, shape = pairs[base]
         x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
