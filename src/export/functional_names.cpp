@@ -298,6 +298,20 @@ void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
     (void)it->second(names, self->meta());
     return;
   }
+  // The unary in-place ops whose meta is their reference's in-place wrapper: one prim each
+  // (measured: exp_, tanh_, neg_, abs_), sigmoid_'s four.
+  static const std::unordered_set<std::string_view> refs_unary = {
+      "aten::exp_.default",  "aten::log_.default",        "aten::log1p_.default", "aten::sqrt_.default",
+      "aten::rsqrt_.default", "aten::sin_.default",       "aten::cos_.default",   "aten::tanh_.default",
+      "aten::erf_.default",  "aten::reciprocal_.default", "aten::abs_.default",   "aten::neg_.default",
+      "aten::sigmoid_.default"};
+  if (refs_unary.count(op.qualified) && !args.empty()) {
+    const Tensor* self = std::get_if<Tensor>(&args[0]);
+    if (!self || !self->defined() || !has_symbolic_size(self->meta())) return;
+    NameTaker names{*graph_};
+    (void)record_refs_unary_(names, self->meta(), op.qualified == "aten::sigmoid_.default");
+    return;
+  }
   if (op.qualified == "aten::copy_.default" && args.size() >= 2) {
     const Tensor* self = std::get_if<Tensor>(&args[0]);
     const Tensor* src = std::get_if<Tensor>(&args[1]);

@@ -43,6 +43,8 @@ class Refs {
     perm_.clear();
     empty_permuted(item);
   }
+  /// A unary reference of the value (prims.neg(a)): no broadcast.
+  void unary(int64_t item) { prim_meta({value()}, item); }
   /// A unary reference (expm1) of another reference's result: no broadcast.
   void fresh_unary(int64_t item) { prim_meta({fresh()}, item); }
   /// bitwise_or of two bool tensors, results of earlier references.
@@ -346,6 +348,22 @@ bool record_refs_elu_(sym::SymTracer& t, const TensorMeta& self) {
   r.fresh_unary(item);
   r.fresh_with_number(item);
   r.where_between(item, /*a_fresh=*/true);
+  r.copy_out();
+  return true;
+}
+
+bool record_refs_unary_(sym::SymTracer& t, const TensorMeta& self, bool sigmoid) {
+  if (!modelled_self(self) || !is_floating(self.dtype)) return false;
+  const int64_t item = itemsize(self.dtype);
+  Refs r(t, self);
+  // The reference's prim on a (sigmoid's: true_divide(1, add(1, exp(neg(a))))), then its in-place
+  // wrapper's out= copy.
+  r.unary(item);
+  if (sigmoid) {
+    r.fresh_unary(item);
+    r.fresh_with_number(item);
+    r.fresh_with_number(item);
+  }
   r.copy_out();
   return true;
 }

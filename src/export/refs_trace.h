@@ -47,6 +47,11 @@ bool record_refs_hardtanh_(sym::SymTracer& t, const TensorMeta& self);
 /// non-contiguous or integral self.
 bool record_refs_elu_(sym::SymTracer& t, const TensorMeta& self);
 
+/// The meta of a unary floating in-place op whose reference is one prim (exp_, tanh_, neg_, ...),
+/// or sigmoid_'s (`sigmoid`): the reference through its in-place wrapper (out=self), then the out=
+/// copy. False, recording nothing, for an integral self or one the models do not take.
+bool record_refs_unary_(sym::SymTracer& t, const TensorMeta& self, bool sigmoid);
+
 /// silu_'s meta, torch._decomp's inplace_op on the meta copy: silu's meta torch.empty_like(a),
 /// then a.copy_(out). False, recording nothing, for a non-contiguous self.
 bool record_meta_silu_(sym::SymTracer& t, const TensorMeta& self);

@@ -198,6 +198,22 @@ class MaskedFillStrided(torch.nn.Module):
         return (a * 3 + 1).sum(1), b * a
 
 
+class InplaceUnary(torch.nn.Module):
+    """Unary in-place ops whose meta is their reference's in-place wrapper (one prim each;
+    sigmoid_'s four), on contiguous and transposed tensors."""
+
+    def forward(self, x, y):
+        a = x * 1
+        a.sigmoid_()
+        b = y.transpose(1, 2) * 2
+        b.tanh_().neg_().exp_()
+        c = (x - y).abs_().add_(1)
+        c.log_()
+        d = y.transpose(1, 2) + 3
+        d.abs_().rsqrt_()
+        return (a * y + 1 - y) / 2 > 0, a.sum(1) - 3, (b * d).sum(2), c == y
+
+
 class MaskedFillLayouts(torch.nn.Module):
     """masked_fill_ by a 0-dim tensor where the mask's layout is not self's: the reference's where
     follows the mask's (first in the stride sort), so it clones only for a non-contiguous mask."""
@@ -216,7 +232,8 @@ OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_d
        "ops_unlowered", "ops_unlowered_dynamic", "ops_ranges", "ops_ranges_dynamic", "ops_einsum",
        "ops_einsum_dynamic", "ops_repeat_interleave", "ops_repeat_interleave_dynamic", "ops_inplace_acts",
        "ops_inplace_acts_dynamic", "ops_inplace_acts_strided_dynamic",
-       "ops_masked_fill_strided_dynamic", "ops_masked_fill_layouts_dynamic"]
+       "ops_masked_fill_strided_dynamic", "ops_masked_fill_layouts_dynamic",
+       "ops_inplace_unary_dynamic"]
 
 
 def build_ops(name):
@@ -243,7 +260,8 @@ def build_ops(name):
     pairs = {"ops_inplace_acts": (InplaceActivations, (3, 7, 4)),
              "ops_inplace_acts_strided": (InplaceActivationsStrided, (3, 7, 4)),
              "ops_masked_fill_strided": (MaskedFillStrided, (3, 5, 6)),
-             "ops_masked_fill_layouts": (MaskedFillLayouts, (3, 5, 6))}
+             "ops_masked_fill_layouts": (MaskedFillLayouts, (3, 5, 6)),
+             "ops_inplace_unary": (InplaceUnary, (3, 5, 6))}
     if base in pairs:
         cls, shape = pairs[base]
         x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
