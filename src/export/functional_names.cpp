@@ -270,17 +270,22 @@ void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
     (void)record_refs_mul_number(names, source->meta());
     return;
   }
-  // clamp_'s meta is torch._refs.clamp_, run on the meta copy.
-  if (op.qualified == "aten::clamp_.default" && args.size() >= 3) {
+  // clamp_'s meta is torch._refs.clamp_, run on the meta copy; clamp_min_'s and clamp_max_'s the
+  // same with one bound.
+  const bool clamp_min = op.qualified == "aten::clamp_min_.default", clamp_max = op.qualified == "aten::clamp_max_.default";
+  if ((op.qualified == "aten::clamp_.default" && args.size() >= 3) || ((clamp_min || clamp_max) && args.size() >= 2)) {
     const Tensor* self = std::get_if<Tensor>(&args[0]);
     if (!self || !self->defined() || !has_symbolic_size(self->meta())) return;
-    const auto bound = [&](size_t i) { return !std::holds_alternative<None>(args[i]); };
+    const IValue none = None{};
+    const IValue& lo = clamp_max ? none : args[1];
+    const IValue& hi = clamp_min ? none : clamp_max ? args[1] : args[2];
+    const auto bound = [](const IValue& v) { return !std::holds_alternative<None>(v); };
     // A float bound of an integral self promotes (convert_element_type first): not modelled.
     const bool promotes = !is_floating(self->meta().dtype) &&
-                          (std::holds_alternative<double>(args[1]) || std::holds_alternative<double>(args[2]));
+                          (std::holds_alternative<double>(lo) || std::holds_alternative<double>(hi));
     if (promotes) return;
     NameTaker names{*graph_};
-    (void)record_refs_clamp_(names, self->meta(), bound(1), bound(2));
+    (void)record_refs_clamp_(names, self->meta(), bound(lo), bound(hi));
     return;
   }
   // leaky_relu_, hardtanh_ and silu_'s metas are torch._decomp's inplace_op over their

@@ -199,7 +199,8 @@ void cpu_masked_fill(const OpDef&, std::span<const IValue> a, std::span<Tensor> 
 // ---- clamp(self, min, max): promoted over self and the bounds; at least one bound
 enum class Clamp : uint8_t { Scalar, Tensor, Inplace, Min, Max };
 
-template <Clamp K>
+/// clamp, clamp.Tensor, clamp_, clamp_min/max; `kSelfOut`: clamp_min_/clamp_max_ (in place).
+template <Clamp K, bool kSelfOut = K == Clamp::Inplace>
 void meta_clamp(const MetaArgs& a, MetaOut& out) {
   require_tensor(a, 0);
   if (K == Clamp::Min || K == Clamp::Max) {
@@ -216,7 +217,7 @@ void meta_clamp(const MetaArgs& a, MetaOut& out) {
       if (!a.is_none(i)) s = broadcast_shapes(a, s, a.tensor(i).sizes);
   }
   TensorMeta m = K == Clamp::Min || K == Clamp::Max ? elementwise_meta(a, {0, 1}) : elementwise_meta(a, {0, 1, 2});
-  if constexpr (K == Clamp::Inplace) {
+  if constexpr (kSelfOut) {
     const DType self_t = a.tensor(0).dtype;
     FE_CHECK(can_cast(m.dtype, self_t), DTypeError, label(a), ": Attempting to cast from ", torch_dtype(m.dtype),
              " to out tensor with dtype ", torch_dtype(self_t), ", but this can't be cast because it is not safe!");
@@ -226,12 +227,12 @@ void meta_clamp(const MetaArgs& a, MetaOut& out) {
   out.push(std::move(m));
 }
 
-template <Clamp K>
+template <Clamp K, bool kSelfOut = K == Clamp::Inplace>
 void cpu_clamp(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
-  if (K == Clamp::Inplace) check_no_internal_overlap(op, o[0]);
+  if (kSelfOut) check_no_internal_overlap(op, o[0]);
   const bool two = K != Clamp::Min && K != Clamp::Max;
   const DType common = two ? cpu::result_dtype(a, {0, 1, 2}) : cpu::result_dtype(a, {0, 1});
-  FE_CHECK(!(K == Clamp::Inplace && !can_cast(common, o[0].dtype())), DTypeError, op.schema.ns, "::", op.schema.name,
+  FE_CHECK(!(kSelfOut && !can_cast(common, o[0].dtype())), DTypeError, op.schema.ns, "::", op.schema.name,
            ": result type ", torch_dtype(common), " can't be cast to the desired output type ",
            torch_dtype(o[0].dtype()));
   auto clamp = [](const double* v) {
@@ -437,6 +438,10 @@ void register_logic_ops(Registry& r) {
                         .cpu = cpu_clamp<Clamp::Min>, .decomp = decomp_clamp_bound<true>});
   op_clamp_max = r.add({.schema = "aten::clamp_max(Tensor self, Scalar max) -> Tensor", .meta = meta_clamp<Clamp::Max>,
                         .cpu = cpu_clamp<Clamp::Max>, .decomp = decomp_clamp_bound<false>});
+  r.add({"aten::clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)", meta_clamp<Clamp::Min, true>,
+         cpu_clamp<Clamp::Min, true>});
+  r.add({"aten::clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)", meta_clamp<Clamp::Max, true>,
+         cpu_clamp<Clamp::Max, true>});
 }
 }  // namespace ew
 

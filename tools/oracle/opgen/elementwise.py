@@ -225,6 +225,15 @@ def calls():
             yield call(op, T(s), min=0)
         yield call(op, T([2, 3]))
         yield call(op, T([2, 3]), max=1.0)
+    # clamp_min_ / clamp_max_: one Scalar bound, the result cast back to self's dtype.
+    for op in ["aten::clamp_min_", "aten::clamp_max_"]:
+        for b in [0, 1.5, -2, True]:
+            for d in DTYPES_ALL:
+                yield call(op, T([2, 3], d), b)
+        for x in layouts([2, 3, 4]):
+            yield call(op, x, 0.5)
+        for s in SHAPES:
+            yield call(op, T(s), 1)
     for lo, hi in [([2, 3], [2, 3]), ([3], None), (None, [1, 3]), ([], [2, 1]), ([2, 1], [3]), ([4], None),
                    (None, [2, 2]), ([2, 3, 4], None), (None, None), ([], []), ([2, 3], [3, 3])]:
         yield call("aten::clamp.Tensor", T([2, 3]), T(lo) if lo is not None else None,
@@ -321,6 +330,10 @@ def value_calls():
             if d != "bool":
                 yield vcall(op, T([2, 3], d), -1, 0.5)
                 yield vcall(op, T([2, 3], d), None, 1)
+        for op in ["aten::clamp_min_", "aten::clamp_max_"]:
+            if d != "bool":
+                yield vcall(op, T([2, 3], d), 1)
+                yield vcall(op, T([2, 3], "float32"), -0.5)
         if d != "bool":
             yield vcall("aten::clamp.Tensor", T([2, 3], d), T([3], d), T([2, 1], d))
             yield vcall("aten::clamp.Tensor", T([2, 3], d), None, T([3], "float32"))
@@ -334,8 +347,9 @@ def value_calls():
         yield vcall("aten::logical_not", x)
         yield vcall("aten::masked_fill.Scalar", x, T([2, 3, 4], "bool"), 1.0)
         yield vcall("aten::clamp", x, -0.5, 0.5)
-        for op in INPLACE + ["aten::masked_fill_.Scalar", "aten::clamp_"]:
-            args = {"aten::masked_fill_.Scalar": (T([4], "bool"), 2.0), "aten::clamp_": (-0.5, 0.5)}.get(op, (T([4]),))
+        for op in INPLACE + ["aten::masked_fill_.Scalar", "aten::clamp_", "aten::clamp_min_", "aten::clamp_max_"]:
+            args = {"aten::masked_fill_.Scalar": (T([4], "bool"), 2.0), "aten::clamp_": (-0.5, 0.5),
+                    "aten::clamp_min_": (0.25,), "aten::clamp_max_": (-0.25,)}.get(op, (T([4]),))
             yield vcall(op, x, *args)
 
 

@@ -200,13 +200,14 @@ class MaskedFillStrided(torch.nn.Module):
 
 class InplaceUnary(torch.nn.Module):
     """Unary in-place ops whose meta is their reference's in-place wrapper (one prim each;
-    sigmoid_'s four), on contiguous and transposed tensors."""
+    sigmoid_'s four; clamp_min_/clamp_max_ clamp's with one bound), on contiguous and transposed
+    tensors."""
 
     def forward(self, x, y):
         a = x * 1
-        a.sigmoid_()
+        a.sigmoid_().clamp_min_(0.25)
         b = y.transpose(1, 2) * 2
-        b.tanh_().neg_().exp_()
+        b.tanh_().neg_().exp_().clamp_max_(1.5)
         c = (x - y).abs_().add_(1)
         c.log_()
         d = y.transpose(1, 2) + 3
