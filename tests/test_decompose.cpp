@@ -110,6 +110,9 @@ const std::set<std::string> kPrintsEqual = {
     // ... and unary in-place ops whose meta is their reference's in-place wrapper (sigmoid_, tanh_,
     // exp_, log_, rsqrt_, ...), contiguous and transposed.
     "ops_inplace_unary_dynamic",
+    // ... copy_ from broadcasting sources (refs.expand's checks per source dim; a static-size source
+    // with a symbolic stride has its storage size computed by to_meta).
+    "mutation_copy_broadcast_dynamic",
 };
 
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers

@@ -238,7 +238,11 @@ void FunctionalNames::c10_contiguity(const Tensor& t) {
 void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
   // C++ functionalization's to_meta of every tensor argument, a list's included.
   const auto to_meta = [&](const Tensor& t) {
-    if (!t.defined() || !has_symbolic_size(t.meta())) return;
+    // A tensor of static sizes with a symbolic stride (`y[:1, :1]` of a dynamic y) has its
+    // storage size computed too: a `mul` for that stride times 0.
+    if (!t.defined() || !std::any_of(t.meta().strides.begin(), t.meta().strides.end(), symbolic)) {
+      if (!t.defined() || !has_symbolic_size(t.meta())) return;
+    }
     // The meta copy's allocation: check_size_nonnegative's `>= 0` per symbolic size, its storage size.
     // A size or stride first met here (a view replayed by the sync before it, whose sizes a cache
     // hit made new SymNodes) is read where the check first uses it.

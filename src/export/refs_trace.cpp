@@ -86,12 +86,14 @@ class Refs {
   }
   /// self.copy_(src of self's shape): meta_copy_'s torch._debug_has_internal_overlap(self) (c10's
   /// contiguity of the meta copy), then refs.expand(src, self.size()).
-  void copy_() {
+  void copy_() { copy_(sizes_); }
+  /// ... of a src of these sizes (broadcast to self's).
+  void copy_(std::span<const SymInt> src) {
     c10_contiguity(self_numel_known_);
     self_numel_known_ = true;
     if (!self_contiguous_ && !record_channels_last_check(t_, sizes_, strides_))
       record_internal_overlap(t_, sizes_, strides_);
-    expand();
+    expand(src);
   }
   /// c10's contiguity of a tensor of self's shape and strides (r.contiguous() of a result, an
   /// overlap check), its numel first computed unless `numel_known` (a Python is_contiguous asked
@@ -229,22 +231,34 @@ class Refs {
       stride = traced_mul(t_, stride, {sym::max(size.e, sym::Expr(1)), std::max<int64_t>(size.hint, 1)});
     }
   }
-  /// refs.expand(src, self.size()) of meta_copy_, then prims.broadcast_in_dim's checks.
-  void expand() {
+  /// refs.expand(src, self.size()) of meta_copy_, src of self's shape.
+  void expand() { expand(sizes_); }
+  /// refs.expand(src, self.size()) for a src of these sizes (self's or fewer dims, each 1 or
+  /// self's): per src dim `== -1`, sym_or(x == 1, requested == x) and `>= 0`; validate_shape's `>= 0`
+  /// per dim; then prims.broadcast_in_dim's checks: the sym_or again per src dim, and per dim of the
+  /// result guard_or_false(x == 1) then `x == requested` (a src dim), or guard_or_true(requested !=
+  /// 1) (a new leading dim).
+  void expand(std::span<const SymInt> src) {
     const Val one = num(1);
-    for (const SymInt& s : sizes_) {
-      const Val x = val(s);
-      if (cmp("eq", Rel::Eq, x, num(-1)).hint) continue;
-      (void)or_(cmp("eq", Rel::Eq, x, one), cmp("eq", Rel::Eq, x, x));
-      (void)cmp("ge", Rel::Ge, x, num(0));
+    const size_t offset = sizes_.size() - src.size();
+    for (size_t i = 0; i < src.size(); ++i) {
+      const Val x = val(src[i]), req = val(sizes_[offset + i]);
+      if (cmp("eq", Rel::Eq, req, num(-1)).hint) continue;
+      (void)or_(cmp("eq", Rel::Eq, x, one), cmp("eq", Rel::Eq, req, x));
+      (void)cmp("ge", Rel::Ge, req, num(0));
     }
     for (const SymInt& s : sizes_) (void)cmp("ge", Rel::Ge, val(s), num(0));  // validate_shape
-    for (const SymInt& s : sizes_) (void)or_(cmp("eq", Rel::Eq, val(s), one), cmp("eq", Rel::Eq, val(s), val(s)));
-    // guard_or_false(a.shape[i] == 1), then either guard_or_false or torch._check of
-    // a.shape[i] == shape[i]: one `eq` each way.
-    for (const SymInt& s : sizes_) {
-      (void)cmp("eq", Rel::Eq, val(s), one);
-      (void)cmp("eq", Rel::Eq, val(s), val(s));
+    for (size_t i = 0; i < src.size(); ++i)
+      (void)or_(cmp("eq", Rel::Eq, val(src[i]), one), cmp("eq", Rel::Eq, val(sizes_[offset + i]), val(src[i])));
+    for (size_t d = 0; d < sizes_.size(); ++d) {
+      const Val req = val(sizes_[d]);
+      if (d < offset) {
+        (void)cmp("ne", Rel::Ne, req, one);
+        continue;
+      }
+      const Val x = val(src[d - offset]);
+      (void)cmp("eq", Rel::Eq, x, one);
+      (void)cmp("eq", Rel::Eq, x, req);
     }
   }
 
@@ -378,13 +392,14 @@ bool record_meta_silu_(sym::SymTracer& t, const TensorMeta& self) {
 }
 
 bool record_meta_copy_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& src) {
-  if (src.sizes.size() != self.sizes.size()) return false;
-  for (size_t d = 0; d < self.sizes.size(); ++d)
-    if (!(src.sizes[d].expr() == self.sizes[d].expr())) return false;  // a broadcast src: not modelled
+  if (src.sizes.size() > self.sizes.size()) return false;
+  const size_t offset = self.sizes.size() - src.sizes.size();
+  for (size_t d = 0; d < src.sizes.size(); ++d)  // each src dim self's or a broadcast 1
+    if (!(src.sizes[d].expr() == self.sizes[offset + d].expr()) && src.sizes[d].maybe_int() != 1) return false;
   for (const SymInt& s : self.sizes)
     if (sym::has_unbacked(s)) return false;  // no overlap check then (free_unbacked_symbols)
   if (!self.is_contiguous() && self.sizes.size() >= 5) return false;  // channels-last 3-D asked first
-  Refs(t, self).copy_();
+  Refs(t, self).copy_(src.sizes);
   return true;
 }
 

@@ -57,8 +57,9 @@ bool record_refs_unary_(sym::SymTracer& t, const TensorMeta& self, bool sigmoid)
 bool record_meta_silu_(sym::SymTracer& t, const TensorMeta& self);
 
 /// copy_'s meta (meta_copy_) on the meta copies: the overlap check's c10 contiguity of self (its
-/// numel first), then torch._refs.expand(src, self.size()). False, recording nothing, for a src
-/// that broadcasts or an unbacked size.
+/// numel first), then torch._refs.expand(src, self.size()) (src of self's shape, or broadcasting:
+/// fewer dims, size-1 dims). False, recording nothing, for another src shape, an unbacked size or
+/// a non-contiguous self of 5 or more dims.
 bool record_meta_copy_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& src);
 
 }  // namespace fe::detail

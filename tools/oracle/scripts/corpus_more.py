@@ -272,7 +272,7 @@ def build_lowered(name):
 # functionalizes them (scatters into the base, view replays, *_MUTATION outputs).
 MUTATION = ["mutation_setitem_views", "mutation_base_then_views", "mutation_input_view", "mutation_view_of_view",
             "mutation_sibling_views", "mutation_buffer_split_input", "mutation_setitem_views_dynamic", "mutation_views_3d_dynamic",
-            "mutation_slices_dynamic"]
+            "mutation_slices_dynamic", "mutation_copy_broadcast_dynamic"]
 
 
 class SetitemViews(torch.nn.Module):
@@ -375,6 +375,21 @@ class Slices(torch.nn.Module):
         return t.sum(0), t, u * 2
 
 
+class CopyBroadcast(torch.nn.Module):
+    """copy_ from sources that broadcast to self (fewer dims, size-1 dims of a dynamic input: static
+    sizes with a symbolic stride), into contiguous and transposed tensors."""
+
+    def forward(self, x, y):
+        a = x * 1
+        a.copy_(y[:1, :1])
+        b = x.transpose(1, 2) * 2
+        b.copy_(y[:, :1].transpose(1, 2))
+        c = y + 1
+        c.copy_(x[0])
+        c[:, 0] = y[:, 1]
+        return ((a * y + 1 - y) / 2 > 0), a.sum(1) - 3, b * 2, c
+
+
 def build_mutation(name):
     from torch.export import Dim
     torch.manual_seed(0)
@@ -408,4 +423,9 @@ def build_mutation(name):
         return dict(model=Slices().eval(), args=(torch.randn(4, 5, 3, generator=g), torch.randn(4, 5, 3, generator=g)),
                     kwargs={}, dynamic_shapes=({0: rows, 1: length}, {0: rows, 1: length}), family="mutation",
                     note="in-place writes through slices of dynamic dims, replayed between writes")
+    if name == "mutation_copy_broadcast_dynamic":
+        batch, length = Dim("batch", min=2, max=64), Dim("length", min=2, max=64)
+        return dict(model=CopyBroadcast().eval(), args=(torch.randn(3, 5, 6, generator=g), torch.randn(3, 5, 6, generator=g)),
+                    kwargs={}, dynamic_shapes=({0: batch, 1: length}, {0: batch, 1: length}), family="mutation",
+                    note="copy_ from broadcasting sources")
     raise KeyError(name)
