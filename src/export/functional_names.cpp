@@ -240,9 +240,8 @@ void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
   const auto to_meta = [&](const Tensor& t) {
     // A tensor of static sizes with a symbolic stride (`y[:1, :1]` of a dynamic y) has its
     // storage size computed too: a `mul` for that stride times 0.
-    if (!t.defined() || !std::any_of(t.meta().strides.begin(), t.meta().strides.end(), symbolic)) {
-      if (!t.defined() || !has_symbolic_size(t.meta())) return;
-    }
+    const auto any_symbolic = [](std::span<const SymInt> v) { return std::any_of(v.begin(), v.end(), symbolic); };
+    if (!t.defined() || !(any_symbolic(t.meta().sizes) || any_symbolic(t.meta().strides))) return;
     // The meta copy's allocation: check_size_nonnegative's `>= 0` per symbolic size, its storage size.
     // A size or stride first met here (a view replayed by the sync before it, whose sizes a cache
     // hit made new SymNodes) is read where the check first uses it.
@@ -307,8 +306,8 @@ void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
     (void)it->second(names, self->meta());
     return;
   }
-  // The unary in-place ops whose meta is their reference's in-place wrapper: one prim each
-  // (measured: exp_, tanh_, neg_, abs_), sigmoid_'s four.
+  // The unary in-place ops whose meta is their reference's in-place wrapper: one prim each,
+  // sigmoid_'s four (each measured on contiguous and transposed 3-D tensors).
   static const std::unordered_set<std::string_view> refs_unary = {
       "aten::exp_.default",  "aten::log_.default",        "aten::log1p_.default", "aten::sqrt_.default",
       "aten::rsqrt_.default", "aten::sin_.default",       "aten::cos_.default",   "aten::tanh_.default",
