@@ -113,6 +113,8 @@ const std::set<std::string> kPrintsEqual = {
     // ... copy_ from broadcasting sources (refs.expand's checks per source dim; a static-size source
     // with a symbolic stride has its storage size computed by to_meta).
     "mutation_copy_broadcast_dynamic",
+    // ... scatter_ (its meta's index numel and shape checks on the meta copies).
+    "mutation_scatter_dynamic",
 };
 
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers

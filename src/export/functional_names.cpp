@@ -61,6 +61,42 @@ const Tensor* index_add_check(Graph& g, std::span<const IValue> args) {
   return source;
 }
 
+/// scatter_'s meta (meta_scatter_ on the meta copies): scatter_gather_dtype_check's
+/// guard_or_true(index.numel() != 0) (c10's numel of the index copy, then `ne`),
+/// scatter_shape_check's guard_or_false(index.numel() == 0) (`eq`), then
+/// torch._check(index.size(d) <= self.size(d)) per d != dim and, with a src tensor,
+/// `index.size(d) <= src.size(d)` per d: each a node when symbolic.
+void scatter_checks(Graph& g, std::span<const IValue> args) {
+  if (args.size() < 4) return;
+  const Tensor* self = std::get_if<Tensor>(&args[0]);
+  const SymInt* dim = std::get_if<SymInt>(&args[1]);
+  const Tensor* index = std::get_if<Tensor>(&args[2]);
+  const Tensor* src = std::get_if<Tensor>(&args[3]);
+  if (!self || !dim || !index || !self->defined() || !index->defined() || !dim->maybe_int()) return;
+  if (src && !src->defined()) src = nullptr;
+  NameTaker names{g};
+  record_numel_product(names, index->meta().sizes);
+  bool numel_symbolic = false;
+  int64_t numel = 1;
+  for (const SymInt& s : index->sizes()) {
+    numel_symbolic |= symbolic(s);
+    numel *= s.hint();
+  }
+  if (numel_symbolic) (void)g.unique_name("ne");
+  if (numel_symbolic) (void)g.unique_name("eq");
+  if (numel == 0) return;
+  const int64_t dims = std::max<int64_t>(self->dim(), 1);
+  const int64_t d_skip = *dim->maybe_int() < 0 ? *dim->maybe_int() + dims : *dim->maybe_int();
+  // ensure_nonempty_size: a 0-dim tensor's size is 1.
+  const auto size = [](const Tensor& t, int64_t d) { return t.dim() == 0 ? SymInt(1) : t.sizes()[d]; };
+  if (std::max<int64_t>(index->dim(), 1) != dims) return;  // PyTorch raises
+  for (int64_t d = 0; d < dims; ++d)
+    if (d != d_skip && (symbolic(size(*index, d)) || symbolic(size(*self, d)))) (void)g.unique_name("le");
+  if (!src || std::max<int64_t>(src->dim(), 1) != dims) return;
+  for (int64_t d = 0; d < dims; ++d)
+    if (symbolic(size(*index, d)) || symbolic(size(*src, d))) (void)g.unique_name("le");
+}
+
 }  // namespace
 
 bool has_symbolic_size(const TensorMeta& m) { return std::any_of(m.sizes.begin(), m.sizes.end(), symbolic); }
@@ -271,6 +307,10 @@ void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
     if (!source || one || !has_symbolic_size(source->meta())) return;
     NameTaker names{*graph_};
     (void)record_refs_mul_number(names, source->meta());
+    return;
+  }
+  if (op.qualified == "aten::scatter_.value" || op.qualified == "aten::scatter_.src") {
+    scatter_checks(*graph_, args);
     return;
   }
   // clamp_'s meta is torch._refs.clamp_, run on the meta copy; clamp_min_'s and clamp_max_'s the

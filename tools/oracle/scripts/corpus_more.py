@@ -272,7 +272,7 @@ def build_lowered(name):
 # functionalizes them (scatters into the base, view replays, *_MUTATION outputs).
 MUTATION = ["mutation_setitem_views", "mutation_base_then_views", "mutation_input_view", "mutation_view_of_view",
             "mutation_sibling_views", "mutation_buffer_split_input", "mutation_setitem_views_dynamic", "mutation_views_3d_dynamic",
-            "mutation_slices_dynamic", "mutation_copy_broadcast_dynamic"]
+            "mutation_slices_dynamic", "mutation_copy_broadcast_dynamic", "mutation_scatter_dynamic"]
 
 
 class SetitemViews(torch.nn.Module):
@@ -390,6 +390,19 @@ class CopyBroadcast(torch.nn.Module):
         return ((a * y + 1 - y) / 2 > 0), a.sum(1) - 3, b * 2, c
 
 
+class Scatter(torch.nn.Module):
+    """scatter_ into zeros (a value, a src; MoE routing's top-k mask, DeepSeek's group mask): its
+    meta's numel and shape checks on the meta copies."""
+
+    def forward(self, x, idx):
+        m = torch.zeros_like(x).scatter_(1, idx, x[:, :3] * 2)
+        g = torch.zeros_like(x)
+        g.scatter_(1, idx, 1)
+        v, i = (x * m).topk(2, dim=-1)
+        k = torch.zeros_like(x).scatter_(-1, i, v)
+        return m * x, g.sum(1) > 0, k + g
+
+
 def build_mutation(name):
     from torch.export import Dim
     torch.manual_seed(0)
@@ -428,4 +441,9 @@ def build_mutation(name):
         return dict(model=CopyBroadcast().eval(), args=(torch.randn(3, 5, 6, generator=g), torch.randn(3, 5, 6, generator=g)),
                     kwargs={}, dynamic_shapes=({0: batch, 1: length}, {0: batch, 1: length}), family="mutation",
                     note="copy_ from broadcasting sources")
+    if name == "mutation_scatter_dynamic":
+        batch, length = Dim("batch", min=2, max=64), Dim("length", min=4, max=64)
+        return dict(model=Scatter().eval(), args=(torch.randn(3, 7, generator=g), torch.randint(0, 7, (3, 3), generator=g)),
+                    kwargs={}, dynamic_shapes=({0: batch, 1: length}, {0: batch}), family="mutation",
+                    note="scatter_ of a value and of a src, dynamic batch and length")
     raise KeyError(name)
