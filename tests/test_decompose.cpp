@@ -115,6 +115,8 @@ const std::set<std::string> kPrintsEqual = {
     "mutation_copy_broadcast_dynamic",
     // ... scatter_ (its meta's index numel and shape checks on the meta copies).
     "mutation_scatter_dynamic",
+    // ... index_copy_ and index_copy (_index_copy's slice-shape sym_eq, its `.contiguous()`).
+    "mutation_index_copy_dynamic",
 };
 
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers

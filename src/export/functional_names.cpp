@@ -34,7 +34,8 @@ struct NameTaker final : sym::SymTracer {
 
 bool ends_in_contiguous(const OpDef& op) {
   static const std::unordered_set<std::string_view> refs = {
-      "aten::triu.default", "aten::tril.default", "aten::renorm.default", "aten::diag_embed.default", "aten::index_add.default"};
+      "aten::triu.default",       "aten::tril.default",      "aten::renorm.default",
+      "aten::diag_embed.default", "aten::index_add.default", "aten::index_copy.default"};
   return refs.count(op.qualified) != 0;
 }
 
@@ -59,6 +60,31 @@ const Tensor* index_add_check(Graph& g, std::span<const IValue> args) {
   const SymInt tensor_size = source->dim() > 0 && d >= 0 && d < source->dim() ? source->sizes()[d] : SymInt(1);
   if (symbolic(index_size) || symbolic(tensor_size)) (void)g.unique_name("eq");
   return source;
+}
+
+/// torch._decomp's _index_copy (index_copy_'s meta on the meta copies, index_copy's
+/// decomposition): sym_eq of x's and the source's shapes without `dim` (an `eq` per symbolic pair,
+/// an `and_` from the first SymBool on, reduced from True), then num_indices == source.size(dim).
+void index_copy_checks(Graph& g, std::span<const IValue> args) {
+  if (args.size() < 4) return;
+  const Tensor* x = std::get_if<Tensor>(&args[0]);
+  const SymInt* dim = std::get_if<SymInt>(&args[1]);
+  const Tensor* index = std::get_if<Tensor>(&args[2]);
+  const Tensor* source = std::get_if<Tensor>(&args[3]);
+  if (!x || !dim || !index || !source || !x->defined() || !index->defined() || !source->defined() ||
+      !dim->maybe_int() || x->dim() == 0 || source->dim() != x->dim())
+    return;
+  const int64_t d = *dim->maybe_int() < 0 ? *dim->maybe_int() + x->dim() : *dim->maybe_int();
+  bool acc_symbolic = false;
+  for (int64_t i = 0; i < x->dim(); ++i) {
+    if (i == d) continue;
+    const bool eq = symbolic(x->sizes()[i]) || symbolic(source->sizes()[i]);
+    if (eq) (void)g.unique_name("eq");
+    if (eq || acc_symbolic) (void)g.unique_name("and_");
+    acc_symbolic |= eq;
+  }
+  const bool index_symbolic = std::any_of(index->sizes().begin(), index->sizes().end(), symbolic);
+  if (index_symbolic || symbolic(source->sizes()[d])) (void)g.unique_name("eq");
 }
 
 /// scatter_'s meta (meta_scatter_ on the meta copies): scatter_gather_dtype_check's
@@ -173,6 +199,7 @@ void FunctionalNames::before_decomposition(const OpDef& op, std::span<const IVal
     return;
   }
   if (op.qualified == "aten::index_add.default") index_add_check(*graph_, args);
+  if (op.qualified == "aten::index_copy.default") index_copy_checks(*graph_, args);
 }
 
 void FunctionalNames::wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) {
@@ -307,6 +334,11 @@ void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
     if (!source || one || !has_symbolic_size(source->meta())) return;
     NameTaker names{*graph_};
     (void)record_refs_mul_number(names, source->meta());
+    return;
+  }
+  // index_copy_'s meta is torch._decomp's index_copy_ on the meta copies.
+  if (op.qualified == "aten::index_copy_.default") {
+    index_copy_checks(*graph_, args);
     return;
   }
   if (op.qualified == "aten::scatter_.value" || op.qualified == "aten::scatter_.src") {

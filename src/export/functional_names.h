@@ -47,12 +47,12 @@ class FunctionalNames final : public FunctionalLevel {
   bool decomposes_here(const OpDef& op) const override;
   /// The checks a Python decomposition makes before its first node: torch._refs' zeros and ones
   /// validate their shape (a `ge`, `length >= 0`, per symbolic length); index_add compares the
-  /// source's size with the index's (an `eq`); empty_like orders self's dims by stride
-  /// (record_refs_output_perm).
+  /// source's size with the index's (an `eq`), index_copy the shapes (index_copy_checks);
+  /// empty_like orders self's dims by stride (record_refs_output_perm).
   void before_decomposition(const OpDef& op, std::span<const IValue> args) override;
   /// The contiguity check of a torch._refs decomposition that ends in `.contiguous()` (triu, tril,
-  /// renorm, diag_embed, index_add; masked_fill reports its own: refs_contiguity_asked), then each
-  /// new output's storage size.
+  /// renorm, diag_embed, index_add, index_copy; masked_fill reports its own:
+  /// refs_contiguity_asked), then each new output's storage size.
   void wrapped(const OpDef& op, std::span<const IValue> args, std::span<const Tensor> outs) override;
   /// reshape, contiguous and linear ask c10 whether self is contiguous (reshape_symint's
   /// is_contiguous_or_false fast path, Tensor::contiguous, linear's _flatten_nd_linear test when

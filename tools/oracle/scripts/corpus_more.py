@@ -272,7 +272,8 @@ def build_lowered(name):
 # functionalizes them (scatters into the base, view replays, *_MUTATION outputs).
 MUTATION = ["mutation_setitem_views", "mutation_base_then_views", "mutation_input_view", "mutation_view_of_view",
             "mutation_sibling_views", "mutation_buffer_split_input", "mutation_setitem_views_dynamic", "mutation_views_3d_dynamic",
-            "mutation_slices_dynamic", "mutation_copy_broadcast_dynamic", "mutation_scatter_dynamic"]
+            "mutation_slices_dynamic", "mutation_copy_broadcast_dynamic", "mutation_scatter_dynamic",
+            "mutation_index_copy_dynamic"]
 
 
 class SetitemViews(torch.nn.Module):
@@ -403,6 +404,18 @@ class Scatter(torch.nn.Module):
         return m * x, g.sum(1) > 0, k + g
 
 
+class IndexCopy(torch.nn.Module):
+    """index_copy_ as a static KV cache's update (dim 2, dynamic batch and heads), and out of place:
+    torch._decomp's _index_copy checks the slice shapes (sym_eq) on the meta copies and again in
+    the decomposition, which ends in `.contiguous()`."""
+
+    def forward(self, cache, k, pos):
+        c = cache * 1
+        c.index_copy_(2, pos, k)
+        d = torch.index_copy(cache, 2, pos, k * 2)
+        return c * 2, c.sum(2) > 0, d + 1
+
+
 def build_mutation(name):
     from torch.export import Dim
     torch.manual_seed(0)
@@ -446,4 +459,10 @@ def build_mutation(name):
         return dict(model=Scatter().eval(), args=(torch.randn(3, 7, generator=g), torch.randint(0, 7, (3, 3), generator=g)),
                     kwargs={}, dynamic_shapes=({0: batch, 1: length}, {0: batch}), family="mutation",
                     note="scatter_ of a value and of a src, dynamic batch and length")
+    if name == "mutation_index_copy_dynamic":
+        batch, heads = Dim("batch", min=2, max=64), Dim("heads", min=2, max=64)
+        args = (torch.randn(2, 3, 8, 4, generator=g), torch.randn(2, 3, 3, 4, generator=g), torch.tensor([1, 2, 5]))
+        return dict(model=IndexCopy().eval(), args=args, kwargs={},
+                    dynamic_shapes=({0: batch, 1: heads}, {0: batch, 1: heads}, None), family="mutation",
+                    note="index_copy_ into a cache, and index_copy, dynamic batch and heads")
     raise KeyError(name)
