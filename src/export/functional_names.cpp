@@ -6,6 +6,7 @@
 #include "export/functional_names.h"
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -46,15 +47,32 @@ bool returns_input(std::span<const IValue> inputs, const Tensor& out) {
   return false;
 }
 
+/// The (self, dim, index, source) arguments of index_add, index_copy and scatter: self and index
+/// defined tensors, dim an int as given (not wrapped), source a defined tensor or null.
+struct DimIndexArgs {
+  const Tensor* self;
+  int64_t dim;
+  const Tensor* index;
+  const Tensor* source;
+};
+std::optional<DimIndexArgs> dim_index_args(std::span<const IValue> args) {
+  if (args.size() < 4) return std::nullopt;
+  const Tensor* self = std::get_if<Tensor>(&args[0]);
+  const SymInt* dim = std::get_if<SymInt>(&args[1]);
+  const Tensor* index = std::get_if<Tensor>(&args[2]);
+  const Tensor* source = std::get_if<Tensor>(&args[3]);
+  if (!self || !dim || !index || !self->defined() || !index->defined() || !dim->maybe_int()) return std::nullopt;
+  return DimIndexArgs{self, *dim->maybe_int(), index, source && source->defined() ? source : nullptr};
+}
+
 /// torch._decomp's _index_add: torch._check(tensor_size == index_size), an `eq` when symbolic.
 /// Returns the source tensor (null when the arguments are not as expected).
 const Tensor* index_add_check(Graph& g, std::span<const IValue> args) {
-  if (args.size() < 4) return nullptr;
-  const Tensor* index = std::get_if<Tensor>(&args[2]);
-  const Tensor* source = std::get_if<Tensor>(&args[3]);
-  const SymInt* dim = std::get_if<SymInt>(&args[1]);
-  if (!index || !source || !dim || !index->defined() || !source->defined() || !dim->maybe_int()) return nullptr;
-  int64_t d = *dim->maybe_int();
+  const auto a = dim_index_args(args);
+  if (!a || !a->source) return nullptr;
+  const Tensor* index = a->index;
+  const Tensor* source = a->source;
+  int64_t d = a->dim;
   if (d < 0) d += std::max<int64_t>(source->dim(), 1);
   const SymInt index_size = index->dim() == 1 ? index->sizes()[0] : SymInt(1);
   const SymInt tensor_size = source->dim() > 0 && d >= 0 && d < source->dim() ? source->sizes()[d] : SymInt(1);
@@ -66,15 +84,10 @@ const Tensor* index_add_check(Graph& g, std::span<const IValue> args) {
 /// decomposition): sym_eq of x's and the source's shapes without `dim` (an `eq` per symbolic pair,
 /// an `and_` from the first SymBool on, reduced from True), then num_indices == source.size(dim).
 void index_copy_checks(Graph& g, std::span<const IValue> args) {
-  if (args.size() < 4) return;
-  const Tensor* x = std::get_if<Tensor>(&args[0]);
-  const SymInt* dim = std::get_if<SymInt>(&args[1]);
-  const Tensor* index = std::get_if<Tensor>(&args[2]);
-  const Tensor* source = std::get_if<Tensor>(&args[3]);
-  if (!x || !dim || !index || !source || !x->defined() || !index->defined() || !source->defined() ||
-      !dim->maybe_int() || x->dim() == 0 || source->dim() != x->dim())
-    return;
-  const int64_t d = *dim->maybe_int() < 0 ? *dim->maybe_int() + x->dim() : *dim->maybe_int();
+  const auto a = dim_index_args(args);
+  if (!a || !a->source || a->self->dim() == 0 || a->source->dim() != a->self->dim()) return;
+  const Tensor *x = a->self, *index = a->index, *source = a->source;
+  const int64_t d = a->dim < 0 ? a->dim + x->dim() : a->dim;
   bool acc_symbolic = false;
   for (int64_t i = 0; i < x->dim(); ++i) {
     if (i == d) continue;
@@ -93,13 +106,9 @@ void index_copy_checks(Graph& g, std::span<const IValue> args) {
 /// torch._check(index.size(d) <= self.size(d)) per d != dim and, with a src tensor,
 /// `index.size(d) <= src.size(d)` per d: each a node when symbolic.
 void scatter_checks(Graph& g, std::span<const IValue> args) {
-  if (args.size() < 4) return;
-  const Tensor* self = std::get_if<Tensor>(&args[0]);
-  const SymInt* dim = std::get_if<SymInt>(&args[1]);
-  const Tensor* index = std::get_if<Tensor>(&args[2]);
-  const Tensor* src = std::get_if<Tensor>(&args[3]);
-  if (!self || !dim || !index || !self->defined() || !index->defined() || !dim->maybe_int()) return;
-  if (src && !src->defined()) src = nullptr;
+  const auto a = dim_index_args(args);
+  if (!a) return;
+  const Tensor *self = a->self, *index = a->index, *src = a->source;
   NameTaker names{g};
   record_numel_product(names, index->meta().sizes);
   bool numel_symbolic = false;
@@ -112,7 +121,7 @@ void scatter_checks(Graph& g, std::span<const IValue> args) {
   if (numel_symbolic) (void)g.unique_name("eq");
   if (numel == 0) return;
   const int64_t dims = std::max<int64_t>(self->dim(), 1);
-  const int64_t d_skip = *dim->maybe_int() < 0 ? *dim->maybe_int() + dims : *dim->maybe_int();
+  const int64_t d_skip = a->dim < 0 ? a->dim + dims : a->dim;
   // ensure_nonempty_size: a 0-dim tensor's size is 1.
   const auto size = [](const Tensor& t, int64_t d) { return t.dim() == 0 ? SymInt(1) : t.sizes()[d]; };
   if (std::max<int64_t>(index->dim(), 1) != dims) return;  // PyTorch raises
