@@ -110,9 +110,24 @@ const std::set<std::string> kPrintsEqual = {
     // ... and unary in-place ops whose meta is their reference's in-place wrapper (sigmoid_, tanh_,
     // exp_, log_, rsqrt_, ...), contiguous and transposed.
     "ops_inplace_unary_dynamic",
+    // ... and in-place binary ops functionalized to the op of their signature (pow_.Scalar to
+    // pow.Tensor_Scalar, floor_divide_ to floor_divide), addcmul_, triu_/tril_ (static shapes; the
+    // dynamic case is equal up to names: their metas' dead SymInt checks are not recorded).
+    "ops_inplace_binary",
+    // ... pow_ (`a * a` for 2, prims.pow, a tensor exponent) and addcmul_ on dynamic shapes: their
+    // metas' checks on the meta copies (floor_divide_'s and triu_'s are not recorded yet).
+    "ops_inplace_pow_dynamic",
+    // ... masked_scatter (kept whole: not in the default table) and masked_scatter_, with an
+    // expand_as mask (expand_as decomposes to expand of the other's sizes).
+    "ops_masked_scatter",
+    "ops_masked_scatter_dynamic",
     // ... copy_ from broadcasting sources (refs.expand's checks per source dim; a static-size source
     // with a symbolic stride has its storage size computed by to_meta).
     "mutation_copy_broadcast_dynamic",
+    // ... copy_ from a source of another dtype (meta_copy_'s `src.to(self)`: convert_element_type's
+    // _is_non_overlapping_and_dense_or_false, its sort of (size, stride) pairs as CPython sorts).
+    "mutation_copy_dtype_dynamic",
+    "mutation_copy_dtype_layouts_dynamic",
     // ... scatter_ (its meta's index numel and shape checks on the meta copies).
     "mutation_scatter_dynamic",
     // ... index_copy_ and index_copy (_index_copy's slice-shape sym_eq, its `.contiguous()`).
@@ -148,7 +163,8 @@ const std::set<std::string> kNotLoweredYet = {
 };
 
 /// Lowered ops whose decomposition opens a DisableDynamoScope (ops/annotation.h), with its name.
-const std::map<std::string, std::string> kAnnotatedDecompositions = {{"aten::dot.default", "dot"},
+const std::map<std::string, std::string> kAnnotatedDecompositions = {{"aten::addcmul.default", "addcmul"},
+                                                                   {"aten::dot.default", "dot"},
                                                                    {"aten::softplus.default", "softplus"}};
 
 /// Programs the retrace does not cover yet (the list only shrinks; falcon's vmap-based mask left it).
@@ -292,12 +308,7 @@ TEST(Decompose, DefaultTableIsPyTorchs) {
   for (const OpDef* op : registry().all()) {
     const std::string q = op->qualified;
     if (table.count(q)) {
-      const std::string& name = op->schema.name;
-      const OpDef* functional =
-          op->inplace && name.back() == '_'
-              ? registry().find(op->schema.ns + "::" + name.substr(0, name.size() - 1) +
-                                (op->schema.overload == "default" ? "" : "." + op->schema.overload))
-              : nullptr;
+      const OpDef* functional = op->inplace ? functional_variant(*op) : nullptr;
       if (ours.count(op)) {
         ++lowered;
         EXPECT_FALSE(kNotLoweredYet.count(q)) << q << " is lowered now: take it off kNotLoweredYet";

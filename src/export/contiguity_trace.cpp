@@ -183,8 +183,30 @@ class RefsPerm {
       drop("lt");
     }
     if (numel.hint < 2) return true;
+    std::vector<size_t> innermost_first;
+    for (size_t d = sizes_.size(); d-- > 0;) innermost_first.push_back(d);
+    return contiguous_along(innermost_first);
+  }
+
+  /// _is_non_overlapping_and_dense_or_false(sizes, strides): prod(sizes) (from the int 1) and its
+  /// `lt` 2, a rank-1 tensor's `stride == 1`, then sorted() of the (size, stride) pairs by K.__lt__
+  /// and check_contiguous_sizes_strides along them, smallest stride first.
+  bool non_overlapping_and_dense() {
+    Val numel{sym::Expr(1), 1};
+    for (const SymInt& s : sizes_) numel = mul(numel, val(s));
+    if (compare("lt", Rel::Lt, numel, {sym::Expr(2), 2})) return true;
+    if (sizes_.size() == 1) return compare("eq", Rel::Eq, val(strides_[0]), {sym::Expr(1), 1});
+    std::vector<size_t> order(sizes_.size());
+    for (size_t d = 0; d < order.size(); ++d) order[d] = d;
+    python_sort(order, [&](size_t a, size_t b) { return k_less(a, b); });
+    return contiguous_along(order);
+  }
+
+ private:
+  /// check_contiguous_sizes_strides(false_if_dde=True), walking these dims (innermost first).
+  bool contiguous_along(std::span<const size_t> dims) {
     Val expected{sym::Expr(1), 1}, expected_max{sym::Expr(1), 1};
-    for (size_t d = sizes_.size(); d-- > 0;) {
+    for (size_t d : dims) {
       const Val x = val(sizes_[d]), y = val(strides_[d]);
       if (compare("eq", Rel::Eq, x, {sym::Expr(1), 1})) continue;
       if (compare("ne", Rel::Ne, y, expected) && compare("ne", Rel::Ne, y, expected_max)) return false;
@@ -195,6 +217,74 @@ class RefsPerm {
     }
     return true;
   }
+
+  /// K(size, stride).__lt__ of dims a and b (torch._prims_common): stride < other stride (an int on
+  /// the left reflects to the SymInt's `gt`), else (stride == 0 or other stride % stride == 0) and
+  /// stride != other stride. Each a node when an operand is symbolic, answered from the hints.
+  bool k_less(size_t a, size_t b) {
+    const Val sa = val(strides_[a]), sb = val(strides_[b]), zero{sym::Expr(0), 0};
+    if (compare(sa.symbolic() ? "lt" : "gt", Rel::Lt, sa, sb)) return true;
+    bool divides = compare("eq", Rel::Eq, sa, zero);
+    if (!divides) {
+      if (sa.symbolic() || sb.symbolic()) {
+        drop("mod");
+        drop("eq");
+      }
+      divides = sa.hint != 0 && sb.hint % sa.hint == 0;
+    }
+    return divides && compare("ne", Rel::Ne, sa, sb);
+  }
+
+  /// CPython's list.sort of fewer than 64 items with `less` as `<`: count_run (an ascending run,
+  /// else a descending one, equal stretches kept in order, reversed, then extended), then binary
+  /// insertion of the rest. Each call of `less` is a comparison Python makes.
+  template <class Less>
+  static void python_sort(std::vector<size_t>& v, Less&& less) {
+    const size_t n = v.size();
+    if (n < 2) return;
+    size_t run = 1;
+    while (run < n && !less(v[run], v[run - 1])) ++run;
+    if (run < n) {
+      bool done = false;
+      if (run > 1) {
+        if (less(v[0], v[run - 1])) done = true;
+        else std::reverse(v.begin(), v.begin() + run);
+      }
+      if (!done) {
+        ++run;
+        size_t equal = 0;
+        const auto reverse_equal = [&] {
+          if (equal) std::reverse(v.begin() + (run - equal - 1), v.begin() + run);
+          equal = 0;
+        };
+        for (; run < n; ++run) {
+          if (less(v[run], v[run - 1])) {
+            reverse_equal();
+          } else if (less(v[run - 1], v[run])) {
+            break;
+          } else {
+            ++equal;
+          }
+        }
+        reverse_equal();
+        std::reverse(v.begin(), v.begin() + run);
+        while (run < n && !less(v[run], v[run - 1])) ++run;
+      }
+    }
+    for (size_t i = run; i < n; ++i) {  // binarysort
+      const size_t pivot = v[i];
+      size_t lo = 0, hi = i;
+      while (lo < hi) {
+        const size_t mid = (lo + hi) >> 1;
+        if (less(pivot, v[mid])) hi = mid;
+        else lo = mid + 1;
+      }
+      v.erase(v.begin() + i);
+      v.insert(v.begin() + lo, pivot);
+    }
+  }
+
+ public:
 
   /// is_channels_last_contiguous_2d(t, false_if_dde=True) of a 4-D tensor.
   bool is_channels_last_2d() {
@@ -268,6 +358,11 @@ bool record_refs_is_contiguous(sym::SymTracer& t, std::span<const SymInt> sizes,
 
 bool record_refs_is_channels_last_2d(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides) {
   return sizes.size() == 4 && RefsPerm(t, sizes, strides).is_channels_last_2d();  // reads no numel
+}
+
+bool record_refs_non_overlapping_and_dense(sym::SymTracer& t, std::span<const SymInt> sizes,
+                                           std::span<const SymInt> strides) {
+  return RefsPerm(t, sizes, strides).non_overlapping_and_dense();
 }
 
 std::vector<size_t> record_refs_output_perm(sym::SymTracer& t, std::span<const SymInt> sizes,

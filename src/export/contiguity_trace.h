@@ -46,6 +46,12 @@ void record_unsafe_view_shape(sym::SymTracer& t, std::span<const SymInt> sizes, 
 /// reported to `t` as dropped nodes; returns its answer.
 bool record_refs_is_contiguous(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
                                bool numel_known = false);
+/// torch._prims_common._is_non_overlapping_and_dense_or_false(sizes, strides) beneath the proxy
+/// mode (prims.convert_element_type's meta asks it of its input): prod(sizes)'s `mul`s and `lt`,
+/// CPython's sort of the (size, stride) pairs by K.__lt__ (`lt`/`gt`, `eq`, `mod`, `ne`), then
+/// check_contiguous_sizes_strides along them; returns its answer.
+bool record_refs_non_overlapping_and_dense(sym::SymTracer& t, std::span<const SymInt> sizes,
+                                           std::span<const SymInt> strides);
 /// is_channels_last_contiguous_2d(t, false_if_dde=True) likewise (false, no node, unless 4-D).
 bool record_refs_is_channels_last_2d(sym::SymTracer& t, std::span<const SymInt> sizes,
                                      std::span<const SymInt> strides);

@@ -743,11 +743,7 @@ class Retracer {
     const Tensor* self = std::get_if<Tensor>(&args[0]);
     if (!self || !self->defined()) return nullptr;
     if (op.schema.name == "detach_") return &op;
-    const std::string& name = op.schema.name;
-    if (name.empty() || name.back() != '_') return nullptr;
-    const std::string functional = op.schema.ns + "::" + name.substr(0, name.size() - 1) +
-                                   (op.schema.overload == "default" ? "" : "." + op.schema.overload);
-    return registry().find(functional);
+    return functional_variant(op);
   }
 
  public:

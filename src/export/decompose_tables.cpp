@@ -19,6 +19,28 @@ DecompTable default_decompositions() {
   return t;
 }
 
+const OpDef* functional_variant(const OpDef& inplace) {
+  const FunctionSchema& schema = inplace.schema;
+  const std::string& name = schema.name;
+  if (name.size() < 2 || name.back() != '_') return nullptr;
+  const std::string_view base = std::string_view(name).substr(0, name.size() - 1);
+  const auto same_signature = [&](const FunctionSchema& s) {
+    if (s.ns != schema.ns || s.name != base || s.arguments.size() != schema.arguments.size()) return false;
+    for (size_t i = 0; i < s.arguments.size(); ++i) {
+      const ArgType &a = s.arguments[i].type, &b = schema.arguments[i].type;
+      if (a.base != b.base || a.is_list != b.is_list || a.optional != b.optional) return false;
+    }
+    return true;
+  };
+  // The same overload name first (the usual pairing), then any overload of that signature.
+  const std::string same_overload =
+      schema.ns + "::" + std::string(base) + (schema.overload == "default" ? "" : "." + schema.overload);
+  if (const OpDef* f = registry().find(same_overload); f && same_signature(f->schema)) return f;
+  for (const OpDef* f : registry().all())
+    if (same_signature(f->schema)) return f;
+  return nullptr;
+}
+
 std::vector<std::string> split_op_list(std::string_view list) {
   std::vector<std::string> out;
   size_t start = 0;

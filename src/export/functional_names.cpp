@@ -33,6 +33,12 @@ struct NameTaker final : sym::SymTracer {
   void on_numel_read(const void*, const SymInt&) override {}
 };
 
+/// Argument i's metadata when it is a defined tensor; null otherwise.
+const TensorMeta* defined_meta(std::span<const IValue> args, size_t i) {
+  const Tensor* t = i < args.size() ? std::get_if<Tensor>(&args[i]) : nullptr;
+  return t && t->defined() ? &t->meta() : nullptr;
+}
+
 bool ends_in_contiguous(const OpDef& op) {
   static const std::unordered_set<std::string_view> refs = {
       "aten::triu.default",       "aten::tril.default",      "aten::renorm.default",
@@ -401,24 +407,54 @@ void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
     (void)record_refs_unary_(names, self->meta(), op.qualified == "aten::sigmoid_.default");
     return;
   }
-  if (op.qualified == "aten::copy_.default" && args.size() >= 2) {
+  if ((op.qualified == "aten::pow_.Scalar" || op.qualified == "aten::pow_.Tensor") && args.size() >= 2) {
     const Tensor* self = std::get_if<Tensor>(&args[0]);
-    const Tensor* src = std::get_if<Tensor>(&args[1]);
-    if (!self || !src || !self->defined() || !src->defined() || !has_symbolic_size(self->meta())) return;
+    if (!self || !self->defined() || !has_symbolic_size(self->meta())) return;
+    const Tensor* exponent = std::get_if<Tensor>(&args[1]);
+    if (exponent && !exponent->defined()) return;
+    const std::optional<double> number = std::holds_alternative<double>(args[1]) ? std::get<double>(args[1])
+                                         : std::holds_alternative<SymInt>(args[1])
+                                             ? std::optional<double>(std::get<SymInt>(args[1]).maybe_int().value_or(0))
+                                             : std::nullopt;
+    if (!exponent && !number) return;
     NameTaker names{*graph_};
-    (void)record_meta_copy_(names, self->meta(), src->meta());
+    (void)record_refs_pow_(names, self->meta(), exponent ? &exponent->meta() : nullptr, number.value_or(0));
+    return;
+  }
+  if (op.qualified == "aten::addcmul_.default" && args.size() >= 3) {
+    const TensorMeta *self = defined_meta(args, 0), *t1 = defined_meta(args, 1), *t2 = defined_meta(args, 2);
+    if (!self || !t1 || !t2 || !has_symbolic_size(*self)) return;
+    NameTaker names{*graph_};
+    (void)record_meta_addcmul_(names, *self, *t1, *t2);
+    return;
+  }
+  if (op.qualified == "aten::copy_.default" && args.size() >= 2) {
+    const TensorMeta *self = defined_meta(args, 0), *src = defined_meta(args, 1);
+    if (!self || !src || !has_symbolic_size(*self)) return;
+    NameTaker names{*graph_};
+    // `src.to(self)` of another dtype: torch._decomp's _to_copy, prims.convert_element_type, whose
+    // meta keeps a dense input's strides (asking _is_non_overlapping_and_dense_or_false) and
+    // allocates with empty_strided (check_size_nonnegative, computeStorageNbytes).
+    const TensorMeta& from = *src;
+    const DType to = self->dtype;
+    const auto convert = [&] {
+      if (!record_refs_non_overlapping_and_dense(names, from.sizes, from.strides)) return;  // not modelled
+      for (const SymInt& s : from.sizes)
+        if (symbolic(s)) (void)graph_->unique_name("ge");
+      TensorMeta converted = from;
+      converted.dtype = to;
+      converted.storage_offset = SymInt(0);
+      take_storage_nbytes_names(*graph_, converted);
+    };
+    (void)record_meta_copy_(names, *self, from, from.dtype != to ? std::function<void()>(convert) : nullptr);
     return;
   }
   // masked_fill_.Tensor's meta is torch._refs.masked_fill_, run on the meta copies.
   if (op.qualified == "aten::masked_fill_.Tensor" && args.size() >= 3) {
-    const Tensor* self = std::get_if<Tensor>(&args[0]);
-    const Tensor* mask = std::get_if<Tensor>(&args[1]);
-    const Tensor* value = std::get_if<Tensor>(&args[2]);
-    if (!self || !mask || !value || !self->defined() || !mask->defined() || !value->defined() ||
-        !has_symbolic_size(self->meta()))
-      return;
+    const TensorMeta *self = defined_meta(args, 0), *mask = defined_meta(args, 1), *value = defined_meta(args, 2);
+    if (!self || !mask || !value || !has_symbolic_size(*self)) return;
     NameTaker names{*graph_};
-    (void)record_refs_masked_fill_(names, self->meta(), mask->meta(), value->meta());
+    (void)record_refs_masked_fill_(names, *self, *mask, *value);
     return;
   }
   // The in-place ops whose meta is Python's (meta_masked_fill_, meta_binop_inplace[_alpha],

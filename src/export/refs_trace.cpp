@@ -5,6 +5,7 @@
 // self's strides (self contiguous, or a dense permutation up to 4-D; else the model declines).
 #include "export/refs_trace.h"
 
+#include <functional>
 #include <vector>
 
 #include "export/contiguity_trace.h"
@@ -47,6 +48,33 @@ class Refs {
   void unary(int64_t item) { prim_meta({value()}, item); }
   /// A unary reference (expm1) of another reference's result: no broadcast.
   void fresh_unary(int64_t item) { prim_meta({fresh()}, item); }
+  /// pow(a, 2)'s reference: its _maybe_broadcast (a and a number), then `a * a`, dispatched on the
+  /// meta copy: mul's reference (_maybe_broadcast of the two, prims.mul's meta).
+  void square(int64_t item) {
+    maybe_broadcast(1);
+    maybe_broadcast(2);
+    prim_meta({value(), value()}, item);
+  }
+  /// A binary reference of the value with a tensor of self's shape and these strides (pow_(a, b)):
+  /// the in-place wrapper's _broadcast_shapes(a, b), then _maybe_broadcast and the prim's meta.
+  void with_tensor(std::span<const SymInt> other_strides, int64_t item) {
+    const std::span<const SymInt> shapes[] = {sizes_, sizes_};
+    record_broadcast_shapes(t_, shapes);
+    // torch._check(broadcasted_shape == a.shape): a second `a.shape` makes new SymInt objects, so
+    // the tuple comparison asks `==` of each symbolic size (identity no longer short-cuts it).
+    for (const SymInt& s : sizes_) (void)cmp("eq", Rel::Eq, val(s), val(s));
+    maybe_broadcast(2);
+    prim_meta({value(), Operand{other_strides, nullptr}}, item);
+  }
+  /// addcmul_'s meta (_register_inplace_meta of addcmul's): elementwise_meta over self and two
+  /// tensors of its shape with these strides (_maybe_broadcast, the prim's meta), then
+  /// check_inplace_broadcast(self.shape, out.shape); self is the result (no copy).
+  void ternary_inplace(std::span<const SymInt> strides1, std::span<const SymInt> strides2, int64_t item) {
+    maybe_broadcast(3);
+    prim_meta({value(), Operand{strides1, nullptr}, Operand{strides2, nullptr}}, item);
+    const std::span<const SymInt> shapes[] = {sizes_, sizes_};
+    record_broadcast_shapes(t_, shapes);
+  }
   /// bitwise_or of two bool tensors, results of earlier references.
   void bitwise_or() {
     maybe_broadcast(2);
@@ -87,12 +115,14 @@ class Refs {
   /// self.copy_(src of self's shape): meta_copy_'s torch._debug_has_internal_overlap(self) (c10's
   /// contiguity of the meta copy), then refs.expand(src, self.size()).
   void copy_() { copy_(sizes_); }
-  /// ... of a src of these sizes (broadcast to self's).
-  void copy_(std::span<const SymInt> src) {
+  /// ... of a src of these sizes (broadcast to self's); `convert` records `src.to(self)` between
+  /// the overlap check and the expand (a src of another dtype).
+  void copy_(std::span<const SymInt> src, const std::function<void()>& convert = {}) {
     c10_contiguity(self_numel_known_);
     self_numel_known_ = true;
     if (!self_contiguous_ && !record_channels_last_check(t_, sizes_, strides_))
       record_internal_overlap(t_, sizes_, strides_);
+    if (convert) convert();
     expand(src);
   }
   /// c10's contiguity of a tensor of self's shape and strides (r.contiguous() of a result, an
@@ -382,6 +412,40 @@ bool record_refs_unary_(sym::SymTracer& t, const TensorMeta& self, bool sigmoid)
   return true;
 }
 
+bool record_refs_pow_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta* exponent, double number) {
+  if (!modelled_self(self) || !is_floating(self.dtype)) return false;
+  const int64_t item = itemsize(self.dtype);
+  Refs r(t, self);
+  if (exponent) {
+    // an exponent of self's shape and strides (self's dtype: no conversion) only
+    if (exponent->dtype != self.dtype || exponent->sizes.size() != self.sizes.size()) return false;
+    for (size_t d = 0; d < self.sizes.size(); ++d)
+      if (!(exponent->sizes[d].expr() == self.sizes[d].expr()) || !(exponent->strides[d].expr() == self.strides[d].expr()))
+        return false;
+    r.with_tensor(exponent->strides, item);
+  } else if (number == 2) {
+    r.square(item);
+  } else if (number == 1 || number == 0.5) {
+    return false;  // a.clone() / torch.sqrt(a): not modelled
+  } else {
+    r.with_number(item);
+  }
+  r.copy_out();
+  return true;
+}
+
+bool record_meta_addcmul_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& tensor1,
+                          const TensorMeta& tensor2) {
+  if (!modelled_self(self)) return false;
+  for (const TensorMeta* m : {&tensor1, &tensor2}) {
+    if (m->dtype != self.dtype || m->sizes.size() != self.sizes.size()) return false;
+    for (size_t d = 0; d < self.sizes.size(); ++d)
+      if (!(m->sizes[d].expr() == self.sizes[d].expr())) return false;
+  }
+  Refs(t, self).ternary_inplace(tensor1.strides, tensor2.strides, itemsize(self.dtype));
+  return true;
+}
+
 bool record_meta_silu_(sym::SymTracer& t, const TensorMeta& self) {
   if (!modelled_self(self)) return false;
   Refs r(t, self);
@@ -391,7 +455,8 @@ bool record_meta_silu_(sym::SymTracer& t, const TensorMeta& self) {
   return true;
 }
 
-bool record_meta_copy_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& src) {
+bool record_meta_copy_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& src,
+                       const std::function<void()>& convert) {
   if (src.sizes.size() > self.sizes.size()) return false;
   const size_t offset = self.sizes.size() - src.sizes.size();
   for (size_t d = 0; d < src.sizes.size(); ++d)  // each src dim self's or a broadcast 1
@@ -399,7 +464,7 @@ bool record_meta_copy_(sym::SymTracer& t, const TensorMeta& self, const TensorMe
   for (const SymInt& s : self.sizes)
     if (sym::has_unbacked(s)) return false;  // no overlap check then (free_unbacked_symbols)
   if (!self.is_contiguous() && self.sizes.size() >= 5) return false;  // channels-last 3-D asked first
-  Refs(t, self).copy_(src.sizes);
+  Refs(t, self).copy_(src.sizes, convert);
   return true;
 }
 

@@ -4,6 +4,7 @@
 // node of the trace, later dropped. Recording the same sequence keeps later names equal to
 // PyTorch's. Each function reports to `t` as dropped nodes, in PyTorch's order.
 #pragma once
+#include <functional>
 #include <optional>
 #include <span>
 
@@ -52,6 +53,19 @@ bool record_refs_elu_(sym::SymTracer& t, const TensorMeta& self);
 /// copy. False, recording nothing, for an integral self or one the models do not take.
 bool record_refs_unary_(sym::SymTracer& t, const TensorMeta& self, bool sigmoid);
 
+/// pow_'s meta, pow's reference through its in-place wrapper (out=self): with a number exponent its
+/// _maybe_broadcast, then `a * a` dispatched for 2 (mul's reference) or prims.pow's meta; with a
+/// tensor exponent (of self's shape, strides and dtype) the wrapper's _broadcast_shapes first; then
+/// the out= copy. False, recording nothing, for an integral self, exponent 1 or 0.5, or a tensor
+/// exponent of another shape, layout or dtype.
+bool record_refs_pow_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta* exponent, double number);
+
+/// addcmul_'s meta on the meta copies: addcmul's elementwise_meta over the three tensors, then
+/// check_inplace_broadcast. False, recording nothing, for tensors of another shape or dtype than
+/// self's, or a self the models do not take.
+bool record_meta_addcmul_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& tensor1,
+                          const TensorMeta& tensor2);
+
 /// silu_'s meta, torch._decomp's inplace_op on the meta copy: silu's meta torch.empty_like(a),
 /// then a.copy_(out). False, recording nothing, for a non-contiguous self.
 bool record_meta_silu_(sym::SymTracer& t, const TensorMeta& self);
@@ -59,7 +73,9 @@ bool record_meta_silu_(sym::SymTracer& t, const TensorMeta& self);
 /// copy_'s meta (meta_copy_) on the meta copies: the overlap check's c10 contiguity of self (its
 /// numel first), then torch._refs.expand(src, self.size()) (src of self's shape, or broadcasting:
 /// fewer dims, size-1 dims). False, recording nothing, for another src shape, an unbacked size or
-/// a non-contiguous self of 5 or more dims.
-bool record_meta_copy_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& src);
+/// a non-contiguous self of 5 or more dims. `convert` records `src.to(self)` (a src of another
+/// dtype) after the overlap check.
+bool record_meta_copy_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& src,
+                       const std::function<void()>& convert = {});
 
 }  // namespace fe::detail

@@ -277,23 +277,8 @@ void cpu_native_dropout(const OpDef&, std::span<const IValue> a, std::span<Tenso
 
 // ---- leaky_relu, hardtanh, elu, softplus: torch._refs checks each Scalar against self's Python
 // type (bool < int < float), then computes pointwise (TensorIterator layout, self's dtype).
-const char* py_type(TypeCategory c) {
-  return c == TypeCategory::Bool ? "bool" : c == TypeCategory::Integral ? "int" : "float";
-}
-TypeCategory act_category_of(DType t) {
-  return t == DType::Bool ? TypeCategory::Bool : is_floating(t) ? TypeCategory::Floating : TypeCategory::Integral;
-}
-/// `name argument of type <class 'float'> cannot be safely cast to type <class 'int'>!`
-void check_weak_scalar(const MetaArgs& a, TypeCategory value, const char* name) {
-  const TypeCategory self = act_category_of(a.tensor(0).dtype);
-  FE_CHECK(static_cast<int>(value) <= static_cast<int>(self), ValueError, label(a), ": ", name,
-           " argument of type <class '", py_type(value), "'> cannot be safely cast to type <class '", py_type(self),
-           "'>!");
-}
-void check_scalar_arg(const MetaArgs& a, size_t i, const char* name) {
-  ew::require_number(a, i);
-  check_weak_scalar(a, a.scalar_category(i), name);
-}
+using ew::check_scalar_arg;
+using ew::check_weak_scalar;
 
 void meta_leaky_relu(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& x = tensor_arg(a, 0);

@@ -114,6 +114,27 @@ double round_to(DType t, double v) {
   }
 }
 
+namespace {
+const char* py_type(TypeCategory c) {
+  return c == TypeCategory::Bool ? "bool" : c == TypeCategory::Integral ? "int" : "float";
+}
+TypeCategory weak_category_of(DType t) {
+  return t == DType::Bool ? TypeCategory::Bool : is_floating(t) ? TypeCategory::Floating : TypeCategory::Integral;
+}
+}  // namespace
+
+/// `name argument of type <class 'float'> cannot be safely cast to type <class 'int'>!`
+void check_weak_scalar(const MetaArgs& a, TypeCategory value, const char* name) {
+  const TypeCategory self = weak_category_of(a.tensor(0).dtype);
+  FE_CHECK(static_cast<int>(value) <= static_cast<int>(self), ValueError, label(a), ": ", name,
+           " argument of type <class '", py_type(value), "'> cannot be safely cast to type <class '", py_type(self),
+           "'>!");
+}
+void check_scalar_arg(const MetaArgs& a, size_t i, const char* name) {
+  require_number(a, i);
+  check_weak_scalar(a, a.scalar_category(i), name);
+}
+
 }  // namespace ew
 
 using namespace ew;
@@ -121,7 +142,9 @@ using namespace ew;
 namespace {
 
 enum class Arith : uint8_t { Add, Sub, RSub, Mul, Div, DivMode, Rem, FloorDiv, Pow };
-enum class Form : uint8_t { Tensor, Scalar, ScalarSelf, Inplace };
+/// InplaceScalar: `pow_.Scalar(Tensor(a!) self, Scalar exponent)`.
+enum class Form : uint8_t { Tensor, Scalar, ScalarSelf, Inplace, InplaceScalar };
+constexpr bool writes_self(Form f) { return f == Form::Inplace || f == Form::InplaceScalar; }
 
 constexpr bool numbers_as_tensor(Arith k) {
   // TorchScript lets numbers stand in the Tensor slots of these overloads only.
@@ -153,7 +176,7 @@ TensorMeta numbers_meta(const MetaArgs& a) {
 template <Arith K, Form F>
 void meta_arith(const MetaArgs& a, MetaOut& out) {
   const size_t self = F == Form::ScalarSelf ? 1 : 0;
-  if (F == Form::Scalar) require_number(a, 1);
+  if (F == Form::Scalar || F == Form::InplaceScalar) require_number(a, 1);
   if (F == Form::ScalarSelf) require_number(a, 0);
   if ((F == Form::Tensor || F == Form::Inplace) && !numbers_as_tensor(K)) require_tensor(a, 1);
   // These overloads take a Python number as self too (a wrapped number, as PyTorch's own lowerings
@@ -174,7 +197,7 @@ void meta_arith(const MetaArgs& a, MetaOut& out) {
   const bool floor_mode = K == Arith::FloorDiv || (K == Arith::DivMode && !a.is_none(2) && a.str(2) == "floor");
   const bool true_div = K == Arith::Div || (K == Arith::DivMode && a.is_none(2));
   // FakeTensorMode checks neither bool subtraction nor alpha for the in-place variants.
-  if constexpr ((K == Arith::Sub || K == Arith::RSub) && F != Form::Inplace)
+  if constexpr ((K == Arith::Sub || K == Arith::RSub) && !writes_self(F))
     FE_CHECK(!(is_bool_tensor(a, 0) && is_bool_tensor(a, 1)), DTypeError, label(a),
              ": Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
              "operator instead.");
@@ -190,7 +213,7 @@ void meta_arith(const MetaArgs& a, MetaOut& out) {
   }
   if (true_div && is_integral(m.dtype, true)) m.dtype = default_dtype();
   if (K == Arith::Pow && m.dtype == DType::Bool) m.dtype = DType::Int64;
-  if constexpr (F == Form::Inplace) {
+  if constexpr (writes_self(F)) {
     const DType self_t = a.tensor(0).dtype;
     if constexpr (K == Arith::Add || K == Arith::Sub) {
       FE_CHECK(!(self_t == DType::Bool && m.dtype != DType::Bool), DTypeError, label(a),
@@ -201,6 +224,10 @@ void meta_arith(const MetaArgs& a, MetaOut& out) {
     if constexpr (K == Arith::Div)
       FE_CHECK(can_cast(m.dtype, self_t), DTypeError, label(a), ": result type ", torch_dtype(m.dtype),
                " can't be cast to the desired output type ", torch_dtype(self_t));
+    // pow_ and floor_divide_ are torch._refs' in-place wrappers: the out= copy's safe-cast check.
+    if constexpr (K == Arith::Pow || K == Arith::FloorDiv)
+      FE_CHECK(can_cast(m.dtype, self_t), DTypeError, label(a), ": Attempting to cast from ", torch_dtype(m.dtype),
+               " to out tensor with dtype ", torch_dtype(self_t), ", but this can't be cast because it is not safe!");
     out.push(inplace_result(a, m));
     return;
   }
@@ -261,7 +288,7 @@ double int_pow(DType t, double b, double e) {
 
 template <Arith K, Form F>
 void cpu_arith(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
-  if (F == Form::Inplace) check_no_internal_overlap(op, o[0]);
+  if (writes_self(F)) check_no_internal_overlap(op, o[0]);
   const DType common = cpu::result_dtype(a, {0, 1});
   const bool integral = is_integral(common, true);
   double alpha = 1;
@@ -280,21 +307,22 @@ void cpu_arith(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) 
   if constexpr (K == Arith::Rem || K == Arith::FloorDiv)
     FE_CHECK(common != DType::Bool, DTypeError, op.schema.ns, "::", op.schema.name, ": \"",
              K == Arith::Rem ? "remainder_cpu" : "div_floor_cpu", "\" not implemented for 'Bool'");
+  const bool scalar_exponent = F == Form::Scalar || F == Form::InplaceScalar;
   if constexpr (K == Arith::Pow) {
     FE_CHECK(!(F == Form::Tensor && common == DType::Bool), DTypeError, op.schema.ns, "::", op.schema.name,
              ": \"pow\" not implemented for 'Bool'");
-    FE_CHECK(!(F == Form::Scalar && is_integral(common, true) && cpu::number_of(a[1]) < 0), ValueError,
+    FE_CHECK(!(scalar_exponent && is_integral(common, true) && cpu::number_of(a[1]) < 0), ValueError,
              op.schema.ns, "::", op.schema.name, ": Integers to negative integer powers are not allowed.");
   }
   // Pow of bools computes in int64; true division of integers computes in the float result dtype.
   const DType compute = (K == Arith::Div || (K == Arith::DivMode && mode.empty()) || K == Arith::Pow) &&
-                                F != Form::Inplace
+                                !writes_self(F)
                             ? o[0].dtype()
                             : common;
   // pow_tensor_scalar_optimized_kernel: x ** 3 is (x * x) * x and x ** -2 is 1 / (x * x), the
   // square rounded to the dtype on its own (measured on bfloat16 and float32; float16 and the other
   // exponents round once).
-  const bool two_step_pow = K == Arith::Pow && F == Form::Scalar && (compute == DType::BFloat16 || compute == DType::Float32);
+  const bool two_step_pow = K == Arith::Pow && scalar_exponent && (compute == DType::BFloat16 || compute == DType::Float32);
   // mul/div by a Python scalar on a half tensor take the scalar in float (the kernel's opmath
   // scalar); add/sub round it to the tensor's dtype first (measured, bfloat16 and float16).
   std::optional<double> opmath_scalar;
@@ -375,6 +403,11 @@ void register_elementwise_ops(Registry& r) {
   op_pow_Tensor_Tensor = r.add(decl<A::Pow, F::Tensor>("aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"));
   op_pow_Tensor_Scalar = r.add(decl<A::Pow, F::Scalar>("aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor"));
   op_pow_Scalar = r.add(decl<A::Pow, F::ScalarSelf>("aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor"));
+  // In place, as user code writes them (`x.pow_(2)`, `x //= y`); decompose functionalizes each to
+  // the op of its signature (pow.Tensor_Scalar, pow.Tensor_Tensor, floor_divide).
+  r.add(decl<A::Pow, F::InplaceScalar>("aten::pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)"));
+  r.add(decl<A::Pow, F::Inplace>("aten::pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"));
+  r.add(decl<A::FloorDiv, F::Inplace>("aten::floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"));
   register_logic_ops(r);
 }
 

@@ -24,6 +24,12 @@ void require_tensor(const MetaArgs& a, size_t i);
 /// A tensor in a `Scalar` slot: "aten::add() Expected a value of type 'number' ...".
 void require_number(const MetaArgs& a, size_t i);
 
+/// torch._refs' utils.is_weakly_lesser_type check of a Python number against self's (arg 0) dtype:
+/// "`name` argument of type <class 'float'> cannot be safely cast to type <class 'int'>!".
+void check_weak_scalar(const MetaArgs& a, TypeCategory value, const char* name);
+/// require_number, then check_weak_scalar of argument i.
+void check_scalar_arg(const MetaArgs& a, size_t i, const char* name);
+
 /// "torch.float32".
 std::string torch_dtype(DType t);
 

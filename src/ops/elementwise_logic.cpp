@@ -4,6 +4,7 @@
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/functional_level.h"
+#include "ops/annotation.h"
 #include "ops/elementwise.h"
 #include "ops/families.h"
 #include "ops/meta_util.h"
@@ -19,6 +20,7 @@ OpHandle op_bitwise_and_Tensor;
 OpHandle op_bitwise_not;
 OpHandle op_bitwise_or_Scalar;
 OpHandle op_bitwise_or_Tensor;
+OpHandle op_addcmul;
 OpHandle op_clamp;
 OpHandle op_clamp_;
 OpHandle op_clamp_Tensor;
@@ -168,6 +170,43 @@ void cpu_where(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   nary_kernel(a, {0, 1, 2}, o[0], o[0].dtype(), [](const double* v) { return v[0] != 0 ? v[1] : v[2]; });
 }
 
+// ---- addcmul(self, tensor1, tensor2, *, value=1): self + value * tensor1 * tensor2 over the
+// three tensors' common dtype. FakeTensorMode runs ATen's structured meta (build_ternary_op): no
+// check of value's type, and the in-place form casts to self's dtype whatever it is (measured).
+template <bool kInplace>
+void meta_addcmul(const MetaArgs& a, MetaOut& out) {
+  for (size_t i = 0; i < 3; ++i) require_tensor(a, i);
+  require_number(a, 3);
+  TensorMeta m = elementwise_meta(a, {0, 1, 2});
+  out.push(kInplace ? inplace_result(a, m, true) : std::move(m));
+}
+
+template <bool kInplace>
+void cpu_addcmul(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  if (kInplace) check_no_internal_overlap(op, o[0]);
+  const double value = cpu::number_of(a[3]);
+  nary_kernel(a, {0, 1, 2}, o[0], cpu::result_dtype(a, {0, 1, 2}),
+              [value](const double* v) { return v[0] + value * v[1] * v[2]; });
+}
+
+/// addcmul (torch._refs, dynamo-disabled: ops/annotation.h): `self + value * tensor1 * tensor2`,
+/// recorded as mul(tensor1, value), mul by tensor2, add to self. Its type-promotion wrapper first
+/// converts each operand to the computation dtype (float32 for half types: `_to_copy`, in argument
+/// order, none when equal) and the result back to the promoted dtype.
+std::vector<Tensor> decomp_addcmul(std::span<const IValue> a, const SrcLocArg& loc) {
+  const DisableDynamoScope annotated("addcmul");
+  const DType result = cpu::result_dtype(a, {0, 1, 2}), compute = opmath_dtype(result);
+  const auto in_compute = [&](size_t i) {
+    const Tensor& t = decomp_tensor(a, i);
+    return t.dtype() == compute ? t : fe::_to_copy(t, {.dtype = compute}, loc);
+  };
+  const Tensor self = in_compute(0), t1 = in_compute(1), t2 = in_compute(2);
+  const Tensor scaled = dispatch1(*op_mul_Tensor, {t1, a[3]}, loc);
+  const Tensor product = dispatch1(*op_mul_Tensor, {scaled, t2}, loc);
+  const Tensor sum = dispatch1(*op_add_Tensor, {self, product}, loc);
+  return {sum.dtype() == result ? sum : fe::_to_copy(sum, {.dtype = result}, loc)};
+}
+
 // ---- masked_fill(self, mask, value): self's dtype; value a number or a 0-dim tensor
 template <bool TensorValue, bool Inplace>
 void meta_masked_fill(const MetaArgs& a, MetaOut& out) {
@@ -194,6 +233,46 @@ void meta_masked_fill(const MetaArgs& a, MetaOut& out) {
 template <bool Inplace>
 void cpu_masked_fill(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   nary_kernel(a, {0, 1, 2}, o[0], o[0].dtype(), [](const double* v) { return v[1] != 0 ? v[2] : v[0]; });
+}
+
+// ---- masked_scatter(self, mask, source): self where mask is false, source's elements in order
+// where it is true (multimodal models' `inputs_embeds.masked_scatter(image_mask, features)`).
+// Not in the default decomposition table: it stays whole in Core ATen programs.
+void check_masked_scatter(const MetaArgs& a) {
+  for (size_t i = 0; i < 3; ++i) require_tensor(a, i);
+  const DType mask = a.tensor(1).dtype;
+  FE_CHECK(mask == DType::Bool || mask == DType::UInt8, DTypeError, label(a), ": Mask must be bool or uint8");
+  FE_CHECK(a.tensor(0).dtype == a.tensor(2).dtype, DTypeError, label(a),
+           ": masked_scatter: expected self and source to have same dtypes but got ", torch_dtype(a.tensor(0).dtype),
+           " and ", torch_dtype(a.tensor(2).dtype));
+}
+/// masked_scatter_ (meta_masked_scatter_): the dtype checks; self is the result.
+void meta_masked_scatter_(const MetaArgs& a, MetaOut& out) {
+  check_masked_scatter(a);
+  out.push(a.tensor(0));
+}
+/// masked_scatter (meta_masked_scatter): self broadcast with mask, a contiguous empty_like.
+void meta_masked_scatter(const MetaArgs& a, MetaOut& out) {
+  check_masked_scatter(a);
+  const TensorMeta& self = a.tensor(0);
+  out.push(make_contiguous(broadcast_shapes(a, self.sizes, a.tensor(1).sizes), self.dtype, self.device));
+}
+template <bool kInplace>
+void cpu_masked_scatter(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  if (kInplace) check_no_internal_overlap(op, o[0]);
+  // source's elements in its logical (row-major) order, read as the output's are written
+  const Tensor& src = std::get<Tensor>(a[2]);
+  const cpu::Operand s = cpu::make_operand(a[2], src.meta().sizes);
+  std::vector<double> values;
+  values.reserve(static_cast<size_t>(src.numel()));
+  cpu::for_each_element(src.meta(), {}, [&](int64_t off, const int64_t*) { values.push_back(s.at(off)); });
+  size_t next = 0;
+  nary_kernel(a, {0, 1}, o[0], o[0].dtype(), [&](const double* v) {
+    if (v[1] == 0) return v[0];
+    FE_CHECK(next < values.size(), ValueError, op.schema.ns, "::", op.schema.name,
+             ": Number of elements of source < number of ones in mask");
+    return values[next++];
+  });
 }
 
 // ---- clamp(self, min, max): promoted over self and the bounds; at least one bound
@@ -426,6 +505,10 @@ void register_logic_ops(Registry& r) {
                                  .decomp = decomp_masked_fill_tensor});
   op_masked_fill_inplace_Scalar = r.add({"aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
          meta_masked_fill<false, true>, cpu_masked_fill<true>});
+  r.add({"aten::masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", meta_masked_scatter,
+         cpu_masked_scatter<false>});
+  r.add({"aten::masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", meta_masked_scatter_,
+         cpu_masked_scatter<true>});
   op_masked_fill_inplace_Tensor = r.add({"aten::masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)",
          meta_masked_fill<true, true>, cpu_masked_fill<true>});
   op_clamp = r.add({"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", meta_clamp<Clamp::Scalar>,
@@ -438,6 +521,10 @@ void register_logic_ops(Registry& r) {
                         .cpu = cpu_clamp<Clamp::Min>, .decomp = decomp_clamp_bound<true>});
   op_clamp_max = r.add({.schema = "aten::clamp_max(Tensor self, Scalar max) -> Tensor", .meta = meta_clamp<Clamp::Max>,
                         .cpu = cpu_clamp<Clamp::Max>, .decomp = decomp_clamp_bound<false>});
+  op_addcmul = r.add({.schema = "aten::addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+                      .meta = meta_addcmul<false>, .cpu = cpu_addcmul<false>, .decomp = decomp_addcmul});
+  r.add({"aten::addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)",
+         meta_addcmul<true>, cpu_addcmul<true>});
   r.add({"aten::clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)", meta_clamp<Clamp::Min, true>,
          cpu_clamp<Clamp::Min, true>});
   r.add({"aten::clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)", meta_clamp<Clamp::Max, true>,

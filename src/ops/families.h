@@ -60,7 +60,7 @@ extern OpHandle op_assert_async_msg;
 
 // Elementwise ops, declared in elementwise.cpp / elementwise_logic.cpp / unary.cpp, used by their
 // public API (elementwise_api.cpp).
-extern OpHandle op_add_Scalar, op_add_Tensor, op_add_inplace_Tensor, op_bitwise_and_Scalar, op_bitwise_and_Tensor, op_bitwise_not,
+extern OpHandle op_add_Scalar, op_add_Tensor, op_add_inplace_Tensor, op_addcmul, op_bitwise_and_Scalar, op_bitwise_and_Tensor, op_bitwise_not,
     op_bitwise_or_Scalar, op_bitwise_or_Tensor, op_clamp, op_clamp_, op_clamp_Tensor, op_clamp_max, op_clamp_min,
     op_div_Tensor, op_div_Tensor_mode, op_div_inplace_Tensor, op_dunder_and_Scalar, op_dunder_and_Tensor,
     op_dunder_or_Scalar, op_dunder_or_Tensor, op_eq_Scalar, op_eq_Tensor, op_floor_divide, op_ge_Scalar,

@@ -232,11 +232,19 @@ void meta_repeat_interleave_self_tensor(const MetaArgs& a, MetaOut& out) {
   out.push(make_contiguous(sizes, self.dtype, self.device));
 }
 
-void meta_tri(const MetaArgs& a, MetaOut& out) {
-  const TensorMeta& self = a.tensor(0);
-  FE_CHECK(self.dim() >= 2, ShapeError, label(a), ": ", a.op().schema.name,
+void check_tri(const MetaArgs& a) {
+  FE_CHECK(a.tensor(0).dim() >= 2, ShapeError, label(a), ": ", a.op().schema.name,
            ": input tensor must have at least 2 dimensions");
+}
+void meta_tri(const MetaArgs& a, MetaOut& out) {
+  check_tri(a);
+  const TensorMeta& self = a.tensor(0);
   out.push(make_contiguous(self.sizes, self.dtype, self.device));
+}
+/// triu_ / tril_: the same check; self is the result.
+void meta_tri_(const MetaArgs& a, MetaOut& out) {
+  check_tri(a);
+  out.push(a.tensor(0));
 }
 
 // ---- reference kernels
@@ -471,6 +479,8 @@ void register_join_ops(Registry& r) {
                    .decomp = decomp_trilu<true>});
   op_tril = r.add({.schema = "aten::tril(Tensor self, SymInt diagonal=0) -> Tensor", .meta = meta_tri, .cpu = cpu_tril,
                    .decomp = decomp_trilu<false>});
+  r.add({"aten::triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)", meta_tri_, cpu_triu});
+  r.add({"aten::tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)", meta_tri_, cpu_tril});
 }
 
 }  // namespace ops

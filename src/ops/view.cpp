@@ -540,6 +540,11 @@ std::vector<Tensor> decomp_unsafe_view(std::span<const IValue> a, const SrcLocAr
 std::vector<Tensor> decomp_broadcast_to(std::span<const IValue> a, const SrcLocArg& loc) {
   return {fe::expand(decomp_tensor(a, 0), std::get<std::vector<SymInt>>(a[1]), false, loc)};
 }
+/// expand_as (CompositeImplicit): self.expand(other.sizes()).
+std::vector<Tensor> decomp_expand_as(std::span<const IValue> a, const SrcLocArg& loc) {
+  const IntSpan sizes = decomp_tensor(a, 1).sizes();
+  return {fe::expand(decomp_tensor(a, 0), std::vector<SymInt>(sizes.begin(), sizes.end()), false, loc)};
+}
 /// flatten.using_ints (CompositeImplicit): self when start == end, else reshape to the merged sizes.
 std::vector<Tensor> decomp_flatten(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& x = decomp_tensor(a, 0);
@@ -586,7 +591,8 @@ void register_view_shape_ops(Registry& r) {
   op_unflatten_int = r.add({.schema = "aten::unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)",
                             .meta = meta_unflatten, .decomp = decomp_unflatten});
   op_expand = r.add({"aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", meta_expand});
-  op_expand_as = r.add({"aten::expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", meta_expand_as});
+  op_expand_as = r.add({.schema = "aten::expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", .meta = meta_expand_as,
+                        .decomp = decomp_expand_as});
   op_broadcast_to = r.add({.schema = "aten::broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)", .meta = meta_expand,
                            .decomp = decomp_broadcast_to});
   op_contiguous = r.add({.schema = "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)",

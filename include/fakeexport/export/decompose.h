@@ -28,6 +28,12 @@ DecompTable decompositions_of(const std::vector<std::string>& names);
 /// the result is the table that run_decompositions(ep, get_decompositions([...])) applies.
 DecompTable get_decompositions(const std::vector<std::string>& names);
 
+/// The functional op functionalization replaces an in-place op with: the op of the same name less
+/// its trailing `_` and the same argument types, as native_functions.yaml groups them whatever the
+/// overload names (`add_.Tensor` -> `add.Tensor`, `pow_.Scalar` -> `pow.Tensor_Scalar`,
+/// `floor_divide_.Tensor` -> `floor_divide`); null when the registry has none.
+const OpDef* functional_variant(const OpDef& inplace);
+
 /// Parses a comma-separated op list ("aten.linear,aten.t") into names for decompositions_of.
 std::vector<std::string> split_op_list(std::string_view list);
 

@@ -15,6 +15,7 @@ TS = (["aten::add.Scalar", "aten::sub.Scalar", "aten::rsub.Scalar", "aten::mul.S
 NUMBER_OK = {"aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::div.Tensor", "aten::div.Tensor_mode",
              "aten::floor_divide"}
 INPLACE = ["aten::add_.Tensor", "aten::sub_.Tensor", "aten::mul_.Tensor", "aten::div_.Tensor"]
+INPLACE_REFS = ["aten::pow_.Tensor", "aten::floor_divide_.Tensor"]
 SCALARS = [2, -3, 2.5, True, False, 0]
 MODES = [None, "trunc", "floor"]
 DT_SMALL = ["float32", "float16", "bfloat16", "int64", "int32", "uint8", "bool"]
@@ -211,6 +212,19 @@ def calls():
             yield call(op, T([2, 3], d), T([2, 3], "bool"), T([], vd))
         for x in layouts([2, 3, 4]):
             yield call(op, x, T([3, 4], "bool"), T([]))
+    # masked_scatter(_): mask broadcasts with self (functional); dtypes checked.
+    for op in ["aten::masked_scatter", "aten::masked_scatter_"]:
+        for s, m in [([2, 3], [2, 3]), ([2, 3], [3]), ([2, 3], [2, 1]), ([2, 3, 4], [3, 4]), ([], []), ([0, 3], [3])]:
+            yield call(op, T(s), T(m, "bool"), T([30]))
+        for x in layouts([2, 3, 4]):
+            yield call(op, x, T([2, 3, 4], "bool"), T([2, 3, 4]))
+            yield call(op, T([2, 3, 4]), x.with_dtype("bool"), T([24]))
+        for md in ["bool", "uint8", "float32", "int64"]:
+            yield call(op, T([2, 3]), T([2, 3], md), T([6]))
+        for d, sd in pairs_dtypes(DT_SMALL):
+            yield call(op, T([2, 3], d), T([2, 3], "bool"), T([6], sd))
+    yield call("aten::masked_scatter", T([1, 3]), T([2, 3], "bool"), T([6]))
+    yield call("aten::masked_scatter", T([3]), T([4, 1], "bool"), T([12]))
     # clamp: Scalar/Tensor bounds, either may be None, both None is an error.
     bounds = [(0, 1), (None, 1), (0, None), (-0.5, 0.5), (None, 2.5), (True, None), (1, 0), (None, None)]
     for op in ["aten::clamp", "aten::clamp_"]:
@@ -263,6 +277,32 @@ def calls():
         for s in SCALARS:
             for d in DTYPES_ALL:
                 yield call(op, T([2, 3], d), s)
+    # pow_ / floor_divide_ (torch._refs' in-place wrappers) and addcmul(_).
+    for op in INPLACE_REFS:
+        for x in layouts([2, 3, 4]):
+            yield call(op, x, T([2, 3, 4]))
+            yield call(op, x, T([4]))
+        for a, b in [([2, 3], [3]), ([2, 3], []), ([3], [2, 3]), ([2, 1], [2, 3])]:
+            yield call(op, T(a), T(b))
+        for da, db in pairs_dtypes(DT_SMALL):
+            yield call(op, T([2, 3], da), T([3], db))
+    for e in SCALARS + [-1.5, 0.5]:
+        for d in DTYPES_ALL:
+            yield call("aten::pow_.Scalar", T([2, 3], d), e)
+    for x in layouts([2, 3, 4]):
+        yield call("aten::pow_.Scalar", x, 2)
+    for op in ["aten::addcmul", "aten::addcmul_"]:
+        for x in layouts([2, 3, 4]):
+            yield call(op, x, T([2, 3, 4]), T([4]))
+            yield call(op, T([2, 3, 4]), x, T([3, 1]), value=0.5)
+        for a, b, c in [([2, 3], [3], [2, 1]), ([3], [2, 3], [3]), ([2, 3], [2, 3], [4]), ([], [2], [2]),
+                        ([0, 3], [3], [1])]:
+            yield call(op, T(a), T(b), T(c))
+        for da, db in pairs_dtypes(DT_SMALL):
+            yield call(op, T([2, 3], da), T([3], db), T([2, 3], da))
+        for v in [2, 0.5, True, -1]:
+            for d in ["float32", "int64", "bool", "bfloat16"]:
+                yield call(op, T([2, 3], d), T([2, 3], d), T([2, 3], d), value=v)
     for alpha in [2, 0.5, True]:
         for d in ["float32", "int64", "bool"]:
             yield call("aten::add_.Tensor", T([2, 3], d), T([2, 3], d), alpha=alpha)
@@ -326,10 +366,19 @@ def value_calls():
             yield vcall(op, T([2, 3], d), T([3], "bool"), 7)
         for op in ["aten::masked_fill.Tensor", "aten::masked_fill_.Tensor"]:
             yield vcall(op, T([2, 3], d), T([2, 3], "bool"), T([], d))
+        for op in ["aten::masked_scatter", "aten::masked_scatter_"]:
+            yield vcall(op, T([2, 3], d), T([3], "bool"), T([7], d))
+            yield vcall(op, T([2, 3], d), T([2, 3], "bool"), T([2, 3], d))
         for op in ["aten::clamp", "aten::clamp_"]:
             if d != "bool":
                 yield vcall(op, T([2, 3], d), -1, 0.5)
                 yield vcall(op, T([2, 3], d), None, 1)
+        if d not in ("bool", "uint8", "int8"):
+            yield vcall("aten::pow_.Scalar", T([2, 3], d), 2)
+            yield vcall("aten::pow_.Tensor", T([2, 3], d), T([3], d))
+            yield vcall("aten::floor_divide_.Tensor", T([2, 3], d), T([3], d))
+            yield vcall("aten::addcmul", T([2, 3], d), T([3], d), T([2, 1], d))
+            yield vcall("aten::addcmul_", T([2, 3], d), T([3], d), T([2, 3], d), value=2)
         for op in ["aten::clamp_min_", "aten::clamp_max_"]:
             if d != "bool":
                 yield vcall(op, T([2, 3], d), 1)
@@ -346,8 +395,13 @@ def value_calls():
         yield vcall("aten::where.self", x.with_dtype("bool"), x, T([4]))
         yield vcall("aten::logical_not", x)
         yield vcall("aten::masked_fill.Scalar", x, T([2, 3, 4], "bool"), 1.0)
+        yield vcall("aten::masked_scatter", T([2, 3, 4]), x.with_dtype("bool"), x)
+        yield vcall("aten::masked_scatter_", x, T([3, 4], "bool"), T([2, 3, 4]))
         yield vcall("aten::clamp", x, -0.5, 0.5)
-        for op in INPLACE + ["aten::masked_fill_.Scalar", "aten::clamp_", "aten::clamp_min_", "aten::clamp_max_"]:
+        yield vcall("aten::pow_.Scalar", x, 3)
+        yield vcall("aten::addcmul_", x, T([4]), T([3, 1]), value=0.5)
+        for op in INPLACE + INPLACE_REFS + ["aten::masked_fill_.Scalar", "aten::clamp_", "aten::clamp_min_",
+                                            "aten::clamp_max_"]:
             args = {"aten::masked_fill_.Scalar": (T([4], "bool"), 2.0), "aten::clamp_": (-0.5, 0.5),
                     "aten::clamp_min_": (0.25,), "aten::clamp_max_": (-0.25,)}.get(op, (T([4]),))
             yield vcall(op, x, *args)

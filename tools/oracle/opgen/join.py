@@ -110,7 +110,7 @@ def calls():
     yield call("aten::repeat_interleave.self_Tensor", T([2, 3]), I([3], 3), 2, output_size=4)
 
     # triu / tril
-    for op in ["aten::triu", "aten::tril"]:
+    for op in ["aten::triu", "aten::tril", "aten::triu_", "aten::tril_"]:
         for sizes in [[3, 3], [2, 4], [4, 2], [2, 3, 4], [0, 3], [2, 0, 3], [1, 1], [2, 3, 4, 5]]:
             for x in layouts(sizes):
                 for k in [0, 1, -1, 5, -5]:
@@ -130,6 +130,8 @@ def calls():
         yield vcall("aten::repeat_interleave.self_int", x, 2)
         yield vcall("aten::triu", x, 1)
         yield vcall("aten::tril", x, -1)
+        yield vcall("aten::triu_", x, 1)
+        yield vcall("aten::tril_", x)
     for x in layouts([2, 3, 4, 5]):
         yield vcall("aten::cat", [x, x], 1)
     for d in ["float32", "int64", "bool", "bfloat16", "float16", "int8", "uint8"]:
@@ -140,6 +142,7 @@ def calls():
         yield vcall("aten::repeat_interleave.self_int", T([2, 3], d), 3, -1)
         yield vcall("aten::triu", T([3, 4], d))
         yield vcall("aten::tril", T([4, 3], d), 1)
+        yield vcall("aten::triu_", T([3, 4], d), -1)
     # Real tensors too: our metadata-only meta needs output_size (the sum of the repeats' values).
     for n in [1, 4]:
         reps = I([n], 3)

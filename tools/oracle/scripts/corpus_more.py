@@ -273,7 +273,8 @@ def build_lowered(name):
 MUTATION = ["mutation_setitem_views", "mutation_base_then_views", "mutation_input_view", "mutation_view_of_view",
             "mutation_sibling_views", "mutation_buffer_split_input", "mutation_setitem_views_dynamic", "mutation_views_3d_dynamic",
             "mutation_slices_dynamic", "mutation_copy_broadcast_dynamic", "mutation_scatter_dynamic",
-            "mutation_index_copy_dynamic"]
+            "mutation_index_copy_dynamic", "mutation_copy_dtype_dynamic",
+            "mutation_copy_dtype_layouts_dynamic"]
 
 
 class SetitemViews(torch.nn.Module):
@@ -376,6 +377,34 @@ class Slices(torch.nn.Module):
         return t.sum(0), t, u * 2
 
 
+class CopyDtype(torch.nn.Module):
+    """copy_ from a source of another dtype (a half-precision buffer written from float32 states, an
+    int64 mask from a bool one, a float64 transposed tensor): meta_copy_'s `src.to(self)`."""
+
+    def forward(self, x, y):
+        a = x.to(torch.float16) * 1
+        a.copy_(y)
+        b = (x > 0).long()
+        b.copy_(y > 0.5)
+        c = x.transpose(1, 2).double() * 2
+        c.copy_(y.transpose(1, 2))
+        return a.float() + 1, b.sum(1), c * 2
+
+
+class CopyDtypeLayouts(torch.nn.Module):
+    """copy_ of another dtype between 4-D layouts (a channels-last-like permutation; a transposed
+    self from a contiguous source) and 2-D ones: the stride sort of each source's (size, stride) pairs."""
+
+    def forward(self, x, y):
+        a = x.permute(0, 2, 3, 1).to(torch.float16) * 1
+        a.copy_(y.permute(0, 2, 3, 1))
+        b = x.transpose(2, 3).double() + 1
+        b.copy_(y.transpose(2, 3).contiguous())
+        c = x[0, 0].to(torch.bfloat16) * 2
+        c.copy_(y[1, 0].t().t())
+        return a.float().sum(3), b * 2, c.float() + 1
+
+
 class CopyBroadcast(torch.nn.Module):
     """copy_ from sources that broadcast to self (fewer dims, size-1 dims of a dynamic input: static
     sizes with a symbolic stride), into contiguous and transposed tensors."""
@@ -454,6 +483,17 @@ def build_mutation(name):
         return dict(model=CopyBroadcast().eval(), args=(torch.randn(3, 5, 6, generator=g), torch.randn(3, 5, 6, generator=g)),
                     kwargs={}, dynamic_shapes=({0: batch, 1: length}, {0: batch, 1: length}), family="mutation",
                     note="copy_ from broadcasting sources")
+    if name == "mutation_copy_dtype_dynamic":
+        batch, length = Dim("batch", min=2, max=64), Dim("length", min=2, max=64)
+        return dict(model=CopyDtype().eval(), args=(torch.randn(3, 5, 6, generator=g), torch.randn(3, 5, 6, generator=g)),
+                    kwargs={}, dynamic_shapes=({0: batch, 1: length}, {0: batch, 1: length}), family="mutation",
+                    note="copy_ from a source of another dtype")
+    if name == "mutation_copy_dtype_layouts_dynamic":
+        batch, length = Dim("batch", min=2, max=64), Dim("length", min=2, max=64)
+        args = (torch.randn(3, 4, 5, 6, generator=g), torch.randn(3, 4, 5, 6, generator=g))
+        return dict(model=CopyDtypeLayouts().eval(), args=args, kwargs={},
+                    dynamic_shapes=({0: batch, 2: length}, {0: batch, 2: length}), family="mutation",
+                    note="copy_ of another dtype between 4-D and 2-D layouts")
     if name == "mutation_scatter_dynamic":
         batch, length = Dim("batch", min=2, max=64), Dim("length", min=4, max=64)
         return dict(model=Scatter().eval(), args=(torch.randn(3, 7, generator=g), torch.randint(0, 7, (3, 3), generator=g)),

@@ -215,6 +215,50 @@ class InplaceUnary(torch.nn.Module):
         return (a * y + 1 - y) / 2 > 0, a.sum(1) - 3, (b * d).sum(2), c == y
 
 
+class InplacePow(torch.nn.Module):
+    """pow_ (a number exponent: 2 is `a * a` in its reference, 3 prims.pow; a tensor exponent) and
+    addcmul_ on dynamic shapes: their metas' checks on the meta copies."""
+
+    def forward(self, x, y):
+        a = x * 1
+        a.pow_(2).addcmul_(x, y, value=0.5)
+        b = y.transpose(1, 2) + 2
+        b.pow_(y.transpose(1, 2).abs())
+        c = x.abs() + 1
+        c.pow_(3.0)
+        return a + c, b.sum(2)
+
+
+class MaskedScatter(torch.nn.Module):
+    """masked_scatter as multimodal models merge image features into the token embeddings (a
+    per-token mask expanded over the hidden dim), and masked_scatter_ in place."""
+
+    def forward(self, x, y):
+        mask = (x[..., :1] > 0).expand_as(x)
+        merged = x.masked_scatter(mask, y * 2)
+        z = y * 1
+        z.masked_scatter_(y < 0, x)
+        return merged + 1, z.sum(1)
+
+
+class InplaceBinary(torch.nn.Module):
+    """In-place binary and ternary ops user code writes (pow_, //=, addcmul_, triu_/tril_): each
+    functionalizes to the op of its signature (pow.Tensor_Scalar, floor_divide, ...)."""
+
+    def forward(self, x, y):
+        a = x * 1
+        a.pow_(2).addcmul_(x, y, value=0.5)
+        b = y.transpose(1, 2) + 2
+        b.pow_(y.transpose(1, 2).abs())
+        c = x.abs() + 1
+        c //= y.abs() + 0.5
+        d = x[:, :, :5] * 1
+        d.triu_(1)
+        e = y[:, :, :5] - 1
+        e.tril_()
+        return a + c, b.sum(2), d + e
+
+
 class MaskedFillLayouts(torch.nn.Module):
     """masked_fill_ by a 0-dim tensor where the mask's layout is not self's: the reference's where
     follows the mask's (first in the stride sort), so it clones only for a non-contiguous mask."""
@@ -234,7 +278,8 @@ OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_d
        "ops_einsum_dynamic", "ops_repeat_interleave", "ops_repeat_interleave_dynamic", "ops_inplace_acts",
        "ops_inplace_acts_dynamic", "ops_inplace_acts_strided_dynamic",
        "ops_masked_fill_strided_dynamic", "ops_masked_fill_layouts_dynamic",
-       "ops_inplace_unary_dynamic"]
+       "ops_inplace_unary_dynamic", "ops_inplace_binary", "ops_inplace_binary_dynamic",
+       "ops_masked_scatter", "ops_masked_scatter_dynamic", "ops_inplace_pow_dynamic"]
 
 
 def build_ops(name):
@@ -262,7 +307,10 @@ def build_ops(name):
              "ops_inplace_acts_strided": (InplaceActivationsStrided, (3, 7, 4)),
              "ops_masked_fill_strided": (MaskedFillStrided, (3, 5, 6)),
              "ops_masked_fill_layouts": (MaskedFillLayouts, (3, 5, 6)),
-             "ops_inplace_unary": (InplaceUnary, (3, 5, 6))}
+             "ops_inplace_unary": (InplaceUnary, (3, 5, 6)),
+             "ops_inplace_binary": (InplaceBinary, (3, 5, 6)),
+             "ops_masked_scatter": (MaskedScatter, (3, 5, 6)),
+             "ops_inplace_pow": (InplacePow, (3, 5, 6))}
     if base in pairs:
         cls, shape = pairs[base]
         x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
