@@ -112,10 +112,11 @@ const std::set<std::string> kPrintsEqual = {
     "ops_inplace_unary_dynamic",
     // ... and in-place binary ops functionalized to the op of their signature (pow_.Scalar to
     // pow.Tensor_Scalar, floor_divide_ to floor_divide), addcmul_, triu_/tril_ (static shapes; the
-    // dynamic case is equal up to names: their metas' dead SymInt checks are not recorded).
+    // dynamic case is equal up to names: floor_divide_'s meta, the float floor division's
+    // reference, is not recorded).
     "ops_inplace_binary",
     // ... pow_ (`a * a` for 2, prims.pow, a tensor exponent) and addcmul_ on dynamic shapes: their
-    // metas' checks on the meta copies (floor_divide_'s and triu_'s are not recorded yet).
+    // metas' checks on the meta copies (floor_divide_'s is not recorded yet).
     "ops_inplace_pow_dynamic",
     // ... masked_scatter (kept whole: not in the default table) and masked_scatter_, with an
     // expand_as mask (expand_as decomposes to expand of the other's sizes).

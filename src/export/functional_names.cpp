@@ -22,13 +22,21 @@ bool symbolic(const SymInt& v) { return v.is_symbolic() && !v.maybe_int().has_va
 /// An int operand equal to 1 (make_fx's __sym_dispatch__ returns the other operand of `x * 1`).
 bool int_one(const SymInt& v) { return !symbolic(v) && v.maybe_int() == 1; }
 
-/// Takes the name of each node a check records; nothing else is traced.
+/// Takes the name of each node a check records; nothing else is traced, but for `read`: the
+/// graph value of each size a node compares, read first (a `sym_size` node where the size is an
+/// intermediate's not read yet: triu's output size from its mask's `arange`).
 struct NameTaker final : sym::SymTracer {
   Graph& g;
-  explicit NameTaker(Graph& graph) : g(graph) {}
+  const StorageRead* read = nullptr;
+  explicit NameTaker(Graph& graph, const StorageRead* sizes_read = nullptr) : g(graph), read(sizes_read) {}
   void on_binary(const SymInt&) override {}
   void on_compare(Rel, const SymInt&, const SymInt&) override {}
-  void on_dropped(std::string_view base, std::span<const SymInt>) override { (void)g.unique_name(base); }
+  void on_dropped(std::string_view base, std::span<const SymInt> operands) override {
+    if (read && *read)
+      for (const SymInt& s : operands)
+        if (symbolic(s)) (void)(*read)(s);
+    (void)g.unique_name(base);
+  }
   void on_contiguous(const void*, std::span<const SymInt>, std::span<const SymInt>) override {}
   void on_numel_read(const void*, const SymInt&) override {}
 };
@@ -229,7 +237,7 @@ void FunctionalNames::wrapped(const OpDef& op, std::span<const IValue> args, std
   }
   if (op.decomp && table_ && table_->count(&op) && ends_in_contiguous(op) && outs.size() == 1 && outs[0].defined() &&
       has_symbolic_size(outs[0].meta())) {
-    NameTaker names{*graph_};
+    NameTaker names{*graph_, &read_};
     record_contiguity_check(names, outs[0].meta().sizes, outs[0].meta().strides, strides_read_, true, read_);
   }
   if (&op == deferred_) return;  // an in-place op's functional form: its self is wrapped instead
@@ -408,17 +416,22 @@ void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
     return;
   }
   if ((op.qualified == "aten::pow_.Scalar" || op.qualified == "aten::pow_.Tensor") && args.size() >= 2) {
-    const Tensor* self = std::get_if<Tensor>(&args[0]);
-    if (!self || !self->defined() || !has_symbolic_size(self->meta())) return;
-    const Tensor* exponent = std::get_if<Tensor>(&args[1]);
-    if (exponent && !exponent->defined()) return;
-    const std::optional<double> number = std::holds_alternative<double>(args[1]) ? std::get<double>(args[1])
-                                         : std::holds_alternative<SymInt>(args[1])
-                                             ? std::optional<double>(std::get<SymInt>(args[1]).maybe_int().value_or(0))
-                                             : std::nullopt;
+    const TensorMeta *self = defined_meta(args, 0), *exponent = defined_meta(args, 1);
+    if (!self || !has_symbolic_size(*self)) return;
+    // A number exponent: a float, or an int (a symbolic one is no 2, 1 or 0.5 the reference asks).
+    std::optional<double> number;
+    if (const double* d = std::get_if<double>(&args[1])) number = *d;
+    if (const SymInt* s = std::get_if<SymInt>(&args[1])) number = static_cast<double>(s->maybe_int().value_or(0));
     if (!exponent && !number) return;
     NameTaker names{*graph_};
-    (void)record_refs_pow_(names, self->meta(), exponent ? &exponent->meta() : nullptr, number.value_or(0));
+    (void)record_refs_pow_(names, *self, exponent, number.value_or(0));
+    return;
+  }
+  if (op.qualified == "aten::triu_.default" || op.qualified == "aten::tril_.default") {
+    const TensorMeta* self = defined_meta(args, 0);
+    if (!self || !has_symbolic_size(*self)) return;
+    NameTaker names{*graph_};
+    (void)record_refs_triu_(names, *self);
     return;
   }
   if (op.qualified == "aten::addcmul_.default" && args.size() >= 3) {

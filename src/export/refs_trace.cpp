@@ -75,6 +75,41 @@ class Refs {
     const std::span<const SymInt> shapes[] = {sizes_, sizes_};
     record_broadcast_shapes(t_, shapes);
   }
+  /// torch.arange(n) through its reference, n symbolic: the step-sign check `n >= 0`, the length
+  /// `(n - 0 + 1 - 1) // 1`, then prims.iota's meta, an empty int64 tensor of that length.
+  void arange(const SymInt& n) {
+    if (!n.is_symbolic()) return;
+    for (std::string_view base : {"ge", "sub", "add", "sub", "floordiv", "ge", "add", "mul"}) t_.on_dropped(base, {});
+  }
+  /// unsqueeze of a 1-D tensor of size n (to [n, 1] or [1, n]): prims.broadcast_in_dim's check
+  /// sym_or(n == 1, n == n), then for its dim guard_or_false(n == 1) and the `==` after it.
+  void unsqueeze_1d(const SymInt& n) {
+    const Val x = val(n), one = num(1);
+    (void)or_(cmp("eq", Rel::Eq, x, one), cmp("eq", Rel::Eq, x, x));
+    (void)cmp("eq", Rel::Eq, x, one);
+    (void)cmp("eq", Rel::Eq, x, x);
+  }
+  /// A binary reference of two tensors broadcasting to self's shape (the value is then its
+  /// contiguous result): _maybe_broadcast (_broadcast_shapes, should_expand and refs.expand per
+  /// tensor), then the prim's meta over the expanded tensors.
+  void binary_broadcast(std::span<const SymInt> a, std::span<const SymInt> a_strides, std::span<const SymInt> b,
+                        std::span<const SymInt> b_strides, int64_t item) {
+    const std::span<const SymInt> shapes[] = {a, b};
+    record_broadcast_shapes(t_, shapes);
+    const std::vector<SymInt> sa = broadcast(a, a_strides), sb = broadcast(b, b_strides);
+    prim_meta({Operand{sa, nullptr}, Operand{sb, nullptr}}, item);
+    next_value();
+  }
+  /// where(mask, a, number) (utils.mask_tensor) of the value and a bool mask broadcasting to its
+  /// shape: _maybe_broadcast, then _where_meta's prim meta over the two tensors.
+  void where_mask(std::span<const SymInt> mask, std::span<const SymInt> mask_strides, int64_t item) {
+    const std::span<const SymInt> shapes[] = {mask, sizes_};
+    record_broadcast_shapes(t_, shapes);
+    const std::vector<SymInt> sm = broadcast(mask, mask_strides);
+    should_expand();
+    prim_meta({Operand{sm, nullptr}, value()}, item);
+    next_value();
+  }
   /// bitwise_or of two bool tensors, results of earlier references.
   void bitwise_or() {
     maybe_broadcast(2);
@@ -180,17 +215,30 @@ class Refs {
     record_broadcast_shapes(t_, shapes);
     for (int i = 0; i < n; ++i) should_expand();
   }
-  /// should_expand(shape, common_shape), the two equal: per dim `!=`, sym_and of `== 1`s, sym_or
-  /// of them, then torch._check(x == y).
-  void should_expand() {
+  /// should_expand(shape, common_shape), the two equal.
+  void should_expand() { (void)should_expand(sizes_); }
+  /// should_expand(shape, self's shape): another rank expands; else per dim `!=`, sym_and of
+  /// `== 1`s, sym_or of them, then torch._check(x == y). Returns whether the tensor is expanded.
+  bool should_expand(std::span<const SymInt> shape) {
+    if (shape.size() != sizes_.size()) return true;
     const Val one = num(1);
-    for (const SymInt& s : sizes_) {
-      const Val x = val(s);
-      if (cmp("ne", Rel::Ne, x, x).hint) return;
-      const B both = and_(cmp("eq", Rel::Eq, x, one), cmp("eq", Rel::Eq, x, one));
-      if (!both.hint && or_(cmp("eq", Rel::Eq, x, one), cmp("eq", Rel::Eq, x, one)).hint) return;
-      (void)cmp("eq", Rel::Eq, x, x);
+    for (size_t d = 0; d < shape.size(); ++d) {
+      const Val x = val(shape[d]), y = val(sizes_[d]);
+      if (cmp("ne", Rel::Ne, x, y).hint) return true;
+      const B both = and_(cmp("eq", Rel::Eq, x, one), cmp("eq", Rel::Eq, y, one));
+      if (!both.hint && or_(cmp("eq", Rel::Eq, x, one), cmp("eq", Rel::Eq, y, one)).hint) return true;
+      (void)cmp("eq", Rel::Eq, x, y);
     }
+    return false;
+  }
+  /// The strides prims.broadcast_in_dim gives a tensor of these sizes and strides expanded to
+  /// self's shape: 0 for a new leading dim and for a size-1 dim broadcast (on the hints).
+  std::vector<SymInt> expanded_strides(std::span<const SymInt> shape, std::span<const SymInt> strides) const {
+    const size_t offset = sizes_.size() - shape.size();
+    std::vector<SymInt> out(sizes_.size(), SymInt(0));
+    for (size_t d = offset; d < sizes_.size(); ++d)
+      if (!(shape[d - offset].hint() == 1 && sizes_[d].hint() != 1)) out[d] = strides[d - offset];
+    return out;
   }
   /// A tensor of self's shape in a prim's meta: its strides, and whether c10 has its numel (computed
   /// once per tensor, the first time a Python is_contiguous asks); null: a tensor met only here.
@@ -205,6 +253,14 @@ class Refs {
   void next_value() {
     result_numel_known_ = false;
     value_numel_known_ = &result_numel_known_;
+  }
+
+  /// __maybe_broadcast of one tensor to self's shape: expanded (refs.expand) when should_expand
+  /// says so; returns its strides then.
+  std::vector<SymInt> broadcast(std::span<const SymInt> shape, std::span<const SymInt> strides) {
+    if (!should_expand(shape)) return {strides.begin(), strides.end()};
+    expand(shape);
+    return expanded_strides(shape, strides);
   }
 
   void with_number(Operand a, int64_t item) {
@@ -430,6 +486,36 @@ bool record_refs_pow_(sym::SymTracer& t, const TensorMeta& self, const TensorMet
   } else {
     r.with_number(item);
   }
+  r.copy_out();
+  return true;
+}
+
+bool record_refs_triu_(sym::SymTracer& t, const TensorMeta& self) {
+  const size_t n = self.sizes.size();
+  if (n < 2 || !self.is_contiguous() || self.dtype == DType::Bool) return false;
+  for (const SymInt& s : self.sizes)
+    if (sym::has_unbacked(s)) return false;
+  const SymInt &h = self.sizes[n - 2], &w = self.sizes[n - 1];
+  // The mask (arange(w).unsqueeze(-2) - arange(h).unsqueeze(-1)) >= diagonal, int64 then bool, of
+  // shape [h, w]: the aranges' [1, w] has strides [w, 1], [h, 1] has [1, 1].
+  TensorMeta mask;
+  mask.dtype = DType::Int64;
+  mask.sizes = {h, w};
+  mask.strides = {w, SymInt(1)};
+  Refs m(t, mask);
+  m.arange(w);
+  m.unsqueeze_1d(w);
+  m.arange(h);
+  m.unsqueeze_1d(h);
+  const SymInt one(1);
+  const SymInt row[] = {one, w}, row_strides[] = {w, one}, col[] = {h, one}, col_strides[] = {one, one};
+  m.binary_broadcast(row, row_strides, col, col_strides, itemsize(DType::Int64));
+  m.fresh_with_number(1);
+  // mask_tensor's where(mask, a, 0) on the meta copy, triu's .contiguous() of its result (self's
+  // layout: contiguous), then the in-place wrapper's out= copy.
+  Refs r(t, self);
+  r.where_mask(mask.sizes, mask.strides, itemsize(self.dtype));
+  r.c10_contiguity(/*numel_known=*/false);
   r.copy_out();
   return true;
 }

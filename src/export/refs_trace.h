@@ -60,6 +60,12 @@ bool record_refs_unary_(sym::SymTracer& t, const TensorMeta& self, bool sigmoid)
 /// exponent of another shape, layout or dtype.
 bool record_refs_pow_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta* exponent, double number);
 
+/// triu_'s and tril_'s meta, their references through the in-place wrapper (out=self): the mask
+/// (arange(w).unsqueeze(-2) - arange(h).unsqueeze(-1)) compared with the diagonal, where(mask, a,
+/// 0), its .contiguous(), then the out= copy. False, recording nothing, for a non-contiguous or
+/// bool self.
+bool record_refs_triu_(sym::SymTracer& t, const TensorMeta& self);
+
 /// addcmul_'s meta on the meta copies: addcmul's elementwise_meta over the three tensors, then
 /// check_inplace_broadcast. False, recording nothing, for tensors of another shape or dtype than
 /// self's, or a self the models do not take.
