@@ -271,6 +271,22 @@ class MaskedFillLayouts(torch.nn.Module):
         return a * 3, a.sum(1), b + 1
 
 
+class InplaceTriu(torch.nn.Module):
+    """triu_/tril_ where the mask's rows, columns or both are symbolic (their reference runs on the
+    meta copy: arange(h), arange(w), the broadcasting sub, where), diagonals of both signs."""
+
+    def forward(self, x, y):
+        a = x * 1
+        a.triu_(1)
+        s = x[0] @ y[0].transpose(0, 1)
+        s.tril_(-1)
+        c = x[0].t().contiguous()
+        c.triu_(-2)
+        d = y.sum(1)
+        d.tril_(2)
+        return a + 1, s * 2, c - 1, d.sum(0)
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
@@ -279,7 +295,7 @@ OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_d
        "ops_inplace_acts_dynamic", "ops_inplace_acts_strided_dynamic",
        "ops_masked_fill_strided_dynamic", "ops_masked_fill_layouts_dynamic",
        "ops_inplace_unary_dynamic", "ops_inplace_binary", "ops_inplace_binary_dynamic",
-       "ops_masked_scatter", "ops_masked_scatter_dynamic", "ops_inplace_pow_dynamic"]
+       "ops_masked_scatter", "ops_masked_scatter_dynamic", "ops_inplace_pow_dynamic", "ops_inplace_triu_dynamic"]
 
 
 def build_ops(name):
@@ -310,7 +326,8 @@ def build_ops(name):
              "ops_inplace_unary": (InplaceUnary, (3, 5, 6)),
              "ops_inplace_binary": (InplaceBinary, (3, 5, 6)),
              "ops_masked_scatter": (MaskedScatter, (3, 5, 6)),
-             "ops_inplace_pow": (InplacePow, (3, 5, 6))}
+             "ops_inplace_pow": (InplacePow, (3, 5, 6)),
+             "ops_inplace_triu": (InplaceTriu, (3, 5, 6))}
     if base in pairs:
         cls, shape = pairs[base]
         x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
