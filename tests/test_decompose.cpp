@@ -111,15 +111,17 @@ const std::set<std::string> kPrintsEqual = {
     // exp_, log_, rsqrt_, ...), contiguous and transposed.
     "ops_inplace_unary_dynamic",
     // ... and in-place binary ops functionalized to the op of their signature (pow_.Scalar to
-    // pow.Tensor_Scalar, floor_divide_ to floor_divide), addcmul_, triu_/tril_ (static shapes; the
-    // dynamic case is equal up to names: floor_divide_'s meta, the float floor division's
-    // reference, is not recorded).
-    "ops_inplace_binary",
+    // pow.Tensor_Scalar, floor_divide_ to floor_divide), addcmul_, triu_/tril_; on dynamic shapes
+    // floor_divide_'s meta is the float floor division's reference on the meta copies (its twenty
+    // references, some 2,200 dead nodes).
+    "ops_inplace_binary", "ops_inplace_binary_dynamic",
     // ... pow_ (`a * a` for 2, prims.pow, a tensor exponent) and addcmul_ on dynamic shapes: their
     // metas' checks on the meta copies (floor_divide_'s is not recorded yet).
     "ops_inplace_pow_dynamic",
     // ... triu_/tril_ with symbolic rows, columns or both (their reference's mask on the meta copy).
     "ops_inplace_triu_dynamic",
+    // ... floor_divide_ of float tensors: 3-D, a square of symbolic sides, 2-D rows.
+    "ops_inplace_floor_divide_dynamic",
     // ... masked_scatter (kept whole: not in the default table) and masked_scatter_, with an
     // expand_as mask (expand_as decomposes to expand of the other's sizes).
     "ops_masked_scatter",
@@ -152,9 +154,6 @@ const std::set<std::string> kEqualUpToNames = {
     // arithmetic of each tensor holding one (sym_size, eq, sub, add, mul), so even the static
     // program's later names run ahead.
     "ops_repeat_interleave", "ops_repeat_interleave_dynamic",
-    // floor_divide_'s meta (the float floor division's reference, some 2,200 dead nodes) is not
-    // recorded.
-    "ops_inplace_binary_dynamic",
 };
 // Not in the list: hf_mixtral_dyn has PyTorch's nodes in PyTorch's order since that change (the
 // count of routed tokens computed before `sort`), but its print names that product `mul`,

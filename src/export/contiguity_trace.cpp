@@ -507,6 +507,46 @@ void record_broadcast_shapes(sym::SymTracer& t, std::span<const std::span<const 
     }
 }
 
+void record_storage_nbytes(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
+                           const SymInt& offset, int64_t item) {
+  const auto symbolic = [](const SymInt& v) { return v.is_symbolic() && !v.maybe_int().has_value(); };
+  const std::span<const SymInt> none;
+  bool any = symbolic(offset);
+  for (size_t d = 0; d < sizes.size() && !any; ++d) any = symbolic(sizes[d]) || symbolic(strides[d]);
+  if (!any) return;
+  bool size_symbolic = false;  // the running `size`, an int 1 at first
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    const SymInt& n = sizes[d];
+    const SymInt& s = strides[d];
+    if (!symbolic(n) && n.maybe_int() == 0) return;  // an empty tensor: 0 bytes, nothing more computed
+    const bool minus_one_symbolic = symbolic(n);   // size - 1
+    const int64_t minus_one = minus_one_symbolic ? 0 : *n.maybe_int() - 1;
+    if (minus_one_symbolic) {
+      t.on_dropped("eq", sizes.subspan(d, 1));  // the size read before its `eq`
+      t.on_dropped("sub", none);
+    }
+    bool term_symbolic = false;  // stride * (size - 1)
+    if (minus_one_symbolic || symbolic(s)) {
+      // make_fx's peephole returns `x * 1` unrecorded, before it reads x's graph value.
+      if (!(!symbolic(s) && s.maybe_int() == 1) && (minus_one_symbolic || minus_one != 1))
+        t.on_dropped("mul", strides.subspan(d, 1));
+      // A symbolic stride times 0 (a size-1 dim), or a stride 0 (an expanded dim) times a
+      // symbolic size - 1, is recorded but simplifies to the number 0, which c10 takes as an int:
+      // the sum after it is C++ arithmetic.
+      term_symbolic = (minus_one_symbolic || minus_one != 0) && (symbolic(s) || s.maybe_int() != 0);
+    }
+    if (term_symbolic || size_symbolic) {
+      // A peephole's `stride * 1` is the stride itself: the add reads its graph value.
+      t.on_dropped("add", !minus_one_symbolic && minus_one == 1 ? strides.subspan(d, 1) : none);
+      size_symbolic = true;
+    }
+  }
+  if (size_symbolic || symbolic(offset)) {
+    t.on_dropped("add", std::span<const SymInt>(&offset, 1));
+    if (item != 1) t.on_dropped("mul", none);
+  }
+}
+
 void record_contiguity_check(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
                              std::unordered_set<const void*>& strides_read, bool numel_read,
                              const TracedStride& traced_stride) {

@@ -87,6 +87,15 @@ bool record_channels_last_check(sym::SymTracer& t, std::span<const SymInt> sizes
 std::vector<size_t> record_refs_perm_sort(sym::SymTracer& t, std::span<const SymInt> sizes,
                                           std::span<const std::span<const SymInt>> strides);
 
+/// c10's computeStorageNbytes(sizes, strides, item, offset) on SymInts: per dim `eq` (size == 0)
+/// and `sub` (size - 1) for a symbolic size, `mul` (stride times that) unless an operand is the
+/// int 1 (the proxy mode's peephole) or both are ints, `add` once the running size is symbolic;
+/// then `add` for the offset and `mul` by the item size (none for 1-byte types). Each node is
+/// reported with the size or stride it reads first (a size before its `eq`, a stride before its
+/// `mul`, or before the `add` of a peephole's `stride * 1`, the offset before its `add`).
+void record_storage_nbytes(sym::SymTracer& t, std::span<const SymInt> sizes, std::span<const SymInt> strides,
+                           const SymInt& offset, int64_t item);
+
 /// torch._refs._broadcast_shapes(*shapes), reported to `t` as dropped nodes: per shape, right to
 /// left, `eq` (the size against the common one so far), `eq` (common == 1) and then `lt` (size < 0)
 /// where it takes the size, `eq` (size == 1), and torch._check's `eq` where it broadcasts neither way.

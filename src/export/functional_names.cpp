@@ -23,8 +23,8 @@ bool symbolic(const SymInt& v) { return v.is_symbolic() && !v.maybe_int().has_va
 bool int_one(const SymInt& v) { return !symbolic(v) && v.maybe_int() == 1; }
 
 /// Takes the name of each node a check records; nothing else is traced, but for `read`: the
-/// graph value of each size a node compares, read first (a `sym_size` node where the size is an
-/// intermediate's not read yet: triu's output size from its mask's `arange`).
+/// graph value of each size or stride a node reads, read first (a `sym_size` node where the size
+/// is an intermediate's not read yet: triu's output size from its mask's `arange`).
 struct NameTaker final : sym::SymTracer {
   Graph& g;
   const StorageRead* read = nullptr;
@@ -151,45 +151,8 @@ void scatter_checks(Graph& g, std::span<const IValue> args) {
 bool has_symbolic_size(const TensorMeta& m) { return std::any_of(m.sizes.begin(), m.sizes.end(), symbolic); }
 
 void take_storage_nbytes_names(Graph& g, const TensorMeta& m, const StorageRead& read) {
-  bool any = symbolic(m.storage_offset);
-  for (size_t d = 0; d < m.sizes.size() && !any; ++d) any = symbolic(m.sizes[d]) || symbolic(m.strides[d]);
-  if (!any) return;
-  bool size_symbolic = false;  // the running `size`, an int 1 at first
-  for (size_t d = 0; d < m.sizes.size(); ++d) {
-    const SymInt& n = m.sizes[d];
-    const SymInt& s = m.strides[d];
-    if (!symbolic(n) && n.maybe_int() == 0) return;  // an empty tensor: 0 bytes, nothing more computed
-    const bool minus_one_symbolic = symbolic(n);   // size - 1
-    const int64_t minus_one = minus_one_symbolic ? 0 : *n.maybe_int() - 1;
-    if (minus_one_symbolic) {
-      if (read) (void)read(n);
-      (void)g.unique_name("eq");
-      (void)g.unique_name("sub");
-    }
-    bool term_symbolic = false;  // stride * (size - 1)
-    if (minus_one_symbolic || symbolic(s)) {
-      // make_fx's peephole returns `x * 1` unrecorded, before it reads x's graph value.
-      if (!int_one(s) && (minus_one_symbolic || minus_one != 1)) {
-        if (read && symbolic(s)) (void)read(s);
-        (void)g.unique_name("mul");
-      }
-      // A symbolic stride times 0 (a size-1 dim), or a stride 0 (an expanded dim) times a
-      // symbolic size - 1, is recorded but simplifies to the number 0, which c10 takes as an int:
-      // the sum after it is C++ arithmetic.
-      term_symbolic = (minus_one_symbolic || minus_one != 0) && (symbolic(s) || s.maybe_int() != 0);
-    }
-    if (term_symbolic || size_symbolic) {
-      // A peephole's `stride * 1` is the stride itself: the add reads its graph value.
-      if (read && symbolic(s) && !minus_one_symbolic && minus_one == 1) (void)read(s);
-      (void)g.unique_name("add");
-      size_symbolic = true;
-    }
-  }
-  if (size_symbolic || symbolic(m.storage_offset)) {
-    if (read && symbolic(m.storage_offset)) (void)read(m.storage_offset);
-    (void)g.unique_name("add");
-    if (itemsize(m.dtype) != 1) (void)g.unique_name("mul");
-  }
+  NameTaker names{g, read ? &read : nullptr};
+  record_storage_nbytes(names, m.sizes, m.strides, m.storage_offset, itemsize(m.dtype));
 }
 
 void take_wrapped_input_names(Graph& g, const TensorMeta& m) {
@@ -425,6 +388,13 @@ void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
     if (!exponent && !number) return;
     NameTaker names{*graph_};
     (void)record_refs_pow_(names, *self, exponent, number.value_or(0));
+    return;
+  }
+  if (op.qualified == "aten::floor_divide_.Tensor") {
+    const TensorMeta *self = defined_meta(args, 0), *other = defined_meta(args, 1);
+    if (!self || !other || !has_symbolic_size(*self)) return;
+    NameTaker names{*graph_};
+    (void)record_refs_floor_divide_(names, *self, *other);
     return;
   }
   if (op.qualified == "aten::triu_.default" || op.qualified == "aten::tril_.default") {

@@ -58,13 +58,39 @@ class Refs {
   /// A binary reference of the value with a tensor of self's shape and these strides (pow_(a, b)):
   /// the in-place wrapper's _broadcast_shapes(a, b), then _maybe_broadcast and the prim's meta.
   void with_tensor(std::span<const SymInt> other_strides, int64_t item) {
-    const std::span<const SymInt> shapes[] = {sizes_, sizes_};
-    record_broadcast_shapes(t_, shapes);
-    // torch._check(broadcasted_shape == a.shape): a second `a.shape` makes new SymInt objects, so
-    // the tuple comparison asks `==` of each symbolic size (identity no longer short-cuts it).
-    for (const SymInt& s : sizes_) (void)cmp("eq", Rel::Eq, val(s), val(s));
+    inplace_broadcast_check();
     maybe_broadcast(2);
     prim_meta({value(), Operand{other_strides, nullptr}}, item);
+  }
+  /// floor_divide_(a, b) by a tensor of self's shape and strides (self contiguous): the in-place
+  /// wrapper's broadcast check, floor_divide's _maybe_broadcast, then _floor_divide_float's
+  /// references one by one (fmod, sub, true_divide, lt, bitwise_xor, ne, bitwise_and, where,
+  /// floor, gt, add, copysign of a 0-dim zero), each tensor's numel computed once.
+  void floor_divide_float(std::span<const SymInt> b_strides, int64_t item) {
+    inplace_broadcast_check();
+    maybe_broadcast(2);
+    Held a{{strides_.begin(), strides_.end()}}, b{{b_strides.begin(), b_strides.end()}};
+    Held mod = binary(a, b, item);
+    Held diff = binary(a, mod, item);
+    Held div = binary(diff, b, item);
+    Held a_neg = number(a, 1), b_neg = number(b, 1);
+    Held different_signs = binary(a_neg, b_neg, 1);
+    Held nonzero = number(mod, 1);
+    Held mask = binary(nonzero, different_signs, 1);
+    Held less = number(div, item);
+    div = where(mask, less, div, item);
+    Held floor_div = prim(div, item);
+    Held frac = binary(div, floor_div, item);
+    mask = number(frac, 1);
+    Held plus_one = number(floor_div, item);
+    floor_div = where(mask, plus_one, floor_div, item);
+    Held basic_div = binary(a, b, item);
+    Held div_nonzero = number(div, 1);
+    Held signed_zero = copysign_0dim(basic_div, item);
+    floor_div = where(div_nonzero, floor_div, signed_zero, item);
+    Held b_nonzero = number(b, 1);
+    (void)where(b_nonzero, floor_div, basic_div, item);
+    self_numel_known_ = a.numel_known;
   }
   /// addcmul_'s meta (_register_inplace_meta of addcmul's): elementwise_meta over self and two
   /// tensors of its shape with these strides (_maybe_broadcast, the prim's meta), then
@@ -253,6 +279,69 @@ class Refs {
   void next_value() {
     result_numel_known_ = false;
     value_numel_known_ = &result_numel_known_;
+  }
+
+  /// The in-place wrapper's check: _broadcast_shapes(a.shape, b.shape), then
+  /// torch._check(broadcasted_shape == a.shape): a second `a.shape` makes new SymInt objects, so
+  /// the tuple comparison asks `==` of each symbolic size (identity no longer short-cuts it).
+  void inplace_broadcast_check() {
+    const std::span<const SymInt> shapes[] = {sizes_, sizes_};
+    record_broadcast_shapes(t_, shapes);
+    for (const SymInt& s : sizes_) (void)cmp("eq", Rel::Eq, val(s), val(s));
+  }
+
+  /// A tensor of self's shape that several references take: its strides, and whether c10 has its
+  /// numel (computed the first time an is_contiguous asks).
+  struct Held {
+    std::vector<SymInt> strides;
+    bool numel_known = false;
+  };
+  Operand of(Held& h) { return {h.strides, &h.numel_known}; }
+  /// A reference's result (self contiguous: results are too).
+  Held result() const { return Held{{strides_.begin(), strides_.end()}}; }
+  /// A binary reference of two tensors of self's shape.
+  Held binary(Held& x, Held& y, int64_t item) {
+    maybe_broadcast(2);
+    prim_meta({of(x), of(y)}, item);
+    return result();
+  }
+  /// A binary reference of a tensor with a number.
+  Held number(Held& x, int64_t item) {
+    maybe_broadcast(1);
+    prim_meta({of(x)}, item);
+    return result();
+  }
+  /// A unary reference (one prim, no broadcast).
+  Held prim(Held& x, int64_t item) {
+    prim_meta({of(x)}, item);
+    return result();
+  }
+  /// where(condition, x, y) of three tensors of self's shape.
+  Held where(Held& c, Held& x, Held& y, int64_t item) {
+    maybe_broadcast(3);
+    prim_meta({of(c), of(x), of(y)}, item);
+    return result();
+  }
+  /// copysign(zero, y) of a 0-dim meta tensor (no cpu scalar: expanded) and a tensor: its
+  /// _maybe_broadcast, then where(signbit(y), neg(abs(zero)), abs(zero)). signbit's prim gives
+  /// y's dtype, converted to bool by its reference's wrapper (prims.convert_element_type's meta:
+  /// the non-overlapping-and-dense check, empty_strided's `ge`s and storage size).
+  Held copysign_0dim(Held& y, int64_t item) {
+    const std::span<const SymInt> shapes[] = {{}, sizes_};
+    record_broadcast_shapes(t_, shapes);
+    expand_0dim();
+    should_expand();
+    Held zero{std::vector<SymInt>(sizes_.size(), SymInt(0))};
+    Held sign = prim(y, item);
+    (void)record_refs_non_overlapping_and_dense(t_, sizes_, strides_);
+    for (const SymInt& s : sizes_)
+      if (s.is_symbolic()) t_.on_dropped("ge", {});
+    record_storage_nbytes(t_, sizes_, strides_, SymInt(0), 1);
+    sign = result();
+    Held magnitude = prim(zero, item);
+    Held negative = prim(magnitude, item);
+    Held positive = prim(zero, item);
+    return where(sign, negative, positive, item);
   }
 
   /// __maybe_broadcast of one tensor to self's shape: expanded (refs.expand) when should_expand
@@ -486,6 +575,19 @@ bool record_refs_pow_(sym::SymTracer& t, const TensorMeta& self, const TensorMet
   } else {
     r.with_number(item);
   }
+  r.copy_out();
+  return true;
+}
+
+bool record_refs_floor_divide_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& other) {
+  if (!self.is_contiguous() || !is_floating(self.dtype) || other.dtype != self.dtype ||
+      other.sizes.size() != self.sizes.size())
+    return false;
+  for (size_t d = 0; d < self.sizes.size(); ++d)
+    if (!(other.sizes[d].expr() == self.sizes[d].expr()) || !(other.strides[d].expr() == self.strides[d].expr()))
+      return false;
+  Refs r(t, self);
+  r.floor_divide_float(other.strides, itemsize(self.dtype));
   r.copy_out();
   return true;
 }

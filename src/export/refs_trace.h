@@ -60,6 +60,11 @@ bool record_refs_unary_(sym::SymTracer& t, const TensorMeta& self, bool sigmoid)
 /// exponent of another shape, layout or dtype.
 bool record_refs_pow_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta* exponent, double number);
 
+/// floor_divide_(self, other)'s meta for a floating self, floor_divide's reference through the
+/// in-place wrapper: _floor_divide_float's twenty references, then the out= copy. False, recording
+/// nothing, for a non-contiguous self or an `other` of another shape, layout or dtype.
+bool record_refs_floor_divide_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& other);
+
 /// triu_'s and tril_'s meta, their references through the in-place wrapper (out=self): the mask
 /// (arange(w).unsqueeze(-2) - arange(h).unsqueeze(-1)) compared with the diagonal, where(mask, a,
 /// 0), its .contiguous(), then the out= copy. False, recording nothing, for a non-contiguous or

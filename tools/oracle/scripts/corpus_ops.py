@@ -287,6 +287,20 @@ class InplaceTriu(torch.nn.Module):
         return a + 1, s * 2, c - 1, d.sum(0)
 
 
+class InplaceFloorDivide(torch.nn.Module):
+    """floor_divide_ of float tensors on dynamic shapes (its meta is the float floor division's
+    reference on the meta copies): 3-D, a square of symbolic sides, 2-D rows."""
+
+    def forward(self, x, y):
+        a = x.abs() + 1
+        a //= y.abs() + 0.5
+        b = x[0] @ y[0].t()
+        b //= b.abs() + 1
+        c = x.sum(2)
+        c.floor_divide_(y.mean(2) - 2)
+        return a * 2, b.sum(0), c + 1
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
@@ -295,7 +309,8 @@ OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_d
        "ops_inplace_acts_dynamic", "ops_inplace_acts_strided_dynamic",
        "ops_masked_fill_strided_dynamic", "ops_masked_fill_layouts_dynamic",
        "ops_inplace_unary_dynamic", "ops_inplace_binary", "ops_inplace_binary_dynamic",
-       "ops_masked_scatter", "ops_masked_scatter_dynamic", "ops_inplace_pow_dynamic", "ops_inplace_triu_dynamic"]
+       "ops_masked_scatter", "ops_masked_scatter_dynamic", "ops_inplace_pow_dynamic", "ops_inplace_triu_dynamic",
+       "ops_inplace_floor_divide_dynamic"]
 
 
 def build_ops(name):
@@ -327,7 +342,8 @@ def build_ops(name):
              "ops_inplace_binary": (InplaceBinary, (3, 5, 6)),
              "ops_masked_scatter": (MaskedScatter, (3, 5, 6)),
              "ops_inplace_pow": (InplacePow, (3, 5, 6)),
-             "ops_inplace_triu": (InplaceTriu, (3, 5, 6))}
+             "ops_inplace_triu": (InplaceTriu, (3, 5, 6)),
+             "ops_inplace_floor_divide": (InplaceFloorDivide, (3, 5, 6))}
     if base in pairs:
         cls, shape = pairs[base]
         x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
