@@ -107,6 +107,8 @@ const std::set<std::string> kPrintsEqual = {
     "ops_masked_fill_strided_dynamic",
     // ... and on masks of another layout than self's (where's result follows the mask's).
     "ops_masked_fill_layouts_dynamic",
+    // ... and on masks that broadcast (a size-1 dim, fewer dims: where expands them).
+    "ops_masked_fill_broadcast_dynamic",
     // ... and unary in-place ops whose meta is their reference's in-place wrapper (sigmoid_, tanh_,
     // exp_, log_, rsqrt_, ...), contiguous and transposed.
     "ops_inplace_unary_dynamic",

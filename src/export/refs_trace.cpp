@@ -198,18 +198,18 @@ class Refs {
       if (s.is_symbolic()) no_reads.insert(s.node());
     record_contiguity_check(t_, sizes_, strides, no_reads, /*numel_read=*/false);
   }
-  /// where(mask, value, a), mask of a's shape, value a 0-dim (meta, so not a cpu scalar) tensor:
-  /// _maybe_broadcast (the shapes, should_expand(mask), value expanded, should_expand(a)), then
-  /// _prim_elementwise_meta over the three; the expanded value's zero strides end the contiguity
-  /// walk.
-  void where_0dim_value(std::span<const SymInt> mask_strides, int64_t item) {
-    const std::span<const SymInt> shapes[] = {sizes_, {}, sizes_};
+  /// where(mask, value, a), a mask broadcasting to a's shape, value a 0-dim (meta, so not a cpu
+  /// scalar) tensor: _maybe_broadcast (the shapes, should_expand(mask) and its expand, value
+  /// expanded, should_expand(a)), then _prim_elementwise_meta over the three; the first zero
+  /// stride (a broadcast mask's, else the expanded value's) ends the contiguity walk.
+  void where_0dim_value(std::span<const SymInt> mask, std::span<const SymInt> mask_strides, int64_t item) {
+    const std::span<const SymInt> shapes[] = {mask, {}, sizes_};
     record_broadcast_shapes(t_, shapes);
-    should_expand();
+    const std::vector<SymInt> expanded = broadcast(mask, mask_strides);
     expand_0dim();
     should_expand();
     const std::vector<SymInt> zeros(sizes_.size(), SymInt(0));
-    prim_meta({Operand{mask_strides, nullptr}, Operand{zeros, nullptr}, self()}, item);
+    prim_meta({Operand{expanded, nullptr}, Operand{zeros, nullptr}, self()}, item);
   }
 
  private:
@@ -487,15 +487,26 @@ bool record_refs_mul_number(sym::SymTracer& t, const TensorMeta& a) {
 }
 
 bool record_refs_masked_fill_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& mask, const TensorMeta& value) {
-  if (!value.sizes.empty() || !modelled_self(self) || mask.sizes.size() != self.sizes.size()) return false;
-  bool same_layout = true;
-  for (size_t d = 0; d < self.sizes.size(); ++d) {
-    if (!(mask.sizes[d].expr() == self.sizes[d].expr())) return false;
-    same_layout = same_layout && mask.strides[d].expr() == self.strides[d].expr();
+  if (!value.sizes.empty() || !modelled_self(self) || mask.sizes.size() > self.sizes.size()) return false;
+  const size_t offset = self.sizes.size() - mask.sizes.size();
+  bool broadcast = offset != 0, same_layout = offset == 0;
+  for (size_t d = 0; d < mask.sizes.size(); ++d) {
+    const SymInt& m = mask.sizes[d];
+    const SymInt& s = self.sizes[offset + d];
+    if (m.expr() == s.expr()) {
+      same_layout = same_layout && mask.strides[d].expr() == self.strides[offset + d].expr();
+      continue;
+    }
+    if (m.maybe_int() != 1 || s.hint() == 1) return false;
+    broadcast = true;
   }
+  // A broadcast mask's expanded strides are 0 where it broadcasts, which the stride sort skips:
+  // a contiguous mask and self leave where's result contiguous (other layouts are not modelled).
+  if (broadcast && (!self.is_contiguous() || !mask.is_contiguous())) return false;
+  same_layout = same_layout || broadcast;
   // where's result follows the mask's layout when the mask decides every comparison of the stride
   // sort (it comes first): a dense mask with no size-1 dims, whose strides all differ. Other
-  // layouts (a broadcast mask, ties) are not modelled.
+  // layouts (ties) are not modelled.
   if (!same_layout) {
     if (!modelled_self(mask)) return false;
     for (const SymInt& s : mask.sizes)
@@ -503,7 +514,7 @@ bool record_refs_masked_fill_(sym::SymTracer& t, const TensorMeta& self, const T
   }
   const TensorMeta& result = same_layout ? self : mask;
   Refs r(t, self);
-  r.where_0dim_value(mask.strides, itemsize(self.dtype));
+  r.where_0dim_value(mask.sizes, mask.strides, itemsize(self.dtype));
   // The walk stopped at the value, so neither where's result nor self has its numel yet.
   r.c10_contiguity(/*numel_known=*/false, result.strides);  // masked_fill's r.contiguous()
   // ... a clone when where's result is not contiguous: prims.clone's meta, an empty contiguous

@@ -29,9 +29,10 @@ bool record_refs_mul_number(sym::SymTracer& t, const TensorMeta& a);
 
 /// torch._refs.masked_fill_(self, mask, value) with a 0-dim tensor value (masked_fill_.Tensor's
 /// meta): masked_fill's where(mask, value, self) (the value expanded, as a meta tensor is no cpu
-/// scalar), its r.contiguous(), then self.copy_(r). False, recording nothing, where the model does
-/// not reach (a broadcast mask; a mask of another layout that is not dense or has a size-1 dim; a
-/// self not dense or, non-contiguous, of more than 4 dims).
+/// scalar; a broadcasting mask too), its r.contiguous(), then self.copy_(r). False, recording
+/// nothing, where the model does not reach (a broadcasting mask or self not contiguous; a mask of
+/// another layout that is not dense or has a size-1 dim; a self not dense or, non-contiguous, of
+/// more than 4 dims).
 bool record_refs_masked_fill_(sym::SymTracer& t, const TensorMeta& self, const TensorMeta& mask, const TensorMeta& value);
 
 /// leaky_relu_'s meta, torch._decomp's inplace_op on the meta copy: the reference

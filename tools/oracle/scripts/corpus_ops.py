@@ -301,6 +301,20 @@ class InplaceFloorDivide(torch.nn.Module):
         return a * 2, b.sum(0), c + 1
 
 
+class MaskedFillBroadcast(torch.nn.Module):
+    """masked_fill_ by a 0-dim tensor with a mask that broadcasts to self: a size-1 dim, fewer
+    dims (the reference's where expands it)."""
+
+    def forward(self, x, y):
+        a = x * 1
+        a.masked_fill_(y[:, :1] > 0, torch.tensor(2.0))
+        b = x * 2
+        b.masked_fill_(y[0, 0] > 0.5, torch.tensor(-1.0))
+        c = x[0] * 3
+        c.masked_fill_(y[0, :, :1] < 0, torch.tensor(0.25))
+        return a + 1, b.sum(1), c - 1
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
@@ -310,7 +324,7 @@ OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_d
        "ops_masked_fill_strided_dynamic", "ops_masked_fill_layouts_dynamic",
        "ops_inplace_unary_dynamic", "ops_inplace_binary", "ops_inplace_binary_dynamic",
        "ops_masked_scatter", "ops_masked_scatter_dynamic", "ops_inplace_pow_dynamic", "ops_inplace_triu_dynamic",
-       "ops_inplace_floor_divide_dynamic"]
+       "ops_inplace_floor_divide_dynamic", "ops_masked_fill_broadcast_dynamic"]
 
 
 def build_ops(name):
@@ -343,7 +357,8 @@ def build_ops(name):
              "ops_masked_scatter": (MaskedScatter, (3, 5, 6)),
              "ops_inplace_pow": (InplacePow, (3, 5, 6)),
              "ops_inplace_triu": (InplaceTriu, (3, 5, 6)),
-             "ops_inplace_floor_divide": (InplaceFloorDivide, (3, 5, 6))}
+             "ops_inplace_floor_divide": (InplaceFloorDivide, (3, 5, 6)),
+             "ops_masked_fill_broadcast": (MaskedFillBroadcast, (3, 5, 6))}
     if base in pairs:
         cls, shape = pairs[base]
         x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
