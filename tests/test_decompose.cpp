@@ -124,6 +124,8 @@ const std::set<std::string> kPrintsEqual = {
     "ops_inplace_triu_dynamic",
     // ... floor_divide_ of float tensors: 3-D, a square of symbolic sides, 2-D rows.
     "ops_inplace_floor_divide_dynamic",
+    // ... _to_copy (dtype conversions) of views that are not dense: slices, transposed slices.
+    "ops_to_copy_views_dynamic",
     // ... masked_scatter (kept whole: not in the default table) and masked_scatter_, with an
     // expand_as mask (expand_as decomposes to expand of the other's sizes).
     "ops_masked_scatter",

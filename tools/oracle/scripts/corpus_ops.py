@@ -315,6 +315,17 @@ class MaskedFillBroadcast(torch.nn.Module):
         return a + 1, b.sum(1), c - 1
 
 
+class ToCopyViews(torch.nn.Module):
+    """dtype conversions (_to_copy) of views that are not dense: slices, a transposed slice."""
+
+    def forward(self, x, y):
+        a = x[:, :, :2].double()
+        b = x[:, :, 1:5].transpose(1, 2).double()
+        c = y.transpose(1, 2)[:, 1:4].to(torch.float16)
+        d = x.reshape(x.shape[0], x.shape[1], 2, 3)[..., :2].transpose(2, 3).double()
+        return a * 2, b + 1, c.float().sum(1), d.sum(3)
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
@@ -324,7 +335,8 @@ OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_d
        "ops_masked_fill_strided_dynamic", "ops_masked_fill_layouts_dynamic",
        "ops_inplace_unary_dynamic", "ops_inplace_binary", "ops_inplace_binary_dynamic",
        "ops_masked_scatter", "ops_masked_scatter_dynamic", "ops_inplace_pow_dynamic", "ops_inplace_triu_dynamic",
-       "ops_inplace_floor_divide_dynamic", "ops_masked_fill_broadcast_dynamic"]
+       "ops_inplace_floor_divide_dynamic", "ops_masked_fill_broadcast_dynamic",
+       "ops_to_copy_views_dynamic"]
 
 
 def build_ops(name):
@@ -358,7 +370,8 @@ def build_ops(name):
              "ops_inplace_pow": (InplacePow, (3, 5, 6)),
              "ops_inplace_triu": (InplaceTriu, (3, 5, 6)),
              "ops_inplace_floor_divide": (InplaceFloorDivide, (3, 5, 6)),
-             "ops_masked_fill_broadcast": (MaskedFillBroadcast, (3, 5, 6))}
+             "ops_masked_fill_broadcast": (MaskedFillBroadcast, (3, 5, 6)),
+             "ops_to_copy_views": (ToCopyViews, (3, 5, 6))}
     if base in pairs:
         cls, shape = pairs[base]
         x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
