@@ -126,6 +126,9 @@ const std::set<std::string> kPrintsEqual = {
     "ops_inplace_floor_divide_dynamic",
     // ... _to_copy (dtype conversions) of views that are not dense: slices, transposed slices.
     "ops_to_copy_views_dynamic",
+    // ... and some thirty ops on transposed and sliced views (their outputs' strides as the refs'
+    // stride sort gives them: zeros_like, hardtanh, index_put).
+    "ops_views_dynamic",
     // ... masked_scatter (kept whole: not in the default table) and masked_scatter_, with an
     // expand_as mask (expand_as decomposes to expand of the other's sizes).
     "ops_masked_scatter",

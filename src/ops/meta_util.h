@@ -136,8 +136,9 @@ DimVector channels_last_strides(IntSpan sizes);
 /// [4, 1, 16] (16, 64, 1) keeps its strides, [2, 1, 3, 1] (3, 9, 1, 7) becomes (3, 6, 1, 6).
 DimVector sorted_dense_strides(const TensorMeta& x);
 
-/// Strides a `preserve_format` copy of concrete `m` gets: m's own when non-overlapping and dense, else
-/// dense strides in the order of m's (at::infer_dense_strides).
+/// Strides a `preserve_format` copy of `m` gets: m's own when non-overlapping and dense, else dense
+/// strides in the order of m's (at::infer_dense_strides; on symbolic sizes the refs' stride sort,
+/// dense_or_sorted_strides).
 DimVector preserved_strides(const TensorMeta& m);
 
 /// preserved_strides for ops whose symbolic-size path is the refs' (relu, sort): a dense input keeps

@@ -326,6 +326,25 @@ class ToCopyViews(torch.nn.Module):
         return a * 2, b + 1, c.float().sum(1), d.sum(3)
 
 
+class ViewsOps(torch.nn.Module):
+    """Ops on views that are not contiguous (transposed) or not dense (slices): their outputs'
+    strides on dynamic shapes, as FakeTensor's metas give them."""
+
+    def forward(self, x, y):
+        t = x.transpose(1, 2)
+        s = x[:, :, 1:5]
+        u = y[:, :, 1:5].transpose(1, 2)
+        return (t.clone(), s.clone(), u.clone(), torch.zeros_like(u), s.exp(), u.sigmoid(),
+                u + s.transpose(1, 2), s.softmax(-1), u.softmax(1), torch.where(s > 0, s, 0.0),
+                s.cumsum(2), u.sum(2), s.abs().neg(), torch.nn.functional.gelu(u),
+                torch.nn.functional.layer_norm(s, (4,)), u.contiguous(), t * s.sum(2, keepdim=True).transpose(1, 2),
+                u.masked_fill(u > 0, 1.0), torch.nn.functional.silu(t), (s * 2).to(torch.bfloat16),
+                torch.full_like(u, 2.0), torch.ones_like(s), torch.nn.functional.hardtanh(u),
+                torch.nn.functional.relu(u), u.clamp(min=0.5), u.pow(2), torch.cat([u, u], 1),
+                u.index_put((torch.tensor([0, 2]),), torch.tensor(5.0)), torch.nn.functional.leaky_relu(u),
+                u.index_select(1, torch.tensor([3, 0])), torch.nn.functional.elu(u))
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
@@ -336,7 +355,7 @@ OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_d
        "ops_inplace_unary_dynamic", "ops_inplace_binary", "ops_inplace_binary_dynamic",
        "ops_masked_scatter", "ops_masked_scatter_dynamic", "ops_inplace_pow_dynamic", "ops_inplace_triu_dynamic",
        "ops_inplace_floor_divide_dynamic", "ops_masked_fill_broadcast_dynamic",
-       "ops_to_copy_views_dynamic"]
+       "ops_to_copy_views_dynamic", "ops_views_dynamic"]
 
 
 def build_ops(name):
@@ -371,7 +390,8 @@ def build_ops(name):
              "ops_inplace_triu": (InplaceTriu, (3, 5, 6)),
              "ops_inplace_floor_divide": (InplaceFloorDivide, (3, 5, 6)),
              "ops_masked_fill_broadcast": (MaskedFillBroadcast, (3, 5, 6)),
-             "ops_to_copy_views": (ToCopyViews, (3, 5, 6))}
+             "ops_to_copy_views": (ToCopyViews, (3, 5, 6)),
+             "ops_views": (ViewsOps, (3, 5, 6))}
     if base in pairs:
         cls, shape = pairs[base]
         x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
