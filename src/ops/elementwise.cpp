@@ -370,6 +370,18 @@ std::vector<Tensor> decomp_rsub(std::span<const IValue> a, const SrcLocArg& loc)
   return {dispatch1(*op_sub_Tensor, {a[1], a[0], a[2]}, loc)};
 }
 
+/// square (CompositeImplicit): pow(self, 2), whose promotion it takes (a bool self gives int64).
+void meta_square(const MetaArgs& a, MetaOut& out) {
+  out.push(meta_call(*op_pow_Tensor_Scalar, {&a.tensor(0), SymInt(2)}));
+}
+void cpu_square(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const IValue args[] = {a[0], SymInt(2)};
+  cpu_arith<Arith::Pow, Form::Scalar>(*op_pow_Tensor_Scalar, args, o);
+}
+std::vector<Tensor> decomp_square(std::span<const IValue> a, const SrcLocArg& loc) {
+  return {dispatch1(*op_pow_Tensor_Scalar, {a[0], SymInt(2)}, loc)};
+}
+
 }  // namespace
 
 void register_elementwise_ops(Registry& r) {
@@ -403,6 +415,7 @@ void register_elementwise_ops(Registry& r) {
   op_pow_Tensor_Tensor = r.add(decl<A::Pow, F::Tensor>("aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"));
   op_pow_Tensor_Scalar = r.add(decl<A::Pow, F::Scalar>("aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor"));
   op_pow_Scalar = r.add(decl<A::Pow, F::ScalarSelf>("aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor"));
+  r.add({.schema = "aten::square(Tensor self) -> Tensor", .meta = meta_square, .cpu = cpu_square, .decomp = decomp_square});
   // In place, as user code writes them (`x.pow_(2)`, `x //= y`); decompose functionalizes each to
   // the op of its signature (pow.Tensor_Scalar, pow.Tensor_Tensor, floor_divide).
   r.add(decl<A::Pow, F::InplaceScalar>("aten::pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)"));

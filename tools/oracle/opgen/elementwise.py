@@ -121,6 +121,13 @@ def calls():
     yield call("aten::div.Tensor_mode", T([2, 3]), T([2, 3]))
     for op in TS:
         yield from ts_calls(op)
+    # square: pow(self, 2) (CompositeImplicit), its promotion (a bool self gives int64).
+    for d in DTYPES_ALL:
+        yield call("aten::square", T([2, 3], d))
+    for x in layouts([2, 3, 4]):
+        yield call("aten::square", x)
+    yield call("aten::square", T([], "int32"))
+    yield call("aten::square", 2.0)
     # pow with a number base and an exponent tensor.
     for s in SCALARS + [-1.5, 1, 1.0]:
         for d in DTYPES_ALL:

@@ -345,6 +345,23 @@ class ViewsOps(torch.nn.Module):
                 u.index_select(1, torch.tensor([3, 0])), torch.nn.functional.elu(u))
 
 
+class ViewsOps2(torch.nn.Module):
+    """Reductions, products, sorts and gathers of transposed and sliced views on dynamic shapes."""
+
+    def forward(self, x, y):
+        t = x.transpose(1, 2)
+        s = x[:, :, 1:5]
+        u = y[:, :, 1:5].transpose(1, 2)
+        idx = torch.zeros_like(u[:, :, :2], dtype=torch.long)
+        return (u.mean(1), u.var(2), s.amax(1), u.argmax(2), t.sum(), s.prod(2), u.norm(dim=1),
+                torch.bmm(u, s), s @ u, t.matmul(x),
+                u.sort(2)[0], u.topk(2, 1)[1], torch.gather(u, 2, idx), u.cumsum(1),
+                torch.nn.functional.log_softmax(u, 2), torch.nn.functional.normalize(u, dim=1),
+                u.unsqueeze(1).expand(-1, 2, -1, -1) * 1, s.flatten(1),
+                torch.stack([u, u], 3), u.repeat(1, 2, 1), u.square().rsqrt(), torch.addmm(torch.ones(1), s[0], u[0]),
+                u.max(1)[0], u.std(1), u.any(2), (u > 0).all(1), torch.tanh(t).sum(1))
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
@@ -355,7 +372,7 @@ OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_d
        "ops_inplace_unary_dynamic", "ops_inplace_binary", "ops_inplace_binary_dynamic",
        "ops_masked_scatter", "ops_masked_scatter_dynamic", "ops_inplace_pow_dynamic", "ops_inplace_triu_dynamic",
        "ops_inplace_floor_divide_dynamic", "ops_masked_fill_broadcast_dynamic",
-       "ops_to_copy_views_dynamic", "ops_views_dynamic"]
+       "ops_to_copy_views_dynamic", "ops_views_dynamic", "ops_views2_dynamic"]
 
 
 def build_ops(name):
@@ -391,7 +408,8 @@ def build_ops(name):
              "ops_inplace_floor_divide": (InplaceFloorDivide, (3, 5, 6)),
              "ops_masked_fill_broadcast": (MaskedFillBroadcast, (3, 5, 6)),
              "ops_to_copy_views": (ToCopyViews, (3, 5, 6)),
-             "ops_views": (ViewsOps, (3, 5, 6))}
+             "ops_views": (ViewsOps, (3, 5, 6)),
+             "ops_views2": (ViewsOps2, (3, 5, 6))}
     if base in pairs:
         cls, shape = pairs[base]
         x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
