@@ -332,12 +332,12 @@ class Refs {
     expand_0dim();
     should_expand();
     Held zero{std::vector<SymInt>(sizes_.size(), SymInt(0))};
-    Held sign = prim(y, item);
+    (void)prim(y, item);
     (void)record_refs_non_overlapping_and_dense(t_, sizes_, strides_);
     for (const SymInt& s : sizes_)
       if (s.is_symbolic()) t_.on_dropped("ge", {});
     record_storage_nbytes(t_, sizes_, strides_, SymInt(0), 1);
-    sign = result();
+    Held sign = result();  // the bool conversion, a fresh tensor
     Held magnitude = prim(zero, item);
     Held negative = prim(magnitude, item);
     Held positive = prim(zero, item);

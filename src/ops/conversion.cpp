@@ -63,14 +63,9 @@ TensorMeta copy_meta(const MetaArgs& a, const TensorMeta& self, std::optional<DT
   m.sizes = self.sizes;
   m.dtype = dtype.value_or(self.dtype);
   m.device = device.value_or(self.device).normalized();
+  // On symbolic sizes FakeTensor's _to_copy is torch._decomp's: prims.convert_element_type keeps a
+  // dense input's strides and otherwise sorts its dims by stride, as preserved_strides does there.
   m.strides = factory::format_strides(a, self.sizes, mf.value_or(MemoryFormat::Preserve), &self);
-  // FakeTensor's _to_copy of symbolic sizes is torch._decomp's: a dtype conversion on the same
-  // device is prims.convert_element_type, whose meta keeps a dense input's strides and otherwise
-  // sorts its dims by stride (compute_elementwise_output_strides: `x[..., 1:5].transpose(1, 2)`
-  // [s, 4, l] (6l, 1, 6) gets (4l, 1, 4), not contiguous strides).
-  const bool same_device = !device || device->normalized() == self.device.normalized();
-  if (dtype && same_device && mf.value_or(MemoryFormat::Preserve) == MemoryFormat::Preserve && any_symbolic_meta(self))
-    m.strides = dense_or_sorted_strides(self);
   return m;
 }
 

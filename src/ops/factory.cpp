@@ -102,11 +102,7 @@ TensorMeta like_meta(const MetaArgs& a) {
   m.sizes = self.sizes;
   m.dtype = a.opt_dtype(base).value_or(self.dtype);
   m.device = device_or(a, base + 2, self.device);
-  const MemoryFormat format = a.opt_memory_format(base + 4).value_or(MemoryFormat::Preserve);
-  m.strides = format_strides(a, self.sizes, format, &self);
-  // On symbolic sizes FakeTensor runs torch._refs' empty_like: self's dims sorted by stride
-  // (zeros_like of `y[:, :, 1:5].transpose(1, 2)` gets (4l, 1, 4)), not contiguous strides.
-  if (format == MemoryFormat::Preserve && any_symbolic_meta(self)) m.strides = dense_or_sorted_strides(self);
+  m.strides = format_strides(a, self.sizes, a.opt_memory_format(base + 4).value_or(MemoryFormat::Preserve), &self);
   return m;
 }
 template <int Fill>

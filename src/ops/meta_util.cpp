@@ -524,7 +524,8 @@ DimVector sorted_dense_strides(const TensorMeta& x) {
 DimVector preserved_strides(const TensorMeta& m) {
   if (m.is_non_overlapping_and_dense()) return m.strides;
   // On symbolic sizes the stride sort decides on the hints, as the refs' metas FakeTensor runs
-  // there do (hardtanh and index_put of `y[:, :, 1:5].transpose(1, 2)` get (4l, 1, 4)).
+  // there do (_to_copy, zeros_like, hardtanh and index_put of `y[:, :, 1:5].transpose(1, 2)` get
+  // (4l, 1, 4), not contiguous strides).
   if (any_symbolic_meta(m)) return dense_or_sorted_strides(m);
   return sorted_dense_strides(m);  // at::infer_dense_strides (empty_like, _to_copy, clone)
 }
