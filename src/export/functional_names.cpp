@@ -19,8 +19,6 @@ namespace {
 
 /// Symbolic to the trace: a SymInt whose value is not known without a guard.
 bool symbolic(const SymInt& v) { return v.is_symbolic() && !v.maybe_int().has_value(); }
-/// An int operand equal to 1 (make_fx's __sym_dispatch__ returns the other operand of `x * 1`).
-bool int_one(const SymInt& v) { return !symbolic(v) && v.maybe_int() == 1; }
 
 /// Takes the name of each node a check records; nothing else is traced, but for `read`: the
 /// graph value of each size or stride a node reads, read first (a `sym_size` node where the size
@@ -45,6 +43,120 @@ struct NameTaker final : sym::SymTracer {
 const TensorMeta* defined_meta(std::span<const IValue> args, size_t i) {
   const Tensor* t = i < args.size() ? std::get_if<Tensor>(&args[i]) : nullptr;
   return t && t->defined() ? &t->meta() : nullptr;
+}
+
+/// Records the nodes an in-place op's meta takes on the meta copies; self has a symbolic size.
+using InplaceRecorder = void (*)(NameTaker&, const TensorMeta& self, std::span<const IValue> args);
+
+/// A number argument as a double: a float, or an int (a symbolic int is none of the values the
+/// references compare it with).
+std::optional<double> number_arg(std::span<const IValue> args, size_t i) {
+  if (i >= args.size()) return std::nullopt;
+  if (const double* d = std::get_if<double>(&args[i])) return *d;
+  if (const SymInt* s = std::get_if<SymInt>(&args[i])) return static_cast<double>(s->maybe_int().value_or(0));
+  return std::nullopt;
+}
+
+/// clamp_'s meta is torch._refs.clamp_ on the meta copy; clamp_min_'s and clamp_max_'s the same
+/// with one bound. A float bound of an integral self promotes (convert_element_type first): not
+/// modelled.
+template <bool Lo, bool Hi>
+void record_clamp_(NameTaker& names, const TensorMeta& self, std::span<const IValue> args) {
+  if (args.size() < 1 + Lo + Hi) return;
+  const auto bound = [&](bool has, size_t i) { return has && !std::holds_alternative<None>(args[i]); };
+  const auto is_float = [&](bool has, size_t i) { return has && std::holds_alternative<double>(args[i]); };
+  if (!is_floating(self.dtype) && (is_float(Lo, 1) || is_float(Hi, Lo ? 2 : 1))) return;
+  (void)record_refs_clamp_(names, self, bound(Lo, 1), bound(Hi, Lo ? 2 : 1));
+}
+
+/// Self-only metas: torch._decomp's inplace_op over a reference (leaky_relu_, hardtanh_, silu_'s
+/// meta), a reference's in-place wrapper (elu_, the unary ops: one prim each, sigmoid_'s four).
+template <bool (*Record)(sym::SymTracer&, const TensorMeta&)>
+void record_self(NameTaker& names, const TensorMeta& self, std::span<const IValue>) {
+  (void)Record(names, self);
+}
+template <bool Sigmoid>
+void record_unary_(NameTaker& names, const TensorMeta& self, std::span<const IValue>) {
+  (void)record_refs_unary_(names, self, Sigmoid);
+}
+
+void record_pow_(NameTaker& names, const TensorMeta& self, std::span<const IValue> args) {
+  const TensorMeta* exponent = defined_meta(args, 1);
+  const std::optional<double> number = number_arg(args, 1);
+  if (exponent || number) (void)record_refs_pow_(names, self, exponent, number.value_or(0));
+}
+
+void record_floor_divide_(NameTaker& names, const TensorMeta& self, std::span<const IValue> args) {
+  if (const TensorMeta* other = defined_meta(args, 1)) (void)record_refs_floor_divide_(names, self, *other);
+}
+
+void record_triu_(NameTaker& names, const TensorMeta& self, std::span<const IValue>) {
+  (void)record_refs_triu_(names, self);
+}
+
+void record_addcmul_(NameTaker& names, const TensorMeta& self, std::span<const IValue> args) {
+  const TensorMeta *t1 = defined_meta(args, 1), *t2 = defined_meta(args, 2);
+  if (t1 && t2) (void)record_meta_addcmul_(names, self, *t1, *t2);
+}
+
+/// masked_fill_.Tensor's meta is torch._refs.masked_fill_ on the meta copies.
+void record_masked_fill_(NameTaker& names, const TensorMeta& self, std::span<const IValue> args) {
+  const TensorMeta *mask = defined_meta(args, 1), *value = defined_meta(args, 2);
+  if (mask && value) (void)record_refs_masked_fill_(names, self, *mask, *value);
+}
+
+/// copy_: `src.to(self)` of another dtype is torch._decomp's _to_copy, prims.convert_element_type,
+/// whose meta keeps a dense input's strides (asking _is_non_overlapping_and_dense_or_false) and
+/// allocates with empty_strided (check_size_nonnegative, computeStorageNbytes).
+void record_copy_(NameTaker& names, const TensorMeta& self, std::span<const IValue> args) {
+  const TensorMeta* src = defined_meta(args, 1);
+  if (!src) return;
+  const TensorMeta& from = *src;
+  const auto convert = [&] {
+    if (!record_refs_non_overlapping_and_dense(names, from.sizes, from.strides)) return;  // not modelled
+    for (const SymInt& s : from.sizes)
+      if (symbolic(s)) (void)names.g.unique_name("ge");
+    TensorMeta converted = from;
+    converted.dtype = self.dtype;
+    converted.storage_offset = SymInt(0);
+    take_storage_nbytes_names(names.g, converted);
+  };
+  (void)record_meta_copy_(names, self, from, from.dtype != self.dtype ? std::function<void()>(convert) : nullptr);
+}
+
+/// The recorder of an in-place op whose meta is traced on the meta copies; null for the others.
+InplaceRecorder inplace_recorder(std::string_view op) {
+  static const std::unordered_map<std::string_view, InplaceRecorder> table = {
+      {"aten::clamp_.default", record_clamp_<true, true>},
+      {"aten::clamp_min_.default", record_clamp_<true, false>},
+      {"aten::clamp_max_.default", record_clamp_<false, true>},
+      {"aten::leaky_relu_.default", record_self<record_refs_leaky_relu_>},
+      {"aten::hardtanh_.default", record_self<record_refs_hardtanh_>},
+      {"aten::elu_.default", record_self<record_refs_elu_>},
+      {"aten::silu_.default", record_self<record_meta_silu_>},
+      {"aten::exp_.default", record_unary_<false>},
+      {"aten::log_.default", record_unary_<false>},
+      {"aten::log1p_.default", record_unary_<false>},
+      {"aten::sqrt_.default", record_unary_<false>},
+      {"aten::rsqrt_.default", record_unary_<false>},
+      {"aten::sin_.default", record_unary_<false>},
+      {"aten::cos_.default", record_unary_<false>},
+      {"aten::tanh_.default", record_unary_<false>},
+      {"aten::erf_.default", record_unary_<false>},
+      {"aten::reciprocal_.default", record_unary_<false>},
+      {"aten::abs_.default", record_unary_<false>},
+      {"aten::neg_.default", record_unary_<false>},
+      {"aten::sigmoid_.default", record_unary_<true>},
+      {"aten::pow_.Scalar", record_pow_},
+      {"aten::pow_.Tensor", record_pow_},
+      {"aten::floor_divide_.Tensor", record_floor_divide_},
+      {"aten::triu_.default", record_triu_},
+      {"aten::tril_.default", record_triu_},
+      {"aten::addcmul_.default", record_addcmul_},
+      {"aten::copy_.default", record_copy_},
+      {"aten::masked_fill_.Tensor", record_masked_fill_}};
+  const auto it = table.find(op);
+  return it == table.end() ? nullptr : it->second;
 }
 
 bool ends_in_contiguous(const OpDef& op) {
@@ -331,113 +443,13 @@ void FunctionalNames::mutation(const OpDef& op, std::span<const IValue> args) {
     scatter_checks(*graph_, args);
     return;
   }
-  // clamp_'s meta is torch._refs.clamp_, run on the meta copy; clamp_min_'s and clamp_max_'s the
-  // same with one bound.
-  const bool clamp_min = op.qualified == "aten::clamp_min_.default", clamp_max = op.qualified == "aten::clamp_max_.default";
-  if ((op.qualified == "aten::clamp_.default" && args.size() >= 3) || ((clamp_min || clamp_max) && args.size() >= 2)) {
-    const Tensor* self = std::get_if<Tensor>(&args[0]);
-    if (!self || !self->defined() || !has_symbolic_size(self->meta())) return;
-    const IValue none = None{};
-    const IValue& lo = clamp_max ? none : args[1];
-    const IValue& hi = clamp_min ? none : clamp_max ? args[1] : args[2];
-    const auto bound = [](const IValue& v) { return !std::holds_alternative<None>(v); };
-    // A float bound of an integral self promotes (convert_element_type first): not modelled.
-    const bool promotes = !is_floating(self->meta().dtype) &&
-                          (std::holds_alternative<double>(lo) || std::holds_alternative<double>(hi));
-    if (promotes) return;
-    NameTaker names{*graph_};
-    (void)record_refs_clamp_(names, self->meta(), bound(lo), bound(hi));
-    return;
-  }
-  // leaky_relu_, hardtanh_ and silu_'s metas are torch._decomp's inplace_op over their
-  // references (silu's meta); elu_'s is its reference's in-place wrapper.
-  using RefsInplace = bool (*)(sym::SymTracer&, const TensorMeta&);
-  static const std::unordered_map<std::string_view, RefsInplace> refs_inplace = {
-      {"aten::leaky_relu_.default", record_refs_leaky_relu_},
-      {"aten::hardtanh_.default", record_refs_hardtanh_},
-      {"aten::elu_.default", record_refs_elu_},
-      {"aten::silu_.default", record_meta_silu_}};
-  if (auto it = refs_inplace.find(op.qualified); it != refs_inplace.end() && !args.empty()) {
-    const Tensor* self = std::get_if<Tensor>(&args[0]);
-    if (!self || !self->defined() || !has_symbolic_size(self->meta())) return;
-    NameTaker names{*graph_};
-    (void)it->second(names, self->meta());
-    return;
-  }
-  // The unary in-place ops whose meta is their reference's in-place wrapper: one prim each,
-  // sigmoid_'s four (each measured on contiguous and transposed 3-D tensors).
-  static const std::unordered_set<std::string_view> refs_unary = {
-      "aten::exp_.default",  "aten::log_.default",        "aten::log1p_.default", "aten::sqrt_.default",
-      "aten::rsqrt_.default", "aten::sin_.default",       "aten::cos_.default",   "aten::tanh_.default",
-      "aten::erf_.default",  "aten::reciprocal_.default", "aten::abs_.default",   "aten::neg_.default",
-      "aten::sigmoid_.default"};
-  if (refs_unary.count(op.qualified) && !args.empty()) {
-    const Tensor* self = std::get_if<Tensor>(&args[0]);
-    if (!self || !self->defined() || !has_symbolic_size(self->meta())) return;
-    NameTaker names{*graph_};
-    (void)record_refs_unary_(names, self->meta(), op.qualified == "aten::sigmoid_.default");
-    return;
-  }
-  if ((op.qualified == "aten::pow_.Scalar" || op.qualified == "aten::pow_.Tensor") && args.size() >= 2) {
-    const TensorMeta *self = defined_meta(args, 0), *exponent = defined_meta(args, 1);
-    if (!self || !has_symbolic_size(*self)) return;
-    // A number exponent: a float, or an int (a symbolic one is no 2, 1 or 0.5 the reference asks).
-    std::optional<double> number;
-    if (const double* d = std::get_if<double>(&args[1])) number = *d;
-    if (const SymInt* s = std::get_if<SymInt>(&args[1])) number = static_cast<double>(s->maybe_int().value_or(0));
-    if (!exponent && !number) return;
-    NameTaker names{*graph_};
-    (void)record_refs_pow_(names, *self, exponent, number.value_or(0));
-    return;
-  }
-  if (op.qualified == "aten::floor_divide_.Tensor") {
-    const TensorMeta *self = defined_meta(args, 0), *other = defined_meta(args, 1);
-    if (!self || !other || !has_symbolic_size(*self)) return;
-    NameTaker names{*graph_};
-    (void)record_refs_floor_divide_(names, *self, *other);
-    return;
-  }
-  if (op.qualified == "aten::triu_.default" || op.qualified == "aten::tril_.default") {
+  // The in-place ops whose meta is a reference (or torch._decomp's) run on the meta copies: one
+  // recorder per op, called when self has a symbolic size.
+  if (const InplaceRecorder record = inplace_recorder(op.qualified)) {
     const TensorMeta* self = defined_meta(args, 0);
     if (!self || !has_symbolic_size(*self)) return;
     NameTaker names{*graph_};
-    (void)record_refs_triu_(names, *self);
-    return;
-  }
-  if (op.qualified == "aten::addcmul_.default" && args.size() >= 3) {
-    const TensorMeta *self = defined_meta(args, 0), *t1 = defined_meta(args, 1), *t2 = defined_meta(args, 2);
-    if (!self || !t1 || !t2 || !has_symbolic_size(*self)) return;
-    NameTaker names{*graph_};
-    (void)record_meta_addcmul_(names, *self, *t1, *t2);
-    return;
-  }
-  if (op.qualified == "aten::copy_.default" && args.size() >= 2) {
-    const TensorMeta *self = defined_meta(args, 0), *src = defined_meta(args, 1);
-    if (!self || !src || !has_symbolic_size(*self)) return;
-    NameTaker names{*graph_};
-    // `src.to(self)` of another dtype: torch._decomp's _to_copy, prims.convert_element_type, whose
-    // meta keeps a dense input's strides (asking _is_non_overlapping_and_dense_or_false) and
-    // allocates with empty_strided (check_size_nonnegative, computeStorageNbytes).
-    const TensorMeta& from = *src;
-    const DType to = self->dtype;
-    const auto convert = [&] {
-      if (!record_refs_non_overlapping_and_dense(names, from.sizes, from.strides)) return;  // not modelled
-      for (const SymInt& s : from.sizes)
-        if (symbolic(s)) (void)graph_->unique_name("ge");
-      TensorMeta converted = from;
-      converted.dtype = to;
-      converted.storage_offset = SymInt(0);
-      take_storage_nbytes_names(*graph_, converted);
-    };
-    (void)record_meta_copy_(names, *self, from, from.dtype != to ? std::function<void()>(convert) : nullptr);
-    return;
-  }
-  // masked_fill_.Tensor's meta is torch._refs.masked_fill_, run on the meta copies.
-  if (op.qualified == "aten::masked_fill_.Tensor" && args.size() >= 3) {
-    const TensorMeta *self = defined_meta(args, 0), *mask = defined_meta(args, 1), *value = defined_meta(args, 2);
-    if (!self || !mask || !value || !has_symbolic_size(*self)) return;
-    NameTaker names{*graph_};
-    (void)record_refs_masked_fill_(names, *self, *mask, *value);
+    record(names, *self, args);
     return;
   }
   // The in-place ops whose meta is Python's (meta_masked_fill_, meta_binop_inplace[_alpha],
