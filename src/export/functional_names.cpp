@@ -354,6 +354,15 @@ void FunctionalNames::refs_contiguity_asked(const Tensor& r) {
   record_contiguity_check(names, r.meta().sizes, r.meta().strides, strides_read_, true, read_);
 }
 
+void FunctionalNames::refs_numel_compared(const Tensor& t) {
+  if (!t.defined() || !has_symbolic_size(t.meta())) return;
+  if (numel_known_.insert(t.impl()).second) {
+    held_.push_back(t);
+    (void)graph_->unique_name("sym_numel_default");
+  }
+  (void)graph_->unique_name("eq");
+}
+
 void FunctionalNames::broadcast_shapes(std::span<const std::span<const SymInt>> shapes) {
   NameTaker names{*graph_};
   record_broadcast_shapes(names, shapes);

@@ -63,6 +63,9 @@ class FunctionalNames final : public FunctionalLevel {
   void contiguity_asked(const Tensor& t) override;
   /// masked_fill's `r.contiguous()` beneath: c10's check of where's result (sym_numel read first).
   void refs_contiguity_asked(const Tensor& r) override;
+  /// `t.numel() == 0` in a Python reference: a `sym_numel` read the first time t's numel is asked
+  /// (neither read nor computed before), then an `eq`.
+  void refs_numel_compared(const Tensor& t) override;
   /// torch.broadcast_shapes in a Python decomposition (torch._decomp's matmul): record_broadcast_shapes.
   void broadcast_shapes(std::span<const std::span<const SymInt>> shapes) override;
   /// record_unsafe_view_shape: reshape's infer_size_dv and computeStride.

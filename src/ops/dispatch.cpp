@@ -71,6 +71,9 @@ void note_contiguity_asked(const Tensor& t) {
 void note_refs_contiguity_asked(const Tensor& r) {
   if (t_retrace_level) t_retrace_level->refs_contiguity_asked(r);
 }
+void note_refs_numel_compared(const Tensor& t) {
+  if (t_retrace_level) t_retrace_level->refs_numel_compared(t);
+}
 
 namespace {
 thread_local bool t_cpp_functionalization = false;

@@ -428,11 +428,26 @@ std::vector<Tensor> decomp_max_min_other(std::span<const IValue> a, const SrcLoc
   return {dispatch1(kMax ? *op_maximum : *op_minimum, {a[0], a[1]}, loc)};
 }
 
+/// A concrete number as the Python type of dtype t (_maybe_convert_to_dtype of a Number: float(0) for
+/// a float tensor, int(0.5) for an integral one, bool for bool); complex and symbolic values as given.
+IValue number_as(DType t, const IValue& v) {
+  const SymInt* i = std::get_if<SymInt>(&v);
+  const double* d = std::get_if<double>(&v);
+  const bool* b = std::get_if<bool>(&v);
+  if (i && !i->maybe_int()) return v;
+  const double x = d ? *d : i ? static_cast<double>(*i->maybe_int()) : b ? (*b ? 1.0 : 0.0) : 0.0;
+  if (!d && !i && !b) return v;
+  if (t == DType::Bool) return IValue(x != 0);
+  if (is_floating(t)) return IValue(x);
+  if (is_complex(t)) return v;
+  return IValue(SymInt(static_cast<int64_t>(x)));
+}
+
 /// masked_fill.Scalar (torch._refs): where(mask, scalar_tensor(value, self's dtype), self), made
-/// contiguous.
+/// contiguous; the value is first converted to self's Python type.
 std::vector<Tensor> decomp_masked_fill_scalar(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& self = decomp_tensor(a, 0);
-  const Tensor value = dispatch1(*op_scalar_tensor, {a[2], self.dtype(), Layout::Strided, self.device(), None{}}, loc);
+  const Tensor value = dispatch1(*op_scalar_tensor, {number_as(self.dtype(), a[2]), self.dtype(), Layout::Strided, self.device(), None{}}, loc);
   return {masked_fill_contiguous(dispatch1(*op_where_self, {a[1], value, self}, loc), loc)};
 }
 

@@ -1,4 +1,4 @@
-// Joining and repeating: cat, stack, repeat, repeat_interleave, triu/tril. FakeTensorMode runs
+// Joining, repeating and flipping: cat, stack, repeat, repeat_interleave, triu/tril, flip. FakeTensorMode runs
 // torch._refs' cat/stack (type promotion over all inputs, legacy empty 1-D inputs skipped, the
 // output memory format suggested by the inputs) and the meta/C++ rules of the others.
 #include <algorithm>
@@ -16,6 +16,7 @@ OpHandle op_cat;
 }  // namespace fe
 namespace fe {
 namespace {
+OpHandle op_flip;
 OpHandle op_repeat;
 OpHandle op_repeat_interleave_Tensor;
 OpHandle op_repeat_interleave_self_Tensor;
@@ -148,6 +149,29 @@ void meta_repeat(const MetaArgs& a, MetaOut& out) {
   DimVector shape;
   for (size_t i = 0; i < reps.size(); ++i) shape.push_back((i < lead ? SymInt(1) : self.sizes[i - lead]) * reps[i]);
   out.push(make_contiguous(shape, self.dtype, self.device));
+}
+
+/// flip's dims, wrapped; a dim named twice is an error (torch._refs.flip's validate_no_repeating_dims).
+std::vector<int64_t> flip_dims(std::string_view label, const TensorMeta& self, const std::vector<SymInt>& dims) {
+  std::vector<int64_t> out;
+  for (const SymInt& d : dims) {
+    const int64_t w = wrap_dim(d.expect_int(), self.dim(), label);
+    FE_CHECK(std::find(out.begin(), out.end(), w) == out.end(), ValueError, label, ": dim ", w,
+             " appears multiple times in the list of dims");
+    out.push_back(w);
+  }
+  return out;
+}
+
+// flip: FakeTensorMode runs torch._refs.flip, prims.rev, whose meta is empty_like(preserve_format).
+void meta_flip(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  (void)flip_dims(label(a), self, a.int_list(1));
+  TensorMeta r = make_contiguous(self.sizes, self.dtype, self.device);
+  // refs.empty_like: a contiguous self (to c10: size-1 dims' strides ignored, an empty tensor
+  // always) gets the identity permutation.
+  if (!contiguous_or_false(self.sizes, self.strides)) r.strides = preserved_strides(self);
+  out.push(std::move(r));
 }
 
 // repeat_interleave.self_int(self, repeats, dim?, *, output_size?): flattened when dim is None.
@@ -312,6 +336,15 @@ void cpu_repeat(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   for_each_index(o[0].meta(), [&](std::vector<int64_t> idx, int64_t off) {
     for (int64_t d = 0; d < self.dim(); ++d) idx[lead + d] %= self.size(d).expect_int();
     cpu::store_at(o[0], off, load_idx(self, idx, lead));
+  });
+}
+
+void cpu_flip(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& self = std::get<Tensor>(a[0]);
+  const std::vector<int64_t> dims = flip_dims("aten::flip", self.meta(), std::get<std::vector<SymInt>>(a[1]));
+  for_each_index(o[0].meta(), [&](std::vector<int64_t> idx, int64_t off) {
+    for (int64_t d : dims) idx[d] = self.size(d).expect_int() - 1 - idx[d];
+    cpu::store_at(o[0], off, load_idx(self, idx));
   });
 }
 
@@ -481,6 +514,7 @@ void register_join_ops(Registry& r) {
                    .decomp = decomp_trilu<false>});
   r.add({"aten::triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)", meta_tri_, cpu_triu});
   r.add({"aten::tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)", meta_tri_, cpu_tril});
+  op_flip = r.add({"aten::flip(Tensor self, int[] dims) -> Tensor", meta_flip, cpu_flip});
 }
 
 }  // namespace ops
@@ -516,6 +550,9 @@ Tensor triu(const Tensor& self, int64_t diagonal, SrcLocArg loc) {
 }
 Tensor tril(const Tensor& self, int64_t diagonal, SrcLocArg loc) {
   return dispatch1(*op_tril, {self, SymInt(diagonal)}, loc);
+}
+Tensor flip(const Tensor& self, const std::vector<int64_t>& dims, SrcLocArg loc) {
+  return dispatch1(*op_flip, {self, std::vector<SymInt>(dims.begin(), dims.end())}, loc);
 }
 Tensor Tensor::repeat(std::vector<SymInt> repeats, SrcLocArg loc) const { return fe::repeat(*this, std::move(repeats), loc); }
 Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> dim, SrcLocArg loc) const {

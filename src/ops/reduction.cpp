@@ -5,6 +5,8 @@
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/ops/functional_level.h"
+#include "ops/annotation.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
 #include "ops/meta_util.h"
@@ -21,6 +23,7 @@ OpHandle op_amin;
 OpHandle op_any;
 OpHandle op_any_dim;
 OpHandle op_any_dims;
+OpHandle op_logsumexp;
 OpHandle op_mean;
 OpHandle op_mean_dim;
 OpHandle op_prod;
@@ -154,6 +157,19 @@ DType real_dtype(DType t) {
 DType anyall_dtype(DType t) { return t == DType::UInt8 ? DType::UInt8 : DType::Bool; }
 
 // ---- meta functions
+/// logsumexp: a reduction over the dim list ([] = every dim); int and bool inputs give the default
+/// float dtype.
+void meta_logsumexp(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = a.tensor(0);
+  const DimMask mask = reduce_mask(label(a), x.dim(), &a.int_list(1), true);
+  const DType dt = is_integral(x.dtype, true) ? default_dtype() : x.dtype;
+  // FakeTensorMode runs torch._refs.logsumexp: with no dims the maxes (kept as size 1) are not
+  // squeezed, and the sum of everything broadcasts against them: all dims stay, as size 1. An
+  // empty self takes the reference's other path, log(sum(exp(self))), with no maxes.
+  const auto zero = [](const SymInt& s) { return s.maybe_int() == 0; };
+  const bool no_dims = a.int_list(1).empty() && !a.to_bool(2) && std::none_of(x.sizes.begin(), x.sizes.end(), zero);
+  out.push(reduced_meta(x, mask, no_dims || a.to_bool(2), dt));
+}
 void meta_sum(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& x = a.tensor(0);
   out.push(reduced_meta(x, all_dims(x.dim()), false, accumulate_dtype(x, a.opt_dtype(1))));
@@ -312,6 +328,19 @@ void cpu_amax(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   reduce_into(x, list_mask(op, x, a[1], true), o[0], extreme_of<Max>);
 }
 
+/// log(sum(exp(v - m))) + m with m the maximum, taken as 0 when infinite (as the decomposition does).
+double logsumexp_of(const std::vector<double>& v) {
+  double m = v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+  if (std::isinf(m)) m = 0;
+  double sum = 0;
+  for (double x : v) sum += std::exp(x - m);
+  return std::log(sum) + m;
+}
+void cpu_logsumexp(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor& x = std::get<Tensor>(a[0]);
+  reduce_into(x, list_mask(op, x, a[1], true), o[0], logsumexp_of);
+}
+
 template <bool Any>
 double anyall_of(const std::vector<double>& v) {
   for (double x : v)
@@ -366,6 +395,28 @@ void cpu_var_all(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o
 /// torch._decomp's sum.default: sum.dim_IntList(self, [], dtype=dtype).
 std::vector<Tensor> decomp_sum(std::span<const IValue> a, const SrcLocArg& loc) {
   return {dispatch1(*op_sum_dim_IntList, {a[0], std::vector<SymInt>{}, false, a[1]}, loc)};
+}
+
+/// logsumexp (torch._refs.logsumexp, ints converted to the default float first): the maximum over
+/// the dims kept as size 1, zero where infinite, subtracted before exp and added back after log; of
+/// an empty input, log(sum(exp(self))).
+std::vector<Tensor> decomp_logsumexp(std::span<const IValue> a, const SrcLocArg& loc) {
+  const DisableDynamoScope annotated("logsumexp");  // its type-promotion wrapper is dynamo-disabled
+  Tensor x = decomp_tensor(a, 0);
+  if (is_integral(x.dtype(), true)) x = fe::_to_copy(x, {.dtype = default_dtype()}, loc);
+  const IValue& dims = a[1];
+  const bool keepdim = std::get<bool>(a[2]);
+  const auto sum = [&](const Tensor& t) {
+    return keepdim ? dispatch1(*op_sum_dim_IntList, {t, dims, true}, loc) : dispatch1(*op_sum_dim_IntList, {t, dims}, loc);
+  };
+  note_refs_numel_compared(x);  // `self.numel() == 0`
+  const auto empty = [](const SymInt& n) { return n.maybe_int() == 0; };
+  if (std::any_of(x.sizes().begin(), x.sizes().end(), empty)) return {fe::log(sum(fe::exp(x, loc)), loc)};
+  Tensor maxes = dispatch1(*op_amax, {x, dims, true}, loc);
+  maxes = fe::masked_fill(maxes, fe::eq(fe::abs(maxes, loc), Scalar(INFINITY), loc), Scalar(SymInt(0)), loc);
+  const Tensor squeezed = keepdim ? maxes : dispatch1(*op_squeeze_dims, {maxes, dims}, loc);
+  const Tensor result = sum(fe::exp(fe::sub(x, maxes, 1, loc), loc));
+  return {fe::add(fe::log(result, loc), squeezed, 1, loc)};
 }
 
 /// all / all.dim / all.dims (torch._refs.all): logical_not(any(logical_not(self), dim, keepdim))
@@ -425,6 +476,8 @@ void register_reduction_ops(Registry& r) {
          meta_prod_dim, cpu_prod_dim});
   op_amax = r.add({"aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", meta_amax, cpu_amax<true>});
   op_amin = r.add({"aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", meta_amax, cpu_amax<false>});
+  op_logsumexp = r.add({.schema = "aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
+                        .meta = meta_logsumexp, .cpu = cpu_logsumexp, .decomp = decomp_logsumexp});
   op_any = r.add({"aten::any(Tensor self) -> Tensor", meta_anyall, cpu_anyall<true>});
   op_any_dim = r.add({"aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", meta_anyall_dim, cpu_anyall_dim<true>});
   op_any_dims = r.add({"aten::any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", meta_anyall_dims,
@@ -485,6 +538,9 @@ Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<DType> 
 }
 Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim, SrcLocArg loc) {
   return dispatch1(*op_amax, {self, dims_ivalue(std::span(dim)), keepdim}, loc);
+}
+Tensor logsumexp(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim, SrcLocArg loc) {
+  return dispatch1(*op_logsumexp, {self, dims_ivalue(std::span(dim)), keepdim}, loc);
 }
 Tensor amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim, SrcLocArg loc) {
   return dispatch1(*op_amin, {self, dims_ivalue(std::span(dim)), keepdim}, loc);

@@ -15,6 +15,7 @@ namespace fe {
 namespace {
 OpHandle op_argmax;
 OpHandle op_argmin;
+OpHandle op_cumprod;
 OpHandle op_cumsum;
 OpHandle op_max;
 OpHandle op_max_dim;
@@ -211,14 +212,17 @@ void cpu_sort_stable(const OpDef& op, std::span<const IValue> a, std::span<Tenso
   sort_kernel(op, std::get<Tensor>(a[0]), std::get<SymInt>(a[2]).expect_int(), std::get<bool>(a[3]), o);
 }
 
-void cpu_cumsum(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+/// cumsum / cumprod: a running sum or product, rounded to the output dtype at each step.
+template <bool Prod>
+void cpu_cumulative(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   const Tensor& x = std::get<Tensor>(a[0]);
   const DimMask mask = dim_mask(op_label(op), x.dim(), std::get<SymInt>(a[1]).expect_int());
   const GroupWriter out(o[0], mask);
   const DType dt = o[0].dtype();
   for_each_group(x, mask, [&](size_t g, const std::vector<double>& v) {
-    double acc = 0;
-    for (size_t j = 0; j < v.size(); ++j) out.put(g, j, acc = cast_to(dt, acc + cast_to(dt, v[j])));
+    double acc = Prod ? 1 : 0;
+    for (size_t j = 0; j < v.size(); ++j)
+      out.put(g, j, acc = cast_to(dt, Prod ? acc * cast_to(dt, v[j]) : acc + cast_to(dt, v[j])));
   });
 }
 }  // namespace
@@ -238,7 +242,9 @@ void register_reduction_index_ops(Registry& r) {
          cpu_sort});
   op_sort_stable = r.add({"aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
          meta_sort, cpu_sort_stable});
-  op_cumsum = r.add({"aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", meta_cumsum, cpu_cumsum});
+  op_cumsum = r.add({"aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", meta_cumsum, cpu_cumulative<false>});
+  // cumprod's structured meta is cumsum's (meta_func_cum_ops); it stays whole in Core ATen programs.
+  op_cumprod = r.add({"aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", meta_cumsum, cpu_cumulative<true>});
 }
 
 }  // namespace ops
@@ -248,6 +254,9 @@ using ops::red::pair_of;
 
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype, SrcLocArg loc) {
   return dispatch1(*op_cumsum, {self, SymInt(dim), dtype_ivalue(dtype)}, loc);
+}
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype, SrcLocArg loc) {
+  return dispatch1(*op_cumprod, {self, SymInt(dim), dtype_ivalue(dtype)}, loc);
 }
 Tensor max(const Tensor& self, SrcLocArg loc) {
   return dispatch1(*op_max, {self}, loc);

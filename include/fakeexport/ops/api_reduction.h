@@ -1,4 +1,5 @@
-// Public API, Reductions: sum, mean, amax, amin, max/min, argmax, var/std, cumsum, any/all, topk, sort.
+// Public API, Reductions: sum, mean, amax, amin, max/min, argmax, var/std, logsumexp, cumsum/cumprod, any/all,
+// topk, sort.
 // Each function builds the argument list of one ATen op (as Python's arg parser would) and calls
 // dispatch(); none computes metadata itself.
 #pragma once
@@ -45,6 +46,12 @@ Tensor prod(const Tensor& self, int64_t dim, bool keepdim = false, std::optional
             SrcLocArg loc = SrcLocArg::current());
 /// Cumulative sum along dim (aten::cumsum); int/bool inputs give int64 unless `dtype`.
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype = {}, SrcLocArg loc = SrcLocArg::current());
+/// Cumulative product along dim (aten::cumprod); the dtype rule of cumsum.
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype = {}, SrcLocArg loc = SrcLocArg::current());
+/// log(sum(exp(self))) over `dim` ({} = every dim), computed stably (aten::logsumexp); int/bool
+/// inputs give the default float dtype.
+Tensor logsumexp(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim = false,
+                 SrcLocArg loc = SrcLocArg::current());
 
 /// torch.linalg.vector_norm(x, ord, dim, keepdim): dim nullopt = every dim.
 /// torch.histc(self, bins, min, max): a [bins] histogram of the values in [min, max], self's dtype.

@@ -31,6 +31,9 @@ class FunctionalLevel {
   /// masked_fill): c10 computes r's contiguity on the FakeTensor, its numel read first, before
   /// the clone that may follow.
   virtual void refs_contiguity_asked(const Tensor& /*r*/) {}
+  /// A Python reference running beneath this level asks `t.numel() == 0` (torch._refs.logsumexp):
+  /// the FakeTensor's numel is read (a `sym_numel` node, once per tensor), then compared.
+  virtual void refs_numel_compared(const Tensor& /*t*/) {}
   /// A Python decomposition running at this level called torch.broadcast_shapes(*shapes)
   /// (torch._refs._broadcast_shapes: its comparisons are recorded and dropped).
   virtual void broadcast_shapes(std::span<const std::span<const SymInt>> /*shapes*/) {}
@@ -51,6 +54,10 @@ void note_contiguity_asked(const Tensor& t);
 /// Reports FunctionalLevel::refs_contiguity_asked to the retrace's level, from beneath it; nothing
 /// outside a retrace.
 void note_refs_contiguity_asked(const Tensor& r);
+
+/// Reports FunctionalLevel::refs_numel_compared to the retrace's level, from beneath it; nothing
+/// outside a retrace.
+void note_refs_numel_compared(const Tensor& t);
 
 /// Reports torch.broadcast_shapes(*shapes), called by a decomposition, to the functionalization
 /// level of the retrace, beneath it too (the proxy mode records a Python decomposition's

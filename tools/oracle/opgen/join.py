@@ -79,6 +79,18 @@ def calls():
     for d in DTYPES_ALL:
         yield call("aten::repeat", T([2, 3], d), [2, 1])
 
+    # flip: preserve-format strides (prims.rev's empty_like), wrapped dims, repeated or bad dims.
+    for sizes in [[], [3], [2, 3], [2, 0, 3], [1, 3, 1], [2, 3, 4, 5]]:
+        nd = len(sizes)
+        for x in layouts(sizes):
+            for dims in [[], [0], [-1], list(range(nd)), [nd - 1, 0]]:
+                yield call("aten::flip", x, dims)
+        yield call("aten::flip", T(sizes), [max(nd, 1)])
+        yield call("aten::flip", T(sizes), [0, 0])
+        yield call("aten::flip", T(sizes), [0, -max(nd, 1)])
+    for d in DTYPES_ALL:
+        yield call("aten::flip", T([2, 3], d), [1])
+
     # repeat_interleave
     for sizes in [[], [3], [2, 3], [2, 0, 3], [1, 3, 1]]:
         nd = len(sizes)
@@ -132,6 +144,8 @@ def calls():
         yield vcall("aten::tril", x, -1)
         yield vcall("aten::triu_", x, 1)
         yield vcall("aten::tril_", x)
+        yield vcall("aten::flip", x, [0, 2])
+        yield vcall("aten::flip", x, [-2])
     for x in layouts([2, 3, 4, 5]):
         yield vcall("aten::cat", [x, x], 1)
     for d in ["float32", "int64", "bool", "bfloat16", "float16", "int8", "uint8"]:
@@ -143,6 +157,7 @@ def calls():
         yield vcall("aten::triu", T([3, 4], d))
         yield vcall("aten::tril", T([4, 3], d), 1)
         yield vcall("aten::triu_", T([3, 4], d), -1)
+        yield vcall("aten::flip", T([3, 4], d), [0, 1])
     # Real tensors too: our metadata-only meta needs output_size (the sum of the repeats' values).
     for n in [1, 4]:
         reps = I([n], 3)

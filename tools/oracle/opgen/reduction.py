@@ -57,6 +57,7 @@ def dimlist_ops():
     yield "aten::all.dims", True
     yield "aten::var.dim", False
     yield "aten::std.dim", False
+    yield "aten::logsumexp", False
 
 
 def keep_call(op, x, dims, keepdim):
@@ -71,7 +72,7 @@ def dimlist_calls():
         for sizes in SHAPES:
             n = len(sizes)
             for dims in dim_lists(n):
-                if dims is None and op in ("aten::amax", "aten::amin"):
+                if dims is None and op in ("aten::amax", "aten::amin", "aten::logsumexp"):
                     continue  # int[1] without `?`: None is not accepted
                 for keepdim in [False, True]:
                     yield keep_call(op, T(sizes), dims, keepdim)
@@ -200,21 +201,21 @@ def var_std_calls():
 
 
 def cumsum_calls():
-    op = "aten::cumsum"
-    for sizes in SHAPES:
-        n = len(sizes)
-        for d in dim_ints(n):
-            yield call(op, T(sizes), d)
-        for d in bad_dim_ints(n):
-            yield call(op, T(sizes), d)
-    for sizes in LAYOUT_SHAPES:
-        for x in layouts(sizes):
-            for d in [0, 1, -1]:
-                yield call(op, x, d)
-    for d in DTYPES_ALL:
-        yield call(op, T([2, 3], d), 0)
-        yield call(op, T([], d), -1)
-    yield call(op, NOT_TENSOR, 0)
+    for op in ["aten::cumsum", "aten::cumprod"]:
+        for sizes in SHAPES:
+            n = len(sizes)
+            for d in dim_ints(n):
+                yield call(op, T(sizes), d)
+            for d in bad_dim_ints(n):
+                yield call(op, T(sizes), d)
+        for sizes in LAYOUT_SHAPES:
+            for x in layouts(sizes):
+                for d in [0, 1, -1]:
+                    yield call(op, x, d)
+        for d in DTYPES_ALL:
+            yield call(op, T([2, 3], d), 0)
+            yield call(op, T([], d), -1)
+        yield call(op, NOT_TENSOR, 0)
 
 
 def topk_sort_calls():
@@ -257,7 +258,7 @@ def value_calls():
     for x in value_inputs():
         n = len(x.sizes)
         for op in ["aten::sum.dim_IntList", "aten::amax", "aten::amin", "aten::any.dims", "aten::all.dims",
-                   "aten::mean.dim", "aten::var.dim", "aten::std.dim"]:
+                   "aten::mean.dim", "aten::var.dim", "aten::std.dim", "aten::logsumexp"]:
             for dims in [[0], [-1], [0, n - 1]]:
                 yield vcall(op, x, dims, dims == [0])
         for op in ["aten::var.correction", "aten::std.correction"]:
@@ -269,7 +270,7 @@ def value_calls():
         for op in ["aten::var", "aten::std"]:
             yield vcall(op, x, False)
         for op in ["aten::max.dim", "aten::min.dim", "aten::any.dim", "aten::all.dim", "aten::prod.dim_int",
-                   "aten::argmax", "aten::argmin", "aten::cumsum"]:
+                   "aten::argmax", "aten::argmin", "aten::cumsum", "aten::cumprod"]:
             for d in [0, -1]:
                 yield vcall(op, x, d)
         for op in ["aten::argmax", "aten::argmin"]:
@@ -281,7 +282,7 @@ def value_calls():
             yield vcall("aten::topk", x, 2, d)
             yield vcall("aten::topk", x, 1, d, False)
     # dtype= arguments.
-    for op, args in [("aten::sum", []), ("aten::mean", []), ("aten::prod", []), ("aten::cumsum", [1]),
+    for op, args in [("aten::sum", []), ("aten::mean", []), ("aten::prod", []), ("aten::cumsum", [1]), ("aten::cumprod", [1]),
                      ("aten::sum.dim_IntList", [[1]]), ("aten::prod.dim_int", [0])]:
         for d in ["float32", "int32", "bool"]:
             yield vcall(op, T([2, 3], d), *args, dtype=torch.float64)
@@ -292,6 +293,9 @@ def value_calls():
             yield vcall(op, T(sizes))
     yield vcall("aten::max.dim", T([2, 0]), 1)
     yield vcall("aten::cumsum", T([]), 0)
+    yield vcall("aten::cumprod", T([]), 0)
+    for sizes in [[], [0], [2, 0]]:
+        yield vcall("aten::logsumexp", T(sizes), [0] if sizes else [])
     yield vcall("aten::sort", T([]), 0)
     yield vcall("aten::topk", T([]), 1)
     yield vcall("aten::sort", T([3, 4]), 2)

@@ -362,6 +362,18 @@ class ViewsOps2(torch.nn.Module):
                 u.max(1)[0], u.std(1), u.any(2), (u > 0).all(1), torch.tanh(t).sum(1))
 
 
+class FlipScans(torch.nn.Module):
+    """flip, cumprod (kept whole by the default table) and logsumexp (lowered: amax, the inf mask,
+    exp, sum, log), on contiguous inputs and views, int inputs converted to float."""
+
+    def forward(self, x, y):
+        u = y[:, :, 1:5].transpose(1, 2)
+        n = (x * 3).long()
+        return (torch.flip(x, [0, 2]), u.flip(-1), torch.cumprod(x, 1), u.cumprod(2), torch.cumprod(n, 0),
+                torch.logsumexp(x, 1), torch.logsumexp(u, [0, 2], keepdim=True), torch.logsumexp(n, -1),
+                x.logsumexp(2) + y.flip(1).sum(2))
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
@@ -372,7 +384,8 @@ OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_d
        "ops_inplace_unary_dynamic", "ops_inplace_binary", "ops_inplace_binary_dynamic",
        "ops_masked_scatter", "ops_masked_scatter_dynamic", "ops_inplace_pow_dynamic", "ops_inplace_triu_dynamic",
        "ops_inplace_floor_divide_dynamic", "ops_masked_fill_broadcast_dynamic",
-       "ops_to_copy_views_dynamic", "ops_views_dynamic", "ops_views2_dynamic"]
+       "ops_to_copy_views_dynamic", "ops_views_dynamic", "ops_views2_dynamic", "ops_flip_scans",
+       "ops_flip_scans_dynamic"]
 
 
 def build_ops(name):
@@ -409,7 +422,8 @@ def build_ops(name):
              "ops_masked_fill_broadcast": (MaskedFillBroadcast, (3, 5, 6)),
              "ops_to_copy_views": (ToCopyViews, (3, 5, 6)),
              "ops_views": (ViewsOps, (3, 5, 6)),
-             "ops_views2": (ViewsOps2, (3, 5, 6))}
+             "ops_views2": (ViewsOps2, (3, 5, 6)),
+             "ops_flip_scans": (FlipScans, (3, 5, 6))}
     if base in pairs:
         cls, shape = pairs[base]
         x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
