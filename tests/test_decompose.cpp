@@ -128,7 +128,7 @@ const std::set<std::string> kPrintsEqual = {
     "ops_to_copy_views_dynamic",
     // ... and some thirty ops on transposed and sliced views (their outputs' strides as the refs'
     // stride sort gives them: zeros_like, hardtanh, index_put).
-    "ops_views_dynamic", "ops_views2_dynamic", "ops_flip_scans", "ops_flip_scans_dynamic",
+    "ops_views_dynamic", "ops_views2_dynamic", "ops_flip_scans", "ops_flip_scans_dynamic", "ops_more", "ops_more_dynamic",
     // ... masked_scatter (kept whole: not in the default table) and masked_scatter_, with an
     // expand_as mask (expand_as decomposes to expand of the other's sizes).
     "ops_masked_scatter",
@@ -177,6 +177,7 @@ const std::set<std::string> kNotLoweredYet = {
 /// Lowered ops whose decomposition opens a DisableDynamoScope (ops/annotation.h), with its name.
 const std::map<std::string, std::string> kAnnotatedDecompositions = {{"aten::addcmul.default", "addcmul"},
                                                                    {"aten::dot.default", "dot"},
+                                                                   {"aten::glu.default", "glu"},
                                                                    {"aten::logsumexp.default", "logsumexp"},
                                                                    {"aten::softplus.default", "softplus"}};
 

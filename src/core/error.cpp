@@ -18,8 +18,9 @@ void rethrow_if(const Error& e, const std::string& msg) {
 
 }  // namespace
 
-[[noreturn]] void rethrow_with_prefix(const Error& e, const std::string& prefix) {
-  const std::string msg = prefix + e.what();
+[[noreturn]] void rethrow_with_prefix(const Error& e, const std::string& prefix) { rethrow_as(e, prefix + e.what()); }
+
+[[noreturn]] void rethrow_as(const Error& e, const std::string& msg) {
   rethrow_if<DeviceMismatchError>(e, msg);
   rethrow_if<DataAccessError>(e, msg);
   rethrow_if<ShapeError>(e, msg);

@@ -342,6 +342,13 @@ void FunctionalNames::composite(const OpDef& op, std::span<const IValue> args) {
                     (q == "aten::contiguous.default" && format(1) == MemoryFormat::Contiguous) ||
                     (q == "aten::linear.default" && defined(2) && self->dim() != 2);
   if (asks) c10_contiguity(*self);
+  // max_pool1d's C++ checks its input's sizes are nonzero (size(1) and size(2) of a 3-D input,
+  // size(0) and size(1) of a 2-D one: a `ne` each when symbolic), then asks its numel.
+  if (q == "aten::max_pool1d.default" && (self->dim() == 2 || self->dim() == 3)) {
+    for (int64_t d = self->dim() - 2; d < self->dim(); ++d)
+      if (symbolic(self->meta().sizes[static_cast<size_t>(d)])) (void)graph_->unique_name("ne");
+    c10_numel(*self);
+  }
 }
 
 void FunctionalNames::contiguity_asked(const Tensor& t) {

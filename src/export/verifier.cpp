@@ -159,9 +159,11 @@ class Checker {
       mismatch(n, graph, prefix + field, std::move(a), std::move(b));
       ok = false;
     };
+    const bool physical = batched_.count(&n) != 0;  // layout is functorch's: shape, dtype, device
     if (!same_dims(rec.sizes, com.sizes, nullptr, true)) diff("shape", dims_str(rec.sizes), dims_str(com.sizes));
-    else if (!same_dims(rec.strides, com.strides, ep_.shape_env.get())) diff("stride", dims_str(rec.strides), dims_str(com.strides));
-    if (with_offset && !rec.storage_offset.same_as(com.storage_offset))
+    else if (!physical && !same_dims(rec.strides, com.strides, ep_.shape_env.get()))
+      diff("stride", dims_str(rec.strides), dims_str(com.strides));
+    if (with_offset && !physical && !rec.storage_offset.same_as(com.storage_offset))
       diff("storage_offset", rec.storage_offset.str(), com.storage_offset.str());
     if (rec.dtype != com.dtype) diff("dtype", std::string(dtype_name(rec.dtype)), std::string(dtype_name(com.dtype)));
     if (rec.device != com.device) diff("device", rec.device.str(), com.device.str());
@@ -183,6 +185,7 @@ class Checker {
       const Node& n = *up;
       if (!rederive_ && n.op() != NodeOp::GetAttr) continue;
       note_grad(n);
+      note_batched(n);
       if (check_node(g, n, path)) ++r_.verified;
       if (n.op() == NodeOp::GetAttr) attrs_used.insert(n.attr());
     }
@@ -190,6 +193,20 @@ class Checker {
       if (!attrs_used.count(name)) graph_error(detail::cat(path.empty() ? "" : path + ": ", "subgraph '", name, "' is never used"));
       check_graph(*sub, path.empty() ? name : path + "." + name);
     }
+  }
+
+  /// A value of a vmap region: made by _add_batch_dim, or computed from one (not by _remove_batch_dim).
+  void note_batched(const Node& n) {
+    if (n.op() == NodeOp::CallOther && n.callable()->kind == CallableKind::AddBatchDim) {
+      batched_.insert(&n);
+      return;
+    }
+    if (n.op() == NodeOp::CallOther && n.callable()->kind == CallableKind::RemoveBatchDim) return;
+    for (const Node* in : n.inputs())
+      if (batched_.count(in)) {
+        batched_.insert(&n);
+        return;
+      }
   }
 
   /// Whether node n's recorded value was confirmed (problems are recorded on the way).
@@ -803,6 +820,10 @@ class Checker {
   bool rederive_;  ///< re-run every node's meta (VerifyLevel::Full), else structure only
   CheckReport r_;
   std::unordered_set<const Node*> grad_;
+  /// Values inside a vmap region (from _add_batch_dim up to _remove_batch_dim): BatchedTensors,
+  /// whose recorded strides and offset are their physical value's (functorch's layout), not a
+  /// per-example meta's (Mamba's scan: mul of two strided batched slices).
+  std::unordered_set<const Node*> batched_;
 };
 
 }  // namespace

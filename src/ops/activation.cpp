@@ -110,6 +110,49 @@ void cpu_silu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   cpu::unary_kernel(a, o, [](double x) { return x / (1.0 + std::exp(-x)); });
 }
 
+// glu(self, dim=-1): the structured meta's checks, then TensorIterator over the two halves of dim.
+struct GluHalves {
+  TensorMeta first, second;
+  int64_t dim;
+};
+GluHalves glu_halves(std::string_view label, const TensorMeta& x, int64_t dim) {
+  const int64_t d = wrap_dim(dim, x.dim(), label);
+  // The fake kernel (a Python meta) indexes the shape: a 0-dim self has no size to halve.
+  FE_CHECK(x.dim() > 0, IndexError, label, ": tuple index out of range");
+  const SymInt n = x.sizes[d];
+  FE_CHECK(n.maybe_int() && *n.maybe_int() % 2 == 0, ShapeError, label, ": Halving dimension must be even, but dimension ", d,
+           " is size ", n);
+  GluHalves h{x, x, d};
+  h.first.sizes[d] = h.second.sizes[d] = SymInt(*n.maybe_int() / 2);
+  h.second.storage_offset = x.storage_offset + x.strides[d] * (*n.maybe_int() / 2);
+  return h;
+}
+void meta_glu(const MetaArgs& a, MetaOut& out) {
+  const GluHalves h = glu_halves(label(a), tensor_arg(a, 0), a.to_int(1));
+  out.push(meta_call(*op_mul_Tensor, {&h.first, &h.second}));
+}
+void cpu_glu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  FE_CHECK(is_floating(o[0].dtype()), DTypeError, op_label(op), ": \"glu_cpu\" not implemented for '",
+           scalar_type_name(o[0].dtype()), "'");
+  const Tensor& x = std::get<Tensor>(a[0]);
+  const GluHalves h = glu_halves(op_label(op), x.meta(), std::get<SymInt>(a[1]).expect_int());
+  cpu::Operand ins[2] = {cpu::make_operand(a[0], x.meta().sizes), cpu::make_operand(a[0], x.meta().sizes)};
+  ins[1].offset += x.meta().strides[h.dim].expect_int() * h.first.sizes[h.dim].expect_int();
+  cpu::for_each_element(o[0].meta(), ins, [&](int64_t out_off, const int64_t* in_off) {
+    cpu::store_at(o[0], out_off, ins[0].at(in_off[0]) / (1.0 + std::exp(-ins[1].at(in_off[1]))));
+  });
+}
+/// torch._decomp's glu: the two halves by slice (the dim wrapped), first * sigmoid(second).
+std::vector<Tensor> decomp_glu(std::span<const IValue> a, const SrcLocArg& loc) {
+  const DisableDynamoScope annotated("glu");  // its type-promotion wrapper is dynamo-disabled
+  const Tensor& x = decomp_tensor(a, 0);
+  const GluHalves h = glu_halves("aten::glu", x.meta(), std::get<SymInt>(a[1]).expect_int());
+  const SymInt half = h.first.sizes[h.dim], d(h.dim);
+  const Tensor first = dispatch1(*op_slice_Tensor, {x, d, SymInt(0), half, SymInt(1)}, loc);
+  const Tensor second = dispatch1(*op_slice_Tensor, {x, d, half, half * 2, SymInt(1)}, loc);
+  return {fe::mul(first, fe::sigmoid(second, loc), loc)};
+}
+
 // ---- softmax family. Under FakeTensorMode softmax/_softmax do not check dim; the log variants do.
 TensorMeta softmax_out(const TensorMeta& x, DType dtype) { return make_contiguous(x.sizes, dtype, x.device); }
 
@@ -414,6 +457,7 @@ std::vector<Tensor> decomp_dropout(std::span<const IValue> a, const SrcLocArg& l
 }  // namespace
 
 void register_activation_ops(Registry& r) {
+  r.add({.schema = "aten::glu(Tensor self, int dim=-1) -> Tensor", .meta = meta_glu, .cpu = cpu_glu, .decomp = decomp_glu});
   op_leaky_relu = r.add({"aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", meta_leaky_relu, cpu_leaky_relu});
   op_leaky_relu_ = r.add({"aten::leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)", meta_leaky_relu,
          cpu_leaky_relu});

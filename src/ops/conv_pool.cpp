@@ -1,5 +1,5 @@
-// Pooling ops of the conv family: max_pool2d(_with_indices), avg_pool2d, adaptive_avg_pool2d and
-// _adaptive_avg_pool2d. Metas follow torch/_meta_registrations.py (pool2d_shape_check and friends);
+// Pooling ops of the conv family: max_pool2d(_with_indices), avg_pool2d, adaptive_avg_pool2d,
+// _adaptive_avg_pool2d, and max_pool1d / avg_pool1d (their 2-D forms on a unit height). Metas follow torch/_meta_registrations.py (pool2d_shape_check and friends);
 // outputs keep the input's suggested memory format (NHWC in, NHWC out).
 #include <cmath>
 #include <limits>
@@ -327,6 +327,100 @@ std::vector<Tensor> decomp_adaptive_avg_pool2d(std::span<const IValue> a, const 
   return undecomposed(*op_adaptive_avg_pool2d, a, loc);
 }
 
+// ---- max_pool1d / avg_pool1d (CompositeImplicit): the 2-D op over self.unsqueeze(-2) with a unit
+// kernel, stride and no padding in height, squeezed back (torch._decomp's max_pool1d_with_indices
+// squeezes the indices too, which nothing reads).
+/// The 2-D form of a 1-D pool's int list: {h, v} (a missing stride is the kernel's).
+std::vector<SymInt> two_d(const IValue& v, int64_t h, const IValue* fallback = nullptr) {
+  const auto& l = std::get<std::vector<SymInt>>(v);
+  if (l.empty() && fallback) return two_d(*fallback, h);
+  return {SymInt(h), l.empty() ? SymInt(0) : l[0]};
+}
+/// The 2-D arguments of a 1-D pool: [self.unsqueeze(-2), kernel, stride, padding, rest...].
+std::vector<IValue> pool2d_args(std::span<const IValue> a, IValue self, bool dilation) {
+  std::vector<IValue> r = {std::move(self), two_d(a[1], 1), two_d(a[2], 1, &a[1]), two_d(a[3], 0)};
+  if (dilation) r.push_back(two_d(a[4], 1));
+  for (size_t i = dilation ? 5 : 4; i < a.size(); ++i) r.push_back(a[i]);
+  return r;
+}
+/// max_pool1d's meta: ATen's check_max_pool1d, then, a FakeTensor being a tensor subclass, its
+/// max_pool1d_with_indices path: max_pool2d_with_indices over self.unsqueeze(-2) (that layout),
+/// squeezed. (Eager CPU tensors take max_pool1d_impl, which allocates a contiguous result.)
+void meta_max_pool1d(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = a.tensor(0);
+  const std::string l = label(a);
+  FE_CHECK(x.dim() == 2 || x.dim() == 3, ShapeError, l,
+           ": max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:",
+           shape_str(x.sizes));
+  const auto& k = a.int_list(1);
+  const auto& st = a.int_list(2);
+  const auto& p = a.int_list(3);
+  const auto& d = a.int_list(4);
+  FE_CHECK(k.size() == 1, ValueError, l, ": max_pool1d() kernel_size must be an int, list of ints or tuple of ints of size 1 but got size ", k.size());
+  FE_CHECK(st.size() <= 1, ValueError, l, ": max_pool1d() stride must be None, an int, list of ints, or tuple of ints of size 1 but got size ", st.size());
+  FE_CHECK(p.size() == 1, ValueError, l, ": max_pool1d() padding must be an int, list of ints, or tuple of ints of size 1 but got size ", p.size());
+  FE_CHECK(d.size() == 1, ValueError, l, ": max_pool1d() dilation must be an int, list of ints or tuple of ints of size 1 but got size ", d.size());
+  const int64_t kk = k[0].expect_int(), ss = st.empty() ? kk : st[0].expect_int(), pp = p[0].expect_int(), dd = d[0].expect_int();
+  FE_CHECK(kk > 0, ValueError, l, ": max_pool1d() kernel_size must be greater than zero, but got ", kk);
+  FE_CHECK(ss > 0, ValueError, l, ": max_pool1d() stride must be greater than zero, but got ", ss);
+  FE_CHECK(pp >= 0, ValueError, l, ": max_pool1d() padding must be non-negative, but got ", pp);
+  FE_CHECK(pp <= kk / 2, ValueError, l, ": max_pool1d() padding should be at most half of kernel size, but got padding=", pp,
+           " and kernel_size=", kk);
+  FE_CHECK(dd > 0, ValueError, l, ": max_pool1d() dilation must be greater than zero, but got ", dd);
+  const SymInt len = pooling_output_shape(a, x.sizes[x.dim() - 1], kk, pp, ss, dd, a.to_bool(5));
+  FE_CHECK(len.hint() >= 1, ValueError, l, ": max_pool1d() Invalid computed output size: ", len);
+  const TensorMeta u = meta_call(*op_unsqueeze, {&x, SymInt(-2)});
+  const std::vector<MetaValue> mv = {&u, std::vector<SymInt>{SymInt(1), SymInt(kk)}, std::vector<SymInt>{SymInt(1), SymInt(ss)},
+                                     std::vector<SymInt>{SymInt(0), SymInt(pp)}, std::vector<SymInt>{SymInt(1), SymInt(dd)},
+                                     a[5]};
+  MetaOut p2;
+  run_meta(*op_max_pool2d_with_indices, mv, p2);
+  out.push(meta_call(*op_squeeze_dims, {&p2.outs.at(0), std::vector<SymInt>{SymInt(-2)}}));
+}
+
+/// avg_pool1d's meta: ATen's, avg_pool2d over self.unsqueeze(-2), squeezed; avg_pool2d's errors
+/// are avg_pool1d's.
+void meta_avg_pool1d(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& x = a.tensor(0);
+  const std::string l = label(a);
+  FE_CHECK(x.dim() == 2 || x.dim() == 3, ShapeError, l, ": Expected 2 to 3 dimensions, but got ", x.dim(),
+           "-dimensional tensor for argument #1 'self' (while checking arguments for avg_pool1d)");
+  const TensorMeta u = meta_call(*op_unsqueeze, {&x, SymInt(-2)});
+  const auto two = [&](size_t i, int64_t h) {
+    const auto& v = a.int_list(i).empty() && i == 2 ? a.int_list(1) : a.int_list(i);
+    return std::vector<SymInt>{SymInt(h), v.empty() ? SymInt(0) : v[0]};
+  };
+  const std::vector<MetaValue> mv = {&u, two(1, 1), two(2, 1), two(3, 0), a[4], a[5], None{}};
+  MetaOut p;
+  try {
+    run_meta(*op_avg_pool2d, mv, p);
+  } catch (const Error& e) {
+    const std::string inner = "aten::avg_pool2d: ";
+    const std::string m = e.what();
+    rethrow_as(e, l + ": " + (m.rfind(inner, 0) == 0 ? m.substr(inner.size()) : m));
+  }
+  out.push(meta_call(*op_squeeze_dims, {&p.outs.at(0), std::vector<SymInt>{SymInt(-2)}}));
+}
+template <bool kMax>
+std::vector<Tensor> decomp_pool1d(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor u = fe::unsqueeze(decomp_tensor(a, 0), -2, loc);
+  const std::vector<IValue> args = pool2d_args(a, u, kMax);
+  const IValue dims = std::vector<SymInt>{SymInt(-2)};
+  if (!kMax) return {dispatch1(*op_squeeze_dims, {dispatch1(*op_avg_pool2d, args, loc), dims}, loc)};
+  const std::vector<Tensor> r = dispatch(*op_max_pool2d_with_indices, args, loc);
+  const Tensor values = dispatch1(*op_squeeze_dims, {r.at(0), dims}, loc);
+  (void)dispatch1(*op_squeeze_dims, {r.at(1), dims}, loc);  // the indices', dead
+  return {values};
+}
+template <bool kMax>
+void cpu_pool1d(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const Tensor u = fe::unsqueeze(std::get<Tensor>(a[0]), -2);
+  const std::vector<IValue> args = pool2d_args(a, u, kMax);
+  const SrcLocArg loc = SrcLocArg::current();
+  const Tensor p = kMax ? dispatch(*op_max_pool2d_with_indices, args, loc).at(0) : dispatch1(*op_avg_pool2d, args, loc);
+  fe::copy_(o[0], fe::squeeze(p, -2));
+}
+
 }  // namespace
 
 void register_conv_pool_ops(Registry& r) {
@@ -342,6 +436,12 @@ void register_conv_pool_ops(Registry& r) {
   op_adaptive_avg_pool2d = r.add({.schema = "aten::adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor",
                                   .meta = meta_adaptive_avg_pool2d, .cpu = cpu_adaptive_avg_pool2d,
                                   .decomp = decomp_adaptive_avg_pool2d});
+  r.add({.schema = "aten::max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], "
+                   "bool ceil_mode=False) -> Tensor",
+         .meta = meta_max_pool1d, .cpu = cpu_pool1d<true>, .decomp = decomp_pool1d<true>});
+  r.add({.schema = "aten::avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, "
+                   "bool count_include_pad=True) -> Tensor",
+         .meta = meta_avg_pool1d, .cpu = cpu_pool1d<false>, .decomp = decomp_pool1d<false>});
   r.add({"aten::_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", meta__adaptive_avg_pool2d,
          cpu_adaptive_avg_pool2d});
 }

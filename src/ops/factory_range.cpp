@@ -1,4 +1,4 @@
-// Range factories: arange (end / start,end / start,end,step) and linspace. Under FakeTensorMode
+// Range factories: arange (end / start,end / start,end,step), linspace and eye. Under FakeTensorMode
 // both run torch._refs, whose checks, dtype inference and length formulas are reproduced here.
 #include <cmath>
 
@@ -15,6 +15,8 @@ OpHandle op_arange;
 OpHandle op_arange_start;
 OpHandle op_arange_start_step;
 OpHandle op_linspace;
+OpHandle op_eye;
+OpHandle op_eye_m;
 }  // namespace
 }  // namespace fe
 
@@ -100,6 +102,17 @@ void meta_linspace(const MetaArgs& a, MetaOut& out) {
   out.push(make_contiguous(DimVector{SymInt(steps)}, dtype, device_or(a, 5, kCPU)));
 }
 
+// eye(n[, m], *, dtype, layout, device, pin_memory): torch._refs.eye's checks, an [n, m] tensor.
+template <bool kM>
+void meta_eye(const MetaArgs& a, MetaOut& out) {
+  constexpr size_t dt = kM ? 2 : 1;
+  const SymInt n = a.sym_int(0), m = kM ? a.sym_int(1) : n;
+  FE_CHECK(n >= 0, ValueError, label(a), ": n must be greater or equal to 0, got ", n);
+  FE_CHECK(m >= 0, ValueError, label(a), ": m must be greater or equal to 0, got ", m);
+  check_strided(a, dt + 1);
+  out.push(make_contiguous(DimVector{n, m}, a.opt_dtype(dt).value_or(default_dtype()), device_or(a, dt + 2, kCPU)));
+}
+
 // ---- reference kernels (eager CPU: integer outputs compute in int64 from truncated bounds)
 template <int Start, int Step>
 void cpu_arange(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
@@ -136,6 +149,15 @@ void cpu_linspace(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) 
     // Both ends exact: the first half counts up from start, the second down from end.
     const double v = i < half ? start + step * double(i) : end - step * double(steps - i - 1);
     cpu::store_at(o[0], off, is_integral(o[0].dtype(), false) ? std::trunc(v) : v);
+    ++i;
+  });
+}
+
+void cpu_eye(const OpDef&, std::span<const IValue>, std::span<Tensor> o) {
+  const int64_t m = o[0].size(1).expect_int();
+  int64_t i = 0;
+  detail::for_each_offset(o[0].meta(), [&](int64_t off) {
+    cpu::store_at(o[0], off, i / m == i % m ? 1.0 : 0.0);
     ++i;
   });
 }
@@ -186,6 +208,30 @@ std::vector<Tensor> decomp_linspace(std::span<const IValue> a, const SrcLocArg& 
   return {out.dtype() == dtype ? out : dispatch1(*op_to_dtype, {out, dtype}, loc)};
 }
 
+/// torch._refs.eye: arange(n) == arange(m) unsqueezed, in the smallest of uint8, uint16, int32 (else
+/// int64) that holds both (int64 for symbolic sizes), converted to the dtype (none for bool).
+template <bool kM>
+std::vector<Tensor> decomp_eye(std::span<const IValue> a, const SrcLocArg& loc) {
+  constexpr size_t dt = kM ? 2 : 1;
+  const SymInt n = std::get<SymInt>(a[0]), m = kM ? std::get<SymInt>(a[1]) : n;
+  DType range = DType::Int64;
+  if (n.maybe_int() && m.maybe_int()) {
+    const int64_t most = std::max(*n.maybe_int(), *m.maybe_int());
+    range = most <= 255 ? DType::UInt8 : most <= 65535 ? DType::UInt16 : most <= 2147483647 ? DType::Int32 : DType::Int64;
+  }
+  const auto* lay = std::get_if<Layout>(&a[dt + 1]);
+  const auto* pin = std::get_if<bool>(&a[dt + 3]);
+  if ((lay && *lay != Layout::Strided) || (pin && *pin)) return undecomposed(kM ? *op_eye_m : *op_eye, a, loc);
+  const auto rng = [&](const SymInt& k) {
+    return dispatch1(*op_arange, {k, range, None{}, a[dt + 2], None{}}, loc);
+  };
+  const Tensor rn = rng(n), rm = rng(m);
+  const Tensor cond = dispatch1(*op_eq_Tensor, {fe::unsqueeze(rn, -1, loc), rm}, loc);
+  const auto* d = std::get_if<DType>(&a[dt]);
+  const DType dtype = d ? *d : default_dtype();
+  return {dtype == DType::Bool ? cond : fe::_to_copy(cond, {.dtype = dtype}, loc)};
+}
+
 }  // namespace
 
 void register_factory_range_ops(Registry& r) {
@@ -199,6 +245,10 @@ void register_factory_range_ops(Registry& r) {
          meta_arange<0, 1, 2>, cpu_arange<0, 2>, kFree});
   op_linspace = r.add({.schema = "aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
                        .meta = meta_linspace, .cpu = cpu_linspace, .device_rule = kFree, .decomp = decomp_linspace});
+  op_eye = r.add({.schema = "aten::eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+                  .meta = meta_eye<false>, .cpu = cpu_eye, .device_rule = kFree, .decomp = decomp_eye<false>});
+  op_eye_m = r.add({.schema = "aten::eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+                    .meta = meta_eye<true>, .cpu = cpu_eye, .device_rule = kFree, .decomp = decomp_eye<true>});
 }
 
 namespace {

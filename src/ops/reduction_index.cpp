@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include <optional>
+
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
 #include "ops/cpu_util.h"
@@ -15,6 +17,8 @@ namespace fe {
 namespace {
 OpHandle op_argmax;
 OpHandle op_argmin;
+OpHandle op_argsort;
+OpHandle op_argsort_stable;
 OpHandle op_cumprod;
 OpHandle op_cumsum;
 OpHandle op_max;
@@ -85,8 +89,19 @@ void meta_sort(const MetaArgs& a, MetaOut& out) {
   v.strides = dense_or_sorted_strides(x);
   TensorMeta i = v;
   i.dtype = DType::Int64;
+  // Each output's symbolic strides are computed anew (new SymInts, each read where first used:
+  // a sym_stride node), even where they keep a dense input's.
+  for (TensorMeta* m : {&v, &i})
+    for (SymInt& s : m->strides) renew_symint(s);
   out.push(std::move(v));
   out.push(std::move(i));
+}
+
+/// argsort (CompositeImplicit): sort's indices.
+void meta_argsort(const MetaArgs& a, MetaOut& out) {
+  MetaOut sorted;
+  meta_sort(a, sorted);
+  out.push(std::move(sorted.outs[1]));
 }
 
 void meta_cumsum(const MetaArgs& a, MetaOut& out) {
@@ -193,14 +208,17 @@ void cpu_topk(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   });
 }
 
+/// Writes (values, indices) to o[0] and o[1], or only the indices to o[0] (argsort).
 void sort_kernel(const OpDef& op, const Tensor& x, int64_t dim, bool descending, std::span<Tensor> o) {
   const DimMask mask = dim_mask(op_label(op), x.dim(), dim);
-  const GroupWriter vals(o[0], mask), idx(o[1], mask);
+  const bool values = o.size() > 1;
+  const GroupWriter idx(o[values ? 1 : 0], mask);
+  const std::optional<GroupWriter> vals = values ? std::optional<GroupWriter>(std::in_place, o[0], mask) : std::nullopt;
   std::vector<size_t> order;
   for_each_group(x, mask, [&](size_t g, const std::vector<double>& v) {
     stable_order(v, descending, order);
     for (size_t j = 0; j < order.size(); ++j) {
-      vals.put(g, j, v[order[j]]);
+      if (vals) vals->put(g, j, v[order[j]]);
       idx.put(g, j, static_cast<double>(order[j]));
     }
   });
@@ -225,6 +243,17 @@ void cpu_cumulative(const OpDef& op, std::span<const IValue> a, std::span<Tensor
       out.put(g, j, acc = cast_to(dt, Prod ? acc * cast_to(dt, v[j]) : acc + cast_to(dt, v[j])));
   });
 }
+/// argsort / argsort.stable: sort / sort.stable with the same arguments, its indices.
+template <bool kStable>
+std::vector<Tensor> decomp_argsort(std::span<const IValue> a, const SrcLocArg& loc) {
+  return {dispatch(kStable ? *op_sort_stable : *op_sort, {a.begin(), a.end()}, loc)[1]};
+}
+void cpu_argsort(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  sort_kernel(op, std::get<Tensor>(a[0]), std::get<SymInt>(a[1]).expect_int(), std::get<bool>(a[2]), o);
+}
+void cpu_argsort_stable(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
+  sort_kernel(op, std::get<Tensor>(a[0]), std::get<SymInt>(a[2]).expect_int(), std::get<bool>(a[3]), o);
+}
 }  // namespace
 
 void register_reduction_index_ops(Registry& r) {
@@ -242,6 +271,10 @@ void register_reduction_index_ops(Registry& r) {
          cpu_sort});
   op_sort_stable = r.add({"aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
          meta_sort, cpu_sort_stable});
+  op_argsort = r.add({.schema = "aten::argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor",
+                      .meta = meta_argsort, .cpu = cpu_argsort, .decomp = decomp_argsort<false>});
+  op_argsort_stable = r.add({.schema = "aten::argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor",
+                             .meta = meta_argsort, .cpu = cpu_argsort_stable, .decomp = decomp_argsort<true>});
   op_cumsum = r.add({"aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", meta_cumsum, cpu_cumulative<false>});
   // cumprod's structured meta is cumsum's (meta_func_cum_ops); it stays whole in Core ATen programs.
   op_cumprod = r.add({"aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", meta_cumsum, cpu_cumulative<true>});

@@ -59,6 +59,30 @@ void meta_permute(const MetaArgs& a, MetaOut& out) {
   out.alias_input0 = true;
 }
 
+/// movedim.int's permutation (ATen's movedim): dim `src` goes to `dst`, the others keep their order.
+std::vector<int64_t> movedim_order(std::string_view label, int64_t ndim, int64_t src, int64_t dst) {
+  const int64_t n = std::max<int64_t>(ndim, 1);
+  const int64_t s = wrap_dim(src, n, label), d = wrap_dim(dst, n, label);
+  std::vector<int64_t> order;
+  for (int64_t i = 0; i < ndim; ++i)
+    if (i != s) order.push_back(i);
+  if (ndim > 0) order.insert(order.begin() + d, s);
+  return order;
+}
+
+/// movedim.int (CompositeImplicit): a permute.
+void meta_movedim(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = a.tensor(0);
+  TensorMeta m = self;
+  const std::vector<int64_t> order = movedim_order(label(a), self.dim(), a.to_int(1), a.to_int(2));
+  for (size_t i = 0; i < order.size(); ++i) {
+    m.sizes[i] = self.sizes[order[i]];
+    m.strides[i] = self.strides[order[i]];
+  }
+  out.push(std::move(m));
+  out.alias_input0 = true;
+}
+
 void meta_transpose(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& self = a.tensor(0);
   const int64_t d0 = wrap(a, a.to_int(1), self.dim());
@@ -350,6 +374,14 @@ std::vector<Tensor> decomp_transpose(std::span<const IValue> a, const SrcLocArg&
   return {fe::permute(x, perm, loc)};
 }
 
+/// movedim.int: permute(self, the order), an alias of a 0-dim self.
+std::vector<Tensor> decomp_movedim(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& x = decomp_tensor(a, 0);
+  if (x.dim() == 0) return {dispatch1(*op_alias, {x}, loc)};
+  return {fe::permute(x, movedim_order("aten::movedim", x.dim(), std::get<SymInt>(a[1]).expect_int(),
+                                       std::get<SymInt>(a[2]).expect_int()), loc)};
+}
+
 /// narrow (CompositeImplicit): slice(self, dim, start, start + length), a negative start wrapped.
 std::vector<Tensor> decomp_narrow(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& x = decomp_tensor(a, 0);
@@ -412,6 +444,8 @@ void register_view_index_ops(Registry& r) {
   op_permute = r.add({"aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)", meta_permute});
   op_transpose_int = r.add({.schema = "aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
                             .meta = meta_transpose, .decomp = decomp_transpose});
+  r.add({.schema = "aten::movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)",
+         .meta = meta_movedim, .decomp = decomp_movedim});
   op_diagonal = r.add({"aten::diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)", meta_diagonal});
   op_unsqueeze = r.add({"aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", meta_unsqueeze});
   op_squeeze = r.add({.schema = "aten::squeeze(Tensor(a) self) -> Tensor(a)", .meta = meta_squeeze,

@@ -66,6 +66,8 @@ std::string cat(Args&&... args) {
 
 /// Re-throws `e` as its own type with `prefix` before its message (callers catch by type).
 [[noreturn]] void rethrow_with_prefix(const Error& e, const std::string& prefix);
+/// Re-throws `e` as its own type with `message` instead of its own.
+[[noreturn]] void rethrow_as(const Error& e, const std::string& message);
 
 }  // namespace fe
 

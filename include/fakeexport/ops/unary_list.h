@@ -7,6 +7,7 @@
 
 #define FE_UNARY_OPS(X)                                  \
   X(exp, Exp, Floating, std::exp(x))                     \
+  X(expm1, Expm1, Floating, std::expm1(x))               \
   X(log, Log, Floating, std::log(x))                     \
   X(log1p, Log1p, Floating, std::log1p(x))               \
   X(sqrt, Sqrt, Floating, std::sqrt(x))                  \

@@ -5,7 +5,26 @@ POINTWISE = [("aten::relu", {}), ("aten::relu_", {}), ("aten::gelu", {}), ("aten
              ("aten::silu", {}), ("aten::silu_", {})]
 
 
+def glu_calls():
+    """glu: halves of an even dim (TensorIterator's layout of the two halves), odd and 0-dim errors."""
+    for sizes in [[], [4], [2, 6], [2, 3, 4], [2, 0, 4], [4, 3, 2, 6], [3, 5]]:
+        n = len(sizes)
+        for x in layouts(sizes):
+            for d in sorted({-1, 0, n - 1, 1 if n > 1 else 0}):
+                yield call("aten::glu", x, d)
+        yield call("aten::glu", T(sizes))
+        yield call("aten::glu", T(sizes), n + 1)
+    for d in DTYPES_ALL:
+        yield call("aten::glu", T([2, 4], d))
+    for x in layouts([2, 4, 6]):
+        for d in [0, 1, -1]:
+            yield vcall("aten::glu", x, d)
+    for d in ["float64", "float16", "bfloat16", "int64"]:
+        yield vcall("aten::glu", T([2, 4], d))
+
+
 def calls():
+    yield from glu_calls()
     yield from more_calls()
     # Pointwise activations.
     for op, kw in POINTWISE:

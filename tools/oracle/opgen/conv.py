@@ -192,6 +192,36 @@ def calls():
     yield call("aten::avg_pool2d", T([2, 3, 6, 6], "bool"), [2, 2])
     yield call("aten::avg_pool2d", T([2, 3, 6, 6], "uint8"), [2, 2])
     yield call("aten::avg_pool2d", T([2, 3, 6, 6]), [2, 2], [2, 2, 2])
+    # ---- max_pool1d / avg_pool1d: their 2-D forms over a unit height
+    for x in [[2, 4, 9], [4, 9], [1, 3, 8], [2, 3, 2]]:
+        for k, st, p in [([2], [], [0]), ([3], [1], [1]), ([3], [2], [1]), ([2], [2], [0]), ([1], [1], [0])]:
+            for c in [False, True]:
+                yield call("aten::max_pool1d", T(x), k, st, p, [1], c)
+                yield call("aten::avg_pool1d", T(x), k, st, p, c)
+                yield call("aten::avg_pool1d", T(x), k, st, p, c, False)
+                yield vcall("aten::max_pool1d", T(x), k, st, p, [1], c)
+                yield vcall("aten::avg_pool1d", T(x), k, st, p, c, False)
+        yield call("aten::max_pool1d", T(x), [2], [1], [0], [2])
+        yield vcall("aten::max_pool1d", T(x), [2], [1], [0], [2])
+    # Layouts: FakeTensor's max_pool1d goes through max_pool2d_with_indices (a channels-last-like
+    # self gives that layout), eager CPU's through max_pool1d_impl (contiguous): values on
+    # contiguous inputs only.
+    for x in layouts([2, 4, 9]):
+        yield call("aten::max_pool1d", x, [2])
+        yield call("aten::max_pool1d", x, [3], [2], [1])
+        yield call("aten::avg_pool1d", x, [3], [2])
+        yield vcall("aten::avg_pool1d", x, [2])
+    for dt in ["float64", "float16", "bfloat16", "int64"]:
+        yield call("aten::max_pool1d", T([2, 4, 9], dt), [2])
+        yield call("aten::avg_pool1d", T([2, 4, 9], dt), [2])
+    # errors: a kernel larger than the input, bad padding, wrong rank.
+    yield call("aten::max_pool1d", T([2, 4, 2]), [3])
+    yield call("aten::avg_pool1d", T([2, 4, 2]), [3])
+    yield call("aten::max_pool1d", T([2, 4, 9]), [2], [2], [2])
+    yield call("aten::avg_pool1d", T([2, 4, 9]), [2], [2], [2])
+    yield call("aten::max_pool1d", T([9]), [2])
+    yield call("aten::avg_pool1d", T([9]), [2])
+    yield call("aten::max_pool1d", T([2, 4, 9]), [0])
     # ---- adaptive average pooling
     for op in ["aten::adaptive_avg_pool2d", "aten::_adaptive_avg_pool2d"]:
         for x in [[2, 3, 8, 8], [2, 3, 7, 5], [3, 6, 6], [1, 1, 1, 1], [0, 3, 4, 4]]:

@@ -197,6 +197,24 @@ def linspace_calls():
     yield call(op, 0, 1, 3, pin_memory=True)
 
 
+def eye_calls():
+    for n in [0, 1, 3, 300, 70000]:
+        yield call("aten::eye", n)
+        yield call("aten::eye.m", n, 2)
+        yield call("aten::eye.m", 2, n)
+    for d in DTYPES_ALL:
+        yield call("aten::eye", 3, dtype=getattr(torch, d))
+        yield vcall("aten::eye.m", 3, 4, dtype=getattr(torch, d))
+    for dev in DEVICES:
+        yield call("aten::eye", 2, device=dev)
+    yield vcall("aten::eye", 4)
+    yield vcall("aten::eye.m", 4, 2)
+    # Errors: negative sizes, bad layout.
+    yield call("aten::eye", -1)
+    yield call("aten::eye.m", 3, -2)
+    yield call("aten::eye", 3, layout=torch.sparse_coo)
+
+
 def empty_strided_calls():
     op = "aten::empty_strided"
     cases = [([], []), ([0], [1]), ([2, 3], [3, 1]), ([2, 3], [1, 2]), ([2, 3], [0, 0]), ([2, 3], [10, 2]),
@@ -251,6 +269,7 @@ def calls():
     yield from new_from_calls()
     yield from arange_calls()
     yield from linspace_calls()
+    yield from eye_calls()
     yield from empty_strided_calls()
     yield from empty_permuted_calls()
     yield from scalar_tensor_calls()

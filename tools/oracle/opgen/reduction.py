@@ -249,6 +249,26 @@ def topk_sort_calls():
         kw = {"stable": True} if op.endswith("stable") else {}
         args = [2] if op == "aten::topk" else []
         yield call(op, NOT_TENSOR, *args, **kw)
+    # argsort (sort's indices), default and stable.
+    for sizes in SHAPES:
+        n = len(sizes)
+        for d in dim_ints(n) + bad_dim_ints(n):
+            yield call("aten::argsort", T(sizes), d)
+            yield call("aten::argsort", T(sizes), d, True)
+            yield call("aten::argsort.stable", T(sizes), stable=True, dim=d)
+        yield call("aten::argsort", T(sizes))
+    for sizes in LAYOUT_SHAPES:
+        for x in layouts(sizes):
+            for d in [0, -1]:
+                yield call("aten::argsort", x, d)
+                yield call("aten::argsort.stable", x, stable=False, dim=d, descending=True)
+                yield vcall("aten::argsort", x, d)
+                yield vcall("aten::argsort.stable", x, stable=True, dim=d, descending=True)
+    for d in DTYPES_ALL:
+        yield call("aten::argsort", T([2, 3], d))
+        yield vcall("aten::argsort", T([2, 3], d), 0)
+    yield call("aten::argsort", NOT_TENSOR)
+    yield call("aten::argsort.stable", NOT_TENSOR, stable=True)
     yield call("aten::topk", T([2, 5]), k=3, dim=0, largest=False)
     yield call("aten::sort", T([2, 5]), dim=0, descending=True)
 

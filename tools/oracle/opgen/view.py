@@ -156,9 +156,19 @@ def permute_calls():
         for b in bad_dims(sizes):
             yield call("aten::transpose.int", xs[0], 0, b)
             yield call("aten::transpose.int", xs[0], b, 0)
+    # movedim.int: a permute (ATen's movedim order), wrapped and out-of-range dims.
+    for sizes in [[], [5], [2, 3], [2, 3, 4], [2, 0, 3], [2, 3, 4, 5]]:
+        for x in list(layouts(sizes))[:4]:
+            for a in dims_of(sizes):
+                for b in dims_of(sizes):
+                    yield call("aten::movedim.int", x, a, b)
+        for b in bad_dims(sizes):
+            yield call("aten::movedim.int", T(sizes), 0, b)
+            yield call("aten::movedim.int", T(sizes), b, 0)
     for x in layouts([2, 3, 4]):
         yield vcall("aten::permute", x, [2, 0, 1])
         yield vcall("aten::transpose.int", x, 0, 2)
+        yield vcall("aten::movedim.int", x, 2, 0)
     for d in SMALL_DTYPES:
         yield vcall("aten::permute", T([2, 3], d), [1, 0])
         yield vcall("aten::transpose.int", T([2, 3], d), -1, 0)

@@ -374,6 +374,22 @@ class FlipScans(torch.nn.Module):
                 x.logsumexp(2) + y.flip(1).sum(2))
 
 
+class MoreOps(torch.nn.Module):
+    """movedim (a permute), argsort (sort's indices), glu (slices, sigmoid, mul), eye (aranges
+    compared), expm1, max_pool1d / avg_pool1d (their 2-D forms), masked_fill with a number of
+    another kind than self (converted to self's type)."""
+
+    def forward(self, x, y):
+        u = y[:, :, 1:5].transpose(1, 2)
+        n = (x * 3).long()
+        return (x.movedim(2, 0), torch.movedim(u, -1, 1), torch.argsort(x, 1), torch.argsort(u, -1, descending=True),
+                torch.argsort(x, stable=True, dim=0), torch.nn.functional.glu(x, -1), torch.nn.functional.glu(u, 1),
+                torch.eye(4), torch.eye(3, 5, dtype=torch.long), torch.expm1(u),
+                torch.nn.functional.max_pool1d(x, 2), torch.nn.functional.max_pool1d(x, 3, 1, 1),
+                torch.nn.functional.avg_pool1d(x, 2), torch.nn.functional.avg_pool1d(x, 3, 2, 1, True, False),
+                x.masked_fill(x > 0, 2), n.masked_fill(n > 0, 1.5), x @ torch.eye(6))
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
@@ -385,7 +401,7 @@ OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_d
        "ops_masked_scatter", "ops_masked_scatter_dynamic", "ops_inplace_pow_dynamic", "ops_inplace_triu_dynamic",
        "ops_inplace_floor_divide_dynamic", "ops_masked_fill_broadcast_dynamic",
        "ops_to_copy_views_dynamic", "ops_views_dynamic", "ops_views2_dynamic", "ops_flip_scans",
-       "ops_flip_scans_dynamic"]
+       "ops_flip_scans_dynamic", "ops_more", "ops_more_dynamic"]
 
 
 def build_ops(name):
@@ -423,7 +439,8 @@ def build_ops(name):
              "ops_to_copy_views": (ToCopyViews, (3, 5, 6)),
              "ops_views": (ViewsOps, (3, 5, 6)),
              "ops_views2": (ViewsOps2, (3, 5, 6)),
-             "ops_flip_scans": (FlipScans, (3, 5, 6))}
+             "ops_flip_scans": (FlipScans, (3, 5, 6)),
+             "ops_more": (MoreOps, (3, 5, 6))}
     if base in pairs:
         cls, shape = pairs[base]
         x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)

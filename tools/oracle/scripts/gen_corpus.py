@@ -317,9 +317,10 @@ def main():
             print(n, src, "(not by default)" if extra else "")
         return
     names = [n for n in reg if not reg[n][2]]
-    if opts.only:
+    if opts.only:  # a case named exactly is generated even when it is not by default; a prefix* is not
         want = [w.strip() for w in opts.only.split(",") if w.strip()]
-        names = [n for n in names if any(n == w or (w.endswith("*") and n.startswith(w[:-1])) for w in want)]
+        names = [n for n in reg if any(n == w or (w.endswith("*") and n.startswith(w[:-1]) and not reg[n][2])
+                                       for w in want)]
         unknown = [w for w in want if not w.endswith("*") and w not in reg]
         if unknown:
             sys.exit("unknown case(s): %s" % ", ".join(unknown))
@@ -347,7 +348,7 @@ def main():
                 msg = "%s [at %s:%d in %s: %s]" % (msg.splitlines()[0], f.filename.split("dist-packages/")[-1],
                                                    f.lineno, f.name, f.line) + msg[len(msg.splitlines()[0]):]
             fam = {"hf": lambda: corpus_hf.CASES[n]["mt"], "exportdb": lambda: n[len("exportdb_"):].split("__")[0],
-                   "seed002": lambda: "vit" if "encoder" in n else "gpt2", "hop": lambda: n[4:]}[src]()
+                   "seed002": lambda: "vit" if "encoder" in n else "gpt2", "hop": lambda: n[4:]}.get(src, lambda: src)()
             skipped[n] = {"name": n, "source": src, "family": fam, "reason": msg[:1500]}
             print("SKIP %-45s %s" % (n, msg.splitlines()[0][:200] if msg else ""), flush=True)
             if opts.trace:
