@@ -427,11 +427,16 @@ void cpu_tril(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) { tr
 std::vector<Tensor> decomp_repeat_interleave_int(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& x = decomp_tensor(a, 0);
   const auto* dim_given = std::get_if<SymInt>(&a[2]);
-  if (!dim_given || !std::holds_alternative<None>(a[3]) || x.dim() == 0)
-    return undecomposed(*op_repeat_interleave_self_int, a, loc);
+  if (!dim_given || x.dim() == 0) return undecomposed(*op_repeat_interleave_self_int, a, loc);
   const SymInt repeats = std::get<SymInt>(a[1]);
   int64_t dim = dim_given->expect_int();
   if (dim < 0) dim += x.dim();
+  // An output_size is only checked against repeats * size (ATen's repeat_interleave_symint).
+  if (const auto* given = std::get_if<SymInt>(&a[3]); given && given->maybe_int()) {
+    const std::optional<int64_t> want = (repeats * x.sizes()[static_cast<size_t>(dim)]).maybe_int();
+    FE_CHECK(!want || *want == *given->maybe_int(), ValueError, "aten::repeat_interleave: Invalid output_size, expected ",
+             *want, " but got ", *given->maybe_int());
+  }
   const Tensor u = fe::unsqueeze(x, dim + 1, loc);
   std::vector<SymInt> expanded(u.sizes().begin(), u.sizes().end());
   expanded[static_cast<size_t>(dim + 1)] = repeats;

@@ -377,7 +377,7 @@ class FlipScans(torch.nn.Module):
 class MoreOps(torch.nn.Module):
     """movedim (a permute), argsort (sort's indices), glu (slices, sigmoid, mul), eye (aranges
     compared), expm1, max_pool1d / avg_pool1d (their 2-D forms), masked_fill with a number of
-    another kind than self (converted to self's type)."""
+    another kind than self (converted to self's type), repeat_interleave with an output_size."""
 
     def forward(self, x, y):
         u = y[:, :, 1:5].transpose(1, 2)
@@ -387,7 +387,8 @@ class MoreOps(torch.nn.Module):
                 torch.eye(4), torch.eye(3, 5, dtype=torch.long), torch.expm1(u),
                 torch.nn.functional.max_pool1d(x, 2), torch.nn.functional.max_pool1d(x, 3, 1, 1),
                 torch.nn.functional.avg_pool1d(x, 2), torch.nn.functional.avg_pool1d(x, 3, 2, 1, True, False),
-                x.masked_fill(x > 0, 2), n.masked_fill(n > 0, 1.5), x @ torch.eye(6))
+                x.masked_fill(x > 0, 2), n.masked_fill(n > 0, 1.5), x @ torch.eye(6),
+                torch.repeat_interleave(x, 2, 2, output_size=12))
 
 
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
