@@ -392,13 +392,7 @@ void meta_avg_pool1d(const MetaArgs& a, MetaOut& out) {
   };
   const std::vector<MetaValue> mv = {&u, two(1, 1), two(2, 1), two(3, 0), a[4], a[5], None{}};
   MetaOut p;
-  try {
-    run_meta(*op_avg_pool2d, mv, p);
-  } catch (const Error& e) {
-    const std::string inner = "aten::avg_pool2d: ";
-    const std::string m = e.what();
-    rethrow_as(e, l + ": " + (m.rfind(inner, 0) == 0 ? m.substr(inner.size()) : m));
-  }
+  run_meta_as(l, *op_avg_pool2d, mv, p);
   out.push(meta_call(*op_squeeze_dims, {&p.outs.at(0), std::vector<SymInt>{SymInt(-2)}}));
 }
 template <bool kMax>

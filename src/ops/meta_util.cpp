@@ -406,6 +406,15 @@ bool is_cpu_scalar(const TensorMeta& t) { return t.dim() == 0 && t.device.is_cpu
 
 }  // namespace
 
+void run_meta_as(std::string_view label, const OpDef& inner, std::span<const MetaValue> args, MetaOut& out) {
+  try {
+    run_meta(inner, args, out);
+  } catch (const Error& e) {
+    const std::string prefix = inner.schema.ns + "::" + inner.schema.name + ": ", m = e.what();
+    rethrow_as(e, std::string(label) + ": " + (m.rfind(prefix, 0) == 0 ? m.substr(prefix.size()) : m));
+  }
+}
+
 void renew_symint(SymInt& s) {
   if (s.is_symbolic()) s = s.node()->env->make(s.expr(), s.hint());
 }

@@ -99,6 +99,9 @@ inline MetaOut meta_calls(const OpDef& op, std::initializer_list<MetaValue> args
   run_meta(op, std::span(args.begin(), args.size()), mo);
   return mo;
 }
+/// run_meta of `inner` for an op implemented by it (a CompositeImplicit alias or wrapper): its
+/// errors are the outer op's, labelled `label` instead of `inner`'s name.
+void run_meta_as(std::string_view label, const OpDef& inner, std::span<const MetaValue> args, MetaOut& out);
 /// Output 0 of meta_calls.
 inline TensorMeta meta_call(const OpDef& op, std::initializer_list<MetaValue> args) {
   return std::move(meta_calls(op, args).outs.at(0));

@@ -128,6 +128,15 @@ def calls():
         yield call("aten::square", x)
     yield call("aten::square", T([], "int32"))
     yield call("aten::square", 2.0)
+    # multiply.Tensor: mul.Tensor (CompositeImplicit); broadcasting, promotion, a bad broadcast.
+    for d in DTYPES_ALL:
+        yield call("aten::multiply.Tensor", T([2, 3], d), T([3], "float32"))
+        yield vcall("aten::multiply.Tensor", T([2, 3], d), T([2, 3], d))
+    for x in layouts([2, 3, 4]):
+        yield call("aten::multiply.Tensor", x, T([4]))
+        yield vcall("aten::multiply.Tensor", x, T([3, 1]))
+    yield call("aten::multiply.Tensor", T([2, 3]), T([4]))
+    yield call("aten::multiply.Tensor", T([2, 3]), 2.0)
     # pow with a number base and an exponent tensor.
     for s in SCALARS + [-1.5, 1, 1.0]:
         for d in DTYPES_ALL:

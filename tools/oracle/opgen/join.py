@@ -60,6 +60,15 @@ def calls():
             yield call("aten::stack", [T(sizes), T(sizes[:-1] + [sizes[-1] + 1])], 0)
         yield call("aten::stack", [T(sizes), T(sizes + [1])], 0)
     yield call("aten::stack", [], 0)
+    # concatenate: cat (CompositeImplicit), the same checks.
+    for x in layouts([2, 3, 4]):
+        yield call("aten::concatenate", [x, T([2, 3, 4])], 1)
+        yield vcall("aten::concatenate", [x, T([2, 3, 4])], 2)
+    for da in ["float32", "int64", "bool", "bfloat16"]:
+        yield call("aten::concatenate", [T([2, 3], da), T([1, 3], "float32")])
+    yield call("aten::concatenate", [T([2, 3]), T([2, 4])])
+    yield call("aten::concatenate", [T([2, 3]), T([2, 3])], 2)
+    yield call("aten::concatenate", [])
     for x in layouts([2, 3, 4]):
         for y in layouts([2, 3, 4]):
             yield call("aten::stack", [x, y], 1)
