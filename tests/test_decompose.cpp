@@ -129,6 +129,7 @@ const std::set<std::string> kPrintsEqual = {
     // ... and some thirty ops on transposed and sliced views (their outputs' strides as the refs'
     // stride sort gives them: zeros_like, hardtanh, index_put).
     "ops_views_dynamic", "ops_views2_dynamic", "ops_flip_scans", "ops_flip_scans_dynamic", "ops_more", "ops_more_dynamic",
+    "ops_mask_index", "ops_mask_index_dynamic",
     // ... masked_scatter (kept whole: not in the default table) and masked_scatter_, with an
     // expand_as mask (expand_as decomposes to expand of the other's sizes).
     "ops_masked_scatter",

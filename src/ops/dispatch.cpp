@@ -1,4 +1,5 @@
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/ops/api.h"
 #include "fakeexport/ops/functional_level.h"
 #include "fakeexport/ops/unbacked.h"
 
@@ -6,6 +7,7 @@
 #include "fakeexport/core/scopes.h"
 #include "ops/annotation.h"
 #include "ops/families.h"
+#include "ops/meta_util.h"
 
 namespace fe {
 namespace {
@@ -270,6 +272,19 @@ Tensor opmath_result(const Tensor& r, DType dtype, const SrcLocArg& loc) {
 std::vector<Tensor> undecomposed(const OpDef& op, std::span<const IValue> a, const SrcLocArg& loc) {
   DecomposeScope none(nullptr);
   return dispatch(op, {a.begin(), a.end()}, loc);
+}
+
+void alias_meta(const OpDef& target, const MetaArgs& a, MetaOut& out) {
+  std::vector<MetaValue> args;
+  args.reserve(a.size());
+  for (size_t i = 0; i < a.size(); ++i) args.push_back(a[i]);
+  ops::run_meta_as(a.op().schema.ns + "::" + a.op().schema.name, target, args, out);
+}
+void alias_cpu(const OpDef& target, std::span<const IValue> a, std::span<Tensor> o) {
+  fe::copy_(o[0], dispatch1(target, {a.begin(), a.end()}, SrcLocArg::current()));
+}
+std::vector<Tensor> alias_decomp(const OpDef& target, std::span<const IValue> a, const SrcLocArg& loc) {
+  return dispatch(target, {a.begin(), a.end()}, loc);
 }
 
 Tensor dispatch1(const OpDef& op, std::vector<IValue> args, const SrcLocArg& loc) {

@@ -370,18 +370,6 @@ std::vector<Tensor> decomp_rsub(std::span<const IValue> a, const SrcLocArg& loc)
   return {dispatch1(*op_sub_Tensor, {a[1], a[0], a[2]}, loc)};
 }
 
-/// multiply.Tensor (CompositeImplicit, torch.multiply): mul.Tensor with the same arguments.
-void meta_multiply(const MetaArgs& a, MetaOut& out) {
-  const std::vector<MetaValue> args = {a[0], a[1]};
-  run_meta_as(label(a), *op_mul_Tensor, args, out);
-}
-void cpu_multiply(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
-  fe::copy_(o[0], dispatch1(*op_mul_Tensor, {a[0], a[1]}, SrcLocArg::current()));
-}
-std::vector<Tensor> decomp_multiply(std::span<const IValue> a, const SrcLocArg& loc) {
-  return {dispatch1(*op_mul_Tensor, {a[0], a[1]}, loc)};
-}
-
 /// square (CompositeImplicit): pow(self, 2), whose promotion it takes (a bool self gives int64).
 void meta_square(const MetaArgs& a, MetaOut& out) {
   out.push(meta_call(*op_pow_Tensor_Scalar, {&a.tensor(0), SymInt(2)}));
@@ -428,8 +416,7 @@ void register_elementwise_ops(Registry& r) {
   op_pow_Tensor_Scalar = r.add(decl<A::Pow, F::Scalar>("aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor"));
   op_pow_Scalar = r.add(decl<A::Pow, F::ScalarSelf>("aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor"));
   r.add({.schema = "aten::square(Tensor self) -> Tensor", .meta = meta_square, .cpu = cpu_square, .decomp = decomp_square});
-  r.add({.schema = "aten::multiply.Tensor(Tensor self, Tensor other) -> Tensor", .meta = meta_multiply, .cpu = cpu_multiply,
-         .decomp = decomp_multiply});
+  r.add(composite_alias<op_mul_Tensor>("aten::multiply.Tensor(Tensor self, Tensor other) -> Tensor"));
   // In place, as user code writes them (`x.pow_(2)`, `x //= y`); decompose functionalizes each to
   // the op of its signature (pow.Tensor_Scalar, pow.Tensor_Tensor, floor_divide).
   r.add(decl<A::Pow, F::InplaceScalar>("aten::pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)"));

@@ -41,6 +41,21 @@ Tensor contiguous_or_clone(const Tensor& x, MemoryFormat mf, std::string_view op
 /// `op` itself, recorded as called: what a decomposition returns for a case PyTorch leaves as is.
 std::vector<Tensor> undecomposed(const OpDef& op, std::span<const IValue> a, const SrcLocArg& loc);
 
+/// The three parts of a CompositeImplicit alias of `target` (see composite_alias): target's meta
+/// with its errors under the alias's name, and target's kernel and decomposition, same arguments.
+void alias_meta(const OpDef& target, const MetaArgs& a, MetaOut& out);
+void alias_cpu(const OpDef& target, std::span<const IValue> a, std::span<Tensor> o);
+std::vector<Tensor> alias_decomp(const OpDef& target, std::span<const IValue> a, const SrcLocArg& loc);
+/// The declaration of an op that is another under a second name (torch.multiply is mul.Tensor,
+/// torch.concatenate is cat): its own schema, everything else the target's.
+template <const OpHandle& Target>
+OpDecl composite_alias(const char* schema) {
+  return {.schema = schema,
+          .meta = [](const MetaArgs& a, MetaOut& out) { alias_meta(*Target, a, out); },
+          .cpu = [](const OpDef&, std::span<const IValue> a, std::span<Tensor> o) { alias_cpu(*Target, a, o); },
+          .decomp = [](std::span<const IValue> a, const SrcLocArg& loc) { return alias_decomp(*Target, a, loc); }};
+}
+
 // Ops other families compose with (in metas, kernels or their public API), each defined in the file
 // that declares the op.
 extern OpHandle op_adaptive_avg_pool2d, op_alias, op_as_strided, op_bmm, op_cat, op_chunk, op_clone, op_contiguous,

@@ -9,6 +9,7 @@
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/ops/unbacked.h"
 #include "ops/families.h"
 #include "ops/indexing_impl.h"
 #include "ops/meta_util.h"
@@ -171,20 +172,69 @@ AdvancedIndex advanced_index(const MetaArgs& a, const TensorMeta& self, const st
   return g;
 }
 
+/// How many elements of the k-th mask among index.Tensor's real indices are nonzero.
+template <size_t K>
+int64_t mask_count(std::span<const IValue> args) {
+  size_t k = 0;
+  for (const Tensor& t : std::get<std::vector<Tensor>>(args[1])) {
+    if (!t.defined() || !is_mask_dtype(t.dtype()) || k++ != K) continue;
+    int64_t n = 0;
+    idx::for_each_index(t.sizes(), [&](const std::vector<int64_t>& i) { n += idx::at(t, i) != 0; });
+    return n;
+  }
+  return 0;
+}
+
+/// meta_index_Tensor's index list: each mask becomes its nonzero() coordinates, one [nnz] int64
+/// index per mask dim, nnz an unbacked size (FakeTensor's nonzero) unless the values are real.
+/// `store` keeps the replacements alive.
+std::vector<const TensorMeta*> masks_as_coordinates(const MetaArgs& a, const TensorMeta& self,
+                                                    const std::vector<const TensorMeta*>& list,
+                                                    std::vector<TensorMeta>& store) {
+  static constexpr SizeFromData kCounts[] = {mask_count<0>, mask_count<1>, mask_count<2>, mask_count<3>};
+  size_t masks = 0;
+  for (const TensorMeta* t : list) masks += t && is_mask_dtype(t->dtype);
+  if (masks == 0) return list;
+  FE_CHECK(masks <= std::size(kCounts), LimitError, label(a), ": indexing with ", masks,
+           " masks in one call is not supported");
+  store.reserve(static_cast<size_t>(self.dim()));
+  std::vector<const TensorMeta*> out;
+  size_t m = 0;
+  for (const TensorMeta* t : list) {
+    if (!t || !is_mask_dtype(t->dtype)) {
+      out.push_back(t);
+      continue;
+    }
+    // As meta_index_Tensor: nonzero() first, then the mask's shape.
+    const SymInt nnz = unbacked_size(a, kCounts[m++], detail::cat("aten.nonzero.default: indexing with a ",
+                                                                  dtype_name(t->dtype),
+                                                                  " mask has a data-dependent output shape"));
+    const int64_t k = static_cast<int64_t>(out.size());
+    FE_CHECK(k + t->dim() <= self.dim(), IndexError, label(a), ": too many indices for tensor of dimension ",
+             self.dim());
+    for (int64_t j = 0; j < t->dim(); ++j)
+      FE_CHECK(t->sizes[j] == self.sizes[k + j], IndexError, label(a), ": The shape of the mask ",
+               torch_size(t->sizes), " at index ", j, " does not match the shape of the indexed tensor ",
+               torch_size(self.sizes), " at index ", k + j);
+    for (int64_t j = 0; j < t->dim(); ++j) {
+      const SymInt n[1] = {nnz};
+      store.push_back(make_contiguous(n, DType::Int64, t->device));
+      out.push_back(&store.back());
+    }
+  }
+  return out;
+}
+
 // index.Tensor(self, Tensor?[] indices): meta_index_Tensor, with its output-stride rule.
 void meta_index(const MetaArgs& a, MetaOut& out) {
   const TensorMeta& self = a.tensor(0);
-  const auto& list = a.tensor_list(1);
-  FE_CHECK(!list.empty(), ValueError, label(a), ": at least one index must be provided");
-  for (const TensorMeta* t : list) {
-    if (!t) continue;
-    FE_CHECK(t->dtype == DType::Int64 || t->dtype == DType::Int32 || is_mask_dtype(t->dtype), DTypeError, label(a),
-             ": tensors used as indices must be long, int, byte or bool tensors");
-    // A mask selects nonzero() positions: how many is data (FakeTensorMode raises here).
-    FE_CHECK(!is_mask_dtype(t->dtype), DataDependentError, label(a),
-             ": aten.nonzero.default: indexing with a ", dtype_name(t->dtype),
-             " mask has a data-dependent output shape");
-  }
+  const auto& given = a.tensor_list(1);
+  FE_CHECK(!given.empty(), ValueError, label(a), ": at least one index must be provided");
+  for (const TensorMeta* t : given)
+    FE_CHECK(!t || t->dtype == DType::Int64 || t->dtype == DType::Int32 || is_mask_dtype(t->dtype), DTypeError,
+             label(a), ": tensors used as indices must be long, int, byte or bool tensors");
+  std::vector<TensorMeta> coords;
+  const std::vector<const TensorMeta*> list = masks_as_coordinates(a, self, given, coords);
   const AdvancedIndex g = advanced_index(a, self, list, false);
   const DimVector shape = g.result_shape();
   TensorMeta m = make_contiguous(shape, self.dtype, self.device);
@@ -325,13 +375,11 @@ std::vector<const TensorMeta*> metas_of(const std::vector<std::optional<IndexVal
 
 void cpu_index(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   const Tensor& self = std::get<Tensor>(a[0]);
-  const auto& list = std::get<std::vector<Tensor>>(a[1]);
-  std::vector<const TensorMeta*> metas;
-  for (const Tensor& t : list) metas.push_back(t.defined() ? &t.meta() : nullptr);
+  const auto vals = expand_masks(std::get<std::vector<Tensor>>(a[1]));
+  std::vector<TensorMeta> store;
+  const auto metas = metas_of(vals, store);
   std::vector<MetaValue> margs{&self.meta(), metas};
   const AdvancedIndex g = advanced_index(MetaArgs(op, margs), self.meta(), metas, false);
-  std::vector<std::optional<IndexValues>> vals;
-  for (const Tensor& t : list) vals.push_back(t.defined() ? std::optional(read_index(t)) : std::nullopt);
   std::vector<std::optional<IndexValues>> by_dim(self.dim());
   for (size_t i = 0; i < vals.size(); ++i) by_dim[i] = vals[i];
   for_each_selected("aten::index", self, by_dim, g, o[0].sizes(), [&](const std::vector<int64_t>& r, int64_t off) {

@@ -151,15 +151,6 @@ void meta_repeat(const MetaArgs& a, MetaOut& out) {
   out.push(make_contiguous(shape, self.dtype, self.device));
 }
 
-/// concatenate (CompositeImplicit, torch.concatenate): cat with the same arguments.
-void meta_concatenate(const MetaArgs& a, MetaOut& out) {
-  const std::vector<MetaValue> args = {a[0], a[1]};
-  run_meta_as(label(a), *op_cat, args, out);
-}
-std::vector<Tensor> decomp_concatenate(std::span<const IValue> a, const SrcLocArg& loc) {
-  return {dispatch1(*op_cat, {a[0], a[1]}, loc)};
-}
-
 /// flip's dims, wrapped; a dim named twice is an error (torch._refs.flip's validate_no_repeating_dims).
 std::vector<int64_t> flip_dims(std::string_view label, const TensorMeta& self, const std::vector<SymInt>& dims) {
   std::vector<int64_t> out;
@@ -357,10 +348,6 @@ void cpu_flip(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   });
 }
 
-void cpu_concatenate(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
-  fe::copy_(o[0], dispatch1(*op_cat, {a[0], a[1]}, SrcLocArg::current()));
-}
-
 /// Output index along dim -> input index, for repeat_interleave with per-index counts.
 std::vector<int64_t> interleave_map(const std::vector<int64_t>& counts) {
   std::vector<int64_t> m;
@@ -533,8 +520,7 @@ void register_join_ops(Registry& r) {
   r.add({"aten::triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)", meta_tri_, cpu_triu});
   r.add({"aten::tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)", meta_tri_, cpu_tril});
   op_flip = r.add({"aten::flip(Tensor self, int[] dims) -> Tensor", meta_flip, cpu_flip});
-  r.add({.schema = "aten::concatenate(Tensor[] tensors, int dim=0) -> Tensor", .meta = meta_concatenate,
-         .cpu = cpu_concatenate, .decomp = decomp_concatenate});
+  r.add(composite_alias<op_cat>("aten::concatenate(Tensor[] tensors, int dim=0) -> Tensor"));
 }
 
 }  // namespace ops

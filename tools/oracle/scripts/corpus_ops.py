@@ -391,6 +391,18 @@ class MoreOps(torch.nn.Module):
                 torch.repeat_interleave(x, 2, 2, output_size=12))
 
 
+class MaskIndex(torch.nn.Module):
+    """Indexing by bool masks: each mask becomes nonzero()'s coordinates, whose count is data (a fresh
+    unbacked size); a whole-tensor mask, a mask over one dim after a slice, a 2-D mask
+    over the leading dims, and ops on the results."""
+
+    def forward(self, x, y):
+        a = x[x > 0]
+        b = y[:, y[0, :, 0] > 0]
+        c = x[y.sum(-1) > 0]
+        return a * 2, b.sum(1), c + 1, a.sum()
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
@@ -402,7 +414,8 @@ OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_d
        "ops_masked_scatter", "ops_masked_scatter_dynamic", "ops_inplace_pow_dynamic", "ops_inplace_triu_dynamic",
        "ops_inplace_floor_divide_dynamic", "ops_masked_fill_broadcast_dynamic",
        "ops_to_copy_views_dynamic", "ops_views_dynamic", "ops_views2_dynamic", "ops_flip_scans",
-       "ops_flip_scans_dynamic", "ops_more", "ops_more_dynamic"]
+       "ops_flip_scans_dynamic", "ops_more", "ops_more_dynamic",
+       "ops_mask_index", "ops_mask_index_dynamic"]
 
 
 def build_ops(name):
@@ -441,7 +454,8 @@ def build_ops(name):
              "ops_views": (ViewsOps, (3, 5, 6)),
              "ops_views2": (ViewsOps2, (3, 5, 6)),
              "ops_flip_scans": (FlipScans, (3, 5, 6)),
-             "ops_more": (MoreOps, (3, 5, 6))}
+             "ops_more": (MoreOps, (3, 5, 6)),
+             "ops_mask_index": (MaskIndex, (3, 5, 6))}
     if base in pairs:
         cls, shape = pairs[base]
         x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
