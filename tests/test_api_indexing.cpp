@@ -99,6 +99,32 @@ TEST(ApiIndexing, RealValues) {
   Tensor mask = fe::arange(0, 4).index({fe::arange(3, 0, -2)});  // [3, 1]
   EXPECT_EQ(values(mask), (std::vector<double>{3, 1}));
 }
+
+// x[mask] on real tensors: the mask's count of true elements is the selected size (PyTorch:
+// x = torch.arange(12.).view(3, 4); x[x > 6.5] is [7..11]; x[:, x[0] > 1.5] is [[2, 3], [6, 7],
+// [10, 11]]; x[torch.tensor([True, False, True])] is rows 0 and 2).
+TEST(ApiIndexing, BoolMasksOnRealValues) {
+  Tensor x = fe::arange(0, 12, {.dtype = DType::Float32}).view({3, 4});
+  Tensor all = fe::index(x, {x.gt(6.5)});
+  EXPECT_EQ(ints(all.sizes()), (V{5}));
+  EXPECT_EQ(values(all), (std::vector<double>{7, 8, 9, 10, 11}));
+  Tensor cols = fe::index(x, {std::nullopt, x.select(0, 0).gt(1.5)});
+  EXPECT_EQ(ints(cols.sizes()), (V{3, 2}));
+  EXPECT_EQ(values(cols), (std::vector<double>{2, 3, 6, 7, 10, 11}));
+  Tensor rows = fe::index(x, {fe::arange(0, 3).remainder(2).eq(0)});
+  EXPECT_EQ(values(rows), (std::vector<double>{0, 1, 2, 3, 8, 9, 10, 11}));
+  // meta_index_Tensor's check, with its text (FakeTensorMode's, which prints torch.Size): the mask's
+  // dims must be the indexed dims.
+  try {
+    fe::index(x, {fe::ones({4}, {.dtype = DType::Bool})});
+    ADD_FAILURE() << "a [4] mask over a [3, 4] tensor's first dim was accepted";
+  } catch (const fe::IndexError& e) {
+    EXPECT_NE(std::string(e.what()).find("The shape of the mask torch.Size([4]) at index 0 does not match the shape "
+                                         "of the indexed tensor torch.Size([3, 4]) at index 0"),
+              std::string::npos)
+        << e.what();
+  }
+}
 }  // namespace
 
 TEST(ApiIndexing, IndexAdd) {

@@ -200,7 +200,8 @@ std::vector<const TensorMeta*> masks_as_coordinates(const MetaArgs& a, const Ten
   store.reserve(static_cast<size_t>(self.dim()));
   std::vector<const TensorMeta*> out;
   size_t m = 0;
-  for (const TensorMeta* t : list) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    const TensorMeta* t = list[i];
     if (!t || !is_mask_dtype(t->dtype)) {
       out.push_back(t);
       continue;
@@ -214,7 +215,7 @@ std::vector<const TensorMeta*> masks_as_coordinates(const MetaArgs& a, const Ten
              self.dim());
     for (int64_t j = 0; j < t->dim(); ++j)
       FE_CHECK(t->sizes[j] == self.sizes[k + j], IndexError, label(a), ": The shape of the mask ",
-               torch_size(t->sizes), " at index ", j, " does not match the shape of the indexed tensor ",
+               torch_size(t->sizes), " at index ", i, " does not match the shape of the indexed tensor ",
                torch_size(self.sizes), " at index ", k + j);
     for (int64_t j = 0; j < t->dim(); ++j) {
       const SymInt n[1] = {nnz};
