@@ -130,6 +130,8 @@ const std::set<std::string> kPrintsEqual = {
     // stride sort gives them: zeros_like, hardtanh, index_put).
     "ops_views_dynamic", "ops_views2_dynamic", "ops_flip_scans", "ops_flip_scans_dynamic", "ops_more", "ops_more_dynamic",
     "ops_mask_index", "ops_mask_index_dynamic",
+    // ... in-place writes into einsum results, back through the view chain einsum made out of its bmm.
+    "ops_einsum_inplace", "ops_einsum_inplace_dynamic",
     // ... masked_scatter (kept whole: not in the default table) and masked_scatter_, with an
     // expand_as mask (expand_as decomposes to expand of the other's sizes).
     "ops_masked_scatter",

@@ -673,7 +673,11 @@ class Retracer {
     for (const IValue& v : inputs)
       if (const Tensor* t = std::get_if<Tensor>(&v); t && t->defined() && root_of(*t) == base.get())
         return detail::functional_fresh(out);
-    // A view of a tensor the decomposition made (matmul's result viewed out of its bmm): the
+    // A view of a tensor a decomposition at the functionalization level made (einsum's view,
+    // permute and view of its bmm): functionalization wrapped each step, so a later write goes
+    // back through them all.
+    if (FRef chain = made_view_ref(out, base.get())) return chain;
+    // A view of a tensor a decomposition beneath made (matmul's result viewed out of its bmm): the
     // functionalization beneath the decomposition saw that view, so a later write goes through it.
     // Only a reshaping view (the whole base, contiguous) is modelled; anything else is a tensor of
     // its own.
@@ -691,6 +695,21 @@ class Retracer {
     static const OpDef& view = registry().get("aten::view");
     const std::vector<SymInt> sizes(out.sizes().begin(), out.sizes().end());
     return detail::functional_view(intermediate, view, {Tensor(base), sizes}, -1, out);
+  }
+
+  /// The handle of `t`, a view the functionalization level saw made, step by step, from `root`;
+  /// null when its steps do not lead back to `root`.
+  FRef made_view_ref(const Tensor& t, const TensorImpl* root) {
+    if (t.impl() == root) {
+      FRef& r = intermediates_[root];
+      if (!r) r = detail::functional_fresh(t);
+      return r;
+    }
+    const auto* made = level_.made_view(t.impl());
+    if (!made) return nullptr;
+    FRef parent = made_view_ref(made->parent, root);
+    if (!parent) return nullptr;
+    return detail::functional_view(parent, *made->step.op, made->step.args, made->step.out_index, t);
   }
 
   Value getitem(const Node& n) const {

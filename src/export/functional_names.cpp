@@ -316,6 +316,12 @@ void FunctionalNames::wrapped(const OpDef& op, std::span<const IValue> args, std
     record_contiguity_check(names, outs[0].meta().sizes, outs[0].meta().strides, strides_read_, true, read_);
   }
   if (&op == deferred_) return;  // an in-place op's functional form: its self is wrapped instead
+  const Tensor* self = args.empty() ? nullptr : std::get_if<Tensor>(&args[0]);
+  if (self && self->defined())
+    for (size_t k = 0; k < outs.size(); ++k)
+      if (outs[k].defined() && outs[k].impl()->view_base && !returns_input(args, outs[k]))
+        made_views_[outs[k].impl()] = {outs[k], *self,
+                                       ViewStep{&op, {args.begin(), args.end()}, outs.size() > 1 ? static_cast<int>(k) : -1}};
   for (const Tensor& out : outs)
     if (out.defined() && !returns_input(args, out)) take_storage_nbytes_names(*graph_, out.meta(), read_);
   // A view's result then gets its input's storage (return_and_correct_aliasing's

@@ -7,6 +7,7 @@
 #pragma once
 #include <functional>
 #include <span>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "fakeexport/export/graph.h"
 #include "fakeexport/ops/dispatch.h"
 #include "fakeexport/ops/functional_level.h"
+#include "export/functionalize.h"
 
 namespace fe::detail {
 
@@ -95,6 +97,18 @@ class FunctionalNames final : public FunctionalLevel {
     FunctionalNames& names_;
     const OpDef* prev_;
   };
+  /// A view made by an op dispatched at this level (einsum's view, permute and view of its bmm,
+  /// each wrapped one by one): the tensor it views and the step from it.
+  struct MadeView {
+    Tensor view;  ///< kept alive, so that no other tensor takes its address
+    Tensor parent;
+    ViewStep step;
+  };
+  /// How `t` was made, when it is such a view; null otherwise.
+  const MadeView* made_view(const TensorImpl* t) const {
+    auto it = made_views_.find(t);
+    return it == made_views_.end() ? nullptr : &it->second;
+  }
   /// The wrap of an in-place op's returned self (its value after the write-back): its storage size.
   void wrapped_self(const Tensor& t) {
     if (t.defined()) take_storage_nbytes_names(*graph_, t.meta(), read_);
@@ -116,6 +130,7 @@ class FunctionalNames final : public FunctionalLevel {
   std::unordered_set<const void*> contiguity_known_;  ///< tensors (impls) whose c10 contiguity is computed
   std::vector<Tensor> held_;  ///< those tensors, kept alive so that no other takes their address
   const OpDef* deferred_ = nullptr;  ///< see DeferredStorage
+  std::unordered_map<const TensorImpl*, MadeView> made_views_;
 };
 
 }  // namespace fe::detail

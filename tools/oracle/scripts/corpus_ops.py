@@ -403,6 +403,23 @@ class MaskIndex(torch.nn.Module):
         return a * 2, b.sum(1), c + 1, a.sum()
 
 
+class EinsumInplace(torch.nn.Module):
+    """In-place writes into einsum results (LongT5's `scores += position_bias`): functionalization
+    writes back through the view chain einsum made out of its bmm and replays it; a 4-D and a
+    blocked 5-D contraction, a bias broadcast over the batch, an in-place mul and a masked fill."""
+
+    def forward(self, x, y):
+        q, k = x.view(x.shape[0], x.shape[1], 2, 3), y.view(y.shape[0], y.shape[1], 2, 3)
+        s = torch.einsum("bqhd,bkhd->bhqk", q, k)
+        s += torch.ones(2, 1, 1)
+        t = torch.einsum("...qhd,...khd->...hqk", q.unsqueeze(1), k.unsqueeze(1))
+        t += 1.0
+        t *= 2
+        u = torch.einsum("bqd,bkd->bqk", x, y)
+        u.masked_fill_(u > 0, 0.5)
+        return s.softmax(-1), t, u
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
@@ -415,7 +432,8 @@ OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_d
        "ops_inplace_floor_divide_dynamic", "ops_masked_fill_broadcast_dynamic",
        "ops_to_copy_views_dynamic", "ops_views_dynamic", "ops_views2_dynamic", "ops_flip_scans",
        "ops_flip_scans_dynamic", "ops_more", "ops_more_dynamic",
-       "ops_mask_index", "ops_mask_index_dynamic"]
+       "ops_mask_index", "ops_mask_index_dynamic",
+       "ops_einsum_inplace", "ops_einsum_inplace_dynamic"]
 
 
 def build_ops(name):
@@ -455,7 +473,8 @@ def build_ops(name):
              "ops_views2": (ViewsOps2, (3, 5, 6)),
              "ops_flip_scans": (FlipScans, (3, 5, 6)),
              "ops_more": (MoreOps, (3, 5, 6)),
-             "ops_mask_index": (MaskIndex, (3, 5, 6))}
+             "ops_mask_index": (MaskIndex, (3, 5, 6)),
+             "ops_einsum_inplace": (EinsumInplace, (3, 5, 6))}
     if base in pairs:
         cls, shape = pairs[base]
         x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
