@@ -132,6 +132,9 @@ const std::set<std::string> kPrintsEqual = {
     "ops_mask_index", "ops_mask_index_dynamic",
     // ... in-place writes into einsum results, back through the view chain einsum made out of its bmm.
     "ops_einsum_inplace", "ops_einsum_inplace_dynamic",
+    // ... F.unfold (im2col: aranges of block starts and kernel offsets, constant_pad_nd, an index,
+    // permute, reshape; the checks' size arithmetic).
+    "ops_unfold",
     // ... masked_scatter (kept whole: not in the default table) and masked_scatter_, with an
     // expand_as mask (expand_as decomposes to expand of the other's sizes).
     "ops_masked_scatter",
@@ -164,6 +167,9 @@ const std::set<std::string> kEqualUpToNames = {
     // arithmetic of each tensor holding one (sym_size, eq, sub, add, mul), so even the static
     // program's later names run ahead.
     "ops_repeat_interleave", "ops_repeat_interleave_dynamic",
+    // A reshape needing a copy inside a Python decomposition (im2col's, symbolic batch): c10's checks
+    // beneath the functionalization level take one `mul` name fewer than ours.
+    "ops_unfold_dynamic",
 };
 // Not in the list: hf_mixtral_dyn has PyTorch's nodes in PyTorch's order since that change (the
 // count of routed tokens computed before `sort`), but its print names that product `mul`,

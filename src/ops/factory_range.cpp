@@ -10,10 +10,10 @@
 #include "ops/families.h"
 
 namespace fe {
+OpHandle op_arange_start_step;
 namespace {
 OpHandle op_arange;
 OpHandle op_arange_start;
-OpHandle op_arange_start_step;
 OpHandle op_linspace;
 OpHandle op_eye;
 OpHandle op_eye_m;

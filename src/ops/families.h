@@ -72,6 +72,8 @@ extern OpHandle op_constant_pad_nd;
 extern OpHandle op_local_scalar_dense;
 // one_hot's decomposition checks its classes with _assert_async.msg.
 extern OpHandle op_assert_async_msg;
+// im2col's metadata (its decomposition's block indices and index).
+extern OpHandle op_arange_start_step, op_index_Tensor;
 
 // Elementwise ops, declared in elementwise.cpp / elementwise_logic.cpp / unary.cpp, used by their
 // public API (elementwise_api.cpp).

@@ -15,8 +15,8 @@
 #include "ops/meta_util.h"
 
 namespace fe {
-namespace {
 OpHandle op_index_Tensor;
+namespace {
 OpHandle op_index_put;
 OpHandle op_index_put_;
 }  // namespace

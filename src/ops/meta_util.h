@@ -62,11 +62,12 @@ void sort_dims(std::vector<size_t>& perm, F&& should_swap) {
 bool guard_or_false_eq(const SymInt& a, const SymInt& b,
                        std::source_location where = std::source_location::current());
 
-/// `acc * x` as make_fx records it: `1 * x` is x itself (its peephole makes no node), so a running
-/// product from 1 takes its first factor as is. (Not in ShapeEnv::make_binary: the export
+/// `acc * x` as make_fx records it: `1 * x` and `x * 1` are x itself (its peephole makes no node),
+/// so a running product from 1 takes its first factor as is. (Not in ShapeEnv::make_binary: the export
 /// tracer's golden programs rely on user-level `1 * x` being recorded there.)
 inline SymInt peephole_mul(const SymInt& acc, const SymInt& x) {
-  return !acc.is_symbolic() && acc.hint() == 1 ? x : acc * x;
+  if (!acc.is_symbolic() && acc.hint() == 1) return x;
+  return !x.is_symbolic() && x.hint() == 1 ? acc : acc * x;
 }
 
 /// Symbolic arithmetic done in its scope is the op `op`'s own, as in a meta function: a trace

@@ -1,5 +1,5 @@
 // Resampling and layout helpers exported programs record: adaptive_avg_pool1d, pad (constant
-// mode), upsample_bilinear2d.vec, numpy_T and meshgrid.indexing. The composite ones
+// mode), upsample_bilinear2d.vec, im2col (F.unfold), numpy_T and meshgrid.indexing. The composite ones
 // (adaptive_avg_pool1d, numpy_T, meshgrid) derive metadata from the meta functions of the ops
 // PyTorch's implementation calls, and run through those ops' kernels.
 #include <cmath>
@@ -306,6 +306,115 @@ std::vector<Tensor> decomp_meshgrid(std::span<const IValue> a, const SrcLocArg& 
   return grids;
 }
 
+
+// ---- im2col(self, kernel_size, dilation, padding, stride): F.unfold. FakeTensorMode has no meta
+// of its own: torch._decomp's im2col (block starts plus kernel offsets from aranges,
+// constant_pad_nd, an index, permute, reshape) gives the metadata, the lowering and the values.
+struct Im2col {
+  SymInt kh, kw, dh, dw, ph, pw, sh, sw;
+};
+
+std::string py_list(const std::vector<SymInt>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i].str();
+  return s + "]";
+}
+std::string py_tuple(std::span<const SymInt> v) {
+  std::string s = "(";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i].str();
+  return s + (v.size() == 1 ? ",)" : ")");
+}
+
+/// torch._decomp's im2col checks, in its order; the parameters as (h, w) pairs.
+Im2col check_im2col(std::string_view label, const TensorMeta& x, const std::vector<SymInt>& k,
+                    const std::vector<SymInt>& d, const std::vector<SymInt>& p, const std::vector<SymInt>& s) {
+  FE_CHECK(k.size() == 2, ValueError, label, ": im2col(): only 2D kernel supported");
+  FE_CHECK(d.size() == 2, ValueError, label, ": im2col(): only 2D dilation supported");
+  FE_CHECK(p.size() == 2, ValueError, label, ": im2col(): only 2D padding supported");
+  FE_CHECK(s.size() == 2, ValueError, label, ": im2col(): only 2D stride supported");
+  const auto positive = [&](const std::vector<SymInt>& v, const char* name) {
+    bool ok = true;
+    for (const SymInt& e : v) ok = ok && e.expect_int() > 0;
+    FE_CHECK(ok, ValueError, label, ": ", name, " should be greater than zero, but got ", py_list(v));
+  };
+  // (It checks dilation again, non-strictly, under padding's name: never fails after the first.)
+  positive(k, "kernel_size");
+  positive(d, "dilation");
+  positive(s, "stride");
+  const int64_t nd = x.dim();
+  bool nonzero = nd == 3 || nd == 4;
+  for (int64_t i = std::max<int64_t>(0, nd - 3); nonzero && i < nd; ++i) nonzero = sym_ne(x.sizes[i], SymInt(0)).guard();
+  FE_CHECK(nonzero, ValueError, label, ": Expected 3D or 4D (batch mode) tensor for input with possible 0 batch size "
+           "and non-zero dimensions, but got: ", py_tuple(x.sizes));
+  const Im2col g{k[0], k[1], d[0], d[1], p[0], p[1], s[0], s[1]};
+  const SymInt out[2] = {floordiv(x.sizes[nd - 2] + p[0] * 2 - d[0] * (k[0] - 1) - 1, s[0]) + 1,
+                         floordiv(x.sizes[nd - 1] + p[1] * 2 - d[1] * (k[1] - 1) - 1, s[1]) + 1};
+  FE_CHECK(sym_gt(out[0], SymInt(0)).guard() && sym_gt(out[1], SymInt(0)).guard(), ValueError, label,
+           ": Given an input with spatial size ", py_tuple(std::span(x.sizes).subspan(nd - 2)), ", kernel_size=",
+           py_list(k), ", dilation=", py_list(d), ", padding=", py_list(p), ", stride=", py_list(s),
+           ", the calculated shape of the array of sliding blocks is ", py_tuple(out),
+           ", but its components must be at least one.");
+  return g;
+}
+
+/// _im2col_col2im_indices_along_dim's sizes: [kernel, blocks] (block starts plus kernel offsets).
+TensorMeta block_indices_meta(const SymInt& in, const SymInt& k, const SymInt& d, const SymInt& p, const SymInt& s,
+                              Device dev) {
+  const SymInt blocks = in + p * 2 - d * (k - 1);
+  const TensorMeta starts = meta_call(*op_arange_start_step, {SymInt(0), blocks, s, DType::Int64, None{}, dev, false});
+  const SymInt sizes[2] = {k, starts.sizes[0]};
+  return make_contiguous(sizes, DType::Int64, dev);
+}
+
+void meta_im2col(const MetaArgs& a, MetaOut& out) {
+  const TensorMeta& self = tensor_arg(a, 0);
+  const Im2col g = check_im2col(label(a), self, a.int_list(1), a.int_list(2), a.int_list(3), a.int_list(4));
+  const TensorMeta x = self.dim() == 4 ? self : meta_call(*op_unsqueeze, {&self, SymInt(0)});
+  const TensorMeta rows = block_indices_meta(x.sizes[2], g.kh, g.dh, g.ph, g.sh, x.device);
+  const TensorMeta cols = block_indices_meta(x.sizes[3], g.kw, g.dw, g.pw, g.sw, x.device);
+  const SymInt rsizes[4] = {rows.sizes[0], rows.sizes[1], SymInt(1), SymInt(1)};
+  const TensorMeta rows4 = make_contiguous(rsizes, DType::Int64, x.device);
+  const TensorMeta padded =
+      meta_call(*op_constant_pad_nd, {&x, std::vector<SymInt>{g.pw, g.pw, g.ph, g.ph}, 0.0});
+  const TensorMeta picked =
+      meta_call(*op_index_Tensor, {&padded, std::vector<const TensorMeta*>{nullptr, nullptr, &rows4, &cols}});
+  const TensorMeta perm = meta_call(*op_permute, {&picked, std::vector<SymInt>{0, 1, 2, 4, 3, 5}});
+  TensorMeta r = meta_call(*op_reshape, {&perm, std::vector<SymInt>{x.sizes[0], x.sizes[1] * g.kh * g.kw,
+                                                                    rows.sizes[1] * cols.sizes[1]}});
+  out.push(self.dim() == 4 ? std::move(r) : meta_call(*op_squeeze_dim, {&r, SymInt(0)}));
+}
+
+Tensor block_indices(const SymInt& in, const SymInt& k, const SymInt& d, const SymInt& p, const SymInt& s, Device dev,
+                     const SrcLocArg& loc) {
+  const SymInt blocks = in + p * 2 - d * (k - 1);
+  const Tensor starts = fe::unsqueeze(fe::arange(0, blocks, s, {.dtype = DType::Int64, .device = dev}, loc), 0, loc);
+  const Tensor grid = fe::unsqueeze(fe::arange(0, k * d, d, {.dtype = DType::Int64, .device = dev}, loc), -1, loc);
+  return fe::add(starts, grid, 1, loc);
+}
+
+/// torch._decomp's im2col: also the reference kernel (its ops on real tensors).
+std::vector<Tensor> decomp_im2col(std::span<const IValue> a, const SrcLocArg& loc) {
+  const Tensor& self = decomp_tensor(a, 0);
+  const auto list = [&](size_t i) { return std::get<std::vector<SymInt>>(a[i]); };
+  const Im2col g = check_im2col("aten::im2col", self.meta(), list(1), list(2), list(3), list(4));
+  const Tensor x = self.dim() == 4 ? self : fe::unsqueeze(self, 0, loc);
+  const SymInt batch = x.sizes()[0], channels = x.sizes()[1];
+  Tensor rows = block_indices(x.sizes()[2], g.kh, g.dh, g.ph, g.sh, x.device(), loc);
+  const Tensor cols = block_indices(x.sizes()[3], g.kw, g.dw, g.pw, g.sw, x.device(), loc);
+  const Tensor padded = dispatch1(*op_constant_pad_nd, {x, std::vector<SymInt>{g.pw, g.pw, g.ph, g.ph}, 0.0}, loc);
+  rows = fe::unsqueeze(fe::unsqueeze(rows, -1, loc), -1, loc);
+  Tensor r = fe::index(padded, {std::nullopt, std::nullopt, rows, cols}, loc);
+  r = fe::permute(r, {0, 1, 2, 4, 3, 5}, loc);
+  r = fe::reshape(r, {batch, peephole_mul(peephole_mul(channels, g.kh), g.kw), peephole_mul(rows.sizes()[1], cols.sizes()[1])},
+                 loc);
+  return {self.dim() == 4 ? r : fe::squeeze(r, 0, loc)};
+}
+void cpu_im2col(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
+  const DType t = o[0].dtype();  // ATen's CPU kernel: floating, complex and bool types only
+  FE_CHECK(is_floating(t) || is_complex(t) || t == DType::Bool, DTypeError,
+           "aten::im2col: \"im2col_out_cpu\" not implemented for '", scalar_type_name(t), "'");
+  fe::copy_(o[0], decomp_im2col(a, SrcLocArg::current())[0]);
+}
 }  // namespace
 
 void register_resample_ops(Registry& r) {
@@ -318,6 +427,9 @@ void register_resample_ops(Registry& r) {
   r.add({"aten::upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? "
          "scale_factors) -> Tensor",
          meta_upsample_bilinear2d, cpu_upsample_bilinear2d});
+  r.add({.schema = "aten::im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> "
+                   "Tensor",
+         .meta = meta_im2col, .cpu = cpu_im2col, .decomp = decomp_im2col});
   r.add({.schema = "aten::numpy_T(Tensor(a) self) -> Tensor(a)", .meta = meta_numpy_t, .decomp = decomp_numpy_t});
   r.add({.schema = "aten::meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", .meta = meta_meshgrid,
          .cpu = cpu_meshgrid, .decomp = decomp_meshgrid});

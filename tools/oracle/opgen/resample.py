@@ -1,6 +1,7 @@
 """Resampling and layout helpers real exported programs record: adaptive_avg_pool1d (wav2vec2-style
 poolers), pad (constant mode; Swin/ConvNeXt), upsample_bilinear2d.vec (BEiT's position bias
-interpolation), numpy_T (`x.T` on a non-matrix), meshgrid.indexing (relative position tables)."""
+interpolation), im2col (F.unfold: ConvBERT), numpy_T (`x.T` on a non-matrix), meshgrid.indexing
+(relative position tables)."""
 import torch
 
 from opgen import T, call, vcall, layouts, SHAPES, DTYPES_ALL
@@ -106,10 +107,40 @@ def meshgrid_calls():
     yield call(op, [T([3]), T([4])], indexing="yx")
 
 
+def im2col_calls():
+    """im2col (F.unfold; ConvBERT's [k, 1] kernel over [B, C, L, 1]): its metadata is torch._decomp's
+    im2col run on FakeTensors, so layouts, size-1 dims and an empty batch are sampled."""
+    op = "aten::im2col"
+    params = [([3, 1], [1, 1], [1, 0], [1, 1]), ([2, 2], [1, 1], [0, 0], [1, 1]), ([2, 3], [1, 2], [1, 1], [2, 1]),
+              ([1, 1], [1, 1], [0, 0], [1, 1]), ([3, 3], [2, 1], [2, 0], [1, 3])]
+    for s in [[2, 3, 5, 6], [1, 4, 5, 1], [3, 5, 6], [1, 1, 6, 6]]:
+        for x in layouts(s):
+            for k, d, p, st in params:
+                yield call(op, x, k, d, p, st)
+    for dt in DTYPES_ALL:
+        yield call(op, T([2, 3, 5, 6], dt), [2, 2], [1, 1], [0, 0], [1, 1])
+    yield call(op, T([0, 3, 5, 6]), [2, 2], [1, 1], [0, 0], [1, 1])
+    # Errors, in the decomposition's order.
+    yield call(op, T([2, 3, 5, 6]), [0, 2], [1, 1], [0, 0], [1, 1])
+    yield call(op, T([2, 3, 5, 6]), [2, 2], [1, 0], [0, 0], [1, 1])
+    yield call(op, T([2, 3, 5, 6]), [2, 2], [1, 1], [0, 0], [1, -1])
+    yield call(op, T([3, 5]), [2, 2], [1, 1], [0, 0], [1, 1])
+    yield call(op, T([2, 0, 5, 6]), [2, 2], [1, 1], [0, 0], [1, 1])
+    yield call(op, T([3, 5, 0]), [2, 2], [1, 1], [0, 0], [1, 1])
+    yield call(op, T([2, 3, 5, 6]), [6, 2], [1, 1], [0, 0], [1, 1])
+    yield call(op, T([2, 3, 5, 6]), [2, 2], [1, 4], [0, 0], [1, 1])
+    for x in layouts([2, 3, 5, 6]):
+        yield vcall(op, x, [2, 3], [1, 2], [1, 1], [2, 1])
+        yield vcall(op, x, [3, 1], [1, 1], [1, 0], [1, 1])
+    yield vcall(op, T([3, 5, 6], "float64"), [2, 2], [2, 1], [1, 0], [1, 2])
+    yield vcall(op, T([1, 2, 4, 4], "int64"), [2, 2], [1, 1], [0, 0], [2, 2])
+
+
 def calls():
     yield from adaptive_avg_pool1d_calls()
     yield from pad_calls()
     yield from constant_pad_nd_calls()
     yield from upsample_calls()
+    yield from im2col_calls()
     yield from numpy_t_calls()
     yield from meshgrid_calls()

@@ -420,6 +420,20 @@ class EinsumInplace(torch.nn.Module):
         return s.softmax(-1), t, u
 
 
+class Unfold(torch.nn.Module):
+    """F.unfold (aten.im2col; lowered: aranges of block starts and kernel offsets, constant_pad_nd,
+    an index, permute, reshape): ConvBERT's [k, 1] kernel with padding over [B, C, L, 1], a 2-D
+    kernel with dilation and stride, an unbatched (3-D) input."""
+
+    def forward(self, x, y):
+        unfold = torch.nn.functional.unfold
+        a = unfold(x.transpose(1, 2).unsqueeze(-1), kernel_size=[3, 1], padding=[1, 0])
+        m = y.mean(1)
+        b = unfold((m.unsqueeze(-1) * m.unsqueeze(-2)).unsqueeze(1), kernel_size=2, dilation=(1, 2), stride=(2, 1))
+        c = unfold(x, kernel_size=(2, 3), padding=1)
+        return a.transpose(1, 2) * 2, b, c.sum(-1)
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
@@ -433,7 +447,8 @@ OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_d
        "ops_to_copy_views_dynamic", "ops_views_dynamic", "ops_views2_dynamic", "ops_flip_scans",
        "ops_flip_scans_dynamic", "ops_more", "ops_more_dynamic",
        "ops_mask_index", "ops_mask_index_dynamic",
-       "ops_einsum_inplace", "ops_einsum_inplace_dynamic"]
+       "ops_einsum_inplace", "ops_einsum_inplace_dynamic",
+       "ops_unfold", "ops_unfold_dynamic"]
 
 
 def build_ops(name):
@@ -474,7 +489,8 @@ def build_ops(name):
              "ops_flip_scans": (FlipScans, (3, 5, 6)),
              "ops_more": (MoreOps, (3, 5, 6)),
              "ops_mask_index": (MaskIndex, (3, 5, 6)),
-             "ops_einsum_inplace": (EinsumInplace, (3, 5, 6))}
+             "ops_einsum_inplace": (EinsumInplace, (3, 5, 6)),
+             "ops_unfold": (Unfold, (3, 5, 6))}
     if base in pairs:
         cls, shape = pairs[base]
         x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
