@@ -41,7 +41,6 @@ namespace fe {
 namespace ops {
 namespace {
 
-std::string op_label(const OpDef& op) { return op.schema.ns + "::" + op.schema.name; }
 
 // ---- layouts
 /// Output of a pointwise op over one tensor: TensorIterator's strides, self's dtype.
@@ -87,12 +86,12 @@ void meta_gelu(const MetaArgs& a, MetaOut& out) {
 }
 
 void cpu_relu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
-  FE_CHECK(o[0].dtype() != DType::Bool, DTypeError, op_label(op), ": Boolean inputs not supported for relu");
+  FE_CHECK(o[0].dtype() != DType::Bool, DTypeError, op.label(), ": Boolean inputs not supported for relu");
   if (op.inplace) check_no_internal_overlap(op, o[0].meta());
   cpu::unary_kernel(a, o, [](double x) { return std::isnan(x) ? x : (x > 0 ? x : 0.0); });
 }
 void cpu_gelu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
-  FE_CHECK(is_floating(o[0].dtype()), DTypeError, op_label(op), ": \"GeluKernelImpl\" not implemented for '",
+  FE_CHECK(is_floating(o[0].dtype()), DTypeError, op.label(), ": \"GeluKernelImpl\" not implemented for '",
            scalar_type_name(o[0].dtype()), "'");
   const bool tanh_approx = std::get<std::string>(a[1]) == "tanh";
   cpu::unary_kernel(a, o, [tanh_approx](double x) {
@@ -104,7 +103,7 @@ void cpu_gelu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   });
 }
 void cpu_silu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
-  FE_CHECK(is_floating(o[0].dtype()), DTypeError, op_label(op), ": \"silu_cpu\" not implemented for '",
+  FE_CHECK(is_floating(o[0].dtype()), DTypeError, op.label(), ": \"silu_cpu\" not implemented for '",
            scalar_type_name(o[0].dtype()), "'");
   if (op.inplace) check_no_internal_overlap(op, o[0].meta());
   cpu::unary_kernel(a, o, [](double x) { return x / (1.0 + std::exp(-x)); });
@@ -132,10 +131,10 @@ void meta_glu(const MetaArgs& a, MetaOut& out) {
   out.push(meta_call(*op_mul_Tensor, {&h.first, &h.second}));
 }
 void cpu_glu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
-  FE_CHECK(is_floating(o[0].dtype()), DTypeError, op_label(op), ": \"glu_cpu\" not implemented for '",
+  FE_CHECK(is_floating(o[0].dtype()), DTypeError, op.label(), ": \"glu_cpu\" not implemented for '",
            scalar_type_name(o[0].dtype()), "'");
   const Tensor& x = std::get<Tensor>(a[0]);
-  const GluHalves h = glu_halves(op_label(op), x.meta(), std::get<SymInt>(a[1]).expect_int());
+  const GluHalves h = glu_halves(op.label(), x.meta(), std::get<SymInt>(a[1]).expect_int());
   cpu::Operand ins[2] = {cpu::make_operand(a[0], x.meta().sizes), cpu::make_operand(a[0], x.meta().sizes)};
   ins[1].offset += x.meta().strides[h.dim].expect_int() * h.first.sizes[h.dim].expect_int();
   cpu::for_each_element(o[0].meta(), ins, [&](int64_t out_off, const int64_t* in_off) {
@@ -194,8 +193,8 @@ void meta_log_softmax_(const MetaArgs& a, MetaOut& out) {
 void softmax_kernel(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o, bool log) {
   const TensorMeta& om = o[0].meta();
   const int64_t nd = om.dim();
-  const int64_t dim = wrap_dim(std::get<SymInt>(a[1]).expect_int(), nd, op_label(op));
-  FE_CHECK(is_floating(om.dtype), DTypeError, op_label(op), ": \"", log ? "log_" : "", "softmax_",
+  const int64_t dim = wrap_dim(std::get<SymInt>(a[1]).expect_int(), nd, op.label());
+  FE_CHECK(is_floating(om.dtype), DTypeError, op.label(), ": \"", log ? "log_" : "", "softmax_",
            dim >= nd - 1 ? "lastdim_" : "", "kernel_impl\" not implemented for '", scalar_type_name(om.dtype), "'");
   if (om.numel().expect_int() == 0) return;
   cpu::Operand in = cpu::make_operand(a[0], om.sizes);
@@ -371,7 +370,7 @@ void meta_softplus(const MetaArgs& a, MetaOut& out) {
 }
 
 void check_float_kernel(const OpDef& op, DType t, const char* kernel) {
-  FE_CHECK(is_floating(t), DTypeError, op_label(op), ": \"", kernel, "\" not implemented for '", scalar_type_name(t),
+  FE_CHECK(is_floating(t), DTypeError, op.label(), ": \"", kernel, "\" not implemented for '", scalar_type_name(t),
            "'");
 }
 void cpu_leaky_relu(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
@@ -382,9 +381,9 @@ void cpu_leaky_relu(const OpDef& op, std::span<const IValue> a, std::span<Tensor
 }
 void hardtanh_kernel(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o, double lo, double hi) {
   const DType t = o[0].dtype();
-  FE_CHECK(t != DType::Bool, DTypeError, op_label(op), ": Bool inputs not supported for hardtanh");
+  FE_CHECK(t != DType::Bool, DTypeError, op.label(), ": Bool inputs not supported for hardtanh");
   if (!is_floating(t)) lo = std::trunc(lo), hi = std::trunc(hi);
-  FE_CHECK(t != DType::UInt8 || (lo >= 0 && hi >= 0), ValueError, op_label(op),
+  FE_CHECK(t != DType::UInt8 || (lo >= 0 && hi >= 0), ValueError, op.label(),
            ": cannot do hardtanh on an unsigned type with negative limits");
   if (op.inplace) check_no_internal_overlap(op, o[0].meta());
   cpu::unary_kernel(a, o, [lo, hi](double x) { return std::isnan(x) ? x : std::min(std::max(x, lo), hi); });

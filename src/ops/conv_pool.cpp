@@ -331,14 +331,17 @@ std::vector<Tensor> decomp_adaptive_avg_pool2d(std::span<const IValue> a, const 
 // kernel, stride and no padding in height, squeezed back (torch._decomp's max_pool1d_with_indices
 // squeezes the indices too, which nothing reads).
 /// The 2-D form of a 1-D pool's int list: {h, v} (a missing stride is the kernel's).
-std::vector<SymInt> two_d(const IValue& v, int64_t h, const IValue* fallback = nullptr) {
+template <class V>
+V two_d(const V& v, int64_t h, const V* fallback = nullptr) {
   const auto& l = std::get<std::vector<SymInt>>(v);
   if (l.empty() && fallback) return two_d(*fallback, h);
-  return {SymInt(h), l.empty() ? SymInt(0) : l[0]};
+  return std::vector<SymInt>{SymInt(h), l.empty() ? SymInt(0) : l[0]};
 }
-/// The 2-D arguments of a 1-D pool: [self.unsqueeze(-2), kernel, stride, padding, rest...].
-std::vector<IValue> pool2d_args(std::span<const IValue> a, IValue self, bool dilation) {
-  std::vector<IValue> r = {std::move(self), two_d(a[1], 1), two_d(a[2], 1, &a[1]), two_d(a[3], 0)};
+/// The 2-D arguments of a 1-D pool: [self.unsqueeze(-2), kernel, stride, padding, rest...], over
+/// IValues (kernel, decomposition) or MetaValues (meta).
+template <class V>
+std::vector<V> pool2d_args(std::span<const V> a, V self, bool dilation) {
+  std::vector<V> r = {std::move(self), two_d(a[1], 1), two_d(a[2], 1, &a[1]), two_d(a[3], 0)};
   if (dilation) r.push_back(two_d(a[4], 1));
   for (size_t i = dilation ? 5 : 4; i < a.size(); ++i) r.push_back(a[i]);
   return r;
@@ -370,9 +373,7 @@ void meta_max_pool1d(const MetaArgs& a, MetaOut& out) {
   const SymInt len = pooling_output_shape(a, x.sizes[x.dim() - 1], kk, pp, ss, dd, a.to_bool(5));
   FE_CHECK(len.hint() >= 1, ValueError, l, ": max_pool1d() Invalid computed output size: ", len);
   const TensorMeta u = meta_call(*op_unsqueeze, {&x, SymInt(-2)});
-  const std::vector<MetaValue> mv = {&u, std::vector<SymInt>{SymInt(1), SymInt(kk)}, std::vector<SymInt>{SymInt(1), SymInt(ss)},
-                                     std::vector<SymInt>{SymInt(0), SymInt(pp)}, std::vector<SymInt>{SymInt(1), SymInt(dd)},
-                                     a[5]};
+  const std::vector<MetaValue> mv = pool2d_args<MetaValue>(a.values(), &u, true);
   MetaOut p2;
   run_meta(*op_max_pool2d_with_indices, mv, p2);
   out.push(meta_call(*op_squeeze_dims, {&p2.outs.at(0), std::vector<SymInt>{SymInt(-2)}}));
@@ -386,11 +387,8 @@ void meta_avg_pool1d(const MetaArgs& a, MetaOut& out) {
   FE_CHECK(x.dim() == 2 || x.dim() == 3, ShapeError, l, ": Expected 2 to 3 dimensions, but got ", x.dim(),
            "-dimensional tensor for argument #1 'self' (while checking arguments for avg_pool1d)");
   const TensorMeta u = meta_call(*op_unsqueeze, {&x, SymInt(-2)});
-  const auto two = [&](size_t i, int64_t h) {
-    const auto& v = a.int_list(i).empty() && i == 2 ? a.int_list(1) : a.int_list(i);
-    return std::vector<SymInt>{SymInt(h), v.empty() ? SymInt(0) : v[0]};
-  };
-  const std::vector<MetaValue> mv = {&u, two(1, 1), two(2, 1), two(3, 0), a[4], a[5], None{}};
+  std::vector<MetaValue> mv = pool2d_args<MetaValue>(a.values(), &u, false);
+  mv.push_back(None{});  // divisor_override
   MetaOut p;
   run_meta_as(l, *op_avg_pool2d, mv, p);
   out.push(meta_call(*op_squeeze_dims, {&p.outs.at(0), std::vector<SymInt>{SymInt(-2)}}));
@@ -398,7 +396,7 @@ void meta_avg_pool1d(const MetaArgs& a, MetaOut& out) {
 template <bool kMax>
 std::vector<Tensor> decomp_pool1d(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor u = fe::unsqueeze(decomp_tensor(a, 0), -2, loc);
-  const std::vector<IValue> args = pool2d_args(a, u, kMax);
+  const std::vector<IValue> args = pool2d_args<IValue>(a, u, kMax);
   const IValue dims = std::vector<SymInt>{SymInt(-2)};
   if (!kMax) return {dispatch1(*op_squeeze_dims, {dispatch1(*op_avg_pool2d, args, loc), dims}, loc)};
   const std::vector<Tensor> r = dispatch(*op_max_pool2d_with_indices, args, loc);
@@ -409,7 +407,7 @@ std::vector<Tensor> decomp_pool1d(std::span<const IValue> a, const SrcLocArg& lo
 template <bool kMax>
 void cpu_pool1d(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
   const Tensor u = fe::unsqueeze(std::get<Tensor>(a[0]), -2);
-  const std::vector<IValue> args = pool2d_args(a, u, kMax);
+  const std::vector<IValue> args = pool2d_args<IValue>(a, u, kMax);
   const SrcLocArg loc = SrcLocArg::current();
   const Tensor p = kMax ? dispatch(*op_max_pool2d_with_indices, args, loc).at(0) : dispatch1(*op_avg_pool2d, args, loc);
   fe::copy_(o[0], fe::squeeze(p, -2));

@@ -17,7 +17,6 @@ thread_local const std::string* t_disable_dynamo = nullptr;
 thread_local FunctionalLevel* t_functional = nullptr;
 thread_local FunctionalLevel* t_retrace_level = nullptr;  ///< the innermost non-null level
 
-std::string op_label(const OpDef& op) { return op.schema.ns + "::" + op.schema.name; }
 }  // namespace
 
 TraceScope::TraceScope(TraceSink* sink) : prev_(t_sink) { t_sink = sink; }
@@ -60,7 +59,7 @@ void complete_args(const OpDef& op, std::vector<IValue>& args) {
   FE_INTERNAL_ASSERT(args.size() <= params.size(), op.qualified, ": ", args.size(), " arguments for ",
                      params.size(), " parameters");
   for (size_t i = args.size(); i < params.size(); ++i) {
-    FE_CHECK(params[i].default_value, ValueError, op_label(op), ": missing required argument '",
+    FE_CHECK(params[i].default_value, ValueError, op.label(), ": missing required argument '",
              params[i].name, "'");
     args.push_back(map_tensors<Tensor>(*params[i].default_value, [](NoTensor) { return Tensor(); }));
   }
@@ -151,7 +150,7 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
     const bool none_ok = op.schema.arguments[i].type.elem_optional;  // `Tensor?[]` elements
     margs.push_back(map_tensors<const TensorMeta*>(args[i], [&](const Tensor& t) -> const TensorMeta* {
       if (!t.defined() && none_ok) return nullptr;
-      FE_CHECK(t.defined(), ValueError, op_label(op), ": argument '", op.schema.arguments[i].name,
+      FE_CHECK(t.defined(), ValueError, op.label(), ": argument '", op.schema.arguments[i].name,
                "' is an undefined tensor");
       if (t.is_fake()) any_fake = true;
       else if (t.has_storage()) real_input = &t;
@@ -161,7 +160,7 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
   }
   const bool fake = any_fake || FakeTensorMode::active();
   // While exporting, real tensors the program reads are lifted as constants by the tracer.
-  FE_CHECK(!(fake && real_input && !t_sink), UserError, op_label(op),
+  FE_CHECK(!(fake && real_input && !t_sink), UserError, op.label(),
            ": Please convert all Tensors to FakeTensors first or instantiate FakeTensorMode with "
            "'allow_non_fake_inputs'. Found a real tensor (",
            real_input->meta().annotation(), ") among the inputs of a fake computation");
@@ -190,7 +189,7 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
                        ": in-place meta changed self's metadata");
     outs.push_back(self);
     if (self.has_storage()) {
-      FE_CHECK(op.cpu, UnknownOpError, op_label(op), ": no reference CPU kernel; run it under FakeTensorMode");
+      FE_CHECK(op.cpu, UnknownOpError, op.label(), ": no reference CPU kernel; run it under FakeTensorMode");
       op.cpu(op, args, outs);
     }
     if (t_sink) t_sink->record(op, args, outs, loc);
@@ -221,7 +220,7 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
     auto impl = std::make_shared<TensorImpl>();
     impl->fake = fake;
     if (!fake && !m.device.is_meta()) {
-      FE_CHECK(m.device.is_cpu(), DeviceUnavailableError, op_label(op), ": cannot create a real tensor on ",
+      FE_CHECK(m.device.is_cpu(), DeviceUnavailableError, op.label(), ": cannot create a real tensor on ",
                m.device, ": this machine computes on cpu only; construct the model and inputs under "
                "FakeTensorMode to work with ", m.device, " tensors");
       impl->storage = std::make_shared<Storage>(static_cast<size_t>(m.storage_nbytes()));
@@ -235,7 +234,7 @@ std::vector<Tensor> dispatch(const OpDef& op, std::vector<IValue> args, const Sr
     for (size_t k = 0; k < outs.size(); ++k)
       compute = compute || (static_cast<int>(k) != mo.self_output && outs[k].has_storage());
   if (compute) {
-    FE_CHECK(op.cpu, UnknownOpError, op_label(op), ": no reference CPU kernel; run it under FakeTensorMode");
+    FE_CHECK(op.cpu, UnknownOpError, op.label(), ": no reference CPU kernel; run it under FakeTensorMode");
     op.cpu(op, args, outs);
   }
   if (t_sink) t_sink->record(op, args, outs, loc);
@@ -278,7 +277,7 @@ void alias_meta(const OpDef& target, const MetaArgs& a, MetaOut& out) {
   std::vector<MetaValue> args;
   args.reserve(a.size());
   for (size_t i = 0; i < a.size(); ++i) args.push_back(a[i]);
-  ops::run_meta_as(a.op().schema.ns + "::" + a.op().schema.name, target, args, out);
+  ops::run_meta_as(a.op().label(), target, args, out);
 }
 void alias_cpu(const OpDef& target, std::span<const IValue> a, std::span<Tensor> o) {
   fe::copy_(o[0], dispatch1(target, {a.begin(), a.end()}, SrcLocArg::current()));

@@ -83,7 +83,7 @@ TensorMeta inplace_result(const MetaArgs& a, const TensorMeta& result, bool brac
   return self;
 }
 
-void throw_zero_division(const OpDef& op) { throw ValueError(op.schema.ns + "::" + op.schema.name + ": ZeroDivisionError"); }
+void throw_zero_division(const OpDef& op) { throw ValueError(op.label() + ": ZeroDivisionError"); }
 
 void check_no_internal_overlap(const OpDef& op, const Tensor& self) {
   const TensorMeta& m = self.meta();

@@ -410,7 +410,7 @@ void run_meta_as(std::string_view label, const OpDef& inner, std::span<const Met
   try {
     run_meta(inner, args, out);
   } catch (const Error& e) {
-    const std::string prefix = inner.schema.ns + "::" + inner.schema.name + ": ", m = e.what();
+    const std::string prefix = inner.label() + ": ", m = e.what();
     rethrow_as(e, std::string(label) + ": " + (m.rfind(prefix, 0) == 0 ? m.substr(prefix.size()) : m));
   }
 }

@@ -18,7 +18,7 @@ class ShapeEnv;
 namespace fe::ops {
 
 /// "aten::linear": the prefix of every error message an op raises.
-inline std::string label(const MetaArgs& a) { return a.op().schema.ns + "::" + a.op().schema.name; }
+inline std::string label(const MetaArgs& a) { return a.op().label(); }
 
 /// Broadcast shape of a and b (torch.broadcast_shapes); ShapeError with FakeTensorMode's text
 /// ("Attempting to broadcast a dimension of length 4 at -1! ...") then eager's.

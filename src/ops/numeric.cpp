@@ -176,7 +176,7 @@ double vector_norm_of(const std::vector<double>& v, double ord) {
 void cpu_vector_norm(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   const Tensor& x = std::get<Tensor>(a[0]);
   const double ord = cpu::number_of(a[1]);
-  const red::DimMask mask = red::reduce_mask(red::op_label(op), x.dim(), red::opt_dims(a[2]), true);
+  const red::DimMask mask = red::reduce_mask(op.label(), x.dim(), red::opt_dims(a[2]), true);
   const red::GroupOffsets g = red::split_offsets(x.meta(), mask);
   const red::Reader rd(x);
   const std::vector<int64_t> outs = red::element_offsets(o[0].meta());
@@ -257,7 +257,7 @@ void meta_assert_async(const MetaArgs& a, MetaOut&) {
 }
 void cpu_assert_async(const OpDef& op, std::span<const IValue> a, std::span<Tensor>) {
   const Tensor& t = std::get<Tensor>(a[0]);
-  const std::string label = op.schema.ns + "::" + op.schema.name;
+  const std::string label = op.label();
   const int64_t n = t.numel();
   FE_CHECK(n != 0, ValueError, label, ": Boolean value of Tensor with no values is ambiguous");
   FE_CHECK(n == 1, ValueError, label, ": Boolean value of Tensor with more than one value is ambiguous");

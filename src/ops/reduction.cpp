@@ -264,10 +264,10 @@ double sum_of(const std::vector<double>& v) {
 
 DimMask full_mask(const Tensor& t) { return all_dims(t.dim()); }
 DimMask list_mask(const OpDef& op, const Tensor& t, const IValue& dims, bool empty_is_all) {
-  return reduce_mask(op_label(op), t.dim(), opt_dims(dims), empty_is_all);
+  return reduce_mask(op.label(), t.dim(), opt_dims(dims), empty_is_all);
 }
 DimMask int_mask(const OpDef& op, const Tensor& t, const IValue& dim) {
-  return dim_mask(op_label(op), t.dim(), std::get<SymInt>(dim).expect_int());
+  return dim_mask(op.label(), t.dim(), std::get<SymInt>(dim).expect_int());
 }
 
 /// sum/prod/mean: the input is converted to the result dtype first (PyTorch's `self.to(dtype)`).
@@ -372,7 +372,7 @@ double var_of(const std::vector<double>& v, double correction) {
 }
 template <bool Sqrt>
 void var_kernel(const OpDef& op, const Tensor& x, const IValue& dims, double correction, const Tensor& out) {
-  FE_CHECK(is_floating(x.dtype()) || is_complex(x.dtype()), DTypeError, op_label(op),
+  FE_CHECK(is_floating(x.dtype()) || is_complex(x.dtype()), DTypeError, op.label(),
            ": std and var only support floating point and complex dtypes");
   reduce_into(x, list_mask(op, x, dims, true), out, [&](std::vector<double>& v) {
     const double r = var_of(v, correction);

@@ -134,7 +134,7 @@ size_t extreme_index(const std::vector<double>& v) {
 template <bool Max>
 void cpu_max(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   const Tensor& x = std::get<Tensor>(a[0]);
-  FE_CHECK(x.numel() != 0, ShapeError, op_label(op), ": ", op.schema.name,
+  FE_CHECK(x.numel() != 0, ShapeError, op.label(), ": ", op.schema.name,
            "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "
            "'dim' argument.");
   for_each_group(x, all_dims(x.dim()), [&](size_t, const std::vector<double>& v) {
@@ -157,18 +157,18 @@ void extreme_kernel(const Tensor& x, DimMask mask, std::span<Tensor> o, bool wit
 template <bool Max>
 void cpu_max_dim(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   const Tensor& x = std::get<Tensor>(a[0]);
-  const int64_t d = wrap_dim(std::get<SymInt>(a[1]).expect_int(), x.dim(), op_label(op));
-  FE_CHECK(x.dim() == 0 || x.size(d) != 0, IndexError, op_label(op), ": ", op.schema.name,
+  const int64_t d = wrap_dim(std::get<SymInt>(a[1]).expect_int(), x.dim(), op.label());
+  FE_CHECK(x.dim() == 0 || x.size(d) != 0, IndexError, op.label(), ": ", op.schema.name,
            "(): Expected reduction dim ", d, " to have non-zero size.");
-  extreme_kernel<Max>(x, dim_mask(op_label(op), x.dim(), d), o, true);
+  extreme_kernel<Max>(x, dim_mask(op.label(), x.dim(), d), o, true);
 }
 
 template <bool Max>
 void cpu_argmax(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   const Tensor& x = std::get<Tensor>(a[0]);
-  FE_CHECK(x.dtype() != DType::Bool, DTypeError, op_label(op), ": ", op.schema.name, "(): does not support bool input");
+  FE_CHECK(x.dtype() != DType::Bool, DTypeError, op.label(), ": ", op.schema.name, "(): does not support bool input");
   const auto* dim = std::get_if<SymInt>(&a[1]);
-  const DimMask mask = dim ? dim_mask(op_label(op), x.dim(), dim->expect_int()) : all_dims(x.dim());
+  const DimMask mask = dim ? dim_mask(op.label(), x.dim(), dim->expect_int()) : all_dims(x.dim());
   extreme_kernel<Max>(x, mask, o, false);
 }
 
@@ -193,9 +193,9 @@ void stable_order(const std::vector<double>& v, bool descending, std::vector<siz
 
 void cpu_topk(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   const Tensor& x = std::get<Tensor>(a[0]);
-  FE_CHECK(x.dtype() != DType::Bool, DTypeError, op_label(op), ": topk does not support bool dtypes on CPU");
+  FE_CHECK(x.dtype() != DType::Bool, DTypeError, op.label(), ": topk does not support bool dtypes on CPU");
   const int64_t k = std::get<SymInt>(a[1]).expect_int();
-  const DimMask mask = dim_mask(op_label(op), x.dim(), std::get<SymInt>(a[2]).expect_int());
+  const DimMask mask = dim_mask(op.label(), x.dim(), std::get<SymInt>(a[2]).expect_int());
   const bool largest = std::get<bool>(a[3]);
   const GroupWriter vals(o[0], mask), idx(o[1], mask);
   std::vector<size_t> order;
@@ -210,7 +210,7 @@ void cpu_topk(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
 
 /// Writes (values, indices) to o[0] and o[1], or only the indices to o[0] (argsort).
 void sort_kernel(const OpDef& op, const Tensor& x, int64_t dim, bool descending, std::span<Tensor> o) {
-  const DimMask mask = dim_mask(op_label(op), x.dim(), dim);
+  const DimMask mask = dim_mask(op.label(), x.dim(), dim);
   const bool values = o.size() > 1;
   const GroupWriter idx(o[values ? 1 : 0], mask);
   const std::optional<GroupWriter> vals = values ? std::optional<GroupWriter>(std::in_place, o[0], mask) : std::nullopt;
@@ -234,7 +234,7 @@ void cpu_sort_stable(const OpDef& op, std::span<const IValue> a, std::span<Tenso
 template <bool Prod>
 void cpu_cumulative(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   const Tensor& x = std::get<Tensor>(a[0]);
-  const DimMask mask = dim_mask(op_label(op), x.dim(), std::get<SymInt>(a[1]).expect_int());
+  const DimMask mask = dim_mask(op.label(), x.dim(), std::get<SymInt>(a[1]).expect_int());
   const GroupWriter out(o[0], mask);
   const DType dt = o[0].dtype();
   for_each_group(x, mask, [&](size_t g, const std::vector<double>& v) {

@@ -19,9 +19,6 @@ namespace red {
 /// Bit d set = dim d is reduced. Ranks are far below 64.
 using DimMask = uint64_t;
 
-/// "aten::sum" for kernels, which see the OpDef but no MetaArgs.
-inline std::string op_label(const OpDef& op) { return op.schema.ns + "::" + op.schema.name; }
-
 /// Dims of a dim-list argument: nullptr = None. Wraps each (IndexError), rejects duplicates.
 /// None reduces every dim; [] reduces every dim when `empty_is_all` (sum, amax, var) and none
 /// otherwise (any.dims/all.dims).

@@ -39,7 +39,7 @@ void meta_adaptive_avg_pool1d(const MetaArgs& a, MetaOut& out) {
 void cpu_adaptive_avg_pool1d(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   const Tensor& x = std::get<Tensor>(a[0]);
   const auto& os = std::get<std::vector<SymInt>>(a[1]);
-  check_pool1d(op.schema.ns + "::" + op.schema.name, x.dim(), os.size());
+  check_pool1d(op.label(), x.dim(), os.size());
   Tensor p = fe::adaptive_avg_pool2d(fe::unsqueeze(x, -2), {1, os[0].expect_int()});
   fe::copy_(o[0], fe::squeeze(p, -2));
 }
@@ -180,7 +180,7 @@ double source_index(int64_t i, int64_t in, int64_t out, bool align, std::optiona
 void cpu_upsample_bilinear2d(const OpDef& op, std::span<const IValue> a, std::span<Tensor> o) {
   const Tensor& x = std::get<Tensor>(a[0]);
   const bool align = std::get<bool>(a[2]);
-  const UpsampleSize u = upsample_size(op.schema.ns + "::" + op.schema.name, x.meta(), a[1], a[3]);
+  const UpsampleSize u = upsample_size(op.label(), x.meta(), a[1], a[3]);
   const StridedView in = view_of(x);
   const TensorMeta& om = o[0].meta();
   const int64_t n = in.sizes[0], c = in.sizes[1], ih = in.sizes[2], iw = in.sizes[3];

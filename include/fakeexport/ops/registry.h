@@ -21,6 +21,7 @@ class MetaArgs {
   const OpDef& op() const { return op_; }
   size_t size() const { return v_.size(); }
   const MetaValue& operator[](size_t i) const { return v_[i]; }
+  std::span<const MetaValue> values() const { return v_; }
 
   bool is_none(size_t i) const { return kind_of(v_[i]) == ValueKind::None; }
   /// Whether slot i holds a tensor (not a Python number standing in a Tensor slot).
@@ -127,6 +128,9 @@ struct OpDef {
   /// Ops whose results are not all tensors: what each one is (recorded on traced nodes as
   /// Node::out_elems); null when every result is a tensor.
   OutElemsFn out_elems = nullptr;
+
+  /// "aten::relu": how PyTorch's error messages name the op (no overload).
+  std::string label() const { return schema.ns + "::" + schema.name; }
 };
 
 /// Declaration record used by the family files: `{schema text, meta, cpu kernel, device rule}`.
