@@ -135,6 +135,8 @@ const std::set<std::string> kPrintsEqual = {
     // ... F.unfold (im2col: aranges of block starts and kernel offsets, constant_pad_nd, an index,
     // permute, reshape; the checks' size arithmetic).
     "ops_unfold",
+    // ... arange between item()s of float tensors (unbacked floats zuf0; CeilToInt(FloatTrueDiv(...))).
+    "ops_float_item_arange",
     // ... masked_scatter (kept whole: not in the default table) and masked_scatter_, with an
     // expand_as mask (expand_as decomposes to expand of the other's sizes).
     "ops_masked_scatter",
@@ -170,6 +172,9 @@ const std::set<std::string> kEqualUpToNames = {
     // A reshape needing a copy inside a Python decomposition (im2col's, symbolic batch): c10's checks
     // beneath the functionalization level take one `mul` name fewer than ours.
     "ops_unfold_dynamic",
+    // An arange over a symbolic size with a float step (CeilToInt(FloatTrueDiv(ToFloat(s27), 1.0))):
+    // PyTorch's retrace takes two `sym_size_int` names more than ours before it.
+    "ops_float_item_arange_dynamic",
 };
 // Not in the list: hf_mixtral_dyn has PyTorch's nodes in PyTorch's order since that change (the
 // count of routed tokens computed before `sort`), but its print names that product `mul`,

@@ -285,9 +285,24 @@ TEST(Pt2JsonExpr, SreprAndInfixParse) {
   EXPECT_EQ(serde::parse_sym_expr("48*s75").str(), "48*s75");
   EXPECT_EQ(serde::parse_sym_expr("Add(FloorDiv(Mul(Symbol('s0'), Symbol('s1')), Integer(4)), Integer(1))").str(),
             serde::parse_sym_expr("(s0*s1)//4 + 1").str());
-  EXPECT_THROW(serde::parse_sym_expr("Sin(s0)"), FormatError);
+  EXPECT_THROW(serde::parse_sym_expr("Sin(s0"), FormatError);
+  EXPECT_THROW(serde::parse_sym_expr("CeilToInt(s0'"), FormatError);
   EXPECT_THROW(serde::parse_sym_expr("s0 / 2"), FormatError);
   EXPECT_THROW(serde::parse_sym_expr("Mul(Integer(2), "), FormatError);
+}
+
+// Sizes over unbacked floats (Funnel's arange(item(), item(), -1), PyTorch 2.14's print): the
+// applications we do not compute stay atoms that print, sort and substitute as recorded.
+TEST(Pt2JsonExpr, AppliedAtomsKeepTheirText) {
+  const std::string c = "CeilToInt(FloatTrueDiv(zuf0 - zuf1, -1.0))";
+  for (const std::string t : {c, "Max(0, " + c + " - Min(1, " + c + "))", "Max(0, Min(8, " + c + " - 1))", c + " - 2"})
+    EXPECT_EQ(serde::parse_sym_expr(t).str(), t);
+  const sym::Expr e = serde::parse_sym_expr(c + " - Min(2, " + c + ")");
+  EXPECT_EQ(e.free_symbols(), (std::set<std::string>{"zuf0", "zuf1"}));
+  EXPECT_EQ((serde::parse_sym_expr("Min(8, s0)") + serde::parse_sym_expr(c)).str(), c + " + Min(8, s0)");
+  EXPECT_EQ(e.substitute({{"zuf1", sym::Expr::symbol("zuf7")}}).str(),
+            "CeilToInt(FloatTrueDiv(zuf0 - zuf7, -1.0)) - Min(2, CeilToInt(FloatTrueDiv(zuf0 - zuf7, -1.0)))");
+  EXPECT_THROW((void)e.evaluate({{"zuf0", 1}, {"zuf1", 2}}), ValueError);
 }
 
 TEST(Pt2JsonExpr, SreprMatchesSympy) {

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <algorithm>
+#include <cmath>
 #include <variant>
 
 #include "fakeexport/core/error.h"
@@ -243,6 +244,15 @@ Tensor Runner::tensor_of(const Node* n, const Vals& vals) {
   return *t;
 }
 
+/// The float a handle's node holds (a retraced `_local_scalar_dense` of a float tensor: Sym(zuf0)),
+/// else null.
+static const double* float_of(const SymInt& s, const std::unordered_map<const Node*, Value>& vals) {
+  if (!s.is_symbolic()) return nullptr;
+  Node* g = graph_node_of(s);
+  auto it = g ? vals.find(g) : vals.end();
+  return it == vals.end() ? nullptr : std::get_if<double>(&it->second);
+}
+
 IValue Runner::arg_value(const NodeArg& a, const Vals& vals) const {
   if (auto* n = std::get_if<Node*>(&a)) {
     const Value& v = value_of(*n, vals);  // a number in a Tensor slot (`mul.Tensor(x, 2)`) stays a number
@@ -256,7 +266,10 @@ IValue Runner::arg_value(const NodeArg& a, const Vals& vals) const {
     for (const Node* n : *l) ts.push_back(tensor_of(n, vals));
     return ts;
   }
-  if (auto* s = std::get_if<SymInt>(&a)) return SymInt(int_of(*s, vals));
+  if (auto* s = std::get_if<SymInt>(&a)) {
+    if (const double* d = float_of(*s, vals)) return *d;
+    return SymInt(int_of(*s, vals));
+  }
   if (auto* l = std::get_if<std::vector<SymInt>>(&a)) {
     std::vector<SymInt> out;
     for (const SymInt& s : *l) out.emplace_back(int_of(s, vals));
@@ -311,22 +324,31 @@ std::vector<Tensor> Runner::call_op(const OpDef& op, std::vector<IValue> args, c
   return outs;
 }
 
-Value Runner::sym_op(const Node& n, const Vals& vals) const {
-  FE_INTERNAL_ASSERT(n.args().size() == 2, "run: sym node '", n.name(), "' has ", n.args().size(), " operands");
-  int64_t x[2];
-  for (size_t i = 0; i < 2; ++i) {
-    IValue v = arg_value(n.args()[i], vals);
-    if (auto* s = std::get_if<SymInt>(&v)) x[i] = s->hint();
-    else if (auto* b = std::get_if<bool>(&v)) x[i] = *b;
-    else throw InternalError(detail::cat("run: operand ", i, " of sym node '", n.name(), "' is not an int"));
-  }
-  const int64_t a = x[0], b = x[1];
-  switch (n.py_op()) {
+/// Python's `a op b` on ints (int64, overflow checked) or floats (item() of a float tensor).
+template <class T>
+Value py_op(PyOp op, T a, T b) {
+  constexpr bool kFloat = std::is_floating_point_v<T>;
+  switch (op) {
     case PyOp::Add:
     case PyOp::Sub:
-    case PyOp::Mul: return checked(n.py_op(), a, b);
-    case PyOp::FloorDiv: return detail::py_floordiv(a, b);
-    case PyOp::Mod: return detail::py_mod(a, b);
+    case PyOp::Mul:
+      if constexpr (kFloat) return op == PyOp::Add ? a + b : op == PyOp::Sub ? a - b : a * b;
+      else return checked(op, a, b);
+    case PyOp::FloorDiv:
+      if constexpr (kFloat) {
+        FE_CHECK(b != 0, ValueError, "run: float floor division by zero");
+        return std::floor(a / b);
+      } else {
+        return detail::py_floordiv(a, b);
+      }
+    case PyOp::Mod:
+      if constexpr (kFloat) {
+        FE_CHECK(b != 0, ValueError, "run: float modulo by zero");
+        const double r = std::fmod(a, b);
+        return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+      } else {
+        return detail::py_mod(a, b);
+      }
     case PyOp::SymMin: return std::min(a, b);
     case PyOp::SymMax: return std::max(a, b);
     case PyOp::Eq: return a == b;
@@ -337,6 +359,21 @@ Value Runner::sym_op(const Node& n, const Vals& vals) const {
     case PyOp::Ge: return a >= b;
   }
   return std::monostate{};
+}
+
+Value Runner::sym_op(const Node& n, const Vals& vals) const {
+  FE_INTERNAL_ASSERT(n.args().size() == 2, "run: sym node '", n.name(), "' has ", n.args().size(), " operands");
+  int64_t x[2];
+  double f[2];
+  bool floats = false;  // item() of a float tensor (Funnel's `item <= item_1`): Python float arithmetic
+  for (size_t i = 0; i < 2; ++i) {
+    IValue v = arg_value(n.args()[i], vals);
+    if (auto* s = std::get_if<SymInt>(&v)) x[i] = s->hint(), f[i] = static_cast<double>(x[i]);
+    else if (auto* b = std::get_if<bool>(&v)) x[i] = *b, f[i] = *b;
+    else if (auto* d = std::get_if<double>(&v)) f[i] = *d, x[i] = 0, floats = true;
+    else throw ValueError(detail::cat("run: operand ", i, " of sym node '", n.name(), "' is neither a number nor a bool"));
+  }
+  return floats ? py_op(n.py_op(), f[0], f[1]) : py_op(n.py_op(), x[0], x[1]);
 }
 
 /// Runs `g` with its placeholders bound to `args`; returns the output node's values.

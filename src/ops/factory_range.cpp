@@ -4,6 +4,7 @@
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/sym/shape_env.h"
 #include "core/strided.h"
 #include "ops/cpu_util.h"
 #include "ops/factory_impl.h"
@@ -52,6 +53,14 @@ SymInt sym_of(const MetaArgs& a, int i, int64_t dflt) {
   return static_cast<int64_t>(a.to_double(static_cast<size_t>(i)));  // a bool
 }
 
+/// Whether argument i is a symbolic float (item() of a float tensor: `zuf0`, read from a program).
+bool is_sym_float(const MetaArgs& a, int i) {
+  if (!is_sym(a, i)) return false;
+  for (const std::string& f : a.sym_int(static_cast<size_t>(i)).expr().free_symbols())
+    if (f.starts_with("zuf") || f.starts_with("zf")) return true;
+  return false;
+}
+
 template <int Start, int End, int Step>
 void meta_arange(const MetaArgs& a, MetaOut& out) {
   constexpr int n = 1 + (Start >= 0) + (Step >= 0);  // number of Scalar arguments
@@ -60,6 +69,25 @@ void meta_arange(const MetaArgs& a, MetaOut& out) {
   FE_CHECK(!factory::pinned(a, dt + 3), ValueError, label(a), ": PrimTorch does not support pinned memory");
   const bool ints = is_int_like(a, Start) && is_int_like(a, End) && is_int_like(a, Step);
   const DType dtype_ = a.opt_dtype(dt).value_or(ints ? DType::Int64 : default_dtype());
+  const bool float_sym = is_sym_float(a, Start) || is_sym_float(a, End) || is_sym_float(a, Step);
+  const bool any_sym = is_sym(a, Start) || is_sym(a, End) || is_sym(a, Step);
+  const auto integral = [&](int i) { return i < 0 || is_sym(a, i) || std::trunc(value_of(a, i, 0)) == value_of(a, i, 0); };
+  if ((float_sym || (any_sym && !ints)) && integral(Start) && integral(End)) {
+    // refs.arange on SymFloat bounds or a float step: math.ceil((end - start) / step), which
+    // PyTorch keeps as CeilToInt(FloatTrueDiv(end - start, step)) (an int difference wrapped in
+    // ToFloat), an atom we do not compute; the step sign is the program's own runtime assertion.
+    const SymInt s = sym_of(a, Start, 0), e = sym_of(a, End, 0), diff = e - s;
+    const double st = is_sym(a, Step) ? 0 : value_of(a, Step, 1);
+    FE_CHECK(is_sym(a, Step) || st != 0, ValueError, label(a), ": step must be nonzero");
+    const std::string step = is_sym(a, Step) ? a.sym_int(static_cast<size_t>(Step)).str() : python_float_repr(st);
+    const std::string num = float_sym ? diff.str() : "ToFloat(" + diff.str() + ")";
+    const sym::Expr len = sym::Expr::symbol("CeilToInt(FloatTrueDiv(" + num + ", " + step + "))");
+    // Over unbacked floats there is no hint (2, as an unbacked size); over sizes it is the length.
+    const int64_t hint = float_sym || is_sym(a, Step) ? 2 : static_cast<int64_t>(std::ceil(static_cast<double>(diff.hint()) / st));
+    sym::ShapeEnv& env = *(s.is_symbolic() ? s : e.is_symbolic() ? e : a.sym_int(static_cast<size_t>(Step))).node()->env;
+    const DType dt_f = a.opt_dtype(dt).value_or(ints ? DType::Int64 : default_dtype());
+    return out.push(make_contiguous(DimVector{env.make(len, std::max<int64_t>(hint, 0))}, dt_f, device_or(a, dt + 2, kCPU)));
+  }
   if (ints && (is_sym(a, Start) || is_sym(a, End) || is_sym(a, Step))) {
     // refs.arange on SymInt bounds: the sign check guards, the length stays an expression.
     const SymInt s = sym_of(a, Start, 0), e = sym_of(a, End, 0), st = sym_of(a, Step, 1);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstring>
+#include <set>
 
 #include "fakeexport/ops/ivalue.h"
 #include "fakeexport/serde/pt2_json.h"
@@ -168,6 +170,7 @@ class ExprParser {
       if (std::isdigit(static_cast<unsigned char>(id[0]))) fail("bad name " + id);
       return sym::Expr::symbol(id);
     }
+    if (!kModelled.contains(id)) return applied(id);
     std::vector<Arg> args;
     if (!eat(")")) {
       do args.push_back(arg());
@@ -200,6 +203,44 @@ class ExprParser {
     a.expr = sum();
     return a;
   }
+  /// Functions we compute with; any other (torch's CeilToInt, FloatTrueDiv, ToFloat over unbacked
+  /// floats) is kept as an atom named by its text (sym::Expr's applied atoms), as recorded.
+  static inline const std::set<std::string, std::less<>> kModelled = {
+      "Symbol", "Integer", "Add", "Mul", "Pow", "FloorDiv", "CleanDiv", "Mod", "PythonMod", "Max", "Min"};
+  /// An application of `f` (its '(' eaten) kept as an atom printed as sympy prints it:
+  /// `CeilToInt(FloatTrueDiv(zuf0 - zuf1, -1.0))`, from that text or from its srepr.
+  sym::Expr applied(const std::string& f) {
+    std::string text = f + "(";
+    if (!eat(")")) {
+      do text += (text.back() == '(' ? "" : ", ") + applied_arg();
+      while (eat(","));
+      if (!eat(")")) fail("missing ')' after the arguments of " + f);
+    }
+    return sym::Expr::symbol(text + ")");
+  }
+  /// One argument of an application, printed: a float (`-1.0`, srepr `Float('-1.0', precision=53)`)
+  /// as written, anything else as the expression it is.
+  std::string applied_arg() {
+    ws();
+    const size_t save = p_;
+    if (eat("Float(")) {
+      const Arg v = arg();
+      while (eat(",")) arg();  // precision=53
+      if (!v.is_string || !eat(")")) fail("Float() needs a quoted value");
+      return v.text;
+    }
+    size_t e = p_ + (p_ < t_.size() && t_[p_] == '-');
+    const size_t digits = e;
+    while (e < t_.size() && (std::isdigit(static_cast<unsigned char>(t_[e])) || t_[e] == '.' || t_[e] == 'e' ||
+                             ((t_[e] == '-' || t_[e] == '+') && t_[e - 1] == 'e')))
+      ++e;
+    const std::string_view lit = t_.substr(save, e - save);
+    if (e > digits && lit.find('.') != std::string_view::npos) {
+      p_ = e;
+      return std::string(lit);
+    }
+    return sum().str();
+  }
   sym::Expr call(const std::string& f, const std::vector<Arg>& args) {
     std::vector<sym::Expr> xs;
     for (const Arg& a : args) {
@@ -231,7 +272,7 @@ class ExprParser {
       for (size_t i = 1; i < xs.size(); ++i) r = f == "Max" ? sym::max(r, xs[i]) : sym::min(r, xs[i]);
       return r;
     }
-    fail("unsupported function " + f + "()");
+    fail("unsupported function " + f + "()");  // unreachable: kModelled lists the ones above
   }
 
   std::string_view t_;
@@ -239,7 +280,8 @@ class ExprParser {
 };
 
 std::string srepr_symbol(const std::string& name) {
-  // Backed size symbols are positive; unbacked ones (u0) only integer.
+  // Backed size symbols are positive; unbacked ones (u0) only integer; floats (zuf0) neither.
+  if (name.starts_with("zuf") || name.starts_with("zf")) return "Symbol('" + name + "')";
   return "Symbol('" + name + (name.starts_with("u") ? "', integer=True)" : "', positive=True, integer=True)");
 }
 
@@ -308,7 +350,8 @@ sym::Expr parse_sym_expr(std::string_view text) {
 std::string sym_expr_srepr(const sym::Expr& e) {
   switch (e.kind()) {
     case sym::Kind::Const: return "Integer(" + std::to_string(e.constant()) + ")";
-    case sym::Kind::Symbol: return srepr_symbol(e.name());
+    case sym::Kind::Symbol:  // an applied atom is its text, which sympify reads with torch's functions
+      return e.name().back() == ')' ? e.name() : srepr_symbol(e.name());
     case sym::Kind::Mul: return "Mul(" + srepr_factors(e) + ")";
     case sym::Kind::FloorDiv: return "FloorDiv(" + sym_expr_srepr(e.args()[0]) + ", " + sym_expr_srepr(e.args()[1]) + ")";
     case sym::Kind::Mod: return "Mod(" + sym_expr_srepr(e.args()[0]) + ", " + sym_expr_srepr(e.args()[1]) + ")";

@@ -211,17 +211,18 @@ SymInt Reader::sym_int(const OJ& v, const Path& path) {
   if (e.is_constant()) return e.constant();
   if (!reading_offset_)
     for (const std::string& f : e.free_symbols()) used_symbols_.insert(f);
-  if (e.is_symbol()) return symbol(e.name());
+  // An application we keep as an atom (CeilToInt of unbacked floats) has no value to hint with; it
+  // is hinted as an unbacked size is (2), and registers no symbol of its own.
+  const auto applied = [](std::string_view s) { return s.back() == ')'; };
+  if (e.is_symbol() && !applied(e.name())) return symbol(e.name());
   int64_t hint;
   const OJ* h = opt(*val, "hint");
   if (const OJ* hv = h ? h->find("as_int") : nullptr) {
     const Path ph = pt / "hint", phv = ph / "as_int";
     hint = get_int(*hv, phv);
   } else {
-    std::map<std::string, int64_t, std::less<>> values;
-    for (const std::string& s : e.free_symbols()) values[s] = symbol(s).hint();
     try {
-      hint = e.evaluate(values);
+      hint = e.evaluate([&](std::string_view s) { return applied(s) ? 2 : symbol(std::string(s)).hint(); });
     } catch (const UserError& err) {
       fail(path, "cannot evaluate '" + std::string(text) + "': " + err.what());
     }
@@ -313,9 +314,13 @@ Device Reader::device(const OJ& v, const Path& path) {
 
 SymInt Reader::sym_value(std::string_view name, const Path& path) {
   const OJ* found = cur().sym_int_values ? cur().sym_int_values->find(name) : nullptr;
+  // A symbolic float (`zuf0`, an unbacked float from item()) is held as its symbol; PyTorch's own
+  // prefix says it is a float (symbol_is_type(SymT.UNBACKED_FLOAT)), and the writer keeps it one.
+  const bool is_float = !found && cur().sym_float_values && cur().sym_float_values->find(name);
+  if (is_float) found = cur().sym_float_values->find(name);
   if (!found)
     fail(path, "symbolic int '" + std::string(name) + "' has no entry in " + cur().path->str() + ".sym_int_values");
-  const Path psv = *cur().path / "sym_int_values", p = psv / name;
+  const Path psv = *cur().path / (is_float ? "sym_float_values" : "sym_int_values"), p = psv / name;
   return sym_int(*found, p);
 }
 

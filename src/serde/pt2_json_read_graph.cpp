@@ -55,6 +55,7 @@ void Reader::index_values(const OJ& graph, const Path& path) {
   for (const char* field : {"sym_int_values", "sym_bool_values", "sym_float_values", "custom_obj_values"})
     if (const OJ* table = opt(graph, field)) obj(*table, path / field);
   s.sym_int_values = opt(graph, "sym_int_values");
+  s.sym_float_values = opt(graph, "sym_float_values");
 }
 
 void Reader::read_graph(const OJ& graph, Graph& g, const Path& path, const OJ* specs) {
@@ -537,7 +538,7 @@ void Reader::read_op_call(const OJ& sn, std::string_view target, const Path& pat
     auto [ot, ov] = tag(outputs[0], po);
     const Path pt = po / ot;
     if (ot == "as_tensor") single = tensor_name(*ov, pt);
-    else if (ot == "as_sym_int") {
+    else if (ot == "as_sym_int" || ot == "as_sym_float") {
       auto [nt, nv] = tag(*ov, pt);
       if (nt != "as_name") fail(pt, "expected as_name");
       sym_out = get_str(*nv, pt / "as_name");
@@ -676,7 +677,7 @@ void Reader::read_other_call(const OJ& sn, std::string_view target, const Path& 
       auto [nt, nv] = tag(*ov, pt);
       if (nt != "as_name") fail(po, "expected as_name");
       single = get_str(*nv, pt / "as_name");
-      sym_single = ot == "as_sym_int";
+      sym_single = ot == "as_sym_int" || ot == "as_sym_float";
     } else if (ot == "as_tensors") {
       tuple = true;
       size_t k = 0;

@@ -128,6 +128,7 @@ class Reader {
     /// objects, so a table of 9,000 tensors costs no map of our own.
     const OJ* tensor_values = nullptr;
     const OJ* sym_int_values = nullptr;
+    const OJ* sym_float_values = nullptr;  ///< item() of a float tensor: `Symbol('zuf0')`
     std::unordered_map<std::string_view, Node*> nodes;
   };
   Scope& cur() { return *scopes_.back(); }

@@ -40,6 +40,12 @@ OJ device_json(const Device& d) {
   return j;
 }
 
+/// A symbolic float held as its symbol (`zuf0`, read from sym_float_values): PyTorch's prefixes for
+/// float symbols, unbacked and backed.
+bool is_sym_float(const SymInt& s) {
+  return s.is_symbolic() && s.expr().is_symbol() && (s.expr().name().starts_with("zuf") || s.expr().name().starts_with("zf"));
+}
+
 OJ sym_int_json(const SymInt& s) {
   OJ j;
   if (auto v = s.maybe_int()) {
@@ -48,7 +54,10 @@ OJ sym_int_json(const SymInt& s) {
   }
   OJ e;
   e["expr_str"] = sym_expr_srepr(s.expr());
-  e["hint"] = OJ{{"as_int", s.hint()}};
+  // Values over unbacked floats (zuf0, CeilToInt(...) of them) have no hint, as PyTorch writes them.
+  bool over_floats = false;
+  for (const std::string& f : s.expr().free_symbols()) over_floats = over_floats || f.starts_with("zuf");
+  e["hint"] = over_floats ? OJ(nullptr) : OJ{{"as_int", s.hint()}};
   j["as_expr"] = std::move(e);
   return j;
 }
@@ -72,6 +81,7 @@ OJ sym_bool_json(const Node& n) {
   std::string operands;
   for (const NodeArg& a : n.args()) {
     const SymInt* s = std::get_if<SymInt>(&a);
+    if (auto* p = std::get_if<Node*>(&a); p && (*p)->sym_val) s = &*(*p)->sym_val;  // a float (zuf0) node
     if (!s) return nullptr;
     operands += (operands.empty() ? "" : ", ") + sym_expr_srepr(s->expr());
   }
@@ -151,7 +161,7 @@ class Writer {
   }
 
   OJ node_ref(const Node* in) const {
-    if (in->sym_val) return OJ{{"as_sym_int", OJ{{"as_name", in->name()}}}};
+    if (in->sym_val) return OJ{{is_sym_float(*in->sym_val) ? "as_sym_float" : "as_sym_int", OJ{{"as_name", in->name()}}}};
     if (is_comparison(*in)) return OJ{{"as_sym_bool", OJ{{"as_name", in->name()}}}};
     return named("as_tensor", in->name());
   }
@@ -260,8 +270,9 @@ class Writer {
     const auto& returns = n.target()->schema.returns;
     if (returns.empty()) return out;
     if (n.sym_val) {
-      sym_values_[n.name()] = sym_int_json(*n.sym_val);
-      out.push_back(OJ{{"as_sym_int", OJ{{"as_name", n.name()}}}});
+      const bool is_float = is_sym_float(*n.sym_val);
+      (is_float ? sym_float_values_ : sym_values_)[n.name()] = sym_int_json(*n.sym_val);
+      out.push_back(OJ{{is_float ? "as_sym_float" : "as_sym_int", OJ{{"as_name", n.name()}}}});
       return out;
     }
     if (!n.multi_output()) {
@@ -408,6 +419,7 @@ class Writer {
     // Each graph has its own value tables (a subgraph's are written inside it).
     OJ saved_tensors = std::exchange(tensors_, OJ::object()), saved_syms = std::exchange(sym_values_, OJ::object());
     OJ saved_bools = std::exchange(sym_bool_values_, OJ::object());
+    OJ saved_floats = std::exchange(sym_float_values_, OJ::object());
     OJ g;
     OJ ins = OJ::array(), nodes = OJ::array(), outs = OJ::array();
     for (const auto& up : graph.nodes()) {
@@ -482,10 +494,11 @@ class Writer {
     g["sym_bool_values"] = std::move(sym_bool_values_);
     g["is_single_tensor_return"] = graph.single_return;
     g["custom_obj_values"] = OJ::object();
-    g["sym_float_values"] = OJ::object();
+    g["sym_float_values"] = std::move(sym_float_values_);
     tensors_ = std::move(saved_tensors);
     sym_values_ = std::move(saved_syms);
     sym_bool_values_ = std::move(saved_bools);
+    sym_float_values_ = std::move(saved_floats);
     return g;
   }
 
@@ -594,7 +607,7 @@ class Writer {
 
   const ExportedProgram& ep_;
   const Pt2WriteOptions& opts_;
-  OJ tensors_ = OJ::object(), sym_values_ = OJ::object(), sym_bool_values_ = OJ::object();
+  OJ tensors_ = OJ::object(), sym_values_ = OJ::object(), sym_bool_values_ = OJ::object(), sym_float_values_ = OJ::object();
   std::unordered_map<std::string, std::vector<std::string>> sources_;
 };
 

@@ -3,6 +3,7 @@
 #include "fakeexport/sym/expr.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <numeric>
 #include <tuple>
@@ -58,6 +59,29 @@ Expr finish(Node n) {
   return Expr(std::make_shared<const Node>(std::move(n)));
 }
 
+// ---- applications we do not model
+// torch's CeilToInt(FloatTrueDiv(zuf0 - zuf1, -1.0)) (an arange over unbacked floats) is an integer
+// we cannot compute without float symbols: it is kept as an atom, a Symbol named by its printed
+// text, as its recorded metadata has it. It sorts as sympy sorts a Function (class key 4, 10000,
+// its name) and its free symbols are the names inside it.
+bool is_applied(const Node& n) { return n.kind == Kind::Symbol && n.name.back() == ')'; }
+
+/// The names an applied atom's text mentions (`zuf0`), not its function names or numbers.
+std::vector<std::string> inner_symbols(const std::string& text) {
+  std::vector<std::string> out;
+  const size_t open = text.find('(');
+  for (size_t i = open; i < text.size();) {
+    const auto word = [&](size_t k) { return std::isalnum(static_cast<unsigned char>(text[k])) || text[k] == '_' || text[k] == '.'; };
+    if (!word(i)) { ++i; continue; }
+    size_t e = i;
+    while (e < text.size() && word(e)) ++e;
+    if (!std::isdigit(static_cast<unsigned char>(text[i])) && text[i] != '.' && (e == text.size() || text[e] != '('))
+      out.push_back(text.substr(i, e - i));
+    i = e;
+  }
+  return out;
+}
+
 // ---- sympy's default_sort_key, rebuilt per node kind (class_key, args, exponent, coefficient)
 struct Key {
   int c1 = 0, c2 = 0;
@@ -93,7 +117,8 @@ Key key_of(const Expr& e) {
       k = {1, 0, "Number", "", {}, 0, n.value};
       return k;
     case Kind::Symbol:
-      k = {2, 0, "Symbol", n.name, {}, 1, 1};
+      if (is_applied(n)) k = {4, 10000, n.name.substr(0, n.name.find('(')), n.name, {}, 1, 1};
+      else k = {2, 0, "Symbol", n.name, {}, 1, 1};
       return k;
     case Kind::Add:
       if (is_scaled(n)) {  // sympy Mul(c, T): T's key carrying coefficient c
@@ -411,7 +436,11 @@ int64_t Expr::evaluate(const std::map<std::string, int64_t, std::less<>>& values
 std::set<std::string> Expr::free_symbols() const {
   std::set<std::string> out;
   std::function<void(const Expr&)> walk = [&](const Expr& e) {
-    if (e.is_symbol()) out.insert(e.node().name);
+    if (is_applied(e.node())) {
+      for (auto& x : inner_symbols(e.node().name)) out.insert(std::move(x));
+    } else if (e.is_symbol()) {
+      out.insert(e.node().name);
+    }
     for (const auto& [t, c] : e.terms()) walk(t);
     for (const auto& a : e.args()) walk(a);
   };
@@ -425,7 +454,28 @@ Expr Expr::substitute(const std::map<std::string, Expr, std::less<>>& repl) cons
     case Kind::Const: return *this;
     case Kind::Symbol: {
       auto it = repl.find(n.name);
-      return it == repl.end() ? *this : it->second;
+      if (it != repl.end()) return it->second;
+      if (!is_applied(n)) return *this;
+      // The names inside the text, replaced word by word (parenthesized unless atoms).
+      std::string text = n.name.substr(0, n.name.find('('));
+      bool changed = false;
+      for (size_t i = text.size(); i < n.name.size();) {
+        const auto word = [&](size_t k) { return std::isalnum(static_cast<unsigned char>(n.name[k])) || n.name[k] == '_' || n.name[k] == '.'; };
+        if (!word(i)) { text += n.name[i++]; continue; }
+        size_t e = i;
+        while (e < n.name.size() && word(e)) ++e;
+        const std::string w = n.name.substr(i, e - i);
+        auto r = repl.find(w);
+        if (r != repl.end() && (e == n.name.size() || n.name[e] != '(')) {
+          const bool atom = r->second.is_symbol() || (r->second.is_constant() && r->second.constant() >= 0);
+          text += atom ? r->second.str() : "(" + r->second.str() + ")";
+          changed = true;
+        } else {
+          text += w;
+        }
+        i = e;
+      }
+      return changed ? Expr::symbol(std::move(text)) : *this;
     }
     case Kind::Add: {
       Expr r(n.value);

@@ -226,6 +226,8 @@ ValueRange ShapeEnv::bound(const Expr& e) const {
       case Kind::Const: return {x.constant(), x.constant()};
       case Kind::Symbol: {
         const SymbolInfo* s = symbol(x.name());
+        // An application kept as an atom (CeilToInt(...) of unbacked floats) is read as a size.
+        if (!s && x.name().back() == ')') return {0, kInf};
         return s ? wrange(s->range) : WRange{-kInf, kInf};
       }
       case Kind::Add: {
@@ -350,8 +352,10 @@ bool is_unbacked_symbol(const SymInt& s) {
 
 bool has_unbacked(const SymInt& s) {
   if (!s.is_symbolic()) return false;
+  // u0: an unbacked int; zuf0: an unbacked float (item() of a float tensor; sizes over it are
+  // CeilToInt(...) atoms).
   for (const std::string& f : s.expr().free_symbols())
-    if (!f.empty() && f[0] == 'u') return true;
+    if (!f.empty() && (f[0] == 'u' || f.starts_with("zuf"))) return true;
   return false;
 }
 

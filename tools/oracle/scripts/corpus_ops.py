@@ -434,6 +434,19 @@ class Unfold(torch.nn.Module):
         return a.transpose(1, 2) * 2, b, c.sum(-1)
 
 
+class FloatItemArange(torch.nn.Module):
+    """Funnel's relative positions: arange between 0-dim float tensors (their item()s are unbacked
+    floats zuf0, zuf1, ...; the length is CeilToInt(FloatTrueDiv(end - start, step)); the step sign
+    a deferred runtime assertion), with an int and a float step."""
+
+    def forward(self, x, y):
+        pos = torch.arange(0, x.shape[1], 1.0)
+        hi, lo = pos[-1] + 2.0, pos[0] - 1.0
+        rel = torch.arange(hi, lo, -1, dtype=torch.long)
+        rel2 = torch.arange(lo, hi, 2.0)
+        return rel * 2, rel2 + 1, rel.sum() + y.sum()
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
@@ -448,7 +461,7 @@ OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_d
        "ops_flip_scans_dynamic", "ops_more", "ops_more_dynamic",
        "ops_mask_index", "ops_mask_index_dynamic",
        "ops_einsum_inplace", "ops_einsum_inplace_dynamic",
-       "ops_unfold", "ops_unfold_dynamic"]
+       "ops_unfold", "ops_unfold_dynamic", "ops_float_item_arange", "ops_float_item_arange_dynamic"]
 
 
 def build_ops(name):
@@ -490,7 +503,8 @@ def build_ops(name):
              "ops_more": (MoreOps, (3, 5, 6)),
              "ops_mask_index": (MaskIndex, (3, 5, 6)),
              "ops_einsum_inplace": (EinsumInplace, (3, 5, 6)),
-             "ops_unfold": (Unfold, (3, 5, 6))}
+             "ops_unfold": (Unfold, (3, 5, 6)),
+             "ops_float_item_arange": (FloatItemArange, (3, 5, 6))}
     if base in pairs:
         cls, shape = pairs[base]
         x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
