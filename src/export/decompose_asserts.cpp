@@ -166,7 +166,7 @@ void check_ranges_kept(const ExportedProgram& out) {
         if (d.is_symbolic())
           for (const std::string& f : d.expr().free_symbols()) symbols.insert(f);
   for (const auto& [name, range] : out.range_constraints) {
-    if (symbols.count(name) || name.starts_with("u") || name.starts_with("zuf") || name.find_first_of("*+-/() ") != std::string::npos) continue;
+    if (symbols.count(name) || sym::is_unbacked_name(name) || name.find_first_of("*+-/() ") != std::string::npos) continue;
     std::string why;
     if (out.shape_env)
       for (const sym::ModularGuard& m : out.shape_env->modular_guards())

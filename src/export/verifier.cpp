@@ -140,7 +140,7 @@ class Checker {
     }
     for (const auto& [name, r] : ep_.range_constraints)
       // Unbacked symbols (u0 = x.item(), zuf0 of a float tensor) are born inside the graph, not at its inputs.
-      if (!symbols.count(name) && !name.starts_with("u") && !name.starts_with("zuf") &&
+      if (!symbols.count(name) && !sym::is_unbacked_name(name) &&
           name.find_first_of("*+-/() ") == std::string::npos)
         graph_error(detail::cat("range constraint '", name, "' names no symbol of the program's inputs"));
   }
@@ -357,7 +357,7 @@ class Checker {
       // (As created: a later equality, u3 = 32 - u0 - u1 - u2, does not make it another value.)
       if (n.sym_val && n.sym_val->is_symbolic()) {
         const std::string raw = n.sym_val->node()->expr.str();
-        if ((raw.starts_with("u") || raw.starts_with("zuf")) && raw.find_first_of("*+-/() ") == std::string::npos) return true;
+        if (sym::is_unbacked_name(raw) && raw.find_first_of("*+-/() ") == std::string::npos) return true;
       }
       mismatch(n, path, "meta", "its recorded arguments", std::string("rejected: ") + e.what());
       return false;

@@ -57,7 +57,7 @@ SymInt sym_of(const MetaArgs& a, int i, int64_t dflt) {
 bool is_sym_float(const MetaArgs& a, int i) {
   if (!is_sym(a, i)) return false;
   for (const std::string& f : a.sym_int(static_cast<size_t>(i)).expr().free_symbols())
-    if (f.starts_with("zuf") || f.starts_with("zf")) return true;
+    if (sym::is_float_name(f)) return true;
   return false;
 }
 

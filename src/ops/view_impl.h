@@ -39,6 +39,11 @@ SymBool py_rel(Rel rel, const SymInt& a, const SymInt& b);
 /// guard_or_false(sym_and(p, q)) on backed sizes: known parts decide without a guard; PyTorch guards
 /// an undecided conjunction as one expression, here its parts guard in order.
 bool guard_and(const SymBool& p, const SymBool& q, std::source_location where = std::source_location::current());
+/// guard_or_false proper: a relation over data (u0, or a size over unbacked floats such as Funnel's
+/// CeilToInt(...)) that ranges do not decide has no hint to guard on, and answers false; backed
+/// relations are view_guard / guard_and.
+bool view_guard_or_false(const SymBool& b, std::source_location where = std::source_location::current());
+bool guard_and_or_false(const SymBool& p, const SymBool& q, std::source_location where = std::source_location::current());
 
 /// -1 inference: fills `res` and returns "" or returns the error text. `python` picks
 /// torch._prims_common.infer_size (FakeTensorMode's view) over C++ at::infer_size_dv (reshape of

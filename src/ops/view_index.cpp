@@ -173,24 +173,12 @@ void meta_squeeze_dims(const MetaArgs& a, MetaOut& out) {
   out.alias_input0 = true;
 }
 
-/// guard_or_false: a relation over data (u0, or a size over unbacked floats such as Funnel's
-/// CeilToInt(...)) that ranges do not decide has no hint to guard on, and answers false.
-bool or_false(const SymBool& b) {
-  if (sym::has_unbacked(b.lhs()) || sym::has_unbacked(b.rhs())) return b.maybe_static().value_or(false);
-  return view_guard(b);
-}
-bool and_or_false(const SymBool& p, const SymBool& q) {
-  if (sym::has_unbacked(p.lhs()) || sym::has_unbacked(p.rhs()) || sym::has_unbacked(q.lhs()) || sym::has_unbacked(q.rhs()))
-    return or_false(p) && or_false(q);
-  return guard_and(p, q);
-}
-
 /// fake_impls._compute_slice_index: start/end wrapped and clamped into [0, size].
 SymInt slice_index(const SymInt& size, const SymInt& index) {
-  if (and_or_false(py_rel(Rel::Ge, index, 0), py_rel(Rel::Le, index, size))) return index;
-  if (and_or_false(py_rel(Rel::Lt, index, 0), py_rel(Rel::Ge, index, -size))) return index + size;
-  if (or_false(py_rel(Rel::Lt, index, -size))) return 0;
-  if (or_false(py_rel(Rel::Gt, index, size))) return size;
+  if (guard_and_or_false(py_rel(Rel::Ge, index, 0), py_rel(Rel::Le, index, size))) return index;
+  if (guard_and_or_false(py_rel(Rel::Lt, index, 0), py_rel(Rel::Ge, index, -size))) return index + size;
+  if (view_guard_or_false(py_rel(Rel::Lt, index, -size))) return 0;
+  if (view_guard_or_false(py_rel(Rel::Gt, index, size))) return size;
   // Backed sizes always decide one of the above.
   if (view_guard(py_rel(Rel::Ge, index, 0))) return sym_min(index, size);
   return sym_max(index + size, 0);
@@ -204,8 +192,8 @@ TensorMeta slice_meta(const TensorMeta& self, int64_t d, std::optional<SymInt> s
   const bool to_end = !end_o || (end_o->maybe_int() == std::numeric_limits<int64_t>::max());
   const SymInt end = to_end ? size : slice_index(size, *end_o);
   SymInt new_size;
-  if (or_false(py_rel(Rel::Ge, end, start))) new_size = sym_div(end - start + step - 1, step);
-  else if (or_false(py_rel(Rel::Ge, start, end))) new_size = 0;
+  if (view_guard_or_false(py_rel(Rel::Ge, end, start))) new_size = sym_div(end - start + step - 1, step);
+  else if (view_guard_or_false(py_rel(Rel::Ge, start, end))) new_size = 0;
   else new_size = sym_div(sym_max(end - start, 0) + step - 1, step);
   TensorMeta m = self;
   m.storage_offset = self.storage_offset + start * self.strides[d];

@@ -322,6 +322,17 @@ bool guard_and(const SymBool& p, const SymBool& q, std::source_location where) {
   return safe_guard(p, where) && safe_guard(q, where);
 }
 
+bool view_guard_or_false(const SymBool& b, std::source_location where) {
+  if (sym::has_unbacked(b.lhs()) || sym::has_unbacked(b.rhs())) return b.maybe_static().value_or(false);
+  return view_guard(b, where);
+}
+
+bool guard_and_or_false(const SymBool& p, const SymBool& q, std::source_location where) {
+  if (sym::has_unbacked(p.lhs()) || sym::has_unbacked(p.rhs()) || sym::has_unbacked(q.lhs()) || sym::has_unbacked(q.rhs()))
+    return view_guard_or_false(p, where) && view_guard_or_false(q, where);
+  return guard_and(p, q, where);
+}
+
 SymInt sym_div(const SymInt& a, const SymInt& b) {
   if (!a.is_symbolic() && !b.is_symbolic()) return floordiv(a, b);
   const Expr e = floordiv_expr(a.expr(), b.expr());

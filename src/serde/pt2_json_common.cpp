@@ -281,7 +281,7 @@ class ExprParser {
 
 std::string srepr_symbol(const std::string& name) {
   // Backed size symbols are positive; unbacked ones (u0) only integer; floats (zuf0) neither.
-  if (name.starts_with("zuf") || name.starts_with("zf")) return "Symbol('" + name + "')";
+  if (sym::is_float_name(name)) return "Symbol('" + name + "')";
   return "Symbol('" + name + (name.starts_with("u") ? "', integer=True)" : "', positive=True, integer=True)");
 }
 
@@ -351,7 +351,7 @@ std::string sym_expr_srepr(const sym::Expr& e) {
   switch (e.kind()) {
     case sym::Kind::Const: return "Integer(" + std::to_string(e.constant()) + ")";
     case sym::Kind::Symbol:  // an applied atom is its text, which sympify reads with torch's functions
-      return e.name().back() == ')' ? e.name() : srepr_symbol(e.name());
+      return sym::is_applied_name(e.name()) ? e.name() : srepr_symbol(e.name());
     case sym::Kind::Mul: return "Mul(" + srepr_factors(e) + ")";
     case sym::Kind::FloorDiv: return "FloorDiv(" + sym_expr_srepr(e.args()[0]) + ", " + sym_expr_srepr(e.args()[1]) + ")";
     case sym::Kind::Mod: return "Mod(" + sym_expr_srepr(e.args()[0]) + ", " + sym_expr_srepr(e.args()[1]) + ")";

@@ -213,8 +213,7 @@ SymInt Reader::sym_int(const OJ& v, const Path& path) {
     for (const std::string& f : e.free_symbols()) used_symbols_.insert(f);
   // An application we keep as an atom (CeilToInt of unbacked floats) has no value to hint with; it
   // is hinted as an unbacked size is (2), and registers no symbol of its own.
-  const auto applied = [](std::string_view s) { return s.back() == ')'; };
-  if (e.is_symbol() && !applied(e.name())) return symbol(e.name());
+  if (e.is_symbol() && !sym::is_applied_name(e.name())) return symbol(e.name());
   int64_t hint;
   const OJ* h = opt(*val, "hint");
   if (const OJ* hv = h ? h->find("as_int") : nullptr) {
@@ -222,7 +221,7 @@ SymInt Reader::sym_int(const OJ& v, const Path& path) {
     hint = get_int(*hv, phv);
   } else {
     try {
-      hint = e.evaluate([&](std::string_view s) { return applied(s) ? 2 : symbol(std::string(s)).hint(); });
+      hint = e.evaluate([&](std::string_view s) { return sym::is_applied_name(s) ? 2 : symbol(std::string(s)).hint(); });
     } catch (const UserError& err) {
       fail(path, "cannot evaluate '" + std::string(text) + "': " + err.what());
     }

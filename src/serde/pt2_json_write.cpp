@@ -43,7 +43,7 @@ OJ device_json(const Device& d) {
 /// A symbolic float held as its symbol (`zuf0`, read from sym_float_values): PyTorch's prefixes for
 /// float symbols, unbacked and backed.
 bool is_sym_float(const SymInt& s) {
-  return s.is_symbolic() && s.expr().is_symbol() && (s.expr().name().starts_with("zuf") || s.expr().name().starts_with("zf"));
+  return s.is_symbolic() && s.expr().is_symbol() && sym::is_float_name(s.expr().name());
 }
 
 OJ sym_int_json(const SymInt& s) {

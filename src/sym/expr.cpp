@@ -64,7 +64,7 @@ Expr finish(Node n) {
 // we cannot compute without float symbols: it is kept as an atom, a Symbol named by its printed
 // text, as its recorded metadata has it. It sorts as sympy sorts a Function (class key 4, 10000,
 // its name) and its free symbols are the names inside it.
-bool is_applied(const Node& n) { return n.kind == Kind::Symbol && n.name.back() == ')'; }
+bool is_applied(const Node& n) { return n.kind == Kind::Symbol && is_applied_name(n.name); }
 
 /// The names an applied atom's text mentions (`zuf0`), not its function names or numbers.
 std::vector<std::string> inner_symbols(const std::string& text) {

@@ -227,7 +227,7 @@ ValueRange ShapeEnv::bound(const Expr& e) const {
       case Kind::Symbol: {
         const SymbolInfo* s = symbol(x.name());
         // An application kept as an atom (CeilToInt(...) of unbacked floats) is read as a size.
-        if (!s && x.name().back() == ')') return {0, kInf};
+        if (!s && is_applied_name(x.name())) return {0, kInf};
         return s ? wrange(s->range) : WRange{-kInf, kInf};
       }
       case Kind::Add: {
@@ -355,7 +355,7 @@ bool has_unbacked(const SymInt& s) {
   // u0: an unbacked int; zuf0: an unbacked float (item() of a float tensor; sizes over it are
   // CeilToInt(...) atoms).
   for (const std::string& f : s.expr().free_symbols())
-    if (!f.empty() && (f[0] == 'u' || f.starts_with("zuf"))) return true;
+    if (is_unbacked_name(f)) return true;
   return false;
 }
 

@@ -75,6 +75,14 @@ Expr max(const Expr& a, const Expr& b);
 /// sympy's default_sort_key order (<0, 0, >0); the canonical order of terms, factors, arguments.
 int compare(const Expr& a, const Expr& b);
 
+// What a symbol's name says, as PyTorch names them.
+/// An application we keep as an atom, named by its printed text (`CeilToInt(FloatTrueDiv(zuf0 - zuf1, -1.0))`).
+inline bool is_applied_name(std::string_view name) { return !name.empty() && name.back() == ')'; }
+/// A float symbol: `zuf0` (unbacked, item() of a float tensor) or `zf0` (backed).
+inline bool is_float_name(std::string_view name) { return name.starts_with("zuf") || name.starts_with("zf"); }
+/// A value read from data: an unbacked int (`u0`) or float (`zuf0`).
+inline bool is_unbacked_name(std::string_view name) { return name.starts_with("u") || name.starts_with("zuf"); }
+
 }  // namespace fe::sym
 
 template <>
