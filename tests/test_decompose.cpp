@@ -175,6 +175,9 @@ const std::set<std::string> kEqualUpToNames = {
     // An arange over a symbolic size with a float step (CeilToInt(FloatTrueDiv(ToFloat(s27), 1.0))):
     // PyTorch's retrace takes two `sym_size_int` names more than ours before it.
     "ops_float_item_arange_dynamic",
+    // Views over an arange's length read from floats (Funnel's relative shift): PyTorch's retrace
+    // takes one `mul` name more (the static program) and two `sym_size_int` names (the dynamic one).
+    "ops_unbacked_views", "ops_unbacked_views_dynamic",
 };
 // Not in the list: hf_mixtral_dyn has PyTorch's nodes in PyTorch's order since that change (the
 // count of routed tokens computed before `sort`), but its print names that product `mul`,

@@ -99,3 +99,31 @@ TEST(SymCore, CheckThrowsUserErrorWithLocation) {
 }
 
 }  // namespace
+
+namespace {
+// Facts over data, as tools/oracle/scripts/probe_unbacked_view.py shows PyTorch's ShapeEnv keeps
+// them for X = CeilToInt(FloatTrueDiv(zuf0 - zuf1, -1.0)) (an arange's length over item()s): the
+// runtime assertion `X - 1 >= 0` (a reshape to [.., X - 1]) answers `0 <= X - 1` (slice start 0
+// stays 0) but not `Min(8, X - 1) >= 0` (the slice's size stays Max(0, Min(8, X - 1))), and the
+// numel check Eq(16*M, 16*X - 16) decides `8*X - 8 < 8*M` (compute_stride's chunk test).
+using namespace fe;
+
+TEST(SymCore, FactsOverDataAnswerThemselvesNotRanges) {
+  using sym::Expr;
+  sym::ShapeEnv env;
+  const Expr x = Expr::symbol("CeilToInt(FloatTrueDiv(zuf0 - zuf1, -1.0))");
+  const Expr m = sym::max(Expr(0), x - sym::min(Expr(1), x));
+  EXPECT_EQ(env.static_eval(Rel::Le, 0, x - 1), std::nullopt);
+  env.assume(Rel::Gt, x - 1, -1);
+  EXPECT_EQ(env.static_eval(Rel::Le, 0, x - 1), true);
+  EXPECT_EQ(env.static_eval(Rel::Lt, x - 1, 0), false);
+  EXPECT_EQ(env.static_eval(Rel::Ge, sym::min(Expr(8), x - 1), 0), std::nullopt);
+  EXPECT_EQ(env.static_eval(Rel::Ge, x, 2), std::nullopt);  // no range for the atom
+  EXPECT_EQ(env.static_eval(Rel::Lt, 8 * x - 8, 8 * m), std::nullopt);
+  env.assume(Rel::Eq, 16 * m, 16 * x - 16);
+  EXPECT_EQ(env.static_eval(Rel::Lt, 8 * x - 8, 8 * m), false);
+  EXPECT_EQ(env.static_eval(Rel::Ne, 8 * x - 8, 8 * m), false);
+  EXPECT_EQ(env.static_eval(Rel::Lt, x - 1, 8 * m), std::nullopt);
+  EXPECT_TRUE(env.guards().empty());
+}
+}  // namespace

@@ -135,9 +135,11 @@ DimVector contiguous_strides(IntSpan sizes) {
   for (++i; i-- > 0;) {
     st[i] = sacc;
     const SymInt& s = sizes[i];
-    sacc = sacc * (!s.is_symbolic()                     ? SymInt(std::max<int64_t>(s.hint(), 1))
-                   : statically_known_true(sym_ge(s, 1)) ? s
-                                                         : sym_max(s, 1));
+    // Over data (u0, CeilToInt(...)) sympy has no positivity to fold Max with, whatever the
+    // runtime assertions say: Max(1, CeilToInt(...)) stays.
+    sacc = sacc * (!s.is_symbolic()                                             ? SymInt(std::max<int64_t>(s.hint(), 1))
+                   : !sym::has_unbacked(s) && statically_known_true(sym_ge(s, 1)) ? s
+                                                                                 : sym_max(s, 1));
   }
   return st;
 }

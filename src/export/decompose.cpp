@@ -806,6 +806,12 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
   DecomposeReport local;
   DecomposeReport& r = report ? *report : local;
   r.nodes_before = call_count(ep.graph);
+  // PyTorch retraces in the ShapeEnv of the export, holding every runtime assertion it made over
+  // data (`X - 1 >= 0` for an arange's length X): a slice that the export sized Max(0, X - Min(1, X))
+  // is X - 1 in the decomposition. Replaying the metas of a loaded program learns those facts.
+  bool over_data = false;
+  for (const auto& [name, _] : ep.range_constraints) over_data = over_data || sym::is_unbacked_name(name);
+  if (over_data && ep.shape_env) (void)check_program(ep);
 
   detail::Tracer tracer(out.graph, {}, out.shape_env.get());
   tracer.retracing = true;
@@ -892,6 +898,7 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
   if (out.shape_env && !out.shape_env->symbols().empty()) detail::fold_symbolic_nodes(out.graph, *out.shape_env, false, /*trace_from_user=*/true);
   detail::recreate_runtime_asserts(out.graph);
   r.nodes_after = call_count(out.graph);
+  KeepFactsScope keep_facts;  // the retrace was made under every fact the replay learned
   verify(out);
   return out;
 }

@@ -131,6 +131,17 @@ class Folder {
   bool reifiable(const sym::Expr& e) const {
     for (const std::string& f : e.free_symbols())
       if (!known_.count(f)) return false;
+    return atoms_known(e);
+  }
+
+  /// An applied atom (CeilToInt(...) of unbacked floats, an arange's length) is not computed from
+  /// the floats it mentions: it is read as the size of the tensor that has it, as PyTorch does.
+  bool atoms_known(const sym::Expr& e) const {
+    if (e.is_symbol()) return !sym::is_applied_name(e.name()) || known_.count(e.str());
+    for (const auto& [t, _] : e.terms())
+      if (!atoms_known(t)) return false;
+    for (const auto& a : e.args())
+      if (!atoms_known(a)) return false;
     return true;
   }
 

@@ -48,6 +48,9 @@ std::string node_module(const Node& n) {
 
 namespace {
 
+/// KeepFactsScope's flag: checks keep the ShapeEnv's facts over data instead of replaying them.
+thread_local bool keep_facts = false;
+
 std::string dims_str(const DimVector& v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i].str();
@@ -97,6 +100,7 @@ class Checker {
   Checker(const ExportedProgram& ep, bool rederive) : ep_(ep), rederive_(rederive) {}
 
   CheckReport run() {
+    if (ep_.shape_env && !keep_facts) ep_.shape_env->forget_assumptions();
     signature();
     check_graph(ep_.graph, "");
     range_constraints();
@@ -833,6 +837,9 @@ CheckReport check_program(const ExportedProgram& ep) {
   ExportSemanticsScope export_semantics;  // the metas re-run as they ran while PyTorch exported
   return Checker(ep, true).run();
 }
+
+KeepFactsScope::KeepFactsScope() : prev_(keep_facts) { keep_facts = true; }
+KeepFactsScope::~KeepFactsScope() { keep_facts = prev_; }
 
 void verify(const ExportedProgram& ep, VerifyLevel level) {
   if (level == VerifyLevel::None) return;

@@ -23,7 +23,9 @@ bool any_symbolic(IntSpan s) {
 bool sympy_known_ge1(const sym::Expr& e) {
   switch (e.kind()) {
     case sym::Kind::Const: return e.constant() >= 1;
-    case sym::Kind::Symbol: return true;
+    // Size symbols are positive integers to sympy; unbacked ones (u0) only integers, and an applied
+    // atom (CeilToInt(...)) has no assumption: Max(1, u0) stays.
+    case sym::Kind::Symbol: return !sym::is_unbacked_name(e.name()) && !sym::is_applied_name(e.name());
     case sym::Kind::Mul:
       for (const auto& [base, exp] : e.terms())
         if (exp < 1 || !sympy_known_ge1(base)) return false;
@@ -141,7 +143,16 @@ bool guard_or_false_eq(const SymInt& a, const SymInt& b, std::source_location wh
     const sym::Expr gl = env.replace(g.lhs), gr = env.replace(g.rhs);
     if ((gl == l && gr == r) || (gl == r && gr == l)) return g.rel == Rel::Eq;
   }
+  if (sym::has_unbacked(a) || sym::has_unbacked(b)) return false;  // no hint to guard on
   return SymCmpArg(a, where) == SymCmpArg(b, where);
+}
+
+bool expect_true(const SymBool& b, std::source_location where) {
+  if (!sym::has_unbacked(b.lhs()) && !sym::has_unbacked(b.rhs())) return b.guard(where);
+  if (auto k = b.maybe_static()) return *k;
+  const SymInt& s = b.lhs().is_symbolic() ? b.lhs() : b.rhs();
+  s.node()->env->assume(b.rel(), b.lhs().expr(), b.rhs().expr());
+  return true;
 }
 
 std::string shape_str(IntSpan s) {
@@ -185,7 +196,8 @@ DimVector infer_size_fold(const MetaArgs& a, std::span<const IntSpan> shapes) {
       const SymInt sa = k <= prev.size() ? prev[prev.size() - k] : SymInt(1);
       const SymInt sb = k <= s.size() ? s[s.size() - k] : SymInt(1);
       const bool a1 = guard_or_false_eq(sa, 1);
-      if (!a1 && !guard_or_false_eq(sb, 1) && !(sa == sb)) {
+      // Undecided over data: the non-broadcast path with a runtime assertion, as PyTorch picks.
+      if (!a1 && !guard_or_false_eq(sb, 1) && !expect_true(sym_eq(sa, sb))) {
         DimVector shown = prev;
         broadcast_error(a, s, shown, sa, sb, k, arg, std::max(prev_rank, s.size()));
       }
@@ -215,7 +227,7 @@ DimVector broadcast_shapes(const MetaArgs& a, std::span<const IntSpan> shapes) {
       if (guard_or_false_eq(got, want)) continue;
       if (guard_or_false_eq(want, 1)) want = got;
       if (guard_or_false_eq(got, 1)) continue;
-      if (!(want == got)) broadcast_error(a, s, common, want, got, k, arg, std::max(prev_rank, s.size()));
+      if (!expect_true(sym_eq(want, got))) broadcast_error(a, s, common, want, got, k, arg, std::max(prev_rank, s.size()));
     }
     prev_rank = std::max(prev_rank, s.size());
     ++arg;

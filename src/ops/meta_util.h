@@ -61,6 +61,10 @@ void sort_dims(std::vector<size_t>& perm, F&& should_swap) {
 /// keeps guards as axioms).
 bool guard_or_false_eq(const SymInt& a, const SymInt& b,
                        std::source_location where = std::source_location::current());
+/// torch._check(b) / expect_true: backed relations guard; one over data (u0, CeilToInt(...) of
+/// unbacked floats) that ranges do not decide is taken as a fact (a deferred runtime assertion,
+/// ShapeEnv::assume) and holds. False only when known false.
+bool expect_true(const SymBool& b, std::source_location where = std::source_location::current());
 
 /// `acc * x` as make_fx records it: `1 * x` and `x * 1` are x itself (its peephole makes no node),
 /// so a running product from 1 takes its first factor as is. (Not in ShapeEnv::make_binary: the export

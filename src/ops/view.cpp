@@ -7,6 +7,7 @@
 #include "fakeexport/ops/dispatch.h"
 #include "fakeexport/ops/functional_level.h"
 #include "fakeexport/core/scopes.h"
+#include "fakeexport/sym/shape_env.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
 #include "ops/meta_util.h"
@@ -39,10 +40,10 @@ std::string infer_size(IntSpan shape, const SymInt& numel, bool python, DimVecto
   SymInt newsize = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     const SymInt& d = shape[i];
-    if (view_guard(py_rel(Rel::Eq, d, -1))) {  // guard_or_false: sizes are never -1
+    if (view_guard_or_false(py_rel(Rel::Eq, d, -1))) {  // guard_or_false: sizes are never -1
       if (infer) return "only one dimension can be inferred";
       infer = i;
-    } else if (view_guard(py_rel(Rel::Ge, d, 0))) {
+    } else if (view_check(py_rel(Rel::Ge, d, 0))) {  // X - 1 >= 0 over data: a runtime assertion
       newsize *= d;
     } else if (python) {
       return detail::cat("invalid shape dimension ", d,
@@ -58,7 +59,7 @@ std::string infer_size(IntSpan shape, const SymInt& numel, bool python, DimVecto
                        " because the unspecified dimension size -1 can be any value and is ambiguous");
   };
   res = DimVector(shape);
-  if (!infer) return view_guard(sym_eq(numel, newsize)) ? std::string() : invalid();
+  if (!infer) return view_check(sym_eq(numel, newsize)) ? std::string() : invalid();
   if (python) {  // torch._prims_common.infer_size: three torch._check's
     if (!view_guard(sym_ne(newsize, 0))) return view_guard(sym_eq(numel, 0)) ? ambiguous() : invalid();
     if (!view_guard(sym_eq(sym_rem(numel, newsize), 0))) return invalid();
@@ -92,10 +93,12 @@ std::optional<DimVector> compute_stride(IntSpan oldshape, IntSpan oldstride, Int
   if (oldshape.empty()) return DimVector(newshape.size(), SymInt(1));
   SymInt numel = 1;
   for (const SymInt& s : oldshape) numel *= s;
-  const bool zero_numel = view_guard(sym_eq(numel, 0));
+  // Size-oblivious (fake_impls._compute_stride, c10's computeStride): questions over data answer
+  // guard_or_false / guard_or_true; backed ones guard as before.
+  const bool zero_numel = view_guard_or_false(sym_eq(numel, 0));
   if (zero_numel && oldshape.size() == newshape.size()) {
     bool same = true;
-    for (size_t i = 0; i < oldshape.size() && same; ++i) same = view_guard(sym_eq(oldshape[i], newshape[i]));
+    for (size_t i = 0; i < oldshape.size() && same; ++i) same = view_guard_or_false(sym_eq(oldshape[i], newshape[i]));
     if (same) return DimVector(oldstride);
   }
   const int64_t nnew = static_cast<int64_t>(newshape.size());
@@ -113,15 +116,16 @@ std::optional<DimVector> compute_stride(IntSpan oldshape, IntSpan oldstride, Int
   for (int64_t td = static_cast<int64_t>(oldshape.size()) - 1; td >= 0; --td) {
     tensor_numel *= oldshape[td];
     // End of a contiguous chunk of the input: the view dims must tile it exactly.
-    if (td == 0 || (view_guard(sym_ne(oldshape[td - 1], 1)) &&
-                    view_guard(sym_ne(oldstride[td - 1], tensor_numel * chunk_base_stride)))) {
+    if (td == 0 || (view_guard_or_true(sym_ne(oldshape[td - 1], 1)) &&
+                    view_guard_or_true(sym_ne(oldstride[td - 1], tensor_numel * chunk_base_stride)))) {
       while (view_d >= 0 &&
-             (view_guard(sym_lt(view_numel, tensor_numel)) || view_guard(sym_eq(newshape[view_d], 1)))) {
+             (view_guard_or_true(sym_lt(view_numel, tensor_numel)) ||
+              view_guard_or_false(sym_eq(newshape[view_d], 1)))) {
         newstride[view_d] = view_numel * chunk_base_stride;
         view_numel *= newshape[view_d];
         --view_d;
       }
-      if (view_guard(sym_ne(view_numel, tensor_numel))) return std::nullopt;
+      if (view_guard_or_true(sym_ne(view_numel, tensor_numel))) return std::nullopt;
       if (td > 0) {
         chunk_base_stride = oldstride[td - 1];
         tensor_numel = 1;
@@ -192,7 +196,80 @@ bool collapse_view(DimVector& sz, DimVector& st, size_t start, size_t end) {
 
 }  // namespace
 
+/// _is_contiguous_with_hinted_checks: contiguity judged on hints where sizes have them, each
+/// equality so used becoming a check; a size or stride without a hint is not contiguous.
+bool contiguous_with_hinted_checks(const TensorMeta& t) {
+  const SymInt numel = t.numel();
+  if (view_guard_or_false(sym_lt(numel, 2))) return true;
+  if (sym::has_unbacked(numel)) return false;
+  if (numel.hint() < 2) return view_check(sym_lt(numel, 2));
+  const auto hinted_eq = [](const SymInt& l, const SymInt& r) {
+    if (view_guard_or_false(sym_eq(l, r))) return true;
+    if (sym::has_unbacked(l) || sym::has_unbacked(r) || l.hint() != r.hint()) return false;
+    return view_check(sym_eq(l, r));
+  };
+  SymInt expected = 1, expected_max = 1;
+  for (size_t d = t.sizes.size(); d-- > 0;) {
+    const SymInt& size = t.sizes[d];
+    if (view_guard_or_false(sym_eq(size, 1))) continue;
+    if (!sym::has_unbacked(size) && size.hint() == 1) {
+      view_check(sym_eq(size, 1));
+      continue;
+    }
+    if (!hinted_eq(t.strides[d], expected) && !hinted_eq(t.strides[d], expected_max)) return false;
+    expected_max = expected_max * sym_max(size, 1);
+    expected = expected * size;
+  }
+  return true;
+}
+
+/// fake_impls._view_unbacked_meta: a view where a size, stride or target size is read from data
+/// (u0, Funnel's CeilToInt(...) of unbacked floats). Its checks become runtime assertions, and the
+/// strides come from contiguity or the size-oblivious compute_stride, never from split_dim's
+/// arithmetic over sizes without hints.
+TensorMeta view_unbacked(const MetaArgs& a, const TensorMeta& self, IntSpan proposed) {
+  const SymInt numel = self.numel();
+  const DimVector shape = infer_size_or_throw(a, proposed, numel, true);
+  TensorMeta m = self;
+  m.sizes = shape;
+  if (self.dim() == 0) {  // unsqueeze(-1) per length, each checked to be 1
+    for (const SymInt& s : shape) view_check(sym_eq(s, 1));
+    m.strides = DimVector(shape.size(), SymInt(1));
+    return m;
+  }
+  if (shape.empty()) {  // squeeze every dim, each checked to be 1
+    for (const SymInt& s : self.sizes) view_check(sym_eq(s, 1));
+    m.strides.clear();
+    return m;
+  }
+  SymInt shape_numel = 1;
+  for (const SymInt& s : shape) shape_numel = shape_numel * s;
+  FE_CHECK(view_check(sym_eq(numel, shape_numel)), ShapeError, label(a), ": Could not reshape a tensor with shape ",
+           dims_str(self.sizes), " as a tensor with shape ", dims_str(shape), "!");
+  if (shape.size() == self.sizes.size()) {
+    bool same = true;
+    for (size_t i = 0; i < shape.size() && same; ++i) same = view_guard_or_false(sym_eq(shape[i], self.sizes[i]));
+    if (same) {
+      m.sizes = self.sizes;
+      return m;
+    }
+  }
+  if (contiguous_or_false(self.sizes, self.strides) || contiguous_with_hinted_checks(self)) {
+    m.strides = contiguous_strides(shape);
+    return m;
+  }
+  if (auto st = compute_stride(self.sizes, self.strides, shape)) {
+    m.strides = *st;
+    return m;
+  }
+  // PyTorch retries guarding on the hints, which sizes read from data do not have.
+  throw ShapeError(detail::cat(label(a), ": Cannot view a tensor with shape torch.Size(", dims_str(self.sizes),
+                               ") and strides ", py_tuple(self.strides), " as a tensor with shape ", py_tuple(shape),
+                               "! (a size read from data leaves the layout undecided)"));
+}
+
 TensorMeta ref_view(const MetaArgs& a, const TensorMeta& self, IntSpan proposed) {
+  if (has_unbacked_input(self.sizes, self.strides, proposed)) return view_unbacked(a, self, proposed);
   const SymInt numel = self.numel();
   const DimVector shape = infer_size_or_throw(a, proposed, numel, true);
   TensorMeta m = self;

@@ -44,6 +44,12 @@ bool guard_and(const SymBool& p, const SymBool& q, std::source_location where = 
 /// relations are view_guard / guard_and.
 bool view_guard_or_false(const SymBool& b, std::source_location where = std::source_location::current());
 bool guard_and_or_false(const SymBool& p, const SymBool& q, std::source_location where = std::source_location::current());
+/// torch._check(b) in view code: view_guard on backed sizes, expect_true (a runtime assertion) over data.
+bool view_check(const SymBool& b, std::source_location where = std::source_location::current());
+/// guard_or_true: as view_guard_or_false, answering true where data leaves it open.
+bool view_guard_or_true(const SymBool& b, std::source_location where = std::source_location::current());
+/// Whether any size, stride or target size has no hint (fake_impls._view_has_unbacked_input).
+bool has_unbacked_input(IntSpan sizes, IntSpan strides, IntSpan shape);
 
 /// -1 inference: fills `res` and returns "" or returns the error text. `python` picks
 /// torch._prims_common.infer_size (FakeTensorMode's view) over C++ at::infer_size_dv (reshape of

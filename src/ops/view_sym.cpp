@@ -9,6 +9,7 @@
 
 #include "fakeexport/core/error.h"
 #include "fakeexport/sym/shape_env.h"
+#include "ops/meta_util.h"
 #include "ops/view_impl.h"
 
 namespace fe::ops {
@@ -325,6 +326,23 @@ bool guard_and(const SymBool& p, const SymBool& q, std::source_location where) {
 bool view_guard_or_false(const SymBool& b, std::source_location where) {
   if (sym::has_unbacked(b.lhs()) || sym::has_unbacked(b.rhs())) return b.maybe_static().value_or(false);
   return view_guard(b, where);
+}
+
+bool view_guard_or_true(const SymBool& b, std::source_location where) {
+  if (sym::has_unbacked(b.lhs()) || sym::has_unbacked(b.rhs())) return b.maybe_static().value_or(true);
+  return view_guard(b, where);
+}
+
+bool view_check(const SymBool& b, std::source_location where) {
+  if (sym::has_unbacked(b.lhs()) || sym::has_unbacked(b.rhs())) return expect_true(b, where);
+  return view_guard(b, where);
+}
+
+bool has_unbacked_input(IntSpan sizes, IntSpan strides, IntSpan shape) {
+  for (IntSpan v : {sizes, strides, shape})
+    for (const SymInt& s : v)
+      if (sym::has_unbacked(s)) return true;
+  return false;
 }
 
 bool guard_and_or_false(const SymBool& p, const SymBool& q, std::source_location where) {

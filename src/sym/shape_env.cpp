@@ -3,6 +3,7 @@
 #include "fakeexport/sym/shape_env.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "fakeexport/core/error.h"
 
@@ -72,6 +73,30 @@ std::optional<std::pair<int64_t, Expr>> linear_in(const Expr& e, const std::stri
   if (!c.is_constant() || c.constant() == 0) return std::nullopt;
   if (!(c.constant() * Expr::symbol(x) + rest == e)) return std::nullopt;
   return std::make_pair(c.constant(), rest);
+}
+
+/// gcd of an expression's term coefficients (8 for 8*X - 8*M - 8); 1 when it is not a sum.
+int64_t coefficient_gcd(const Expr& e) {
+  if (e.kind() != Kind::Add) return 1;
+  int64_t g = 0;
+  for (const auto& [_, c] : e.terms()) g = std::gcd(g, c < 0 ? -c : c);
+  return g ? g : 1;
+}
+
+/// `e >= 0` for integers, in one form per fact: the non-constant part divided by its coefficients'
+/// gcd (kept as {gcd, part}) and the constant floor-divided by it, so `2*X - 2 >= 0`, `X - 1 >= 0`
+/// and `X > 0` compare equal.
+struct NonNeg {
+  int64_t g = 1;
+  Expr part;  ///< e without its constant
+  int64_t k = 0;
+  bool same(const NonNeg& o) const { return o.g * part == g * o.part && k == o.k; }
+};
+NonNeg non_neg(const Expr& e) {
+  const int64_t c = e.kind() == Kind::Add ? e.add_constant() : (e.is_constant() ? e.constant() : 0);
+  const Expr part = e - c;
+  const int64_t g = coefficient_gcd(part);
+  return {g, part, fe::detail::py_floordiv(c, g)};
 }
 
 bool has_kind(const Expr& e, Kind k) {
@@ -301,11 +326,26 @@ std::optional<bool> ShapeEnv::static_eval(Rel rel, const Expr& lhs, const Expr& 
 std::optional<bool> ShapeEnv::static_eval_uncached(Rel rel, const Expr& lhs, const Expr& rhs) const {
   const Expr d = replace(lhs - rhs);
   if (d.is_constant()) return rel_holds(rel, d.constant(), 0);
-  // d differs from an assumed-zero difference by a constant: d is that constant.
+  // d is a multiple of an assumed-zero difference plus a constant (PyTorch substitutes its axioms'
+  // implications): ga*d - gd*a == K with a == 0 gives d == K/ga, whose sign is K's.
+  const int64_t gd = coefficient_gcd(d);
   for (const Expr& ax : axioms_) {
     const Expr a = replace(ax);
-    for (const Expr& k : {replace(d - a), replace(d + a)})
+    const int64_t ga = coefficient_gcd(a);
+    for (const Expr& k : {replace(ga * d - gd * a), replace(ga * d + gd * a)})
       if (k.is_constant()) return rel_holds(rel, k.constant(), 0);
+  }
+  // An assumed inequality (a deferred runtime assertion) answers the same fact or its negation, as
+  // PyTorch's axioms answer their implications; it narrows no range of an applied atom.
+  if (rel != Rel::Eq && rel != Rel::Ne && !ineq_axioms_.empty()) {
+    // d rel 0 as q >= 0: Ge d, Gt d - 1, Le -d, Lt -d - 1; its negation is -q - 1 >= 0.
+    const Expr q = rel == Rel::Ge ? d : rel == Rel::Gt ? d - 1 : rel == Rel::Le ? -d : -d - 1;
+    const NonNeg yes = non_neg(q), no = non_neg(-q - 1);
+    for (const Expr& ax : ineq_axioms_) {
+      const NonNeg a = non_neg(replace(ax));
+      if (a.same(yes)) return true;
+      if (a.same(no)) return false;
+    }
   }
   const ValueRange b = bound(d);
   const bool pos = b.lo > 0, neg = b.hi < 0, nonneg = b.lo >= 0, nonpos = b.hi <= 0;
@@ -371,6 +411,23 @@ void ShapeEnv::assume_equal(const Expr& a, const Expr& b) {
   axioms_.push_back(l - r);
   ++version_;  // static answers may change
   refine_ranges(Rel::Eq, l, r);
+}
+
+void ShapeEnv::assume(Rel rel, const Expr& lhs, const Expr& rhs) {
+  if (rel == Rel::Eq) return assume_equal(lhs, rhs);
+  const Expr l = replace(lhs), r = replace(rhs);
+  if (auto known = static_eval(rel, l, r); known && *known) return;
+  const Expr d = l - r;
+  ineq_axioms_.push_back(rel == Rel::Ge ? d : rel == Rel::Gt ? d - 1 : rel == Rel::Le ? -d : -d - 1);
+  ++version_;  // static answers may change
+  refine_ranges(rel, l, r);
+}
+
+void ShapeEnv::forget_assumptions() {
+  if (axioms_.empty() && ineq_axioms_.empty()) return;
+  axioms_.clear();
+  ineq_axioms_.clear();
+  ++version_;
 }
 
 void ShapeEnv::intersect_range(const std::string& sym, ValueRange r) {

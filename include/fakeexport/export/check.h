@@ -42,6 +42,21 @@ struct CheckReport {
 /// follow at all yields graph_errors).
 CheckReport check_program(const ExportedProgram& ep);
 
+/// A check replays the metas from the inputs: it first forgets the facts over data (runtime
+/// assertions) the ShapeEnv holds and learns them again in program order, as the export learned
+/// them. While this scope is alive it keeps them instead: a retrace's program (decompose) is made
+/// under all of them, as PyTorch's run_decompositions retraces in the export's ShapeEnv.
+class KeepFactsScope {
+ public:
+  KeepFactsScope();
+  ~KeepFactsScope();
+  KeepFactsScope(const KeepFactsScope&) = delete;
+  KeepFactsScope& operator=(const KeepFactsScope&) = delete;
+
+ private:
+  bool prev_;
+};
+
 /// The serialized call target without `torch.ops.`: "aten.linear.default", "higher_order.cond",
 /// "_operator.getitem", "torch.sym_max"; empty for placeholders, get_attr and output.
 std::string node_target(const Node& n);

@@ -195,6 +195,14 @@ class ShapeEnv {
   /// assert): static evaluation uses it and ranges narrow, but no symbol is replaced, so `u3`
   /// stays u3 and the pieces' sum stays u0 + u1 + u2 + u3, as PyTorch's axioms behave.
   void assume_equal(const Expr& a, const Expr& b);
+  /// torch._check / expect_true of `lhs rel rhs` over values read from data that ranges do not
+  /// decide: a deferred runtime assertion. Equalities become axioms (assume_equal); an inequality
+  /// answers itself and its negation later (`0 <= X - 1` once `X - 1 >= 0` is assumed, not
+  /// `Min(8, X - 1) >= 0`, as PyTorch's axioms do) and narrows unbacked symbols' ranges.
+  void assume(Rel rel, const Expr& lhs, const Expr& rhs);
+  /// Drops assume()'s facts (guards, ranges and replacements stay), so a replay of a program (the
+  /// verifier) learns them again in program order.
+  void forget_assumptions();
 
  private:
   int64_t hint_of(const std::string& sym) const;
@@ -223,6 +231,7 @@ class ShapeEnv {
   std::vector<Guard> guards_;
   std::vector<ModularGuard> modular_guards_;
   std::vector<Expr> axioms_;  ///< assume_equal's facts, each as lhs - rhs == 0
+  std::vector<Expr> ineq_axioms_;  ///< assume's inequalities, each as e >= 0
   SymbolIds ids_;
   uint64_t version_ = 0;
   OpContext ctx_;

@@ -447,6 +447,26 @@ class FloatItemArange(torch.nn.Module):
         return rel * 2, rel2 + 1, rel.sum() + y.sum()
 
 
+class UnbackedViews(torch.nn.Module):
+    """Funnel's _relative_shift_gather: views of a tensor whose last size is the length of an arange
+    over unbacked floats (CeilToInt(FloatTrueDiv(zuf0 - zuf1, -1.0))): a reshape that must copy, a
+    slice, a reshape that is a view, a slice, then broadcasting against fixed sizes. PyTorch checks
+    these with runtime assertions it keeps as axioms (fake_impls._view_unbacked_meta)."""
+
+    def forward(self, x, y):
+        b, n, d = x.shape
+        pos = torch.arange(0, n, 1.0)
+        rel = torch.arange(pos[-1] + n, pos[0] - n, -1, dtype=torch.long)
+        m = rel.shape[0]
+        att = (x.unsqueeze(-1) * rel.to(x.dtype)).permute(0, 2, 1, 3)  # [b, d, n, m], not contiguous
+        att = torch.reshape(att, [b, d, m, n])
+        att = att[:, :, 1:, :]
+        att = torch.reshape(att, [b, d, n, m - 1])
+        att = att[..., :n]
+        yt = y.transpose(1, 2)
+        return att * torch.tril(torch.ones(n, n)) + yt.unsqueeze(-1) * yt.unsqueeze(-2)
+
+
 OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_dynamic", "ops_elementwise",
        "ops_elementwise_dynamic", "ops_reductions", "ops_reductions_dynamic", "ops_shapes", "ops_shapes_dynamic",
        "ops_index_add", "ops_index_add_dynamic", "ops_one_hot", "ops_one_hot_dynamic",
@@ -461,7 +481,8 @@ OPS = ["ops_factories", "ops_factories_dynamic", "ops_products", "ops_products_d
        "ops_flip_scans_dynamic", "ops_more", "ops_more_dynamic",
        "ops_mask_index", "ops_mask_index_dynamic",
        "ops_einsum_inplace", "ops_einsum_inplace_dynamic",
-       "ops_unfold", "ops_unfold_dynamic", "ops_float_item_arange", "ops_float_item_arange_dynamic"]
+       "ops_unfold", "ops_unfold_dynamic", "ops_float_item_arange", "ops_float_item_arange_dynamic",
+       "ops_unbacked_views", "ops_unbacked_views_dynamic"]
 
 
 def build_ops(name):
@@ -504,7 +525,8 @@ def build_ops(name):
              "ops_mask_index": (MaskIndex, (3, 5, 6)),
              "ops_einsum_inplace": (EinsumInplace, (3, 5, 6)),
              "ops_unfold": (Unfold, (3, 5, 6)),
-             "ops_float_item_arange": (FloatItemArange, (3, 5, 6))}
+             "ops_float_item_arange": (FloatItemArange, (3, 5, 6)),
+             "ops_unbacked_views": (UnbackedViews, (3, 5, 6))}
     if base in pairs:
         cls, shape = pairs[base]
         x, y = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
