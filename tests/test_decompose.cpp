@@ -25,8 +25,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kCorpus = std::string(FE_FIXTURES_DIR) + "/corpus";
-const std::string kDecomposed = std::string(FE_FIXTURES_DIR) + "/decomposed";
+/// The committed corpus and PyTorch's decompositions of it, or FE_CORPUS_DIR and FE_DECOMPOSED_DIR:
+/// a probe generated with gen_corpus.py --out DIR and gen_decomposed.py --corpus DIR --out DIR2.
+const std::string kCorpus = std::getenv("FE_CORPUS_DIR") ? std::getenv("FE_CORPUS_DIR")
+                                                          : std::string(FE_FIXTURES_DIR) + "/corpus";
+const std::string kDecomposed = std::getenv("FE_DECOMPOSED_DIR") ? std::getenv("FE_DECOMPOSED_DIR")
+                                                                  : std::string(FE_FIXTURES_DIR) + "/decomposed";
 
 /// PyTorch names inlined subgraph code `<eval_with_key>.N`, N counting the GraphModules its process
 /// compiled before: not a property of the program.
@@ -380,7 +384,7 @@ TEST(Decompose, OpListsNameOpsOrFailTyped) {
 }
 
 TEST(Decompose, KeepLeavesAnOpAndOnlyLowersJustThose) {
-  const std::string pt2 = kCorpus + "/exportdb_class_method.pt2";
+  const std::string pt2 = std::string(FE_FIXTURES_DIR) + "/corpus/exportdb_class_method.pt2";
   if (!fs::exists(pt2)) GTEST_SKIP() << "no corpus";
   const serde::LoadedProgram lp = serde::load(pt2);
   DecompTable keep = default_decompositions();
@@ -398,11 +402,11 @@ TEST(Decompose, KeepLeavesAnOpAndOnlyLowersJustThose) {
   EXPECT_TRUE(py.count(registry().find("aten::silu")));
   // As PyTorch prints ep.run_decompositions(get_decompositions([...])) of the same program.
   EXPECT_EQ(to_string(run_decompositions(lp.ep, py), {.read_source = false}),
-            fe_test::read_file(kDecomposed + "/exportdb_class_method.only.txt"));
+            fe_test::read_file(std::string(FE_FIXTURES_DIR) + "/decomposed/exportdb_class_method.only.txt"));
 }
 
 TEST(DecomposeCli, PrintsJsonAndRejectsUnknownOps) {
-  const std::string pt2 = kCorpus + "/exportdb_static_if.pt2";
+  const std::string pt2 = std::string(FE_FIXTURES_DIR) + "/corpus/exportdb_static_if.pt2";
   if (!fs::exists(pt2)) GTEST_SKIP() << "no corpus";
   auto r = fe_test::run_cli("decompose " + pt2 + " --json");
   ASSERT_EQ(r.rc, 0) << r.out;
@@ -412,7 +416,7 @@ TEST(DecomposeCli, PrintsJsonAndRejectsUnknownOps) {
   EXPECT_FALSE(j["ops"].contains("aten.ones.default"));
   r = fe_test::run_cli("decompose " + pt2 + " --print");
   ASSERT_EQ(r.rc, 0) << r.out;
-  EXPECT_EQ(normalized(r.out), normalized(fe_test::read_file(kDecomposed + "/exportdb_static_if.txt")));
+  EXPECT_EQ(normalized(r.out), normalized(fe_test::read_file(std::string(FE_FIXTURES_DIR) + "/decomposed/exportdb_static_if.txt")));
   r = fe_test::run_cli("decompose " + pt2 + " --only aten.nope");
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("unknown operator 'aten.nope'"), std::string::npos) << r.out;

@@ -126,4 +126,22 @@ TEST(SymCore, FactsOverDataAnswerThemselvesNotRanges) {
   EXPECT_EQ(env.static_eval(Rel::Lt, x - 1, 8 * m), std::nullopt);
   EXPECT_TRUE(env.guards().empty());
 }
+
+// ShapeEnv.simplify drops a Min/Max argument another one dominates before deciding: by ranges,
+// and for Max(0|1, e) by the facts as well. Measured on Funnel's decomposition in PyTorch 2.14:
+// after the runtime assertion `1 <= X`, guard_or_true(Ne(Max(1, X), X)) is False, so the view of
+// a permuted bmm output merges dims that stride Max(1, X) would split.
+TEST(SymCore, DominatedMinMaxArgumentsAreDroppedBeforeDeciding) {
+  using sym::Expr;
+  sym::ShapeEnv env;
+  const Expr x = Expr::symbol("CeilToInt(FloatTrueDiv(zuf0 - zuf1, -1.0))");
+  EXPECT_EQ(env.static_eval(Rel::Ne, sym::max(Expr(1), x), x), std::nullopt);
+  env.assume(Rel::Le, 1, x);
+  EXPECT_EQ(env.static_eval(Rel::Ne, sym::max(Expr(1), x), x), false);
+  EXPECT_EQ(env.static_eval(Rel::Ne, sym::max(Expr(2), x), x), std::nullopt);  // only 0 and 1 use facts
+  const Expr s = env.named_symbol("s0", 5, {2, sym::kPosInf}).node()->expr;
+  EXPECT_EQ(env.static_eval(Rel::Ne, sym::max(Expr(2), s), s), false);
+  EXPECT_EQ(env.static_eval(Rel::Eq, sym::min(Expr(3), s), s), std::nullopt);
+  EXPECT_TRUE(env.guards().empty());
+}
 }  // namespace

@@ -870,28 +870,14 @@ ExportedProgram run_decompositions(const ExportedProgram& ep, const DecompTable&
   FE_CHECK(outs.size() == out.signature.outputs.size(), ValueError, "decompose: the graph returns ", outs.size(),
            " values but the signature lists ", out.signature.outputs.size(), " outputs");
   for (size_t k = 0; k < outs.size(); ++k) out.signature.outputs[k].name = outs[k]->name();
-  // Inputs the program writes to in place: their final values lead the outputs, as the functional
-  // program PyTorch's retrace makes returns them (BUFFER_MUTATION / USER_INPUT_MUTATION).
-  std::vector<OutputSpec> specs;
+  std::vector<std::pair<size_t, std::string>> mutated;
   std::vector<Node*> all;
   for (const auto& [index, node] : retraced.mutated_inputs) {
-    const InputSpec& in = out.signature.inputs.at(index);
-    OutputSpec o;
-    o.name = node->name();
-    switch (in.kind) {
-      case InputKind::Buffer: o.kind = OutputKind::BufferMutation, o.target = in.target; break;
-      case InputKind::Parameter: o.kind = OutputKind::ParameterMutation, o.target = in.target; break;
-      case InputKind::UserInput: o.kind = OutputKind::UserInputMutation, o.target = in.name; break;
-      default:
-        throw UnknownOpError(detail::cat("decompose: the program writes to input '", in.name, "' (",
-                                         input_kind_name(in.kind), "), which is not retraced yet"));
-    }
-    specs.push_back(std::move(o));
+    mutated.emplace_back(index, node->name());
     all.push_back(node);
   }
-  specs.insert(specs.end(), out.signature.outputs.begin(), out.signature.outputs.end());
+  out.signature.outputs = detail::retraced_output_specs(out.signature.inputs, mutated, out.signature.outputs);
   all.insert(all.end(), outs.begin(), outs.end());
-  out.signature.outputs = std::move(specs);
   out.graph.output(all);
   // Like aot_export's retrace: pure nodes nothing uses are gone (asserts and mutations stay).
   DeadCodeElimination{.keep_names = true}.run(out.graph);

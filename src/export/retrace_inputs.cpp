@@ -4,6 +4,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "fakeexport/core/error.h"
+
 namespace fe::detail {
 
 std::vector<size_t> retrace_input_order(const std::vector<InputSpec>& inputs) {
@@ -42,6 +44,28 @@ std::vector<size_t> retrace_input_order(const std::vector<InputSpec>& inputs) {
   size_t next_state = 0;
   for (size_t i = 0; i < inputs.size(); ++i) order.push_back(is_state(inputs[i]) ? state_order[next_state++] : i);
   return order;
+}
+
+std::vector<OutputSpec> retraced_output_specs(const std::vector<InputSpec>& inputs,
+                                              const std::vector<std::pair<size_t, std::string>>& mutated,
+                                              const std::vector<OutputSpec>& outputs) {
+  std::vector<OutputSpec> specs;
+  for (const auto& [index, name] : mutated) {
+    const InputSpec& in = inputs.at(index);
+    OutputSpec o;
+    o.name = name;
+    switch (in.kind) {
+      case InputKind::Buffer: o.kind = OutputKind::BufferMutation, o.target = in.target; break;
+      case InputKind::Parameter: o.kind = OutputKind::ParameterMutation, o.target = in.target; break;
+      case InputKind::UserInput: o.kind = OutputKind::UserInputMutation, o.target = in.name; break;
+      default:
+        throw UnknownOpError(cat("decompose: the program writes to input '", in.name, "' (",
+                                 input_kind_name(in.kind), "), which is not retraced yet"));
+    }
+    specs.push_back(std::move(o));
+  }
+  specs.insert(specs.end(), outputs.begin(), outputs.end());
+  return specs;
 }
 
 }  // namespace fe::detail

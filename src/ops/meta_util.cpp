@@ -309,18 +309,25 @@ DimVector make_contiguous_strides_for(IntSpan sizes) {
   return st;
 }
 
-bool contiguous_or_false(IntSpan sizes, IntSpan strides) {
+bool contiguous_walk(IntSpan sizes, IntSpan strides, bool (*numel_lt2)(const SymInt&),
+                     bool (*eq)(const SymInt&, const SymInt&)) {
   SymInt numel = 1;
   for (const SymInt& s : sizes) numel = numel * s;
-  if (statically_known_true(sym_lt(numel, 2))) return true;
+  if (numel_lt2(numel)) return true;
   SymInt expected = 1, expected_max = 1;
   for (size_t d = sizes.size(); d-- > 0;) {
-    if (guard_or_false_eq(sizes[d], 1)) continue;
-    if (!guard_or_false_eq(strides[d], expected) && !guard_or_false_eq(strides[d], expected_max)) return false;
+    if (eq(sizes[d], SymInt(1))) continue;
+    if (!eq(strides[d], expected) && !eq(strides[d], expected_max)) return false;
     expected_max = expected_max * max1(sizes[d]);
     expected = expected * sizes[d];
   }
   return true;
+}
+
+bool contiguous_or_false(IntSpan sizes, IntSpan strides) {
+  return contiguous_walk(
+      sizes, strides, [](const SymInt& numel) { return statically_known_true(sym_lt(numel, 2)); },
+      [](const SymInt& l, const SymInt& r) { return guard_or_false_eq(l, r); });
 }
 
 bool channels_last_or_false(IntSpan sizes, IntSpan strides) {

@@ -114,6 +114,11 @@ inline TensorMeta meta_call(const OpDef& op, std::initializer_list<MetaValue> ar
 /// PyTorch's is_contiguous_or_false / is_channels_last_contiguous_2d (false_if_dde) /
 /// is_non_overlapping_and_dense_or_false on sizes+strides: a size that may be 1 is guarded like PyTorch.
 bool contiguous_or_false(IntSpan sizes, IntSpan strides);
+/// The walk of PyTorch's contiguity checks: numel < 2 is contiguous (`numel_lt2`); otherwise from
+/// the innermost dim, a size equal to 1 is skipped and each stride equals the product of the sizes
+/// inside it, or of their Max(1, size). `eq` decides each equality (guard_or_false, or on hints).
+bool contiguous_walk(IntSpan sizes, IntSpan strides, bool (*numel_lt2)(const SymInt&),
+                     bool (*eq)(const SymInt&, const SymInt&));
 bool channels_last_or_false(IntSpan sizes, IntSpan strides);
 bool non_overlapping_and_dense_or_false(IntSpan sizes, IntSpan strides);
 /// Output strides PyTorch computes for an elementwise op on symbolic sizes (refs/prims:

@@ -208,19 +208,7 @@ bool contiguous_with_hinted_checks(const TensorMeta& t) {
     if (sym::has_unbacked(l) || sym::has_unbacked(r) || l.hint() != r.hint()) return false;
     return view_check(sym_eq(l, r));
   };
-  SymInt expected = 1, expected_max = 1;
-  for (size_t d = t.sizes.size(); d-- > 0;) {
-    const SymInt& size = t.sizes[d];
-    if (view_guard_or_false(sym_eq(size, 1))) continue;
-    if (!sym::has_unbacked(size) && size.hint() == 1) {
-      view_check(sym_eq(size, 1));
-      continue;
-    }
-    if (!hinted_eq(t.strides[d], expected) && !hinted_eq(t.strides[d], expected_max)) return false;
-    expected_max = expected_max * sym_max(size, 1);
-    expected = expected * size;
-  }
-  return true;
+  return contiguous_walk(t.sizes, t.strides, [](const SymInt&) { return false; }, hinted_eq);
 }
 
 /// fake_impls._view_unbacked_meta: a view where a size, stride or target size is read from data

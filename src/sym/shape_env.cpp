@@ -310,6 +310,79 @@ ValueRange ShapeEnv::bound(const Expr& e) const {
   return {narrow(r.lo), narrow(r.hi)};
 }
 
+namespace {
+
+bool has_min_max(const Expr& e) {
+  switch (e.kind()) {
+    case Kind::Min:
+    case Kind::Max: return true;
+    case Kind::Add:
+    case Kind::Mul:
+      for (const auto& [t, _] : e.terms())
+        if (has_min_max(t)) return true;
+      return false;
+    case Kind::FloorDiv:
+    case Kind::Mod: return has_min_max(e.args()[0]) || has_min_max(e.args()[1]);
+    default: return false;
+  }
+}
+
+/// ShapeEnv.simplify's Min/Max step: an argument another one provably dominates is dropped, so
+/// that after the fact `1 <= X`, `Ne(Max(1, X), X)` is false. `a <= b` is provable from the
+/// ranges, or, for a two-argument Max whose candidate is 0 or 1, from the facts as well
+/// (PyTorch's static fallback through _maybe_evaluate_static).
+Expr drop_dominated(const ShapeEnv& env, const Expr& e) {
+  if (!has_min_max(e)) return e;
+  switch (e.kind()) {
+    case Kind::Add: {
+      Expr r = e.add_constant();
+      for (const auto& [t, c] : e.terms()) r = r + c * drop_dominated(env, t);
+      return r;
+    }
+    case Kind::Mul: {
+      Expr r = 1;
+      for (const auto& [base, exp] : e.terms()) {
+        if (exp < 1) return e;
+        const Expr b = drop_dominated(env, base);
+        for (int64_t i = 0; i < exp; ++i) r = r * b;
+      }
+      return r;
+    }
+    case Kind::FloorDiv: return floordiv(drop_dominated(env, e.args()[0]), drop_dominated(env, e.args()[1]));
+    case Kind::Mod: return mod(drop_dominated(env, e.args()[0]), drop_dominated(env, e.args()[1]));
+    case Kind::Min:
+    case Kind::Max: {
+      std::vector<Expr> args;
+      for (const Expr& a : e.args()) args.push_back(drop_dominated(env, a));
+      const bool is_min = e.kind() == Kind::Min;
+      const bool fallback = !is_min && args.size() == 2;
+      const auto le = [&](const Expr& a, const Expr& b) {
+        if (a == b || env.bound(b - a).lo >= 0) return true;
+        const bool small = a.is_constant() && (a.constant() == 0 || a.constant() == 1);
+        return fallback && small && env.static_eval(Rel::Le, a, b).value_or(false);
+      };
+      std::vector<bool> keep(args.size(), true);
+      for (size_t i = 0; i < args.size(); ++i) {
+        for (size_t j = i + 1; keep[i] && j < args.size(); ++j) {
+          if (!keep[j]) continue;
+          if (le(args[i], args[j])) {
+            (is_min ? keep[j] : keep[i]) = false;
+          } else if (le(args[j], args[i])) {
+            (is_min ? keep[i] : keep[j]) = false;
+          }
+        }
+      }
+      std::optional<Expr> r;
+      for (size_t i = 0; i < args.size(); ++i)
+        if (keep[i]) r = r ? (is_min ? min(*r, args[i]) : max(*r, args[i])) : args[i];
+      return *r;
+    }
+    default: return e;
+  }
+}
+
+}  // namespace
+
 std::optional<bool> ShapeEnv::static_eval(Rel rel, const Expr& lhs, const Expr& rhs) const {
   if (lhs == rhs) return rel == Rel::Eq || rel == Rel::Le || rel == Rel::Ge;
   if (static_cache_version_ != version_) {
@@ -324,7 +397,7 @@ std::optional<bool> ShapeEnv::static_eval(Rel rel, const Expr& lhs, const Expr& 
 }
 
 std::optional<bool> ShapeEnv::static_eval_uncached(Rel rel, const Expr& lhs, const Expr& rhs) const {
-  const Expr d = replace(lhs - rhs);
+  const Expr d = replace(drop_dominated(*this, replace(lhs)) - drop_dominated(*this, replace(rhs)));
   if (d.is_constant()) return rel_holds(rel, d.constant(), 0);
   // d is a multiple of an assumed-zero difference plus a constant (PyTorch substitutes its axioms'
   // implications): ga*d - gd*a == K with a == 0 gives d == K/ga, whose sign is K's.
