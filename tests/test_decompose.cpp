@@ -156,6 +156,13 @@ const std::set<std::string> kPrintsEqual = {
     "mutation_scatter_dynamic",
     // ... index_copy_ and index_copy (_index_copy's slice-shape sym_eq, its `.contiguous()`).
     "mutation_index_copy_dynamic",
+    // More kinds of models (corpus_hf.py, probe 1): state-space and recurrent decoders, hybrid and
+    // linear attention, encoder-decoders, encoders, vision and audio models.
+    "hf_mamba", "hf_mamba2", "hf_recurrent_gemma", "hf_cohere2", "hf_exaone4", "hf_arcee", "hf_ernie4_5",
+    "hf_seed_oss", "hf_apertus", "hf_bitnet", "hf_lfm2", "hf_qwen3_next", "hf_mt5", "hf_umt5", "hf_longt5",
+    "hf_plbart", "hf_xlnet", "hf_layoutlm", "hf_canine", "hf_esm", "hf_megatron_bert", "hf_ernie",
+    "hf_data2vec_text", "hf_bigbird", "hf_pvt_v2", "hf_mobilevit", "hf_poolformer", "hf_focalnet", "hf_dpt",
+    "hf_sew", "hf_wav2vec2_conformer", "hf_unispeech_sat",
 };
 
 /// Dynamic programs that print as PyTorch's decomposition up to node names: PyTorch numbers
@@ -182,6 +189,8 @@ const std::set<std::string> kEqualUpToNames = {
     // Views over an arange's length read from floats (Funnel's relative shift): PyTorch's retrace
     // takes one `mul` name more (the static program) and two `sym_size_int` names (the dynamic one).
     "ops_unbacked_views", "ops_unbacked_views_dynamic",
+    // ... and Funnel itself: its retrace takes two `sym_size_int` names and one `mul` name more.
+    "hf_funnel",
 };
 // Not in the list: hf_mixtral_dyn has PyTorch's nodes in PyTorch's order since that change (the
 // count of routed tokens computed before `sort`), but its print names that product `mul`,

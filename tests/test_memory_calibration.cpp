@@ -38,7 +38,7 @@ bool within(int64_t ours, int64_t measured, double tol) {
 // scatter into the stacked outputs).
 const std::set<std::string> kExplained = {
     "exportdb_constrain_as_size_example", "hf_granitemoe", "seed002_decoder_autocast",
-    "seed002_decoder_autocast_inside", "hop_scan", "hop_scan_dynamic"};
+    "seed002_decoder_autocast_inside", "hop_scan", "hop_scan_dynamic", "hf_funnel"};
 
 }  // namespace
 

@@ -121,11 +121,19 @@ Plan parse(std::string_view eq, size_t num_ops, const Dims& ndims, const std::st
   return p;
 }
 
+/// The copies einsum's reshapes make of operands they cannot view (ATen's sumproduct_pair:
+/// permute(...).reshape(...) of both sides), held until the bmm that reads them returns.
+struct EinsumCopies {
+  SymInt pending = 0;          ///< bytes copied since the last bmm
+  std::vector<SymInt> at_bmm;  ///< bytes live during each bmm
+};
+
 /// ATen's einsum steps over metadata: what the meta reports.
 struct MetaSteps {
   using T = TensorMeta;
   const MetaArgs& a;
   std::vector<BmmSizes>* bmms = nullptr;  ///< records each bmm's sizes when set (einsum_bmms)
+  EinsumCopies* copies = nullptr;         ///< records the reshapes' copies when set (einsum_scratch)
   static IntSpan sizes(const T& t) { return t.sizes; }
   static std::vector<SymInt> ints(std::span<const int64_t> v) { return {v.begin(), v.end()}; }
   static std::vector<SymInt> ints(IntSpan v) { return {v.begin(), v.end()}; }
@@ -142,9 +150,20 @@ struct MetaSteps {
     return meta_call(*op_sum_dim_IntList, {&m, ints(dims), keepdim, None{}});
   }
   T mul(const T& x, const T& y) const { return mul_meta(a, x, y); }
-  static T reshape(const T& m, IntSpan shape) { return meta_call(*op_reshape, {&m, ints(shape)}); }
+  T reshape(const T& m, IntSpan shape) const {
+    if (copies && !view_strides(m, shape)) {
+      SymInt bytes = itemsize(m.dtype);
+      for (const SymInt& d : shape) bytes = bytes * d;
+      copies->pending = copies->pending + bytes;
+    }
+    return meta_call(*op_reshape, {&m, ints(shape)});
+  }
   T bmm(const T& x, const T& y) const {
     if (bmms) bmms->push_back({x.sizes[0], x.sizes[1], x.sizes[2], y.sizes[2]});
+    if (copies) {
+      copies->at_bmm.push_back(copies->pending);
+      copies->pending = 0;
+    }
     return bmm_meta(a, x, y);
   }
   static T view(const T& m, IntSpan shape) { return meta_call(*op_view, {&m, ints(shape)}); }
@@ -377,12 +396,22 @@ std::optional<std::vector<SymInt>> path_of(const MetaArgs& a) {
   return a.int_list(2);
 }
 
-TensorMeta einsum_meta(const MetaArgs& a, std::vector<BmmSizes>* bmms) {
+TensorMeta einsum_meta(const MetaArgs& a, std::vector<BmmSizes>* bmms, EinsumCopies* copies = nullptr) {
   const auto& ts = a.tensor_list(1);
   std::vector<TensorMeta> operands;
   operands.reserve(ts.size());
   for (const TensorMeta* t : ts) operands.push_back(*t);
-  return run_einsum(MetaSteps{a, bmms}, a.str(0), operands, path_of(a), label(a));
+  return run_einsum(MetaSteps{a, bmms, copies}, a.str(0), operands, path_of(a), label(a));
+}
+
+/// What eager einsum holds beyond its output while it runs: the largest set of operand copies
+/// live during one of its bmms (measured against MemTracker: XLNet's and LongT5's attention).
+SymInt scratch_einsum(const MetaArgs& a) {
+  EinsumCopies copies;
+  (void)einsum_meta(a, nullptr, &copies);
+  SymInt peak = 0;
+  for (const SymInt& b : copies.at_bmm) peak = sym_max(peak, b);
+  return peak;
 }
 
 void meta_einsum(const MetaArgs& a, MetaOut& out) {
@@ -449,7 +478,7 @@ void cpu_einsum(const OpDef&, std::span<const IValue> a, std::span<Tensor> o) {
 
 void register_einsum_ops(Registry& r) {
   op_einsum = r.add({.schema = "aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
-                     .meta = meta_einsum, .cpu = cpu_einsum, .decomp = decomp_einsum});
+                     .meta = meta_einsum, .cpu = cpu_einsum, .decomp = decomp_einsum, .scratch = scratch_einsum});
 }
 
 }  // namespace fe::ops::linalg
