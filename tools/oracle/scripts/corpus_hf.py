@@ -408,7 +408,23 @@ hf("dpt", "dpt", "DPTModel", vit(), inputs="img")
 hf("sew", "sew", "SEWModel", w2v(squeeze_factor=2), inputs="audio")
 hf("wav2vec2_conformer", "wav2vec2-conformer", "Wav2Vec2ConformerModel", w2v(position_embeddings_type="rotary"),
    inputs="audio")
-hf("unispeech_sat", "unispeech-sat", "UniSpeechSatModel", w2v(), inputs="audio")# ViTMAE draws its masking noise with torch.rand inside forward: `run` cannot reproduce PyTorch's
+hf("unispeech_sat", "unispeech-sat", "UniSpeechSatModel", w2v(), inputs="audio")# Probe 2: dynamic batch and sequence (Dim.AUTO) for some of those kinds.
+for _n, _mt, _cls, _cfg, _inp in [
+        ("mamba", "mamba", "MambaForCausalLM", CASES["hf_mamba"]["cfg"], "lm"),
+        ("recurrent_gemma", "recurrent_gemma", "RecurrentGemmaForCausalLM", CASES["hf_recurrent_gemma"]["cfg"], "lm"),
+        ("lfm2", "lfm2", "Lfm2ForCausalLM", CASES["hf_lfm2"]["cfg"], "lm"),
+        ("cohere2", "cohere2", "Cohere2ForCausalLM", CASES["hf_cohere2"]["cfg"], "lm"),
+        ("mt5", "mt5", "MT5ForConditionalGeneration", CASES["hf_mt5"]["cfg"], "s2s"),
+        ("xlnet", "xlnet", "XLNetModel", CASES["hf_xlnet"]["cfg"], "enc"),
+        ("esm", "esm", "EsmModel", CASES["hf_esm"]["cfg"], "enc"),
+        ("bigbird", "big_bird", "BigBirdModel", CASES["hf_bigbird"]["cfg"], "enc"),
+        ("canine", "canine", "CanineModel", CASES["hf_canine"]["cfg"], "enc"),
+        ("pvt_v2", "pvt_v2", "PvtV2Model", CASES["hf_pvt_v2"]["cfg"], "img"),
+        ("dpt", "dpt", "DPTModel", CASES["hf_dpt"]["cfg"], "img"),
+        ("sew", "sew", "SEWModel", CASES["hf_sew"]["cfg"], "audio")]:
+    hf(_n + "_dyn", _mt, _cls, _cfg, inputs=_inp, dyn="auto", extra=PROBE)
+
+# ViTMAE draws its masking noise with torch.rand inside forward: `run` cannot reproduce PyTorch's
 # CPU generator yet, so the program loads, prints, verifies and decomposes but does not run to
 # PyTorch's outputs.
 hf("vit_mae", "vit_mae", "ViTMAEModel", vit(mask_ratio=0.5), inputs="img", extra=PROBE)
