@@ -205,15 +205,12 @@ TensorMeta matmul_meta(const MetaArgs& a, const TensorMeta& x, const TensorMeta&
 SymInt matmul_scratch(const TensorMeta& x, const TensorMeta& y) {
   const int64_t d1 = x.dim(), d2 = y.dim();
   if (d1 <= 2 && d2 <= 2) return 0;
-  auto copy_bytes = [](const TensorMeta& t, IntSpan shape) -> SymInt {
-    return view_strides(t, shape) ? SymInt(0) : prod(shape) * itemsize(t.dtype);
-  };
   if (should_fold(x, y)) {
     const bool transpose = d2 > d1;
     const TensorMeta t1 = transpose ? mT(y) : x;
     DimVector lead(t1.sizes.begin(), t1.sizes.end() - 1);
     SymInt fs[2] = {prod(lead), t1.sizes.back()};
-    return copy_bytes(t1, fs);
+    return reshape_copy_bytes(t1, fs);
   }
   if (d1 < 2 || d2 < 2) return 0;
   const IntSpan batch1(x.sizes.data(), static_cast<size_t>(d1 - 2));
@@ -246,7 +243,7 @@ SymInt matmul_scratch(const TensorMeta& x, const TensorMeta& y) {
   const SymInt bp = prod(batch);
   SymInt s1[3] = {bp, x.sizes[static_cast<size_t>(d1 - 2)], x.sizes[static_cast<size_t>(d1 - 1)]};
   SymInt s2[3] = {bp, y.sizes[static_cast<size_t>(d2 - 2)], y.sizes[static_cast<size_t>(d2 - 1)]};
-  return copy_bytes(expanded(x), s1) + copy_bytes(expanded(y), s2);
+  return reshape_copy_bytes(expanded(x), s1) + reshape_copy_bytes(expanded(y), s2);
 }
 
 SymInt scratch_matmul(const MetaArgs& a) { return matmul_scratch(a.tensor(0), a.tensor(1)); }

@@ -151,11 +151,7 @@ struct MetaSteps {
   }
   T mul(const T& x, const T& y) const { return mul_meta(a, x, y); }
   T reshape(const T& m, IntSpan shape) const {
-    if (copies && !view_strides(m, shape)) {
-      SymInt bytes = itemsize(m.dtype);
-      for (const SymInt& d : shape) bytes = bytes * d;
-      copies->pending = copies->pending + bytes;
-    }
+    if (copies) copies->pending = copies->pending + reshape_copy_bytes(m, shape);
     return meta_call(*op_reshape, {&m, ints(shape)});
   }
   T bmm(const T& x, const T& y) const {

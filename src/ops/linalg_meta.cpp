@@ -63,6 +63,13 @@ std::optional<DimVector> view_strides(const TensorMeta& m, IntSpan shape) {
   return compute_stride(m.sizes, m.strides, shape);
 }
 
+SymInt reshape_copy_bytes(const TensorMeta& m, IntSpan shape) {
+  if (view_strides(m, shape)) return 0;
+  SymInt bytes = itemsize(m.dtype);
+  for (const SymInt& d : shape) bytes = bytes * d;
+  return bytes;
+}
+
 TensorMeta reshape(const TensorMeta& m, IntSpan shape) {
   if (auto st = view_strides(m, shape)) {
     TensorMeta r = m;

@@ -21,6 +21,8 @@ TensorMeta squeeze0(const TensorMeta& m);
 TensorMeta mT(const TensorMeta& m);
 /// Strides of the view of m as `shape` (compute_stride), decided without guards for contiguous m.
 std::optional<DimVector> view_strides(const TensorMeta& m, IntSpan shape);
+/// Bytes reshape(m, shape) copies: 0 when it can view m, else the contiguous copy's size.
+SymInt reshape_copy_bytes(const TensorMeta& m, IntSpan shape);
 /// reshape: a view when strides allow, else a contiguous copy.
 TensorMeta reshape(const TensorMeta& m, IntSpan shape);
 
