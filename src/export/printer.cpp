@@ -118,7 +118,8 @@ std::string sym_bool_str(const Node& n) {
 }
 
 std::string annotation(const Node& n) {
-  if (n.sym_val) return ": \"Sym(" + n.sym_val->str() + ")\"";
+  // A size that export specialized keeps its node but records a plain int: no annotation.
+  if (n.sym_val) return n.sym_val->is_symbolic() ? ": \"Sym(" + n.sym_val->str() + ")\"" : "";
   if (const std::string b = sym_bool_str(n); !b.empty()) return ": \"Sym(" + b + ")\"";
   if (n.val.size() != 1 || n.multi_output()) return "";
   return ": \"" + n.val[0].annotation() + "\"";

@@ -170,7 +170,7 @@ SymInt Reader::sym_arg(const OJ& v, const Path& path) {
   if (t != "as_name") fail(path, "unknown SymIntArgument kind '" + std::string(t) + "'");
   Node* n = node_named(get_str(*val, pt), path);
   if (!n->sym_val) fail(path, "'" + n->name() + "' is not a symbolic int");
-  return n->sym_val->is_symbolic() ? env().make_handle(*n->sym_val, n) : *n->sym_val;
+  return env().make_handle(*n->sym_val, n);
 }
 
 Opaque Reader::opaque(std::string_view kind, std::string repr, const OJ& v) const {

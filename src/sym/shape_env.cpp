@@ -212,8 +212,9 @@ SymInt ShapeEnv::make_binary(SymOp op, const SymInt& a, const SymInt& b) {
 }
 
 SymInt ShapeEnv::make_handle(const SymInt& v, void* graph_node) {
-  FE_INTERNAL_ASSERT(v.is_symbolic(), "make_handle of a concrete value");
-  nodes_.push_back(SymNode{v.node()->expr, this});
+  // A concrete value gets a handle too: a loaded program may name a size that export specialized
+  // (`sym_size_int` whose recorded value is the int 8) and pass that name on as an argument.
+  nodes_.push_back(SymNode{v.is_symbolic() ? v.node()->expr : Expr(v.hint()), this});
   nodes_.back().graph_node = graph_node;
   return SymInt(&nodes_.back(), v.hint());
 }
