@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/model_export.h"
 #include "fakeexport/analysis/cost.h"
+#include "fakeexport/analysis/memory.h"
 #include "fakeexport/core/error.h"
 #include "fakeexport/export/check.h"
 #include "fakeexport/serde/pt2.h"
@@ -46,6 +47,25 @@ std::string human_seconds(double s) {
   else if (s >= 1e-3) os << std::fixed << s * 1e3 << " ms";
   else os << std::fixed << s * 1e6 << " us";
   return os.str();
+}
+
+/// A symbolic size the costs were evaluated at: the export's example value (a program holds no
+/// other), or for a size read from data (`u0`) the value recorded when it was exported.
+struct AssumedSize {
+  std::string symbol, name;  ///< "s43", "batch" (empty when the dim has no user name)
+  int64_t value = 0;
+  bool from_data = false;
+};
+
+std::vector<AssumedSize> assumed_sizes(const ExportedProgram& ep) {
+  const auto names = analysis::user_symbol_names(ep);
+  std::vector<AssumedSize> out;
+  for (const auto& [sym, range] : ep.range_constraints) {
+    if (sym.empty() || !std::all_of(sym.begin() + 1, sym.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    const auto it = names.find(sym);
+    out.push_back({sym, it == names.end() ? "" : it->second, analysis::example_value(ep, sym), sym[0] == 'u'});
+  }
+  return out;
 }
 
 int run_cost(CostArgs a) {
@@ -92,6 +112,7 @@ int run_cost(CostArgs a) {
   });
   if (hot.size() > static_cast<size_t>(a.top)) hot.resize(static_cast<size_t>(a.top));
 
+  const std::vector<AssumedSize> sizes = assumed_sizes(*ep);
   if (a.json) {
     nlohmann::ordered_json j;
     j["flops"] = r.flops;
@@ -116,6 +137,11 @@ int run_cost(CostArgs a) {
     }
     auto& mods = j["by_module"] = nlohmann::ordered_json::object();
     for (const auto& [mod, c] : r.by_module) mods[mod] = {{"flops", c.flops}, {"bytes", c.bytes}, {"time_s", c.time_s}};
+    // Every count above is at these values of the program's symbolic sizes.
+    auto& sz = j["sizes"] = nlohmann::ordered_json::array();
+    for (const AssumedSize& z : sizes)
+      sz.push_back({{"symbol", z.symbol}, {"name", z.name}, {"value", z.value},
+                    {"from", z.from_data ? "recorded example of a size read from data" : "export example"}});
     j["transfer_bytes"] = r.transfer_bytes;
     j["transfer_s"] = r.transfer_s;
     j["latency_s"] = caps.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.latency_s);
@@ -142,6 +168,16 @@ int run_cost(CostArgs a) {
   std::cout << title << ": " << human_flops(static_cast<double>(r.flops)) << " ("
             << human_flops(static_cast<double>(r.flop_counter_flops)) << " as FlopCounterMode counts), "
             << human_bytes(static_cast<double>(r.bytes)) << " read and written\n";
+  if (!sizes.empty()) {
+    // The costs are of one size of a dynamic program: say which, and which of it came from data.
+    std::cout << "  at the export's example sizes:";
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const AssumedSize& z = sizes[i];
+      std::cout << (i ? ", " : " ") << (z.name.empty() ? z.symbol : z.name + " (" + z.symbol + ")") << " = " << z.value
+                << (z.from_data ? " (read from data: its recorded example)" : "");
+    }
+    std::cout << "\n";
+  }
   for (const analysis::DeviceCost& d : r.devices) {
     std::cout << "  " << d.device.str() << ": " << human_flops(static_cast<double>(d.flops)) << ", "
               << human_bytes(static_cast<double>(d.bytes));
@@ -181,7 +217,7 @@ RunFn add_cost(CLI::App& cmd) {
                  "cache and attending over it): step time and tokens/s");
   cmd.add_flag("--json", a->json,
                "print one JSON object: flops, flop_counter_flops, bytes, by_op, not_counted_by_flop_counter, devices, "
-               "by_module, transfer_bytes, transfer_s, latency_s, hotspots");
+               "by_module, sizes (the symbolic sizes' values used), transfer_bytes, transfer_s, latency_s, hotspots");
   return [a] { return run_cost(*a); };
 }
 

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <fstream>
+#include <map>
 #include <set>
 
 #include "fakeexport/analysis/cost.h"
 #include "fakeexport/serde/pt2.h"
+#include "fakeexport/serde/safetensors.h"
 #include "program_builder.h"
 #include "test_util.h"
 
@@ -199,4 +202,52 @@ TEST(CostCli, DecodeStepReadsTheWholeKvCache) {
   // parameters less the 128256 x 4096 embedding table, over the bandwidth.
   EXPECT_GT(step, (8.03e9 - 128256.0 * 4096) * 2 / analysis::device_spec("H100-80GB").bandwidth_bytes_per_s);
   EXPECT_EQ(fe_test::run_cli("cost " + cfg + " --decode 16 --seq 8").rc, 2);
+}
+
+// A dynamic program is costed at one size, its export's example, and `cost` says which: every
+// symbol of PyTorch's range_constraints (the corpus fixture's JSON) with its value, batch and seq
+// named, their values those of the sample inputs PyTorch saved; a size read from data (u0) is
+// marked as its recorded example. A static program lists none.
+TEST(CostCli, SaysWhichSizesADynamicProgramIsCostedAt) {
+  const std::string dir = std::string(FE_FIXTURES_DIR) + "/corpus/";
+  const auto fixture = [&](const std::string& name) {
+    std::ifstream f(dir + name + ".json");
+    return nlohmann::json::parse(f);
+  };
+  auto r = fe_test::run_cli("cost " + dir + "hf_llama_dyn.pt2 --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json ranges = fixture("hf_llama_dyn")["range_constraints"];
+  ASSERT_EQ(j["sizes"].size(), ranges.size());
+  const SafetensorsFile inputs(dir + "hf_llama_dyn.inputs.safetensors");
+  std::vector<int64_t> ids_shape;
+  for (const auto& e : inputs.entries())
+    if (e.name == "input_ids") ids_shape = e.shape;
+  ASSERT_EQ(ids_shape.size(), 2u);
+  std::map<std::string, int64_t> by_name;
+  for (const auto& z : j["sizes"]) {
+    EXPECT_TRUE(ranges.contains(z["symbol"].get<std::string>())) << z;
+    EXPECT_EQ(z["from"], "export example") << z;
+    by_name[z["name"].get<std::string>()] = z["value"].get<int64_t>();
+  }
+  EXPECT_EQ(by_name["batch"], ids_shape[0]);
+  EXPECT_EQ(by_name["seq"], ids_shape[1]);
+  r = fe_test::run_cli("cost " + dir + "hf_llama_dyn.pt2");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("at the export's example sizes: batch (s43) = " + std::to_string(ids_shape[0]) + ", seq (s53) = " +
+                       std::to_string(ids_shape[1]) + "\n"),
+            std::string::npos)
+      << r.out;
+
+  r = fe_test::run_cli("cost " + dir + "hf_granitemoe.pt2 --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["sizes"].size(), fixture("hf_granitemoe")["range_constraints"].size());
+  for (const auto& z : j["sizes"]) {
+    EXPECT_EQ(z["symbol"].get<std::string>()[0], 'u') << z;
+    EXPECT_EQ(z["from"], "recorded example of a size read from data") << z;
+  }
+  r = fe_test::run_cli("cost " + dir + "hf_llama.pt2");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(r.out.find("example sizes"), std::string::npos) << r.out;
 }

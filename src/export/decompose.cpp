@@ -721,7 +721,7 @@ class Retracer {
   }
 
   Value sym_op(const Node& n) const {
-    FE_CHECK(n.args().size() == 2, UnknownOpError, "decompose: Python operator node '", n.name(), "' (",
+    FE_CHECK(n.args().size() == py_op_arity(n.py_op()), UnknownOpError, "decompose: Python operator node '", n.name(), "' (",
              py_op_name(n.py_op()), ") with ", n.args().size(), " operands is not retraced yet");
     auto operand = [&](const NodeArg& a) -> SymInt {
       if (auto* p = std::get_if<Node*>(&a)) {
@@ -732,6 +732,7 @@ class Retracer {
       if (auto* s = std::get_if<SymInt>(&a)) return int_of(*s);
       throw UnknownOpError(detail::cat("decompose: Python operator node '", n.name(), "' on a non-int operand"));
     };
+    if (n.py_op() == PyOp::Neg) return -operand(n.args()[0]);
     const SymInt a = operand(n.args()[0]), b = operand(n.args()[1]);
     switch (n.py_op()) {
       case PyOp::Add: return a + b;

@@ -94,11 +94,11 @@ Node* Graph::getitem(Node* src, int64_t index, Node* before, std::string_view na
 
 std::string_view py_op_name(PyOp op) {
   static constexpr std::string_view names[] = {"add", "sub", "mul", "floordiv", "mod", "sym_min", "sym_max",
-                                               "eq",  "ne",  "lt",  "le",       "gt",  "ge"};
+                                               "eq",  "ne",  "lt",  "le",       "gt",  "ge",      "neg"};
   return names[static_cast<size_t>(op)];
 }
 std::string_view py_op_symbol(PyOp op) {
-  static constexpr std::string_view syms[] = {"+", "-", "*", "//", "%", "", "", "==", "!=", "<", "<=", ">", ">="};
+  static constexpr std::string_view syms[] = {"+", "-", "*", "//", "%", "", "", "==", "!=", "<", "<=", ">", ">=", "-"};
   return syms[static_cast<size_t>(op)];
 }
 

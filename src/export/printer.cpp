@@ -61,6 +61,7 @@ std::string arg_str(const NodeArg& a, bool tuple = false) {
 
 /// `sym_size_int * 2`, `torch.sym_max(a, b)`: FX's codegen of operator nodes.
 std::string sym_op_str(const Node& n) {
+  if (n.py_op() == PyOp::Neg) return "-" + arg_str(n.args()[0]);
   std::string a = arg_str(n.args()[0]), b = arg_str(n.args()[1]);
   if (n.py_op() == PyOp::SymMin || n.py_op() == PyOp::SymMax)
     return "torch." + std::string(py_op_name(n.py_op())) + "(" + a + ", " + b + ")";

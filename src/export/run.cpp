@@ -362,18 +362,22 @@ Value py_op(PyOp op, T a, T b) {
 }
 
 Value Runner::sym_op(const Node& n, const Vals& vals) const {
-  FE_INTERNAL_ASSERT(n.args().size() == 2, "run: sym node '", n.name(), "' has ", n.args().size(), " operands");
-  int64_t x[2];
-  double f[2];
+  const size_t arity = py_op_arity(n.py_op());
+  FE_INTERNAL_ASSERT(n.args().size() == arity, "run: sym node '", n.name(), "' has ", n.args().size(), " operands");
+  // `-a` is `0 - a` (the same overflow check: -INT64_MIN overflows).
+  const bool neg = n.py_op() == PyOp::Neg;
+  int64_t x[2] = {0, 0};
+  double f[2] = {0, 0};
   bool floats = false;  // item() of a float tensor (Funnel's `item <= item_1`): Python float arithmetic
-  for (size_t i = 0; i < 2; ++i) {
-    IValue v = arg_value(n.args()[i], vals);
+  for (size_t i = neg ? 1 : 0; i < 2; ++i) {
+    IValue v = arg_value(n.args()[neg ? 0 : i], vals);
     if (auto* s = std::get_if<SymInt>(&v)) x[i] = s->hint(), f[i] = static_cast<double>(x[i]);
     else if (auto* b = std::get_if<bool>(&v)) x[i] = *b, f[i] = *b;
     else if (auto* d = std::get_if<double>(&v)) f[i] = *d, x[i] = 0, floats = true;
     else throw ValueError(detail::cat("run: operand ", i, " of sym node '", n.name(), "' is neither a number nor a bool"));
   }
-  return floats ? py_op(n.py_op(), f[0], f[1]) : py_op(n.py_op(), x[0], x[1]);
+  const PyOp op = neg ? PyOp::Sub : n.py_op();
+  return floats ? py_op(op, f[0], f[1]) : py_op(op, x[0], x[1]);
 }
 
 /// Runs `g` with its placeholders bound to `args`; returns the output node's values.

@@ -777,8 +777,9 @@ class Tracer : public TraceSink, public sym::SymTracer, public detail::CondTrace
       }
     } else if (s->has_operands) {
       static constexpr PyOp ops[] = {PyOp::Add, PyOp::Sub, PyOp::Mul, PyOp::FloorDiv, PyOp::Mod, PyOp::SymMin,
-                                     PyOp::SymMax};
-      n = g_.sym_op(ops[static_cast<size_t>(s->op)], {operand(s->a), operand(s->b)}, std::nullopt);
+                                     PyOp::SymMax, PyOp::Neg};
+      n = s->op == SymOp::Neg ? g_.sym_op(PyOp::Neg, {operand(s->a)}, std::nullopt)
+                              : g_.sym_op(ops[static_cast<size_t>(s->op)], {operand(s->a), operand(s->b)}, std::nullopt);
       // Retracing: size arithmetic carries the metadata of the node being retraced (make_fx's
       // current meta), as every node it records does.
       if (retracing && provenance) stamp(n, SrcLocArg{});

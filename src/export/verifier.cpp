@@ -258,7 +258,7 @@ class Checker {
         return false;
       }
     }
-    if (x.size() != 2) {
+    if (x.size() != py_op_arity(n.py_op())) {
       mismatch(n, path, "value", n.sym_val->str(), detail::cat(x.size(), " operands"));
       return false;
     }
@@ -272,6 +272,7 @@ class Checker {
         case PyOp::Mod: v = mod(x[0], x[1]); break;
         case PyOp::SymMin: v = sym_min(x[0], x[1]); break;
         case PyOp::SymMax: v = sym_max(x[0], x[1]); break;
+        case PyOp::Neg: v = -x[0]; break;
         default: return true;
       }
     } catch (const UserError& e) {

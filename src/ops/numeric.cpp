@@ -9,6 +9,7 @@
 
 #include "fakeexport/ops/api.h"
 #include "fakeexport/ops/dispatch.h"
+#include "fakeexport/sym/shape_env.h"
 #include "ops/cpu_util.h"
 #include "ops/families.h"
 #include "ops/meta_util.h"
@@ -284,6 +285,17 @@ std::vector<Tensor> decomp_diff(std::span<const IValue> a, const SrcLocArg& loc)
   const SymInt dim = std::get<SymInt>(a[2]);
   const Tensor* pre = std::get_if<Tensor>(&a[3]);
   const Tensor* app = std::get_if<Tensor>(&a[4]);
+  // diff_check_compatible_shape: prepend's and append's sizes equal self's off the differencing
+  // dim, each a sym_eq the trace records when a size is symbolic (then dropped).
+  const int64_t wd = dim.expect_int() < 0 ? dim.expect_int() + x.dim() : dim.expect_int();
+  for (const Tensor* o : {pre, app}) {
+    if (!o || !o->defined() || o->dim() != x.dim()) continue;
+    for (int64_t i = 0; i < o->dim(); ++i) {
+      const SymInt &a = o->sizes()[i], &b = x.sizes()[i];
+      if (i == wd || !(a.is_symbolic() || b.is_symbolic())) continue;
+      (a.is_symbolic() ? a : b).node()->env->trace_compare(Rel::Eq, a, b);
+    }
+  }
   if ((pre && pre->defined()) || (app && app->defined())) {
     std::vector<Tensor> parts;
     if (pre && pre->defined()) parts.push_back(*pre);
@@ -294,7 +306,9 @@ std::vector<Tensor> decomp_diff(std::span<const IValue> a, const SrcLocArg& loc)
   if (n == 0) return undecomposed(*op_diff, a, loc);
   const int64_t d = dim.expect_int() < 0 ? dim.expect_int() + x.dim() : dim.expect_int();
   SymInt len = x.sizes()[d] - SymInt(1);
-  if (!x.sizes()[d].is_symbolic() && n > x.sizes()[d].hint()) n = x.sizes()[d].hint();
+  // `n > size` on a symbolic size is a comparison the trace records (a node, dropped later).
+  if (x.sizes()[d].is_symbolic()) x.sizes()[d].node()->env->trace_compare(Rel::Gt, SymInt(n), x.sizes()[d]);
+  else if (n > x.sizes()[d].hint()) n = x.sizes()[d].hint();
   for (int64_t i = 0; i < n; ++i) {
     // GCC evaluates the operands right to left: the narrow at 0 is traced first.
     const Tensor lo = dispatch1(*op_narrow, {x, dim, SymInt(0), len}, loc);

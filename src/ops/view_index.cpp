@@ -382,13 +382,33 @@ std::vector<Tensor> decomp_movedim(std::span<const IValue> a, const SrcLocArg& l
                                        std::get<SymInt>(a[2]).expect_int()), loc)};
 }
 
-/// narrow (CompositeImplicit): slice(self, dim, start, start + length), a negative start wrapped.
+/// narrow (CompositeImplicit, ATen's narrow_symint): slice(self, dim, start, start + length), a
+/// negative start wrapped. ATen's checks run on SymInts, and a trace records each operation on a
+/// symbolic one as a node (dropped later as dead code, its name used up): measured in a retrace,
+/// `ge neg le le and_ sub le` before the end's `add`; the `sub` even when it folds to a constant
+/// (a diff's `(s + 1) - s`), and then no `le` after it. The meta has already checked the values.
 std::vector<Tensor> decomp_narrow(std::span<const IValue> a, const SrcLocArg& loc) {
   const Tensor& x = decomp_tensor(a, 0);
   const int64_t dim = std::get<SymInt>(a[1]).expect_int();
+  const SymInt size = x.sizes()[dim < 0 ? dim + x.dim() : dim];
+  const SymInt& length = std::get<SymInt>(a[3]);
   SymInt start = std::get<SymInt>(a[2]);
-  if (!start.is_symbolic() && start.hint() < 0) start = start + x.sizes()[dim < 0 ? dim + x.dim() : dim];
-  return {dispatch1(*op_slice_Tensor, {x, a[1], start, start + std::get<SymInt>(a[3]), SymInt(1)}, loc)};
+  const SymInt* sym = size.is_symbolic() ? &size : length.is_symbolic() ? &length : start.is_symbolic() ? &start : nullptr;
+  if (sym::ShapeEnv* env = sym ? sym->node()->env : nullptr) {
+    const auto traced = [&](Rel rel, const SymInt& l, const SymInt& r) {
+      if (l.is_symbolic() || r.is_symbolic()) env->trace_compare(rel, l, r);
+    };
+    traced(Rel::Ge, length, 0);
+    traced(Rel::Le, -size, start);
+    traced(Rel::Le, start, size);
+    sym::SymTracer* t = env->user_tracer();
+    if (t && (size.is_symbolic() || start.is_symbolic())) t->on_bool_op("and_");
+    const SymInt room = size - length;
+    if (t && !room.is_symbolic() && (size.is_symbolic() || length.is_symbolic())) t->on_bool_op("sub");
+    traced(Rel::Le, start, room);
+  }
+  if (!start.is_symbolic() && start.hint() < 0) start = start + size;
+  return {dispatch1(*op_slice_Tensor, {x, a[1], start, start + length, SymInt(1)}, loc)};
 }
 
 /// torch._decomp's squeeze.dim: squeeze.dims(self, [dim]).

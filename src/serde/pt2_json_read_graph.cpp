@@ -19,7 +19,7 @@ const std::unordered_map<std::string_view, PyOp>& py_ops() {
       {"_operator.floordiv", PyOp::FloorDiv}, {"_operator.mod", PyOp::Mod}, {"torch.sym_min", PyOp::SymMin},
       {"torch.sym_max", PyOp::SymMax}, {"_operator.eq", PyOp::Eq}, {"_operator.ne", PyOp::Ne},
       {"_operator.lt", PyOp::Lt},     {"_operator.le", PyOp::Le},   {"_operator.gt", PyOp::Gt},
-      {"_operator.ge", PyOp::Ge}};
+      {"_operator.ge", PyOp::Ge},     {"_operator.neg", PyOp::Neg}};
   return m;
 }
 
@@ -429,6 +429,9 @@ void Reader::read_sym_op(const OJ& sn, PyOp op, const Path& path) {
     const Path pi = pins[i++];
     args.push_back(argument(req(in, "arg", pi), pi / "arg"));
   }
+  if (args.size() != py_op_arity(op))
+    fail(pins, fe::detail::cat("_operator.", py_op_name(op), " takes ", py_op_arity(op),
+                               py_op_arity(op) == 1 ? " operand, not " : " operands, not ", args.size()));
   if (outputs.size() != 1) fail(pouts, "a symbolic operator has exactly one output");
   const Path po = pouts[0];
   auto [ot, ov] = tag(outputs[0], po);

@@ -29,6 +29,7 @@ std::string_view py_target(PyOp op) {
     case PyOp::Le: return "_operator.le";
     case PyOp::Gt: return "_operator.gt";
     case PyOp::Ge: return "_operator.ge";
+    case PyOp::Neg: return "_operator.neg";
   }
   return "";
 }

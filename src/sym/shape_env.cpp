@@ -186,6 +186,7 @@ SymInt ShapeEnv::make_binary(SymOp op, const SymInt& a, const SymInt& b) {
     case SymOp::Mod: h = detail::py_mod(x, y); break;
     case SymOp::Min: h = std::min(x, y); break;
     case SymOp::Max: h = std::max(x, y); break;
+    case SymOp::Neg: h = -x; break;
   }
   ExprKey key{static_cast<uint8_t>(op), ea, eb};
   auto cached = binary_cache_.find(key);
@@ -201,6 +202,7 @@ SymInt ShapeEnv::make_binary(SymOp op, const SymInt& a, const SymInt& b) {
       case SymOp::Mod: e = mod(ea, eb); break;
       case SymOp::Min: e = min(ea, eb); break;
       case SymOp::Max: e = max(ea, eb); break;
+      case SymOp::Neg: e = -ea; break;
     }
     binary_cache_.emplace(std::move(key), e);
   }

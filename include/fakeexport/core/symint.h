@@ -50,7 +50,8 @@ class SymInt {
 };
 
 /// Arithmetic of symbolic values (python operators; FloorDiv/Mod with Python's signs).
-enum class SymOp : uint8_t { Add, Sub, Mul, FloorDiv, Mod, Min, Max };
+/// Neg is unary (`-a`; b unused): traced as `_operator.neg`, as Python records `-x` on a SymInt.
+enum class SymOp : uint8_t { Add, Sub, Mul, FloorDiv, Mod, Min, Max, Neg };
 /// Relations a guard can state.
 enum class Rel : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 
@@ -74,7 +75,10 @@ inline SymInt operator*(const SymInt& a, const SymInt& b) {
   if (!a.is_symbolic() && !b.is_symbolic()) return a.hint() * b.hint();
   return detail::sym_binary(SymOp::Mul, a, b);
 }
-inline SymInt operator-(const SymInt& a) { return SymInt(0) - a; }
+inline SymInt operator-(const SymInt& a) {
+  if (!a.is_symbolic()) return -a.hint();
+  return detail::sym_binary(SymOp::Neg, a, SymInt(0));
+}
 inline SymInt& operator+=(SymInt& a, const SymInt& b) { return a = a + b; }
 inline SymInt& operator-=(SymInt& a, const SymInt& b) { return a = a - b; }
 inline SymInt& operator*=(SymInt& a, const SymInt& b) { return a = a * b; }

@@ -68,7 +68,10 @@ const Callable& cond_callable();
 enum class ArgGiven : uint8_t { Absent, Positional, Keyword };
 
 /// The Python operator of a SymOp node.
-enum class PyOp : uint8_t { Add, Sub, Mul, FloorDiv, Mod, SymMin, SymMax, Eq, Ne, Lt, Le, Gt, Ge };
+/// Python operators on sizes. Neg is the one unary operator (`-x`: one operand).
+enum class PyOp : uint8_t { Add, Sub, Mul, FloorDiv, Mod, SymMin, SymMax, Eq, Ne, Lt, Le, Gt, Ge, Neg };
+/// How many operands a node of `op` has.
+inline size_t py_op_arity(PyOp op) { return op == PyOp::Neg ? 1 : 2; }
 std::string_view py_op_name(PyOp op);    ///< "add", "sym_max", "eq": the node's name hint
 std::string_view py_op_symbol(PyOp op);  ///< "+", "//", "==" (empty for sym_min/sym_max)
 
