@@ -72,8 +72,11 @@ struct Tally {
 
 /// Programs whose gaps are known and named in the issue notes; any other program that fails
 /// `check` or `run` fails this test (a regression), and a listed one that passes is reported so
-/// the list shrinks (today both are empty: every program checks and runs).
-const std::set<std::string> kKnownCheckGaps = {};
+/// the list shrinks. Mamba's dynamic export: vmap's `_remove_batch_dim` records the size of the
+/// batched tensor's physical batch dim, which follows broadcasting inside the vmap (PyTorch keeps
+/// `((((s70//4)) - 1)//2)` where the batch-size argument is `((s70//8)) - 1`); our check, which does
+/// not model batched tensors, computes the argument.
+const std::set<std::string> kKnownCheckGaps = {"hf_mamba_dyn"};
 const std::set<std::string> kKnownRunGaps = {};
 
 }  // namespace

@@ -179,7 +179,10 @@ TEST(Retarget, EveryCorpusProgramRetargetsVerifiesAndSaves) {
     serde::LoadedProgram lp = serde::load(e.path().string(), {.materialize_weights = true});
     retarget(lp.ep, {.all = kCuda});
     const CheckReport cr = check_program(lp.ep);
-    EXPECT_TRUE(cr.ok()) << (cr.graph_errors.empty() ? (cr.mismatches.empty() ? std::string() : cr.mismatches[0].node->name() + ": " + cr.mismatches[0].field) : cr.graph_errors[0]);
+    if (name == "hf_mamba_dyn") {  // test_corpus.cpp's kKnownCheckGaps: only vmap's physical batch sizes
+      for (const MetaMismatch& m : cr.mismatches) EXPECT_TRUE(m.node->name().starts_with("_remove_batch_dim")) << m.node->name();
+      EXPECT_TRUE(cr.graph_errors.empty());
+    } else EXPECT_TRUE(cr.ok()) << (cr.graph_errors.empty() ? (cr.mismatches.empty() ? std::string() : cr.mismatches[0].node->name() + ": " + cr.mismatches[0].field) : cr.graph_errors[0]);
     const std::string out = (dir / (name + ".pt2")).string();
     serde::save(lp.ep, out,
                 {.weights = lp.weights_present ? serde::WeightsPolicy::Tensors : serde::WeightsPolicy::None,

@@ -19,12 +19,14 @@ namespace {
 
 const std::string kArchive = std::string(FE_FIXTURES_DIR) + "/corpus/hf_llama_dyn.pt2";
 
-std::string entry_text(const std::string& suffix) {
-  serde::ZipReader z(kArchive);
+std::string entry_text(const std::string& suffix, const std::string& archive = kArchive) {
+  serde::ZipReader z(archive);
   return std::string(z.view(std::string(z.root()) + "/" + suffix));
 }
 
-ordered_json model() { return ordered_json::parse(entry_text("models/model.json")); }
+ordered_json model(const std::string& archive = kArchive) {
+  return ordered_json::parse(entry_text("models/model.json", archive));
+}
 ordered_json& graph(ordered_json& j) { return j["graph_module"]["graph"]; }
 
 /// The index of the first top-level node whose target starts with `prefix`.
@@ -306,5 +308,27 @@ TEST(Pt2SchemaErrors, PayloadConfigFieldsAreNamedAndTheCliExitsTwo) {
     EXPECT_NE(r.out.find("graph_module.graph.nodes[0].target: expected a string, got integer 12"), std::string::npos)
         << cmd << r.out;
     EXPECT_EQ(r.out.find("internal error"), std::string::npos) << r.out;
+  }
+}
+
+// A Python operator node with the wrong number of operands (XLNet's unary `_operator.neg` given a
+// second, `_operator.sub` given one) is a typed one-line error naming the node, not a crash.
+TEST(Pt2SchemaErrors, PythonOperatorsTakeTheirNumberOfOperands) {
+  const ordered_json base = model(std::string(FE_FIXTURES_DIR) + "/corpus/hf_xlnet_dyn.pt2");
+  ASSERT_EQ(read_error(base), "");
+  for (const char* target : {"_operator.neg", "_operator.sub"}) {
+    ordered_json j = base;
+    const size_t i = node_index(j, target);
+    auto& inputs = graph(j)["nodes"][i]["inputs"];
+    const bool unary = std::string(target) == "_operator.neg";
+    if (unary) inputs.push_back(inputs[0]);
+    else inputs.erase(inputs.size() - 1);
+    const std::string msg = read_error(j);
+    const std::string want = std::string(target) + " takes " + (unary ? "1 operand, not 2" : "2 operands, not 1");
+    const std::string at = "graph_module.graph.nodes[" + std::to_string(i) + "] (";
+    EXPECT_NE(msg.find(at), std::string::npos) << msg;
+    EXPECT_NE(msg.find(").inputs: "), std::string::npos) << msg;
+    EXPECT_NE(msg.find(want), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   }
 }
